@@ -1,0 +1,59 @@
+"""Shared test fixtures: where the real data and the R reference values live.
+
+Tests that need ``../shared/data`` or ``../shared/reference`` call :func:`need`;
+it skips with a clear reason where the files are absent (a user's own clone), but
+fails when ``PENLEARN_REQUIRE_DATA=1`` (as ``.ci/run`` sets it), so that in CI a
+missing file is an error and never a silent skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("PENLEARN_SHARED", REPO.parent / "shared"))
+DATA = Path(os.environ.get("PENLEARN_DATA", SHARED / "data"))
+REFERENCE = SHARED / "reference"
+
+
+def need(path: Path) -> Path:
+    """Return ``path`` if it exists; otherwise skip (or fail under PENLEARN_REQUIRE_DATA=1)."""
+    path = Path(path)
+    if not path.exists():
+        msg = f"real data / reference file not found: {path}"
+        if os.environ.get("PENLEARN_REQUIRE_DATA") == "1":
+            pytest.fail(msg + " (PENLEARN_REQUIRE_DATA=1)")
+        pytest.skip(msg)
+    return path
+
+
+def decode_json_numbers(obj):
+    """Turn the reference files' "Inf", "-Inf", "NaN" strings into floats, recursively."""
+    special = {"Inf": float("inf"), "-Inf": float("-inf"), "NaN": float("nan")}
+    if isinstance(obj, dict):
+        return {k: decode_json_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [decode_json_numbers(v) for v in obj]
+    if isinstance(obj, str) and obj in special:
+        return special[obj]
+    return obj
+
+
+def load_reference_json(relpath: str):
+    """Load ``../shared/reference/<relpath>`` with non-finite numbers decoded."""
+    with open(need(REFERENCE / relpath)) as fh:
+        return decode_json_numbers(json.load(fh))
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return need(DATA)
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    return need(REFERENCE)
