@@ -8,6 +8,7 @@ and changepoint detection".
 
 from penlearn.aum import AUMResult, aum
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
+from penlearn.datasets import UCIDataSet, load_uci
 
 __version__ = "0.1.0"
 
@@ -17,4 +18,6 @@ __all__ = [
     "aum",
     "breakpoints_from_errors",
     "breakpoints_from_labels",
+    "load_uci",
+    "UCIDataSet",
 ]
