@@ -9,6 +9,7 @@ and changepoint detection".
 from penlearn.aum import AUMResult, aum
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.datasets import UCIDataSet, load_uci
+from penlearn.roc import ROCChange, breakpoints_auc, roc_change
 
 __version__ = "0.1.0"
 
@@ -19,5 +20,8 @@ __all__ = [
     "breakpoints_from_errors",
     "breakpoints_from_labels",
     "load_uci",
+    "roc_change",
+    "ROCChange",
+    "breakpoints_auc",
     "UCIDataSet",
 ]
