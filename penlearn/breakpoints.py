@@ -291,12 +291,14 @@ def breakpoints_from_errors(
     fp_d = fp[rows + 1] - fp[rows]
     fn_d = fn[rows + 1] - fn[rows]
     keep = (fp_d != 0) | (fn_d != 0)
-    rows = rows[keep]
+    rows, fp_d, fn_d = rows[keep], fp_d[keep], fn_d[keep]
+    example = index.get_indexer(seq[rows])
+    order = np.lexsort((-lo[rows], example))  # by example, then v increasing
     bp = Breakpoints(
-        index.get_indexer(seq[rows]),
-        -lo[rows],
-        fp_d[keep],
-        fn_d[keep],
+        example[order],
+        -lo[rows][order],
+        fp_d[order],
+        fn_d[order],
         n_examples=len(index),
         example_ids=list(index),
     )

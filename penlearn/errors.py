@@ -40,6 +40,18 @@ def require_columns(df: pd.DataFrame, columns, what: str) -> None:
         )
 
 
+def sequence_label(x):
+    """A sequence id as a plain Python value, for readable error messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sequence_label(np.int64(3))
+    3
+    """
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:
     """Validate an evaluation table and return it sorted by sequence, λ decreasing.
 
@@ -80,7 +92,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     for col in ("fp", "fn"):
         bad = ~np.isfinite(ev[col].to_numpy()) | (ev[col].to_numpy() < 0)
         if bad.any():
-            sid = ev["sequence_id"].to_numpy()[bad][0]
+            sid = sequence_label(ev["sequence_id"].to_numpy()[bad][0])
             raise ValueError(
                 f"{name} column {col!r} must be finite and >= 0; sequence {sid!r} has "
                 f"{ev[col].to_numpy()[bad][0]!r}"
@@ -88,10 +100,10 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     lo = ev["min_log_lambda"].to_numpy()
     hi = ev["max_log_lambda"].to_numpy()
     if np.isnan(lo).any() or np.isnan(hi).any():
-        sid = ev["sequence_id"].to_numpy()[np.isnan(lo) | np.isnan(hi)][0]
+        sid = sequence_label(ev["sequence_id"].to_numpy()[np.isnan(lo) | np.isnan(hi)][0])
         raise ValueError(f"{name} has NaN min/max_log_lambda in sequence {sid!r}")
     if (lo >= hi).any():
-        sid = ev["sequence_id"].to_numpy()[lo >= hi][0]
+        sid = sequence_label(ev["sequence_id"].to_numpy()[lo >= hi][0])
         raise ValueError(
             f"{name}: min_log_lambda must be < max_log_lambda; sequence {sid!r} violates it"
         )
@@ -112,7 +124,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     cont[:-1] = last[:-1] | (lo[:-1] == hi[1:])
     ok &= cont
     if not ok.all():
-        sid = uniques[seq[~ok][0]]
+        sid = sequence_label(uniques[seq[~ok][0]])
         raise ValueError(
             f"{name}: the log λ intervals of sequence {sid!r} do not partition (-inf, inf) "
             "(they must be contiguous, from -inf to inf, without gaps or overlaps)"
