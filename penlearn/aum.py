@@ -100,7 +100,7 @@ def threshold_groups(thresholds: np.ndarray, fp_diff: np.ndarray, fn_diff: np.nd
     fp_after = np.cumsum(fp_g)
     fp_before = fp_after - fp_g
     # FN(c) = sum of -fn_diff over thresholds >= c: a reverse cumulative sum
-    fn_before = -np.cumsum(fn_g[::-1])[::-1]
+    fn_before = 0.0 - np.cumsum(fn_g[::-1])[::-1]
     fn_after = fn_before + fn_g
     group = np.cumsum(start) - 1
     return order, group, ts[starts], fp_before, fn_before, fp_after, fn_after

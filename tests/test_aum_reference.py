@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REFERENCE, load_reference_json, need
 
 import penlearn as pl
-from conftest import REFERENCE, load_reference_json, need
 
 CASES = sorted(
     os.path.basename(p)
@@ -49,7 +49,8 @@ def test_aum_matches_reference(case):
 
 def _evaluation_from_errors_df(errors_df: dict) -> pd.DataFrame:
     """Turn aum's errors.df (example, min.lambda, fp, fn) into an evaluation table."""
-    df = pd.DataFrame(errors_df).rename(columns={"example": "sequence_id", "min.lambda": "min_lambda"})
+    df = pd.DataFrame(errors_df).rename(
+        columns={"example": "sequence_id", "min.lambda": "min_lambda"})
     rows = []
     for sid, g in df.groupby("sequence_id", sort=False):
         g = g.sort_values("min_lambda")
