@@ -226,3 +226,185 @@ def finite_feature_columns(inputs: pd.DataFrame, drop_constant: bool = True) -> 
             ok &= np.nanmax(np.where(np.isfinite(arr), arr, np.nan), axis=0, initial=-np.inf) > \
                 np.nanmin(np.where(np.isfinite(arr), arr, np.nan), axis=0, initial=np.inf)
     return [c for c, k in zip(inputs.columns, ok) if k]
+
+
+# --------------------------------------------------------------------------------------
+# Simulator: the built-in default data set
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class SimulatedDataSet:
+    """Labeled piecewise-constant sequences made by :func:`simulate`.
+
+    Attributes
+    ----------
+    sequences : DataFrame
+        ``sequence_id, position, value`` (positions 1..n per sequence).
+    labels : DataFrame
+        ``sequence_id, start, end, annotation``; each label covers (start, end].
+    changes : DataFrame
+        The true changes ``sequence_id, position`` (SPEC §2 convention: a change between
+        positions p and p + 1 is located at p).
+    truth : DataFrame
+        Per sequence: ``sequence_id, n_points, n_changes, sd`` (the noise standard
+        deviation used).
+    seed : int
+        The seed that made it.
+    """
+
+    sequences: pd.DataFrame
+    labels: pd.DataFrame
+    changes: pd.DataFrame
+    truth: pd.DataFrame
+    seed: int
+
+    @property
+    def sequence_ids(self) -> pd.Index:
+        """Sequence ids, in order."""
+        return pd.Index(self.truth["sequence_id"])
+
+    def __repr__(self) -> str:
+        return (
+            f"SimulatedDataSet(sequences={len(self.truth)}, points={len(self.sequences)}, "
+            f"labels={len(self.labels)}, true_changes={len(self.changes)}, seed={self.seed})"
+        )
+
+
+def _draw_labels(rng: np.random.Generator, n: int, true_changes: np.ndarray, n_labels: int):
+    """Draw up to ``n_labels`` non-overlapping labels (start, end] from the true changes."""
+    chosen: list[tuple[int, int, str]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e, _ in chosen)
+
+    for _ in range(20 * n_labels):
+        if len(chosen) >= n_labels:
+            break
+        positive = true_changes.size > 0 and rng.random() < 0.5
+        width = int(rng.integers(10, 41))
+        if positive:
+            c = int(rng.choice(true_changes))
+            left = int(rng.integers(1, width))
+            start, end = c - left, c - left + width
+        else:
+            start = int(rng.integers(0, max(1, n - width)))
+            end = start + width
+        start, end = max(start, 0), min(end, n)
+        if end - start < 5 or not free(start, end):
+            continue
+        inside = int(np.sum((true_changes > start) & (true_changes <= end)))
+        if positive and inside == 0:
+            continue
+        if inside == 0:
+            annotation = "0changes"
+        elif inside == 1 and rng.random() < 0.7:
+            annotation = "1change"
+        else:
+            annotation = ">0changes"
+        chosen.append((start, end, annotation))
+    return sorted(chosen)
+
+
+def simulate(
+    n_sequences: int = 100,
+    seed: int = 0,
+    *,
+    n_points: tuple[int, int] = (200, 400),
+    max_changes: int = 6,
+    sd_range: tuple[float, float] = (0.3, 3.0),
+    n_labels: tuple[int, int] = (2, 6),
+) -> SimulatedDataSet:
+    """Simulate labeled piecewise-constant Gaussian sequences (the default data set).
+
+    Each sequence has a random length, a random number of true changes at random
+    positions (segments of at least 10 points), segment means that jump by 1.5–4 noise
+    standard deviations (a random sign each time), and a noise standard deviation drawn
+    log-uniformly from ``sd_range``, so that the penalty that recovers the true changes
+    differs between sequences and is predictable from their features (the setting of
+    supervised penalty learning, Rigaill et al. 2013; Hocking et al. 2013). Labels
+    (start, end] are drawn from the true changes as an annotator would: positive
+    regions around a true change (``1change`` or ``>0changes``) and negative regions
+    without one (``0changes``); labels never overlap.
+
+    Parameters
+    ----------
+    n_sequences : int
+        Number of sequences.
+    seed : int
+        Seed of the random generator; the same seed gives the same data set.
+    n_points : (int, int)
+        Inclusive range of sequence lengths.
+    max_changes : int
+        Largest number of true changes in a sequence.
+    sd_range : (float, float)
+        Range of the noise standard deviation (drawn log-uniformly).
+    n_labels : (int, int)
+        Inclusive range of the number of labels drawn per sequence (fewer when the
+        sequence has no room for them).
+
+    Returns
+    -------
+    SimulatedDataSet
+        ``sequences``, ``labels``, true ``changes`` and per-sequence ``truth``.
+
+    Examples
+    --------
+    >>> data = simulate(5, seed=1)
+    >>> data.sequences.columns.tolist()
+    ['sequence_id', 'position', 'value']
+    >>> data.labels.columns.tolist()
+    ['sequence_id', 'start', 'end', 'annotation']
+    >>> simulate(5, seed=1).sequences.equals(data.sequences)
+    True
+    """
+    if isinstance(n_sequences, bool) or not isinstance(n_sequences, (int, np.integer)):
+        raise TypeError(f"n_sequences must be an int, got {type(n_sequences).__name__}")
+    if n_sequences < 1:
+        raise ValueError(f"n_sequences must be >= 1, got {n_sequences}")
+    lo_n, hi_n = (int(v) for v in n_points)
+    if not 20 <= lo_n <= hi_n:
+        raise ValueError(f"n_points must be (low, high) with 20 <= low <= high, got {n_points}")
+    if max_changes < 0:
+        raise ValueError(f"max_changes must be >= 0, got {max_changes}")
+    sd_lo, sd_hi = (float(v) for v in sd_range)
+    if not 0 < sd_lo <= sd_hi:
+        raise ValueError(f"sd_range must be (low, high) with 0 < low <= high, got {sd_range}")
+    lab_lo, lab_hi = (int(v) for v in n_labels)
+    if not 0 <= lab_lo <= lab_hi:
+        raise ValueError(f"n_labels must be (low, high) with 0 <= low <= high, got {n_labels}")
+
+    rng = np.random.default_rng(seed)
+    width = len(str(n_sequences))
+    seq_frames, label_rows, change_rows, truth_rows = [], [], [], []
+    min_seg = 10
+    for i in range(n_sequences):
+        sid = f"sim{i + 1:0{width}d}"
+        n = int(rng.integers(lo_n, hi_n + 1))
+        k = int(rng.integers(0, min(max_changes, n // min_seg - 1) + 1))
+        # k change positions with segments of >= min_seg points: stars and bars
+        slack = n - min_seg * (k + 1)
+        cuts = np.sort(rng.integers(0, slack + 1, size=k))
+        ends = cuts + min_seg * np.arange(1, k + 1)  # last position of segments 1..k
+        sd = float(np.exp(rng.uniform(np.log(sd_lo), np.log(sd_hi))))
+        jumps = rng.uniform(1.5, 4.0, size=k) * rng.choice([-1.0, 1.0], size=k) * sd
+        means = np.concatenate([[rng.normal(0, 2 * sd)], jumps]).cumsum()
+        seg_len = np.diff(np.concatenate([[0], ends, [n]]))
+        signal = np.repeat(means, seg_len)
+        values = signal + rng.normal(0, sd, size=n)
+        positions = np.arange(1, n + 1)
+        seq_frames.append(
+            pd.DataFrame({"sequence_id": sid, "position": positions, "value": values})
+        )
+        change_rows += [(sid, int(e)) for e in ends]
+        n_lab = int(rng.integers(lab_lo, lab_hi + 1))
+        for start, end, ann in _draw_labels(rng, n, ends, n_lab):
+            label_rows.append((sid, start, end, ann))
+        truth_rows.append((sid, n, k, sd))
+    sequences = pd.concat(seq_frames, ignore_index=True)
+    labels = pd.DataFrame(label_rows, columns=["sequence_id", "start", "end", "annotation"])
+    labels[["start", "end"]] = labels[["start", "end"]].astype(np.int64)
+    changes = pd.DataFrame(change_rows, columns=["sequence_id", "position"])
+    changes["position"] = changes["position"].astype(np.int64)
+    truth = pd.DataFrame(truth_rows, columns=["sequence_id", "n_points", "n_changes", "sd"])
+    return SimulatedDataSet(sequences, labels, changes, truth, int(seed))
