@@ -8,7 +8,8 @@ and changepoint detection".
 
 from penlearn.aum import AUMResult, aum
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
-from penlearn.datasets import UCIDataSet, load_uci
+from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
+from penlearn.report import roc_change_report
 from penlearn.roc import ROCChange, breakpoints_auc, roc_change
 
 __version__ = "0.1.0"
@@ -24,4 +25,7 @@ __all__ = [
     "ROCChange",
     "breakpoints_auc",
     "UCIDataSet",
+    "SimulatedDataSet",
+    "simulate",
+    "roc_change_report",
 ]
