@@ -253,7 +253,8 @@ def plot_roc(
         fpr = res.roc["fpr"].to_numpy(dtype=float)
         tpr = res.roc["tpr"].to_numpy(dtype=float)
         label = "ROC" if name is None else str(name)
-        ax.plot(fpr, tpr, color=color, lw=1.6, marker="o", ms=3, label=label)
+        ax.plot(fpr, tpr, color=color, lw=1.4, marker="o", ms=3 if len(fpr) <= 60 else 0,
+                label=label)
         if label_points and len(results) == 1 and len(fpr) <= max_labels:
             for txt, x, y in zip(_point_names(len(fpr)), fpr, tpr, strict=True):
                 ax.annotate(

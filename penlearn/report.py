@@ -260,7 +260,7 @@ def roc_change_report(
         "when error functions are not monotone), AUM the area under min(FP, FN) over the "
         "constant added to every predicted log λ; FP, FN and errors are counted at the "
         "predictions themselves, min_errors at the best constant.</p>",
-        _table(summary, "auc-table"),
+        _table(summary.reset_index(), "auc-table", index=False),
         "<h2>ROC curves</h2>",
         _img(
             plot_roc(results if len(results) > 1 else next(iter(results.values()))),

@@ -141,20 +141,24 @@ def test_roc_figure_overlay():
     assert f"good: AUC = {good.auc:.4g}" in title and f"bad: AUC = {bad.auc:.4g}" in title
 
 
-def line_search_result():
-    """A real LineSearchResult when the line search module is there."""
-    ls = pytest.importorskip("penlearn.line_search")
-    if not hasattr(ls, "line_search"):
-        pytest.skip("penlearn.line_search.line_search not written yet")
-    from penlearn.breakpoints import breakpoints_from_errors
+def line_search_result(kind: str):
+    """A real LineSearchResult: the changepoint example above, or 8 binary labels."""
+    from penlearn.breakpoints import breakpoints_from_errors, breakpoints_from_labels
+    from penlearn.line_search import line_search
 
-    bp = breakpoints_from_errors(EVAL)
-    # scores = -log lambda; a direction that makes the thresholds cross
-    return ls.line_search(bp, np.array([0.0, 0.0]), np.array([1.0, -1.0]), stop="all")
+    if kind == "changepoint":
+        # scores = -log lambda; slopes that make the thresholds of a and b cross
+        bp = breakpoints_from_errors(EVAL)
+        return line_search(bp, np.array([-3.0, 3.0]), np.array([1.0, -1.0]), stop="all")
+    rng = np.random.default_rng(2)
+    bp = breakpoints_from_labels(np.array([0, 1, 0, 1, 1, 0, 0, 1]))
+    return line_search(bp, rng.normal(size=8), stop="all")
 
 
-def test_line_search_figure():
-    res = line_search_result()
+@pytest.mark.parametrize("kind", ["changepoint", "binary"])
+def test_line_search_figure(kind):
+    res = line_search_result(kind)
+    assert len(res.path) >= 4 and res.path["aum"].nunique() >= 2  # a path worth drawing
     fig = plot_line_search(res)
     render(fig)
     ax_aum, ax_auc = fig.axes
@@ -167,10 +171,10 @@ def test_line_search_figure():
     # after the last event it follows aum_slope_after
     slope = (ys[-1] - ys[-2]) / (xs[-1] - xs[-2])
     assert np.isclose(slope, path["aum_slope_after"].iloc[-1])
-    ev = [x for x in vlines(ax_aum)]
-    assert np.allclose(sorted(set(ev) - {float(res.step_size)}),
-                       sorted(set(path["step_size"].iloc[1:]) - {float(res.step_size)}))
-    assert float(res.step_size) in vlines(ax_auc)
+    chosen = float(res.step_size)
+    events = sorted(set(vlines(ax_aum)) - {chosen})
+    assert np.allclose(events, sorted(set(path["step_size"].iloc[1:]) - {chosen}))
+    assert chosen in vlines(ax_auc) and chosen in vlines(ax_aum)
     assert ax_aum.get_ylabel() == "AUM" and ax_auc.get_ylabel() == "AUC"
     assert ax_auc.get_xlabel() == "step size"
     # AUC after each event drawn as a constant segment starting at that event
@@ -179,6 +183,8 @@ def test_line_search_figure():
     for seg, (_, row) in zip(auc_segments, path.iterrows(), strict=True):
         assert seg.get_xdata()[0] == row["step_size"]
         assert seg.get_ydata()[0] == seg.get_ydata()[1] == row["auc_after"]
+    dots = [ln for ln in ax_auc.get_lines() if ln.get_label() == "_events"][0]
+    assert np.allclose(dots.get_ydata(), path["auc"])
 
 
 def test_line_search_figure_rejects_other_objects():
@@ -251,3 +257,29 @@ def test_learning_curves_figure():
             assert np.array_equal(lines[part].get_xdata(), hist["step"])
         assert vlines(ax) == [2.0]  # best validation AUC
     assert ax_aum.get_ylabel() == "AUM" and ax_auc.get_ylabel() == "AUC"
+
+
+def test_learning_curves_of_a_real_model():
+    """The curves of a PenaltyModel fitted by learn_penalty are its history_."""
+    from penlearn.learn import learn_penalty
+
+    rng = np.random.default_rng(0)
+    ids = [f"s{i:02d}" for i in range(40)]
+    x = rng.normal(size=40)
+    ev = pd.DataFrame(
+        [r for i, xi in zip(ids, x, strict=True) for r in [
+            (i, -np.inf, xi - 1, 1, 0), (i, xi - 1, xi + 1, 0, 0), (i, xi + 1, np.inf, 0, 1)]],
+        columns=["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "fn"],
+    ).assign(possible_fp=1, possible_fn=1)
+    feats = pd.DataFrame({"x": x, "noise": rng.normal(size=40)}, index=ids)
+    model = learn_penalty(feats, ev, init="zero", progress=False)
+    hist = model.history_
+    assert len(hist) >= 2
+    fig = plot_learning_curves(model)
+    render(fig)
+    ax_aum, ax_auc = fig.axes
+    for ax, what in ((ax_aum, "aum"), (ax_auc, "auc")):
+        lines = lines_by_label(ax)
+        assert np.allclose(lines["subtrain"].get_ydata(), hist[f"subtrain_{what}"])
+        assert np.allclose(lines["validation"].get_ydata(), hist[f"validation_{what}"])
+        assert vlines(ax) == [float(hist["step"].iloc[model.best_step_])]
