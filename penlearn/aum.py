@@ -58,7 +58,12 @@ def check_scores(scores, n_examples: int, name: str = "scores") -> np.ndarray:
     return s
 
 
-def threshold_groups(thresholds: np.ndarray, fp_diff: np.ndarray, fn_diff: np.ndarray):
+def threshold_groups(
+    thresholds: np.ndarray,
+    fp_diff: np.ndarray,
+    fn_diff: np.ndarray,
+    order: np.ndarray | None = None,
+):
     """Sort thresholds, group ties and give FP/FN on each side of every group.
 
     This is the shared kernel of :func:`aum`, the ROC code and the line searches.
@@ -66,6 +71,8 @@ def threshold_groups(thresholds: np.ndarray, fp_diff: np.ndarray, fn_diff: np.nd
     Parameters
     ----------
     thresholds, fp_diff, fn_diff : ndarray of shape (B,)
+    order : ndarray of int, optional
+        A precomputed ``argsort(thresholds)`` (any tie order).
 
     Returns
     -------
@@ -85,7 +92,8 @@ def threshold_groups(thresholds: np.ndarray, fp_diff: np.ndarray, fn_diff: np.nd
     >>> out[2].tolist(), out[3].tolist(), out[4].tolist()
     ([0.0, 1.0], [0.0, 0.0], [1.0, 0.0])
     """
-    order = np.argsort(thresholds, kind="stable")
+    if order is None:
+        order = np.argsort(thresholds)
     ts = thresholds[order]
     B = len(ts)
     if B == 0:
@@ -148,7 +156,30 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
         return AUMResult(0.0, deriv)
     thresholds = breakpoints.value - s[breakpoints.example]
     fp_d, fn_d = breakpoints.fp_diff, breakpoints.fn_diff
-    order, group, t, fp_b, fn_b, fp_a, fn_a = threshold_groups(thresholds, fp_d, fn_d)
+    order = np.argsort(thresholds)
+    ts = thresholds.take(order)
+    if len(ts) > 1 and not np.any(ts[1:] == ts[:-1]):
+        # no ties (the usual case for real-valued scores): one breakpoint per threshold,
+        # so the left and right derivatives coincide and no grouping is needed
+        rows = breakpoints._diffs.take(order)  # one gather of ΔFP + iΔFN
+        cum = np.cumsum(rows)
+        fp_a = cum.real
+        fn_a = cum.imag - cum.imag[-1]  # FN right of each threshold; exactly 0 at the end
+        fp_b = fp_a - rows.real
+        fn_b = fn_a - rows.imag
+        if not breakpoints.is_monotone:
+            _check_nonnegative(np.minimum(fp_b, fp_a), np.minimum(fn_b, fn_a), fp_d, fn_d)
+        min_a = np.minimum(fp_a, fn_a)
+        area = float(np.dot(min_a[:-1], np.diff(ts)))
+        d_sorted = min_a - np.minimum(fp_b, fn_b)
+        d = np.empty_like(d_sorted)
+        np.put(d, order, d_sorted)  # back to breakpoint order: bincount reads sequentially
+        d = np.bincount(breakpoints.example, weights=d, minlength=breakpoints.n_examples)
+        deriv[:, 0] = d
+        deriv[:, 1] = d
+        return AUMResult(area, deriv)
+    ex = breakpoints.example[order]
+    order, group, t, fp_b, fn_b, fp_a, fn_a = threshold_groups(thresholds, fp_d, fn_d, order)
     _check_nonnegative(np.minimum(fp_b, fp_a), np.minimum(fn_b, fn_a), fp_d, fn_d)
     min_after = np.minimum(fp_a, fn_a)
     area = float(np.dot(min_after[:-1], np.diff(t)))
@@ -157,7 +188,6 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
     fpb, fnb, fpa, fna = fp_b[group], fn_b[group], fp_a[group], fn_a[group]
     right = np.minimum(fpb + fps, fnb + fns) - np.minimum(fpb, fnb)
     left = -(np.minimum(fpa - fps, fna - fns) - min_after[group])
-    ex = breakpoints.example[order]
     deriv[:, 0] = np.bincount(ex, weights=left, minlength=breakpoints.n_examples)
     deriv[:, 1] = np.bincount(ex, weights=right, minlength=breakpoints.n_examples)
     return AUMResult(area, deriv)
