@@ -1,0 +1,1012 @@
+"""Exact AUM/AUC line search (Fowler & Hocking 2024) and the grid-search baseline.
+
+Along a descent direction the predicted scores move linearly, ŷ(s) = scores + s·slopes, so
+each breakpoint b becomes a *threshold line*
+
+    T_b(s) = (v_b − scores[I_b]) + s·(−slopes[I_b])
+
+(``papers/000``, Section 3.2, eq. 2). Between two consecutive intersections of these lines
+their order is fixed, AUM(s) is linear and AUC(s) is constant. The sequential engine of this
+module starts from one sort, then walks the intersections ("events") one at a time in
+increasing step size, keeping only the intersections of *adjacent* lines in a binary heap,
+and updates the FP/FN of the single gap that changes, the AUM slope (Theorem 1, eq. 13) and
+the AUC at/after the event (Theorem 2, eqs. 16–18) in O(1) per swap: O((B + I) log B) time
+and O(B) memory for B lines and I events (``papers/000``, Sections 4.1–4.4).
+
+Ties are handled as one event: all adjacent pairs whose computed intersection step sizes
+agree up to a few units in the last place form runs of lines through one point; a run is
+re-sorted by slope (the exact order just after a common point), its neighbours are pulled
+in when they also pass through the point, and the AUM slope / AUC of the run are recomputed
+from its gaps. So a triple point whose computed step sizes differ in the last bit is one
+event, never two inconsistent swaps (the failure of the C++ reference documented in
+``reference/aum/README.md``, "Edge cases").
+
+Public functions
+----------------
+line_search          on :class:`~penlearn.breakpoints.Breakpoints`, scores and slopes
+line_search_linear   for a linear model: scores = X·w, slopes = X·d
+line_search_lines    on a raw table of lines (intercept, slope, fp_diff, fn_diff)
+grid_search          AUM and AUC at a grid of step sizes (the baseline of ``papers/000``)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from penlearn.aum import aum as _aum
+from penlearn.aum import check_scores
+from penlearn.breakpoints import Breakpoints
+
+__all__ = [
+    "LineSearchResult",
+    "grid_search",
+    "line_search",
+    "line_search_lines",
+    "line_search_linear",
+]
+
+#: Relative tolerance under which two computed intersection step sizes are one event.
+#: Each computed step size is within ~3 units of roundoff (u = 2**-53) of the exact
+#: intersection of the float-valued lines, so intersections of k lines through one point
+#: are computed within ~6u of each other; 2**-48 = 32u leaves a safe margin.
+TIE_RTOL = 2.0**-48
+
+#: Absolute tolerances of the reference's stopping rules (README of reference/aum).
+FIRST_MIN_ZERO = 1e-6
+MAX_AUC_DROP = 1e-6
+
+#: A new maximum of AUC after a step must exceed the previous one by this relative margin,
+#: so that rounding noise on a plateau of equal AUC values is not taken for an increase
+#: (the reference takes a later event of such a plateau; see the tests).
+AUC_TIE = 2.0**-46
+
+PATH_COLUMNS = [
+    "step_size",
+    "aum",
+    "aum_slope_after",
+    "auc",
+    "auc_after",
+    "intersections",
+    "intervals",
+    "q_size",
+]
+
+_STOP_NAMES = ("first_min", "max_auc", "linear", "all")
+
+
+@dataclass(frozen=True)
+class LineSearchResult:
+    """Result of an exact line search.
+
+    Attributes
+    ----------
+    path : DataFrame
+        One row for step size 0 and one per event (a step size at which adjacent threshold
+        lines intersect): ``step_size``; ``aum`` at that step; ``aum_slope_after`` (dAUM/ds
+        until the next event); ``auc`` exactly at the step (tied thresholds form one diagonal
+        ROC segment); ``auc_after`` on the open interval after it; ``intersections`` (distinct
+        points at this step); ``intervals`` (adjacent line pairs swapped, k − 1 for a k-line
+        tie); ``q_size`` (distinct future step sizes in the queue after the event). With
+        ``validation=`` also ``validation_aum``, ``validation_auc`` and
+        ``validation_auc_after`` at the same step sizes.
+    step_size : float
+        The chosen step size (see :func:`line_search`, ``stop``).
+    aum, auc : float
+        AUM and AUC at the chosen step size.
+    stop : str or int
+        The stopping rule used.
+    method : str
+        ``"sequential"`` (this module's event engine) or ``"bracket"`` (the sub-quadratic
+        first-min search of :mod:`penlearn.first_min`, which gives no path beyond step 0).
+    n_lines : int
+        Number of distinct threshold lines (identical lines merged).
+    exhausted : bool
+        True when every intersection was processed (the queue emptied).
+    """
+
+    path: pd.DataFrame
+    step_size: float
+    aum: float
+    auc: float
+    stop: str | int = "all"
+    method: str = "sequential"
+    n_lines: int = 0
+    exhausted: bool = False
+    info: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def iterations(self) -> int:
+        """Number of events processed (rows of the path after row 0)."""
+        return max(len(self.path) - 1, 0)
+
+    def best_validation(self) -> pd.Series:
+        """The path row with the largest ``validation_auc_after`` (first one on ties).
+
+        Raises ValueError when the search was run without ``validation=``.
+        """
+        if "validation_auc_after" not in self.path:
+            raise ValueError("this line search was run without validation=")
+        return self.path.loc[self.path["validation_auc_after"].idxmax()]
+
+
+# ---------------------------------------------------------------------------------------
+# input handling
+# ---------------------------------------------------------------------------------------
+
+
+def _float_vector(x, name: str, n: int | None = None) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if n is not None and len(arr) != n:
+        raise ValueError(f"{name} has length {len(arr)}, expected {n}")
+    if not np.all(np.isfinite(arr)):
+        i = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name} must be finite; element {i} is {arr[i]!r}")
+    return arr
+
+
+def _merge_lines(intercept, slope, fp_diff, fn_diff):
+    """Sort lines by (intercept, slope) and merge identical ones by summing their diffs."""
+    order = np.lexsort((slope, intercept))
+    ic, sl = intercept[order], slope[order]
+    fp, fn = fp_diff[order], fn_diff[order]
+    if len(ic) > 1:
+        new = np.empty(len(ic), bool)
+        new[0] = True
+        new[1:] = (ic[1:] != ic[:-1]) | (sl[1:] != sl[:-1])
+        if not new.all():
+            starts = np.flatnonzero(new)
+            ic, sl = ic[starts], sl[starts]
+            fp = np.add.reduceat(fp, starts)
+            fn = np.add.reduceat(fn, starts)
+    return ic, sl, fp, fn
+
+
+def _check_totals(fp_diff, fn_diff, what: str = "") -> tuple[float, float]:
+    fp_tot = float(np.sum(fp_diff))
+    fn_tot = float(-np.sum(fn_diff))
+    if not fp_tot > 0:
+        raise ValueError(
+            f"max FP should be positive: the total FP (sum of fp_diff{what}) is {fp_tot}; "
+            "the ROC curve needs at least one possible false positive"
+        )
+    if not fn_tot > 0:
+        raise ValueError(
+            f"max FN should be positive: the total FN (-sum of fn_diff{what}) is {fn_tot}; "
+            "the ROC curve needs at least one possible false negative"
+        )
+    return fp_tot, fn_tot
+
+
+def _parse_stop(stop, n_lines: int, max_iterations) -> tuple[int, int | float]:
+    """Return (mode, event limit): mode 0 = count, 1 = first min, 2 = max AUC."""
+    if isinstance(stop, bool):
+        raise TypeError("stop must be a string or an int, not a bool")
+    if isinstance(stop, (int, np.integer)):
+        if stop < 0:
+            raise ValueError(f"stop as a number of events must be >= 0, got {stop}")
+        mode, limit = 0, int(stop)
+    elif isinstance(stop, str):
+        if stop not in _STOP_NAMES:
+            raise ValueError(f"stop must be one of {_STOP_NAMES} or an int, got {stop!r}")
+        mode, limit = {
+            "first_min": (1, math.inf),
+            "max_auc": (2, math.inf),
+            "linear": (0, n_lines),
+            "all": (0, math.inf),
+        }[stop]
+    else:
+        raise TypeError(f"stop must be a string or an int, got {type(stop).__name__}")
+    if max_iterations is not None:
+        if isinstance(max_iterations, bool) or not isinstance(
+            max_iterations, (int, np.integer)
+        ):
+            raise TypeError("max_iterations must be an int or None")
+        if max_iterations < 0:
+            raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
+        limit = min(limit, int(max_iterations))
+    return mode, limit
+
+
+# ---------------------------------------------------------------------------------------
+# the kinetic state: sorted lines, gaps, queue
+# ---------------------------------------------------------------------------------------
+
+
+class _State:
+    """Mutable state of the sweep over one set of lines (plain Python lists for speed).
+
+    Lines are numbered by their position at step 0 (sorted by intercept, then slope).
+    ``order[p]`` is the line at position p and ``pos[line]`` its position. Gap g lies
+    between positions g − 1 and g (gap 0 before every line, gap B after every line) and
+    holds ``FP[g]``, ``FN[g]`` and ``M[g] = min(FP[g], FN[g])`` (in the units of the diffs).
+    ``heap`` holds ``(step, left line, right line)`` of queued intersections; entries whose
+    lines are no longer adjacent stay queued and are skipped when popped. ``pushed`` logs
+    the step of every queued entry, from which ``q_size`` is computed afterwards.
+    """
+
+    __slots__ = (
+        "ic", "sl", "fpd", "fnd", "order", "pos", "FP", "FN", "M", "heap", "pushed",
+        "B", "ifp", "ifn", "step", "aum", "slope", "auc", "auc_after",
+    )  # fmt: skip
+
+    def __init__(self, ic, sl, fpd, fnd, fp_tot, fn_tot):
+        B = len(ic)
+        self.B = B
+        self.ifp = 1.0 / fp_tot
+        self.ifn = 1.0 / fn_tot
+        fp_cum = np.concatenate(([0.0], np.cumsum(fpd)))
+        # FN on gap g: sum of -fn_diff over positions >= g (reverse cumulative sum)
+        fn_cum = np.concatenate((-np.cumsum(fnd[::-1])[::-1], [0.0]))
+        m = np.minimum(fp_cum, fn_cum)
+        # eqs. 5-6 of papers/000: AUM and its slope at step 0
+        self.aum = float(np.dot(m[1:-1], np.diff(ic)))
+        self.slope = float(np.dot(m[1:-1], np.diff(sl)))
+        # eq. 4: AUC after step 0 (ties broken by slope), and exactly at 0 (tied
+        # intercepts form one diagonal ROC segment)
+        fpr = fp_cum * self.ifp
+        tpr = 1.0 - fn_cum * self.ifn
+        self.auc_after = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2)
+        keep = np.ones(B + 1, bool)
+        keep[1:-1] = ic[1:] != ic[:-1]
+        fk, tk = fpr[keep], tpr[keep]
+        self.auc = float(np.sum(np.diff(fk) * (tk[1:] + tk[:-1])) / 2)
+        # intersections of initially adjacent lines (sorted by intercept, then slope, so
+        # only a larger slope on the left can cross, at a positive step size)
+        d_sl = sl[:-1] - sl[1:]
+        cross = np.flatnonzero(d_sl > 0)
+        x = (ic[cross + 1] - ic[cross]) / d_sl[cross]
+        self.pushed = x.tolist()
+        self.heap = list(zip(self.pushed, cross.tolist(), (cross + 1).tolist()))
+        heapq.heapify(self.heap)
+        self.ic, self.sl = ic.tolist(), sl.tolist()
+        self.fpd, self.fnd = fpd.tolist(), fnd.tolist()
+        self.order = list(range(B))
+        self.pos = list(range(B))
+        self.FP, self.FN, self.M = fp_cum.tolist(), fn_cum.tolist(), m.tolist()
+        self.step = 0.0
+
+
+def _runs_of(ps: list[int]) -> list[list[int]]:
+    """Maximal runs of consecutive pair positions, as [first line position, last]."""
+    ps = sorted(set(ps))
+    runs = []
+    lo = hi = ps[0]
+    for p in ps[1:]:
+        if p == hi + 1:
+            hi = p
+        else:
+            runs.append([lo, hi + 1])
+            lo = hi = p
+    runs.append([lo, hi + 1])
+    return runs
+
+
+def _cluster(st: _State, xhi: float, pairs: list[int]):
+    """Process every intersection at step ≈ x (up to ``xhi``) as one event.
+
+    ``pairs`` holds positions p of adjacent pairs (p, p + 1) that intersect at ≈ x. Runs of
+    consecutive pairs are lines through one point; a neighbour of a run that meets it at
+    the same point joins it (closure); each run is then re-sorted by (slope, intercept),
+    which is the exact order just after a common point, and its gaps, its part of the AUM
+    slope (eq. 6) and its ROC segments (eqs. 16-18, with the diagonal through the run)
+    recomputed. Returns (number of runs = intersections, number of swapped gaps).
+    """
+    order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
+    FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
+    heap, pushed = st.heap, st.pushed
+    ifn, B = st.ifn, st.B
+
+    def key(j):
+        return (sl[j], ic[j])
+
+    runs = _runs_of(pairs)
+    changed = True
+    while changed:
+        changed = False
+        merged = []
+        for r in runs:
+            if merged and merged[-1][1] >= r[0]:
+                merged[-1][1] = max(merged[-1][1], r[1])
+            else:
+                merged.append(r)
+        runs = merged
+        for r in runs:
+            lo, hi = r
+            lines = sorted(order[lo : hi + 1], key=key)
+            first, last = lines[0], lines[-1]
+            if lo > 0:
+                c = order[lo - 1]
+                if sl[c] > sl[first] and (ic[first] - ic[c]) / (sl[c] - sl[first]) <= xhi:
+                    r[0] = lo - 1
+                    changed = True
+            if hi + 1 < B:
+                d = order[hi + 1]
+                if sl[last] > sl[d] and (ic[d] - ic[last]) / (sl[last] - sl[d]) <= xhi:
+                    r[1] = hi + 1
+                    changed = True
+    d_slope = 0.0
+    d_at = 0.0
+    d_after = 0.0
+    n_int = 0
+    for lo, hi in runs:
+        n_int += hi - lo
+        old_d = 0.0
+        old_a = 0.0
+        for p in range(lo, hi + 1):
+            old_d += sl[order[p]] * (M[p] - M[p + 1])
+            old_a += (FP[p + 1] - FP[p]) * (2.0 - (FN[p + 1] + FN[p]) * ifn)
+        for p, j in zip(range(lo, hi + 1), sorted(order[lo : hi + 1], key=key)):
+            order[p] = j
+            pos[j] = p
+        for g in range(lo + 1, hi + 1):
+            j = order[g - 1]
+            f = FP[g - 1] + fpd[j]
+            n = FN[g - 1] + fnd[j]
+            FP[g] = f
+            FN[g] = n
+            M[g] = f if f < n else n
+        new_d = 0.0
+        new_a = 0.0
+        for p in range(lo, hi + 1):
+            new_d += sl[order[p]] * (M[p] - M[p + 1])
+            new_a += (FP[p + 1] - FP[p]) * (2.0 - (FN[p + 1] + FN[p]) * ifn)
+        diag = (FP[hi + 1] - FP[lo]) * (2.0 - (FN[hi + 1] + FN[lo]) * ifn)
+        d_slope += new_d - old_d
+        d_at += diag - old_a
+        d_after += new_a - old_a
+    # queue the new adjacent pairs at the ends of the runs (inside, lines are sorted)
+    for p in sorted({p for lo, hi in runs for p in (lo - 1, hi) if 0 <= p < B - 1}):
+        a = order[p]
+        b = order[p + 1]
+        if sl[a] > sl[b]:
+            y = (ic[b] - ic[a]) / (sl[a] - sl[b])
+            if y > xhi:  # y <= xhi was pulled into the event by the closure above
+                pushed.append(y)
+                heapq.heappush(heap, (y, a, b))
+    half_ifp = 0.5 * st.ifp
+    st.slope += d_slope
+    st.auc = st.auc_after + d_at * half_ifp
+    st.auc_after += d_after * half_ifp
+    return len(runs), n_int
+
+
+def _sweep(st: _State, mode: int, limit, max_step, until=None):
+    """Process events in increasing step size; return the rows (lists) and stop info.
+
+    mode 0: stop after ``limit`` events; 1: first minimum of AUM; 2: first maximum of
+    AUC after a step (the reference's rules, README of reference/aum). ``max_step``: stop
+    after the first event at or past it. ``until``: process only events with step <=
+    until (validation tracking).
+    """
+    heap, pushed = st.heap, st.pushed
+    order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
+    FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
+    ifn = st.ifn
+    half_ifp = 0.5 * st.ifp
+    B = st.B
+    Bm1 = B - 1
+    Bm2 = B - 2
+    heappop, heappush = heapq.heappop, heapq.heappush
+    push_log = pushed.append
+    rtol = TIE_RTOL
+    steps, slopes, aucs, afters, npush = [], [], [], [], []
+    aums = []
+    multi = {}
+    step, aum, slope, auc_after = st.step, st.aum, st.slope, st.auc_after
+    n_ev = 0
+    best = aum if mode == 1 else auc_after
+    best_step = 0.0
+    prev_step = step
+    reason = "limit"
+    max_step = math.inf if max_step is None else max_step
+    until = math.inf if until is None else until
+    while n_ev < limit and heap:
+        if heap[0][0] > until:
+            reason = "until"
+            break
+        x, a, b = heappop(heap)
+        p = pos[a]
+        if p == Bm1 or order[p + 1] != b:
+            continue  # stale: the lines are no longer adjacent
+        xhi = x + x * rtol
+        general = False
+        while heap and heap[0][0] <= xhi:
+            e = heap[0]
+            if e[1] == a and e[2] == b:
+                heappop(heap)  # the same pair queued twice
+            else:
+                general = True
+                break
+        if not general:
+            # new neighbours after swapping a and b: (c, b) on the left, (a, d) on the right
+            yc = yd = 0.0
+            c = d = -1
+            if p:
+                c = order[p - 1]
+                if sl[c] > sl[b]:
+                    yc = (ic[b] - ic[c]) / (sl[c] - sl[b])
+                    if yc <= xhi:
+                        general = True
+                else:
+                    c = -1
+            if p < Bm2:
+                d = order[p + 2]
+                if sl[a] > sl[d]:
+                    yd = (ic[d] - ic[a]) / (sl[a] - sl[d])
+                    if yd <= xhi:
+                        general = True
+                else:
+                    d = -1
+        aum += slope * (x - step)
+        step = x
+        if general:
+            st.slope, st.auc_after = slope, auc_after
+            pairs = [p]
+            while heap and heap[0][0] <= xhi:
+                _, a2, b2 = heappop(heap)
+                p2 = pos[a2]
+                if p2 < Bm1 and order[p2 + 1] == b2:
+                    pairs.append(p2)
+            multi[len(steps)] = _cluster(st, xhi, pairs)
+            slope, auc_after, auc_at = st.slope, st.auc_after, st.auc
+        else:
+            # one swap of a (position p) and b (p + 1): only gap p + 1 changes (eqs. 10-12)
+            order[p] = b
+            order[p + 1] = a
+            pos[b] = p
+            pos[a] = p + 1
+            g = p + 1
+            f0 = FP[p]
+            n0 = FN[p]
+            f2 = FP[g + 1]
+            n2 = FN[g + 1]
+            f1o = FP[g]
+            n1o = FN[g]
+            m1o = M[g]
+            f1 = f0 + fpd[b]
+            n1 = n0 + fnd[b]
+            m1 = f1 if f1 < n1 else n1
+            FP[g] = f1
+            FN[g] = n1
+            M[g] = m1
+            # Theorem 1 (eq. 13): AUM slope
+            slope += (sl[a] - sl[b]) * (m1o + m1 - M[p] - M[g + 1])
+            # Theorem 2 (eqs. 16-18): AUC at and after the event; segments are
+            # (ΔFP)(TP_left + TP_right) with TP = 1 − FN/FN_total, halved and scaled below
+            old = (f1o - f0) * (2.0 - (n1o + n0) * ifn) + (f2 - f1o) * (2.0 - (n2 + n1o) * ifn)
+            auc_at = auc_after + ((f2 - f0) * (2.0 - (n2 + n0) * ifn) - old) * half_ifp
+            auc_after += (
+                (f1 - f0) * (2.0 - (n1 + n0) * ifn) + (f2 - f1) * (2.0 - (n2 + n1) * ifn) - old
+            ) * half_ifp
+            if c >= 0:
+                push_log(yc)
+                heappush(heap, (yc, c, b))
+            if d >= 0:
+                push_log(yd)
+                heappush(heap, (yd, a, d))
+        steps.append(x)
+        aums.append(aum)
+        slopes.append(slope)
+        aucs.append(auc_at)
+        afters.append(auc_after)
+        npush.append(len(pushed))
+        n_ev += 1
+        if mode == 1:
+            if aum < best:
+                best = aum
+                best_step = x
+            elif aum > best:
+                reason = "rule"
+                break
+            prev_step = x
+            if aum < FIRST_MIN_ZERO:
+                reason = "rule"
+                break
+        else:
+            prev_step = x
+            if mode == 2:
+                if auc_after > best + AUC_TIE * abs(best):
+                    best = auc_after
+                    best_step = x
+                elif best - auc_after > MAX_AUC_DROP:
+                    reason = "rule"
+                    break
+        if x >= max_step:
+            reason = "max_step"
+            break
+    if reason == "limit" and not heap:
+        reason = "exhausted"
+    st.aum, st.slope, st.auc_after, st.step = aum, slope, auc_after, step
+    if n_ev:
+        st.auc = aucs[-1]
+    rows = (steps, aums, slopes, aucs, afters, npush, multi)
+    return rows, (reason, best, best_step, prev_step)
+
+
+# ---------------------------------------------------------------------------------------
+# drivers
+# ---------------------------------------------------------------------------------------
+
+
+def _prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = ""):
+    ic = _float_vector(intercept, f"intercept{what}")
+    n = len(ic)
+    sl = _float_vector(slope, f"slope{what}", n)
+    fp = _float_vector(fp_diff, f"fp_diff{what}", n)
+    fn = _float_vector(fn_diff, f"fn_diff{what}", n)
+    if n == 0:
+        raise ValueError(f"no breakpoints{what}: the line search needs at least one line")
+    fp_tot, fn_tot = _check_totals(fp, fn, what)
+    ic, sl, fp, fn = _merge_lines(ic, sl, fp, fn)
+    return _State(ic, sl, fp, fn, fp_tot, fn_tot), n
+
+
+def _choose(mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs, afters):
+    """Chosen step size, AUM and AUC from the processed events (reference rules)."""
+    s = np.asarray(steps)
+    if len(s) == 1:
+        return 0.0, aums[0], aucs[0]
+    if mode == 1:
+        step = (prev_step + best_step) / 2
+        aum_at = best
+    elif mode == 2:
+        step = (prev_step + best_step) / 2
+        aum_at = None
+    else:
+        a = np.asarray(aums)
+        i = int(np.argmin(a))
+        j = i
+        while j + 1 < len(a) and a[j + 1] == a[i]:
+            j += 1
+        step = (s[i] + s[j]) / 2
+        aum_at = float(a[i])
+    # the row in force at `step`: the last event at or before it
+    r = int(np.searchsorted(s, step, side="right")) - 1
+    auc = aucs[r] if s[r] == step else afters[r]
+    if aum_at is None:
+        aum_at = aums[r] + slopes[r] * (step - s[r])
+    return float(step), float(aum_at), float(auc)
+
+
+def _validation_columns(vst: _State, steps) -> dict:
+    v_aum, v_auc, v_after = [], [], []
+    rtol = TIE_RTOL
+    for s in steps:
+        before = vst.step
+        _, _ = _sweep(vst, 0, math.inf, None, until=s + s * rtol)
+        hit = vst.step != before and vst.step >= s - s * rtol
+        v_aum.append(vst.aum + vst.slope * (s - vst.step))
+        v_after.append(vst.auc_after)
+        v_auc.append(vst.auc if (hit or s == 0.0) else vst.auc_after)
+    return {"validation_aum": v_aum, "validation_auc": v_auc, "validation_auc_after": v_after}
+
+
+def _queue_sizes(pushed, steps, npush) -> np.ndarray:
+    """Distinct queued step sizes after each event (the reference's ``q.size``).
+
+    The reference keeps intersections whose lines stopped being adjacent until their step
+    is reached, so ``q_size`` after event k is the number of distinct step sizes queued by
+    then that are beyond the event. Every step at or before an event was queued before it
+    (new intersections always lie after the current event), hence
+    q_size(k) = #{distinct steps first queued before k} − #{distinct steps <= event k}.
+    """
+    x = np.asarray(pushed, dtype=float)
+    uniq, first = np.unique(x, return_index=True)
+    first.sort()
+    s = np.asarray(steps, dtype=float)
+    xhi = s + s * TIE_RTOL
+    queued = np.searchsorted(first, np.asarray(npush), side="left")
+    passed = np.searchsorted(uniq, xhi, side="right")
+    return (queued - passed).astype(np.int64)
+
+
+def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State | None):
+    if max_step is not None:
+        max_step = float(max_step)
+        if not max_step > 0 or math.isnan(max_step):
+            raise ValueError(f"max_step must be a positive number or None, got {max_step}")
+    mode, limit = _parse_stop(stop, n_input, max_iterations)
+    row0 = (0.0, st.aum, st.slope, st.auc, st.auc_after, len(st.pushed))
+    (steps, aums, slopes, aucs, afters, npush, multi), (reason, best, best_step, prev_step) = (
+        _sweep(st, mode, limit, max_step)
+    )
+    steps.insert(0, row0[0])
+    aums.insert(0, row0[1])
+    slopes.insert(0, row0[2])
+    aucs.insert(0, row0[3])
+    afters.insert(0, row0[4])
+    npush.insert(0, row0[5])
+    qs = _queue_sizes(st.pushed, steps, npush)
+    n = len(steps)
+    inter = np.ones(n, np.int64)
+    inter[0] = 0
+    interv = inter.copy()
+    for i, (a, b) in multi.items():
+        inter[i + 1] = a
+        interv[i + 1] = b
+    path = pd.DataFrame(
+        {
+            "step_size": np.array(steps),
+            "aum": np.array(aums),
+            "aum_slope_after": np.array(slopes),
+            "auc": np.array(aucs),
+            "auc_after": np.array(afters),
+            "intersections": inter,
+            "intervals": interv,
+            "q_size": np.array(qs, np.int64),
+        }
+    )
+    if vst is not None:
+        for k, v in _validation_columns(vst, steps).items():
+            path[k] = np.array(v)
+    step, aum_at, auc_at = _choose(
+        mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs, afters
+    )
+    return LineSearchResult(
+        path=path,
+        step_size=step,
+        aum=aum_at,
+        auc=auc_at,
+        stop=stop,
+        method="sequential",
+        n_lines=st.B,
+        exhausted=reason == "exhausted",
+        info={"reason": reason},
+    )
+
+
+def line_search_lines(
+    intercept,
+    slope,
+    fp_diff,
+    fn_diff,
+    *,
+    stop="first_min",
+    max_iterations=None,
+    max_step=None,
+    validation=None,
+):
+    """Exact line search on a raw table of threshold lines T(s) = intercept + s·slope.
+
+    This is the engine under :func:`line_search`; it takes the lines directly (the
+    reference's ``aumLineSearch`` input). Lines need not be sorted; identical lines (equal
+    intercept and slope) are merged by summing their diffs.
+
+    Parameters
+    ----------
+    intercept, slope, fp_diff, fn_diff : array-like of shape (B,)
+        Line b is ``T_b(s) = intercept[b] + s·slope[b]``; at that threshold FP jumps by
+        ``fp_diff[b]`` and FN by ``fn_diff[b]`` (FP is 0 below every threshold, FN is 0
+        above). ``sum(fp_diff)`` and ``-sum(fn_diff)`` must be positive.
+    stop, max_iterations, max_step
+        As in :func:`line_search`.
+    validation : tuple (intercept, slope, fp_diff, fn_diff), optional
+        Lines of a second set tracked at the same step sizes.
+
+    Returns
+    -------
+    LineSearchResult
+
+    Examples
+    --------
+    >>> r = line_search_lines([-1, 0, 1], [1, 0, -1], [0.5, 0, 0.5], [0, -0.5, -0.5],
+    ...                       stop="all")
+    >>> r.path[["step_size", "aum", "auc", "auc_after", "intervals"]].values.tolist()
+    [[0.0, 1.0, 0.375, 0.375, 0.0], [1.0, 0.0, 0.5, 0.625, 2.0]]
+    """
+    st, n = _prepare_lines(intercept, slope, fp_diff, fn_diff)
+    vst = None
+    if validation is not None:
+        if not (isinstance(validation, (tuple, list)) and len(validation) == 4):
+            raise TypeError("validation must be a tuple (intercept, slope, fp_diff, fn_diff)")
+        vst, _ = _prepare_lines(*validation, what=" (validation)")
+    return _run(st, n, stop, max_iterations, max_step, vst)
+
+
+def breakpoint_lines(breakpoints: Breakpoints, scores, slopes=None, name: str = ""):
+    """Threshold lines of breakpoints under scores ŷ(s) = scores + s·slopes.
+
+    Returns ``intercept = v − scores[I]``, ``slope = −slopes[I]``, ``fp_diff``, ``fn_diff``
+    (``papers/000`` eq. 2). ``slopes=None`` uses the descent direction of AUM: the negative
+    mean of the left and right directional derivatives (:func:`penlearn.aum`).
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> ic, sl, fp, fn = breakpoint_lines(breakpoints_from_labels([0, 1]), [10.0, -10.0])
+    >>> ic.tolist(), sl.tolist()
+    ([-10.0, 10.0], [1.0, -1.0])
+    """
+    if not isinstance(breakpoints, Breakpoints):
+        raise TypeError(
+            f"breakpoints{name} must be a penlearn.Breakpoints, got {type(breakpoints).__name__}"
+        )
+    if len(breakpoints) == 0:
+        raise ValueError(f"breakpoints{name} is empty: the line search needs breakpoints")
+    _check_totals(breakpoints.fp_diff, breakpoints.fn_diff, name)
+    s = check_scores(scores, breakpoints.n_examples, f"scores{name}")
+    if slopes is None:
+        deriv = _aum(breakpoints, s).derivatives
+        d = -(deriv[:, 0] + deriv[:, 1]) / 2
+    else:
+        d = check_scores(slopes, breakpoints.n_examples, f"slopes{name}")
+    ex = breakpoints.example
+    return breakpoints.value - s[ex], -d[ex], breakpoints.fp_diff, breakpoints.fn_diff
+
+
+def line_search(
+    breakpoints: Breakpoints,
+    scores,
+    slopes=None,
+    *,
+    stop="first_min",
+    max_iterations=None,
+    max_step=None,
+    validation=None,
+    method="auto",
+) -> LineSearchResult:
+    """Exact AUM/AUC line search along scores ŷ(s) = scores + s·slopes.
+
+    Parameters
+    ----------
+    breakpoints : Breakpoints
+        The error functions as (v, ΔFP, ΔFN, example) tuples.
+    scores : array-like of shape (n_examples,)
+        Scores at step 0 (score = −log λ for penalty learning).
+    slopes : array-like of shape (n_examples,), optional
+        Rate of change of each score with the step size. Default: the AUM descent
+        direction, minus the mean of the left and right directional derivatives.
+    stop : {"first_min", "max_auc", "linear", "all"} or int
+        ``"first_min"``: events until AUM first increases (or falls below 1e-6, or the
+        queue empties); the step is the midpoint of the first flat minimum.
+        ``"max_auc"``: events until AUC after a step falls more than 1e-6 below its first
+        maximum (or the queue empties); the step is the midpoint between the first
+        maximum's event and the last event. ``"linear"``: B events (B = number of
+        breakpoints); ``"all"``: every event (quadratic in the worst case); an int k: at
+        most k events. For these the chosen step minimises AUM over the explored events
+        (midpoint of a flat minimum).
+    max_iterations : int, optional
+        Cap on the number of events for any rule.
+    max_step : float, optional
+        Stop after the first event at or past this step size.
+    validation : tuple (Breakpoints, scores, slopes), optional
+        A second set whose AUM, AUC at the step and AUC after it are added to the path
+        (``validation_aum``, ``validation_auc``, ``validation_auc_after``) at the same step
+        sizes; see :meth:`LineSearchResult.best_validation`.
+    method : {"auto", "sequential", "bracket"}
+        ``"sequential"`` runs this module's event engine. ``"auto"`` uses it for every
+        rule except ``stop="first_min"`` on monotone breakpoints without ``validation``
+        and ``max_step``, where it dispatches to :func:`penlearn.first_min.first_min_monotone`
+        when that module is available.
+
+    Returns
+    -------
+    LineSearchResult
+
+    Notes
+    -----
+    Fowler & Hocking (2024), ``papers/000``, Sections 3–4. Differences from the R
+    reference (``aum::aum_line_search``): ``path`` always holds every processed event
+    (the reference returns one summary row for ``min.aum``/``max.auc`` and overwrites row 0
+    when ``maxStepSize`` is set); an integer ``stop=k`` means k events (the reference's
+    ``maxIterations=k`` returns k rows, i.e. k − 1 events); intersections whose computed
+    step sizes agree within :data:`TIE_RTOL` are one event (the reference needs bit-equal
+    step sizes); input lines need not be sorted and identical lines are merged.
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> bp = breakpoints_from_labels([0, 1])
+    >>> r = line_search(bp, [10.0, -10.0], stop="all")
+    >>> r.path[["step_size", "aum", "auc_after"]].values.tolist()
+    [[0.0, 20.0, 0.0], [10.0, 0.0, 1.0]]
+    >>> line_search(bp, [10.0, -10.0]).step_size
+    10.0
+    """
+    if method not in ("auto", "sequential", "bracket"):
+        raise ValueError(f"method must be 'auto', 'sequential' or 'bracket', got {method!r}")
+    lines = breakpoint_lines(breakpoints, scores, slopes)
+    vst = None
+    if validation is not None:
+        if not (isinstance(validation, (tuple, list)) and len(validation) in (2, 3)):
+            raise TypeError("validation must be a tuple (breakpoints, scores, slopes)")
+        vbp, vscores, *vslopes = validation
+        vslopes = vslopes[0] if vslopes else None
+        vst, _ = _prepare_lines(*breakpoint_lines(vbp, vscores, vslopes, " (validation)"))
+    bracket = _bracket_method()
+    if method == "bracket" or (
+        method == "auto"
+        and bracket is not None
+        and stop == "first_min"
+        and validation is None
+        and max_step is None
+        and max_iterations is None
+        and breakpoints.is_monotone
+    ):
+        if bracket is None:
+            raise ValueError("method='bracket' needs penlearn.first_min, not available")
+        if stop != "first_min" or validation is not None or max_step is not None:
+            raise ValueError("method='bracket' supports only stop='first_min' alone")
+        return bracket(*lines)
+    st, n = _prepare_lines(*lines)
+    return _run(st, n, stop, max_iterations, max_step, vst)
+
+
+def _bracket_method():
+    """The first-min search of :mod:`penlearn.first_min`, if present (None otherwise)."""
+    return None
+
+
+def _linear_parts(X, weights, direction, breakpoints, name=""):
+    try:
+        Xa = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X{name} must be a numeric matrix") from exc
+    if Xa.ndim != 2:
+        raise ValueError(f"X{name} must be two-dimensional (n × p), got shape {Xa.shape}")
+    if Xa.shape[0] != breakpoints.n_examples:
+        raise ValueError(
+            f"X{name} has {Xa.shape[0]} rows but the breakpoints have "
+            f"n_examples={breakpoints.n_examples}"
+        )
+    if not np.all(np.isfinite(Xa)):
+        raise ValueError(f"X{name} must be finite")
+    w = _float_vector(weights, "weights", Xa.shape[1])
+    return Xa, w
+
+
+def line_search_linear(
+    breakpoints: Breakpoints,
+    X,
+    weights,
+    direction=None,
+    *,
+    stop="first_min",
+    max_iterations=None,
+    max_step=None,
+    validation=None,
+    method="auto",
+) -> LineSearchResult:
+    """Exact line search for a linear model: scores = X·w, slopes = X·d.
+
+    Parameters
+    ----------
+    breakpoints : Breakpoints
+    X : ndarray of shape (n_examples, p)
+        Features (an intercept column, if any, is the caller's).
+    weights : array-like of shape (p,)
+    direction : array-like of shape (p,), optional
+        Default: minus Xᵀ times the mean of the left and right directional derivatives of
+        AUM with respect to the scores (the descent direction of ``papers/000``).
+    validation : tuple (Breakpoints, X_validation), optional
+        Track validation AUM/AUC at the same step sizes (scores X_v·w, slopes X_v·d).
+    stop, max_iterations, max_step, method
+        As in :func:`line_search`.
+
+    Returns
+    -------
+    LineSearchResult
+        ``info["direction"]`` holds the direction d used.
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> X = np.array([[1.0], [-1.0]])
+    >>> r = line_search_linear(breakpoints_from_labels([0, 1]), X, [10.0])
+    >>> r.step_size
+    5.0
+    """
+    if not isinstance(breakpoints, Breakpoints):
+        raise TypeError(
+            f"breakpoints must be a penlearn.Breakpoints, got {type(breakpoints).__name__}"
+        )
+    Xa, w = _linear_parts(X, weights, direction, breakpoints)
+    scores = Xa @ w
+    if direction is None:
+        deriv = _aum(breakpoints, scores).derivatives
+        d = -(Xa.T @ ((deriv[:, 0] + deriv[:, 1]) / 2))
+    else:
+        d = _float_vector(direction, "direction", Xa.shape[1])
+    val = None
+    if validation is not None:
+        if not (isinstance(validation, (tuple, list)) and len(validation) == 2):
+            raise TypeError("validation must be a tuple (breakpoints, X_validation)")
+        vbp, vX = validation
+        if not isinstance(vbp, Breakpoints):
+            raise TypeError("validation[0] must be a penlearn.Breakpoints")
+        vXa, _ = _linear_parts(vX, w, None, vbp, " (validation)")
+        val = (vbp, vXa @ w, vXa @ d)
+    res = line_search(
+        breakpoints,
+        scores,
+        Xa @ d,
+        stop=stop,
+        max_iterations=max_iterations,
+        max_step=max_step,
+        validation=val,
+        method=method,
+    )
+    res.info["direction"] = d
+    return res
+
+
+# ---------------------------------------------------------------------------------------
+# grid search baseline
+# ---------------------------------------------------------------------------------------
+
+
+def grid_search(
+    breakpoints: Breakpoints, scores, slopes=None, step_sizes=None
+) -> pd.DataFrame:
+    """AUM and AUC at each of a grid of step sizes (vectorised): the baseline of ``papers/000``.
+
+    Parameters
+    ----------
+    breakpoints : Breakpoints
+    scores, slopes : array-like of shape (n_examples,)
+        Scores move as ``scores + s·slopes``; ``slopes=None`` uses the AUM descent
+        direction as in :func:`line_search`.
+    step_sizes : array-like, optional
+        Default ``10.0 ** np.arange(-9, 1)`` (1e-9 … 1).
+
+    Returns
+    -------
+    DataFrame
+        ``step_size, aum, auc`` (AUC with tied thresholds as one diagonal ROC segment).
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> g = grid_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], [-1.0, 1.0],
+    ...                 step_sizes=[0.0, 5.0, 10.0, 20.0])
+    >>> g.values.tolist()
+    [[0.0, 20.0, 0.0], [5.0, 10.0, 0.0], [10.0, 0.0, 0.5], [20.0, 0.0, 1.0]]
+    """
+    ic, sl, fp, fn = breakpoint_lines(breakpoints, scores, slopes)
+    if step_sizes is None:
+        step_sizes = 10.0 ** np.arange(-9, 1)
+    s = _float_vector(np.atleast_1d(np.asarray(step_sizes, dtype=float)), "step_sizes")
+    aum_v, auc_v = _grid_values(ic, sl, fp, fn, s)
+    return pd.DataFrame({"step_size": s, "aum": aum_v, "auc": auc_v})
+
+
+def _grid_values(ic, sl, fp, fn, s, chunk_elems: int = 4_000_000):
+    """AUM and AUC of the lines at each step size in ``s`` (rows processed in chunks)."""
+    fp_tot, fn_tot = _check_totals(fp, fn)
+    B = len(ic)
+    out_aum = np.empty(len(s))
+    out_auc = np.empty(len(s))
+    rows = max(1, chunk_elems // max(B, 1))
+    for start in range(0, len(s), rows):
+        ss = s[start : start + rows]
+        T = ic[None, :] + ss[:, None] * sl[None, :]
+        o = np.argsort(T, axis=1, kind="stable")
+        Ts = np.take_along_axis(T, o, axis=1)
+        fpc = np.zeros((len(ss), B + 1))
+        np.cumsum(fp[o], axis=1, out=fpc[:, 1:])
+        fnc = np.zeros((len(ss), B + 1))
+        np.cumsum(fn[o][:, ::-1], axis=1, out=fnc[:, 1:])
+        fnc = -fnc[:, ::-1]
+        m = np.minimum(fpc, fnc)
+        out_aum[start : start + rows] = np.sum(m[:, 1:-1] * np.diff(Ts, axis=1), axis=1)
+        # ROC points on gaps between distinct thresholds; tied gaps take the previous point
+        keep = np.ones((len(ss), B + 1), bool)
+        keep[:, 1:-1] = Ts[:, 1:] != Ts[:, :-1]
+        idx = np.where(keep, np.arange(B + 1)[None, :], 0)
+        np.maximum.accumulate(idx, axis=1, out=idx)
+        fpr = np.take_along_axis(fpc, idx, axis=1) / fp_tot
+        tpr = 1.0 - np.take_along_axis(fnc, idx, axis=1) / fn_tot
+        out_auc[start : start + rows] = (
+            np.sum(np.diff(fpr, axis=1) * (tpr[:, 1:] + tpr[:, :-1]), axis=1) / 2
+        )
+    return out_aum, out_auc
