@@ -1,0 +1,238 @@
+"""Region labels and the label errors (false positives / negatives) of changepoint models.
+
+A label is a region (start, end] of one sequence with an annotation giving the number of
+changes it allows (SPEC §2; Hocking et al. 2013, *BMC Bioinformatics* 14:164, and the
+"labeled changepoint" setup of Hillman & Hocking 2023, Section 2):
+
+=============================================  =============  =====================
+annotation                                     changes        errors possible
+=============================================  =============  =====================
+``0breakpoints``, ``0changes``, ``normal``     [0, 0]         FP
+``1breakpoint``, ``1change``                   [1, 1]         FP and FN
+``>0breakpoints``, ``>0changes``,              [1, ∞)         FN
+``breakpoint``
+=============================================  =============  =====================
+
+A model commits a false positive in a label when it predicts more changes there than
+the maximum, and a false negative when fewer than the minimum. A change at position p is
+inside the label when start < p <= end. Labels can carry a positive ``weight``: the
+error counts of a model are then weighted sums (as ``penaltyLearning::labelError``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from penlearn.errors import require_columns
+
+#: The annotation rules: minimum and maximum number of changes per annotation.
+ANNOTATIONS = pd.DataFrame(
+    {
+        "annotation": ["0breakpoints", "0changes", "normal", "1breakpoint", "1change",
+                       ">0breakpoints", ">0changes", "breakpoint"],
+        "min_changes": [0, 0, 0, 1, 1, 1, 1, 1],
+        "max_changes": [0, 0, 0, 1, 1, np.inf, np.inf, np.inf],
+    }
+)
+ANNOTATIONS["possible_fp"] = np.isfinite(ANNOTATIONS["max_changes"]).astype(int)
+ANNOTATIONS["possible_fn"] = (ANNOTATIONS["min_changes"] > 0).astype(int)
+
+
+class LabelErrors(NamedTuple):
+    """Result of :func:`label_errors`: one row per model, and one per (label, model)."""
+
+    model_errors: pd.DataFrame
+    label_errors: pd.DataFrame
+
+
+def _model_vars(model_vars) -> list[str]:
+    if isinstance(model_vars, str):
+        return [model_vars]
+    mv = list(model_vars)
+    if not mv or not all(isinstance(v, str) for v in mv):
+        raise TypeError("model_vars must be a column name or a list of column names")
+    return mv
+
+
+def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
+    """Validate labels and join them with the annotation rules.
+
+    Returns a copy sorted by sequence (order of first appearance) and start, with columns
+    ``sequence_id, start, end, annotation, weight, min_changes, max_changes,
+    possible_fp, possible_fn``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> lab = pd.DataFrame({"sequence_id": ["a", "a"], "start": [10, 0], "end": [20, 10],
+    ...                     "annotation": ["1change", "normal"]})
+    >>> check_labels(lab)[["start", "min_changes", "max_changes"]].values.tolist()
+    [[0.0, 0.0, 0.0], [10.0, 1.0, 1.0]]
+    """
+    require_columns(labels, ["sequence_id", "start", "end", "annotation"], name)
+    lab = labels.copy()
+    for col in ("start", "end"):
+        try:
+            lab[col] = pd.to_numeric(lab[col])
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} column {col!r} must be numeric") from exc
+        bad = lab[col].isna()
+        if bad.any():
+            sid = lab["sequence_id"][bad].iloc[0]
+            raise ValueError(f"{name} column {col!r} has a missing value in sequence {sid!r}")
+    bad = ~(lab["start"] < lab["end"])
+    if bad.any():
+        row = lab[bad].iloc[0]
+        raise ValueError(
+            f"{name}: label start must be less than end; sequence {row['sequence_id']!r} has "
+            f"start={row['start']!r}, end={row['end']!r}"
+        )
+    if "weight" in lab.columns:
+        w = pd.to_numeric(lab["weight"], errors="coerce")
+        bad = ~(np.isfinite(w.to_numpy(dtype=float)) & (w.to_numpy(dtype=float) > 0))
+        if bad.any():
+            sid = lab["sequence_id"][bad].iloc[0]
+            raise ValueError(f"{name} column 'weight' must be finite and > 0 (sequence {sid!r})")
+        lab["weight"] = w.astype(float)
+    else:
+        lab["weight"] = 1.0
+    known = set(ANNOTATIONS["annotation"])
+    bad = ~lab["annotation"].isin(known)
+    if bad.any():
+        row = lab[bad].iloc[0]
+        raise ValueError(
+            f"{name}: unknown annotation {row['annotation']!r} in sequence "
+            f"{row['sequence_id']!r}; expected one of {sorted(known)}"
+        )
+    lab = lab.drop(columns=[c for c in ANNOTATIONS.columns if c != "annotation"
+                            and c in lab.columns])
+    lab = lab.merge(ANNOTATIONS, on="annotation", how="left", sort=False)
+    lab["_seq"] = pd.factorize(lab["sequence_id"])[0]
+    lab = lab.sort_values(["_seq", "start"], kind="stable").reset_index(drop=True)
+    same = lab["_seq"].to_numpy()[1:] == lab["_seq"].to_numpy()[:-1]
+    overlap = same & (lab["end"].to_numpy()[:-1] > lab["start"].to_numpy()[1:])
+    if overlap.any():
+        i = int(np.flatnonzero(overlap)[0])
+        raise ValueError(
+            f"{name}: labels of sequence {lab['sequence_id'].iloc[i]!r} overlap: "
+            f"({lab['start'].iloc[i]}, {lab['end'].iloc[i]}] and "
+            f"({lab['start'].iloc[i + 1]}, {lab['end'].iloc[i + 1]}]; each label end must "
+            "be <= the next label start"
+        )
+    return lab.drop(columns="_seq")
+
+
+def label_errors(
+    models: pd.DataFrame,
+    changes: pd.DataFrame,
+    labels: pd.DataFrame,
+    *,
+    model_vars="n_segments",
+) -> LabelErrors:
+    """False positives and false negatives of every model of every labeled sequence.
+
+    Parameters
+    ----------
+    models : DataFrame
+        ``sequence_id`` and the ``model_vars`` columns identifying each model (unique
+        within a sequence); other columns are kept.
+    changes : DataFrame
+        ``sequence_id``, the ``model_vars`` and ``position``: one row per predicted
+        change of a model (a model may have none).
+    labels : DataFrame
+        ``sequence_id, start, end, annotation`` and an optional positive ``weight``;
+        regions (start, end], not overlapping within a sequence.
+    model_vars : str or list of str
+        The columns identifying a model within a sequence.
+
+    Returns
+    -------
+    LabelErrors
+        ``model_errors``: the models of labeled sequences (in input order) with
+        ``possible_fp, fp, possible_fn, fn, labels, errors`` (weighted sums);
+        ``label_errors``: one row per (label, model) with ``n_changes`` in the label,
+        its ``min_changes, max_changes, possible_fp, possible_fn, weight``, unweighted
+        ``fp, fn`` (0/1) and ``status`` ("correct", "false positive", "false negative").
+        Sequences without labels are left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> models = pd.DataFrame({"sequence_id": "a", "n_segments": [1, 2, 3]})
+    >>> changes = pd.DataFrame({"sequence_id": "a", "n_segments": [2, 3, 3],
+    ...                         "position": [75, 75, 50]})
+    >>> labels = pd.DataFrame({"sequence_id": "a", "start": [70, 20], "end": [80, 60],
+    ...                        "annotation": ["1change", "0changes"]})
+    >>> label_errors(models, changes, labels).model_errors[["fp", "fn"]].values.tolist()
+    [[0.0, 1.0], [0.0, 0.0], [1.0, 0.0]]
+    """
+    mv = _model_vars(model_vars)
+    key = ["sequence_id", *mv]
+    require_columns(models, key, "models")
+    require_columns(changes, [*key, "position"], "changes")
+    lab = check_labels(labels)
+    dup = models.duplicated(key)
+    if dup.any():
+        sid = models["sequence_id"][dup].iloc[0]
+        raise ValueError(
+            f"models: each model of a sequence must have distinct {mv}; sequence {sid!r} "
+            "has duplicates"
+        )
+    model_ids = models[key].assign(_model=np.arange(len(models)))
+    ch = changes[[*key, "position"]].merge(model_ids, on=key, how="left")
+    if ch["_model"].isna().any():
+        sid = ch["sequence_id"][ch["_model"].isna()].iloc[0]
+        raise ValueError(f"changes of sequence {sid!r} refer to models that are not in models")
+    pos = pd.to_numeric(ch["position"], errors="coerce")
+    if pos.isna().any():
+        sid = ch["sequence_id"][pos.isna()].iloc[0]
+        raise ValueError(f"changes column 'position' must be numeric (sequence {sid!r})")
+    labeled = pd.unique(lab["sequence_id"])
+    has_models = pd.Index(pd.unique(models["sequence_id"]))
+    missing = [s for s in labeled if s not in has_models]
+    if missing:
+        raise ValueError(
+            f"labeled sequence(s) {missing[:5]!r} have no models (no data segmented?); "
+            "every labeled sequence needs models"
+        )
+    lab = lab.assign(_label=np.arange(len(lab)))
+    pairs = lab.merge(model_ids, on="sequence_id", how="inner", sort=False)
+    inside = ch[["sequence_id", "_model"]].assign(position=pos.to_numpy()).merge(
+        lab[["sequence_id", "start", "end", "_label"]], on="sequence_id", how="inner"
+    )
+    inside = inside[(inside["start"] < inside["position"]) & (inside["position"] <= inside["end"])]
+    counts = inside.groupby(["_label", "_model"]).size().rename("n_changes").reset_index()
+    pairs = pairs.merge(counts, on=["_label", "_model"], how="left")
+    pairs["n_changes"] = pairs["n_changes"].fillna(0).astype(np.int64)
+    pairs["fp"] = (pairs["n_changes"] > pairs["max_changes"]).astype(int)
+    pairs["fn"] = (pairs["n_changes"] < pairs["min_changes"]).astype(int)
+    pairs["status"] = np.where(
+        pairs["fp"] > 0, "false positive", np.where(pairs["fn"] > 0, "false negative", "correct")
+    )
+    pairs = pairs.sort_values(["_label", "_model"], kind="stable")
+    w = pairs["weight"].to_numpy()
+    sums = pd.DataFrame(
+        {
+            "_model": pairs["_model"].to_numpy(),
+            "possible_fp": w * pairs["possible_fp"].to_numpy(),
+            "fp": w * pairs["fp"].to_numpy(),
+            "possible_fn": w * pairs["possible_fn"].to_numpy(),
+            "fn": w * pairs["fn"].to_numpy(),
+            "labels": w,
+        }
+    ).groupby("_model").sum()
+    sums["errors"] = sums["fp"] + sums["fn"]
+    taken = [c for c in sums.columns if c in models.columns]
+    model_errors = models.drop(columns=taken).iloc[sums.index.to_numpy()].copy()
+    for col in sums.columns:
+        model_errors[col] = sums[col].to_numpy()
+    model_errors = model_errors.reset_index(drop=True)
+    label_cols = [*key, "start", "end", "annotation", "min_changes", "max_changes",
+                  "possible_fp", "possible_fn", "weight", "n_changes", "fp", "fn", "status"]
+    extra = [c for c in lab.columns if c not in label_cols and not c.startswith("_")
+             and c not in models.columns]
+    label_table = pairs[label_cols + extra].reset_index(drop=True)
+    return LabelErrors(model_errors, label_table)
