@@ -9,8 +9,18 @@ and changepoint detection".
 from penlearn.aum import AUMResult, aum
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
+from penlearn.errors import error_functions, target_intervals
+from penlearn.features import feature_matrix, feature_vector
+from penlearn.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
+from penlearn.model_selection import model_selection
 from penlearn.report import roc_change_report
 from penlearn.roc import ROCChange, breakpoints_auc, roc_change
+from penlearn.segmentation import (
+    Segmentation,
+    SequenceSegmentations,
+    segment,
+    segment_sequences,
+)
 
 __version__ = "0.1.0"
 
@@ -28,4 +38,17 @@ __all__ = [
     "SimulatedDataSet",
     "simulate",
     "roc_change_report",
+    "segment",
+    "segment_sequences",
+    "Segmentation",
+    "SequenceSegmentations",
+    "model_selection",
+    "label_errors",
+    "LabelErrors",
+    "check_labels",
+    "ANNOTATIONS",
+    "error_functions",
+    "target_intervals",
+    "feature_matrix",
+    "feature_vector",
 ]
