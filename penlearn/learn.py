@@ -509,39 +509,63 @@ class PenaltyModel:
             return -s
         return (s > 0).astype(int)
 
-    def segment(self, sequence, features=None, max_segments: int = 20, loss: str = "l2"):
-        """Changepoints of ``sequence`` selected by the predicted penalty.
+    def segment(self, sequence, features, max_segments: int = 20, loss: str = "l2"):
+        """Change positions of ``sequence`` selected by the predicted penalty.
 
-        ``sequence`` is an array of values (or a long DataFrame of one sequence with a
-        ``value`` column); ``features`` its feature row (Series or 1-row DataFrame) with
-        the model's columns. Returns the change positions (0-based indices of the last
-        point of each segment but the last) of the model minimising loss + λ·k.
+        Optimal models with 1..K segments (:func:`penlearn.segmentation.segment`), the
+        exact penalty path (:func:`penlearn.model_selection.model_selection`), and the
+        model selected at the predicted λ.
+
+        Parameters
+        ----------
+        sequence : array-like or DataFrame
+            The values, or a DataFrame of one sequence with ``position, value``
+            (positions default to 1..n).
+        features : Series or one-row DataFrame
+            The sequence's features (the model's columns).
+        max_segments : int
+            K, the largest model considered.
+        loss : str
+            Segmentation loss (``"l2"`` or ``"poisson"``).
+
+        Returns
+        -------
+        ndarray of int
+            Change positions (SPEC §2: between consecutive data at p_i < p_{i+1} a change
+            sits at ⌊(p_i + p_{i+1})/2⌋); empty for the 1-segment model.
         """
         self._check_fitted()
         if self.kind != "penalty":
             raise ValueError("segment() needs a penalty model (kind='penalty')")
-        if features is None:
-            raise ValueError("segment() needs the sequence's features (features=...)")
+        from penlearn.model_selection import model_selection
         from penlearn.segmentation import segment
 
         if isinstance(sequence, pd.DataFrame):
             values = sequence["value"].to_numpy(dtype=float)
+            positions = (sequence["position"].to_numpy() if "position" in sequence
+                         else np.arange(1, len(values) + 1))
         else:
             values = np.asarray(sequence, dtype=float)
-        f = features.to_frame().T if isinstance(features, pd.Series) else features
-        log_lambda = float(self.predict(f)[0])
-        seg = segment(values, min(max_segments, len(values)), loss=loss)
-        losses = np.asarray(seg.loss, dtype=float)
-        k = np.arange(1, len(losses) + 1)
-        best = int(np.argmin(losses + np.exp(log_lambda) * (k - 1)))
-        return np.asarray(seg.ends(best + 1))[:-1]
+            positions = np.arange(1, len(values) + 1)
+        if isinstance(features, pd.Series):
+            features = features.to_frame().T
+        log_lambda = float(self.predict(features)[0])
+        seg = segment(values, min(int(max_segments), len(values)), loss=loss)
+        k = np.arange(1, seg.max_segments + 1)
+        path = model_selection(seg.loss, k)
+        inside = (path["min_log_lambda"] <= log_lambda) & (log_lambda < path["max_log_lambda"])
+        n_seg = int(path.loc[inside, "complexity"].iloc[0])
+        ends = seg.ends(n_seg)[:-1]
+        return ((positions[ends - 1] + positions[ends]) // 2).astype(np.int64)
 
     # persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
         """The fitted model as JSON-compatible data (versioned)."""
         self._check_fitted()
         params = self.get_params()
-        if not isinstance(params["init"], str):
+        if isinstance(params["init"], PenaltyModel):
+            params["init"] = "warm_start"  # the starting model itself is not persisted
+        elif not isinstance(params["init"], str):
             params["init"] = np.asarray(params["init"], float).tolist()
         if params["random_state"] is not None and not isinstance(params["random_state"], int):
             params["random_state"] = None
@@ -666,6 +690,20 @@ def _finish(model: PenaltyModel, scaling: FeatureScaling, w_std: np.ndarray, b: 
     return model
 
 
+def _weights_from_model(model: PenaltyModel, scaling: FeatureScaling):
+    """Score weights on ``scaling``'s standardised features equal to a fitted penalty
+    model (warm start): score = −log λ = −(X·coef + intercept)."""
+    model._check_fitted()
+    if model.kind != "penalty":
+        raise ValueError("init as a model needs a penalty model (kind='penalty')")
+    coef = model.coef_.reindex(list(scaling.columns))
+    extra = set(model.coef_.index[model.coef_ != 0]) - set(scaling.columns)
+    if extra:
+        raise ValueError(f"init model uses feature(s) not kept here: {sorted(extra)[:5]}")
+    a = -coef.fillna(0.0).to_numpy()
+    return a * scaling.scale, float(-model.intercept_ + np.dot(a, scaling.mean))
+
+
 def _validate_options(line_search, normalize, max_steps, tol) -> None:
     if line_search not in LINE_SEARCHES:
         raise ValueError(f"line_search must be one of {LINE_SEARCHES}, got {line_search!r}")
@@ -710,9 +748,10 @@ def learn_penalty(
         ``sequence_id, set``) with values ``"subtrain"``/``"validation"``.
     line_search : {"first_min", "linear", "quadratic", "max_auc", "grid"}
         Step rule (exact line search variants, or the grid 10^−9…10^0).
-    init : str or array
+    init : str, PenaltyModel or array
         ``"interval_regression"`` (default), ``"interval_regression_flipped"`` (the
-        paper's sign flip), ``"zero"``, ``"random"``, or weights.
+        paper's sign flip), ``"zero"``, ``"random"``, a fitted penalty model (warm
+        start), or weights on the standardised features (optionally intercept first).
     normalize : {"rate", "count"}
         AUM normalisation.
     max_steps : int
@@ -848,12 +887,15 @@ def learn_penalty(
         sign = 1.0 if init == "interval_regression_flipped" else -1.0
         w0, b0 = sign * w_ir, sign * b_ir
         init_info.update(regularization=ir.regularization_, nonzero=int(np.count_nonzero(w_ir)))
+    elif isinstance(init, PenaltyModel):
+        w0, b0 = _weights_from_model(init, scaling)
+        init_info = {"init": "model"}
     else:
         w = _initial_weights(init, p, rng)
         if w is None:
             raise ValueError(
                 "init must be 'interval_regression', 'interval_regression_flipped', "
-                f"'zero', 'random' or an array of weights, got {init!r}"
+                f"'zero', 'random', a fitted PenaltyModel or an array of weights, got {init!r}"
             )
         w0, b0 = (w[1:], float(w[0])) if len(w) == p + 1 else (w, 0.0)
 
@@ -868,7 +910,8 @@ def learn_penalty(
     )
     best = int(np.argmax(history["validation_auc"].to_numpy()))
     w_best = weights[best]
-    if best == 0 and isinstance(init, str) and init.startswith("interval_regression"):
+    if best == 0 and (isinstance(init, PenaltyModel)
+                      or (isinstance(init, str) and init.startswith("interval_regression"))):
         b_best = b0
     else:
         scores = X_sub @ w_best
