@@ -26,6 +26,13 @@ class AUMResult(NamedTuple):
         The area under min(FP, FN).
     derivatives : ndarray of shape (n_examples, 2)
         Left and right one-sided derivatives of AUM with respect to each score.
+
+    Examples
+    --------
+    >>> from penlearn import aum, breakpoints_from_labels
+    >>> res = aum(breakpoints_from_labels([0, 1]), [1.0, -1.0])
+    >>> res.aum, res.derivatives.tolist()
+    (2.0, [[1.0, 1.0], [-1.0, -1.0]])
     """
 
     aum: float

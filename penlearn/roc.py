@@ -131,6 +131,17 @@ class ROCChange:
     aum_grad : DataFrame
         ``sequence_id, lo, hi``: left/right derivatives of AUM with respect to each
         predicted log λ.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from penlearn import roc_change
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 0.0],
+    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 1],
+    ...                    "possible_fp": 1, "possible_fn": 1, "labels": 2, "errors": 1})
+    >>> r = roc_change(ev, [0.5])
+    >>> r.auc, r.roc[["fpr", "tpr"]].values.tolist()
+    (0.5, [[1.0, 1.0], [0.0, 0.0]])
     """
 
     roc: pd.DataFrame
