@@ -236,14 +236,16 @@ class _State:
 
     __slots__ = (
         "ic", "sl", "fpd", "fnd", "order", "pos", "FP", "FN", "M", "heap", "pushed",
-        "B", "ifp", "ifn", "step", "aum", "slope", "auc", "auc_after",
+        "B", "tw", "scale", "step", "aum", "slope", "auc", "auc_after",
     )  # fmt: skip
 
     def __init__(self, ic, sl, fpd, fnd, fp_tot, fn_tot):
         B = len(ic)
         self.B = B
-        self.ifp = 1.0 / fp_tot
-        self.ifn = 1.0 / fn_tot
+        # AUC is accumulated as S = sum over ROC segments of ΔFP·(2·FN_total − FN_l − FN_r),
+        # so that AUC = S·scale: exact for integer counts, and one multiply per event saved
+        self.tw = 2.0 * fn_tot
+        self.scale = 1.0 / (2.0 * fp_tot * fn_tot)
         fp_cum = np.concatenate(([0.0], np.cumsum(fpd)))
         # FN on gap g: sum of -fn_diff over positions >= g (reverse cumulative sum)
         fn_cum = np.concatenate((-np.cumsum(fnd[::-1])[::-1], [0.0]))
@@ -253,13 +255,12 @@ class _State:
         self.slope = float(np.dot(m[1:-1], np.diff(sl)))
         # eq. 4: AUC after step 0 (ties broken by slope), and exactly at 0 (tied
         # intercepts form one diagonal ROC segment)
-        fpr = fp_cum * self.ifp
-        tpr = 1.0 - fn_cum * self.ifn
-        self.auc_after = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2)
+        tw = self.tw
+        self.auc_after = float(np.sum(np.diff(fp_cum) * (tw - fn_cum[1:] - fn_cum[:-1])))
         keep = np.ones(B + 1, bool)
         keep[1:-1] = ic[1:] != ic[:-1]
-        fk, tk = fpr[keep], tpr[keep]
-        self.auc = float(np.sum(np.diff(fk) * (tk[1:] + tk[:-1])) / 2)
+        fk, nk = fp_cum[keep], fn_cum[keep]
+        self.auc = float(np.sum(np.diff(fk) * (tw - nk[1:] - nk[:-1])))
         # intersections of initially adjacent lines (sorted by intercept, then slope, so
         # only a larger slope on the left can cross, at a positive step size)
         d_sl = sl[:-1] - sl[1:]
@@ -304,7 +305,7 @@ def _cluster(st: _State, xhi: float, pairs: list[int]):
     order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
     FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
     heap, pushed = st.heap, st.pushed
-    ifn, B = st.ifn, st.B
+    tw, B = st.tw, st.B
 
     def key(j):
         return (sl[j], ic[j])
@@ -344,7 +345,7 @@ def _cluster(st: _State, xhi: float, pairs: list[int]):
         old_a = 0.0
         for p in range(lo, hi + 1):
             old_d += sl[order[p]] * (M[p] - M[p + 1])
-            old_a += (FP[p + 1] - FP[p]) * (2.0 - (FN[p + 1] + FN[p]) * ifn)
+            old_a += (FP[p + 1] - FP[p]) * (tw - FN[p + 1] - FN[p])
         for p, j in zip(range(lo, hi + 1), sorted(order[lo : hi + 1], key=key)):
             order[p] = j
             pos[j] = p
@@ -359,8 +360,8 @@ def _cluster(st: _State, xhi: float, pairs: list[int]):
         new_a = 0.0
         for p in range(lo, hi + 1):
             new_d += sl[order[p]] * (M[p] - M[p + 1])
-            new_a += (FP[p + 1] - FP[p]) * (2.0 - (FN[p + 1] + FN[p]) * ifn)
-        diag = (FP[hi + 1] - FP[lo]) * (2.0 - (FN[hi + 1] + FN[lo]) * ifn)
+            new_a += (FP[p + 1] - FP[p]) * (tw - FN[p + 1] - FN[p])
+        diag = (FP[hi + 1] - FP[lo]) * (tw - FN[hi + 1] - FN[lo])
         d_slope += new_d - old_d
         d_at += diag - old_a
         d_after += new_a - old_a
@@ -373,10 +374,9 @@ def _cluster(st: _State, xhi: float, pairs: list[int]):
             if y > xhi:  # y <= xhi was pulled into the event by the closure above
                 pushed.append(y)
                 heapq.heappush(heap, (y, a, b))
-    half_ifp = 0.5 * st.ifp
     st.slope += d_slope
-    st.auc = st.auc_after + d_at * half_ifp
-    st.auc_after += d_after * half_ifp
+    st.auc = st.auc_after + d_at
+    st.auc_after += d_after
     return len(runs), n_int
 
 
@@ -391,8 +391,7 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     heap, pushed = st.heap, st.pushed
     order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
     FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
-    ifn = st.ifn
-    half_ifp = 0.5 * st.ifp
+    tw = st.tw
     B = st.B
     Bm1 = B - 1
     Bm2 = B - 2
@@ -400,7 +399,9 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     push_log = pushed.append
     rtol = TIE_RTOL
     steps, slopes, aucs, afters, npush = [], [], [], [], []
-    aums = []
+    steps_append, slopes_append = steps.append, slopes.append
+    aucs_append, afters_append, npush_append = aucs.append, afters.append, npush.append
+    drop = MAX_AUC_DROP / st.scale
     multi = {}
     step, aum, slope, auc_after = st.step, st.aum, st.slope, st.auc_after
     n_ev = 0
@@ -483,23 +484,20 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
             slope += (sl[a] - sl[b]) * (m1o + m1 - M[p] - M[g + 1])
             # Theorem 2 (eqs. 16-18): AUC at and after the event; segments are
             # (ΔFP)(TP_left + TP_right) with TP = 1 − FN/FN_total, halved and scaled below
-            old = (f1o - f0) * (2.0 - (n1o + n0) * ifn) + (f2 - f1o) * (2.0 - (n2 + n1o) * ifn)
-            auc_at = auc_after + ((f2 - f0) * (2.0 - (n2 + n0) * ifn) - old) * half_ifp
-            auc_after += (
-                (f1 - f0) * (2.0 - (n1 + n0) * ifn) + (f2 - f1) * (2.0 - (n2 + n1) * ifn) - old
-            ) * half_ifp
+            old = (f1o - f0) * (tw - n1o - n0) + (f2 - f1o) * (tw - n2 - n1o)
+            auc_at = auc_after + (f2 - f0) * (tw - n2 - n0) - old
+            auc_after += (f1 - f0) * (tw - n1 - n0) + (f2 - f1) * (tw - n2 - n1) - old
             if c >= 0:
                 push_log(yc)
                 heappush(heap, (yc, c, b))
             if d >= 0:
                 push_log(yd)
                 heappush(heap, (yd, a, d))
-        steps.append(x)
-        aums.append(aum)
-        slopes.append(slope)
-        aucs.append(auc_at)
-        afters.append(auc_after)
-        npush.append(len(pushed))
+        steps_append(x)
+        slopes_append(slope)
+        aucs_append(auc_at)
+        afters_append(auc_after)
+        npush_append(len(pushed))
         n_ev += 1
         if mode == 1:
             if aum < best:
@@ -518,7 +516,7 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
                 if auc_after > best + AUC_TIE * abs(best):
                     best = auc_after
                     best_step = x
-                elif best - auc_after > MAX_AUC_DROP:
+                elif best - auc_after > drop:
                     reason = "rule"
                     break
         if x >= max_step:
@@ -529,7 +527,7 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     st.aum, st.slope, st.auc_after, st.step = aum, slope, auc_after, step
     if n_ev:
         st.auc = aucs[-1]
-    rows = (steps, aums, slopes, aucs, afters, npush, multi)
+    rows = (steps, slopes, aucs, afters, npush, multi)
     return rows, (reason, best, best_step, prev_step)
 
 
@@ -551,11 +549,11 @@ def _prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = ""):
     return _State(ic, sl, fp, fn, fp_tot, fn_tot), n
 
 
-def _choose(mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs, afters):
-    """Chosen step size, AUM and AUC from the processed events (reference rules)."""
-    s = np.asarray(steps)
+def _choose(mode, best, best_step, prev_step, steps, aums, slopes, aucs, afters):
+    """Chosen step size, AUM and AUC from the processed events (the reference's rules)."""
+    s = steps
     if len(s) == 1:
-        return 0.0, aums[0], aucs[0]
+        return 0.0, float(aums[0]), float(aucs[0])
     if mode == 1:
         step = (prev_step + best_step) / 2
         aum_at = best
@@ -563,13 +561,12 @@ def _choose(mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs,
         step = (prev_step + best_step) / 2
         aum_at = None
     else:
-        a = np.asarray(aums)
-        i = int(np.argmin(a))
+        i = int(np.argmin(aums))
         j = i
-        while j + 1 < len(a) and a[j + 1] == a[i]:
+        while j + 1 < len(aums) and aums[j + 1] == aums[i]:
             j += 1
         step = (s[i] + s[j]) / 2
-        aum_at = float(a[i])
+        aum_at = float(aums[i])
     # the row in force at `step`: the last event at or before it
     r = int(np.searchsorted(s, step, side="right")) - 1
     auc = aucs[r] if s[r] == step else afters[r]
@@ -579,16 +576,22 @@ def _choose(mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs,
 
 
 def _validation_columns(vst: _State, steps) -> dict:
+    """AUM, AUC at and AUC after each step size of ``steps`` for a second set of lines."""
     v_aum, v_auc, v_after = [], [], []
     rtol = TIE_RTOL
-    for s in steps:
+    for s in steps.tolist():
         before = vst.step
-        _, _ = _sweep(vst, 0, math.inf, None, until=s + s * rtol)
+        _sweep(vst, 0, math.inf, None, until=s + s * rtol)
         hit = vst.step != before and vst.step >= s - s * rtol
         v_aum.append(vst.aum + vst.slope * (s - vst.step))
         v_after.append(vst.auc_after)
         v_auc.append(vst.auc if (hit or s == 0.0) else vst.auc_after)
-    return {"validation_aum": v_aum, "validation_auc": v_auc, "validation_auc_after": v_after}
+    k = vst.scale
+    return {
+        "validation_aum": np.array(v_aum),
+        "validation_auc": np.array(v_auc) * k,
+        "validation_auc_after": np.array(v_after) * k,
+    }
 
 
 def _queue_sizes(pushed, steps, npush) -> np.ndarray:
@@ -603,9 +606,8 @@ def _queue_sizes(pushed, steps, npush) -> np.ndarray:
     x = np.asarray(pushed, dtype=float)
     uniq, first = np.unique(x, return_index=True)
     first.sort()
-    s = np.asarray(steps, dtype=float)
-    xhi = s + s * TIE_RTOL
-    queued = np.searchsorted(first, np.asarray(npush), side="left")
+    xhi = steps + steps * TIE_RTOL
+    queued = np.searchsorted(first, npush, side="left")
     passed = np.searchsorted(uniq, xhi, side="right")
     return (queued - passed).astype(np.int64)
 
@@ -616,17 +618,18 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
         if not max_step > 0 or math.isnan(max_step):
             raise ValueError(f"max_step must be a positive number or None, got {max_step}")
     mode, limit = _parse_stop(stop, n_input, max_iterations)
-    row0 = (0.0, st.aum, st.slope, st.auc, st.auc_after, len(st.pushed))
-    (steps, aums, slopes, aucs, afters, npush, multi), (reason, best, best_step, prev_step) = (
-        _sweep(st, mode, limit, max_step)
-    )
-    steps.insert(0, row0[0])
-    aums.insert(0, row0[1])
-    slopes.insert(0, row0[2])
-    aucs.insert(0, row0[3])
-    afters.insert(0, row0[4])
-    npush.insert(0, row0[5])
-    qs = _queue_sizes(st.pushed, steps, npush)
+    aum0, slope0, auc0, after0, push0 = st.aum, st.slope, st.auc, st.auc_after, len(st.pushed)
+    rows, (reason, best, best_step, prev_step) = _sweep(st, mode, limit, max_step)
+    steps, slopes, aucs, afters, npush, multi = rows
+    steps = np.array([0.0, *steps])
+    slopes = np.array([slope0, *slopes])
+    k = st.scale
+    aucs = np.array([auc0, *aucs]) * k
+    afters = np.array([after0, *afters]) * k
+    npush = np.array([push0, *npush])
+    # AUM between events is linear: the same sequential sums as in the sweep
+    inc = slopes[:-1] * np.diff(steps)
+    aums = np.cumsum(np.concatenate(([aum0], inc)))
     n = len(steps)
     inter = np.ones(n, np.int64)
     inter[0] = 0
@@ -636,21 +639,23 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
         interv[i + 1] = b
     path = pd.DataFrame(
         {
-            "step_size": np.array(steps),
-            "aum": np.array(aums),
-            "aum_slope_after": np.array(slopes),
-            "auc": np.array(aucs),
-            "auc_after": np.array(afters),
+            "step_size": steps,
+            "aum": aums,
+            "aum_slope_after": slopes,
+            "auc": aucs,
+            "auc_after": afters,
             "intersections": inter,
             "intervals": interv,
-            "q_size": np.array(qs, np.int64),
+            "q_size": _queue_sizes(st.pushed, steps, npush),
         }
     )
     if vst is not None:
-        for k, v in _validation_columns(vst, steps).items():
-            path[k] = np.array(v)
+        for col, v in _validation_columns(vst, steps).items():
+            path[col] = v
+    if mode == 2:
+        best *= k
     step, aum_at, auc_at = _choose(
-        mode, reason, best, best_step, prev_step, steps, aums, slopes, aucs, afters
+        mode, best, best_step, prev_step, steps, aums, slopes, aucs, afters
     )
     return LineSearchResult(
         path=path,
