@@ -154,8 +154,9 @@ def label_errors(
         ``model_errors``: the models of labeled sequences (in input order) with
         ``possible_fp, fp, possible_fn, fn, labels, errors`` (weighted sums);
         ``label_errors``: one row per (label, model) with ``n_changes`` in the label,
-        its ``min_changes, max_changes, possible_fp, possible_fn, weight``, unweighted
-        ``fp, fn`` (0/1) and ``status`` ("correct", "false positive", "false negative").
+        its ``min_changes, max_changes, possible_fp, possible_fn`` (0/1), ``weight``,
+        ``fp, fn`` (the label's weight if the error occurs, else 0) and ``status``
+        ("correct", "false positive", "false negative").
         Sequences without labels are left out.
 
     Examples
@@ -207,20 +208,22 @@ def label_errors(
     counts = inside.groupby(["_label", "_model"]).size().rename("n_changes").reset_index()
     pairs = pairs.merge(counts, on=["_label", "_model"], how="left")
     pairs["n_changes"] = pairs["n_changes"].fillna(0).astype(np.int64)
-    pairs["fp"] = (pairs["n_changes"] > pairs["max_changes"]).astype(int)
-    pairs["fn"] = (pairs["n_changes"] < pairs["min_changes"]).astype(int)
-    pairs["status"] = np.where(
-        pairs["fp"] > 0, "false positive", np.where(pairs["fn"] > 0, "false negative", "correct")
-    )
+    is_fp = (pairs["n_changes"] > pairs["max_changes"]).to_numpy()
+    is_fn = (pairs["n_changes"] < pairs["min_changes"]).to_numpy()
+    w = pairs["weight"].to_numpy()
+    pairs["fp"] = w * is_fp
+    pairs["fn"] = w * is_fn
+    pairs["status"] = np.where(is_fp, "false positive",
+                               np.where(is_fn, "false negative", "correct"))
     pairs = pairs.sort_values(["_label", "_model"], kind="stable")
     w = pairs["weight"].to_numpy()
     sums = pd.DataFrame(
         {
             "_model": pairs["_model"].to_numpy(),
             "possible_fp": w * pairs["possible_fp"].to_numpy(),
-            "fp": w * pairs["fp"].to_numpy(),
+            "fp": pairs["fp"].to_numpy(),
             "possible_fn": w * pairs["possible_fn"].to_numpy(),
-            "fn": w * pairs["fn"].to_numpy(),
+            "fn": pairs["fn"].to_numpy(),
             "labels": w,
         }
     ).groupby("_model").sum()
