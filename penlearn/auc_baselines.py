@@ -758,9 +758,12 @@ def fit_svm_pauc(
         if best is None or key > best[0]:
             best = (key, w, c_val)
     _, w, c_val = best
-    if not np.any(w):
+    if not np.linalg.norm(w) > 1e-9:
         raise ValueError(
-            "degenerate scores: the SVM returned w = 0 (every score equal); try a larger C"
+            "degenerate scores: the partial-AUC SVM is minimised at w = 0 (every score equal) "
+            f"for C in {grid}: no direction ranks the positives above the top "
+            f"{j_beta} negatives on average, so the convex surrogate (papers/004 eq. 10) "
+            "cannot improve on a constant score; try a larger fpr_max"
         )
     params = {"fpr_max": float(fpr_max), "j_beta": j_beta, "C": c_val, "C_grid": grid,
               "epsilon": epsilon}

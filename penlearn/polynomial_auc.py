@@ -99,6 +99,23 @@ def sigmoid_chebyshev(degree: int, slope: float) -> np.ndarray:
     return _pad(C.cheb2poly(cheb), degree)
 
 
+@lru_cache(maxsize=16)
+def _interpolation_operator_cached(degree: int):
+    nodes = C.chebpts1(degree + 1)
+    vander = C.chebvander(nodes, degree)  # as numpy's chebinterpolate
+    to_cheb = vander.T / (degree + 1)
+    to_cheb[1:] *= 2.0
+    to_power = np.column_stack([_pad(C.cheb2poly(np.eye(degree + 1)[k]), degree)
+                                for k in range(degree + 1)])
+    return nodes, to_power @ to_cheb
+
+
+def _interpolation_operator(degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chebyshev points and the linear map from values there to power-basis coefficients."""
+    nodes, op = _interpolation_operator_cached(degree)
+    return nodes, op
+
+
 def _pair_matrix(coef: np.ndarray) -> np.ndarray:
     """A[l, j] = c_{l+j}·binom(l+j, l)·(−1)^j, so Σ_pairs p(a − b) = Σ_{l,j} A[l,j]·Sa_l·Sb_j."""
     d = len(coef) - 1
@@ -295,18 +312,25 @@ def angle_search(
     s1 = _combined_power_sums(_cross_power_sums(fw_pos, fg_pos, degree), ca, sa)
     s0 = _combined_power_sums(_cross_power_sums(fw_neg, fg_neg, degree), ca, sa)
     norm = len(fw_pos) * len(fw_neg)
+    # T[α, k] = Σ_{l+j=k} binom(k, l)·(−1)^j·s1[α, l]·s0[α, j]: value = Σ_k c_k·T[α, k] / norm
+    w = _pair_matrix(np.ones(degree + 1))
+    outer = s1[:, :, None] * s0[:, None, :] * w[None, :, :]
+    k = np.add.outer(np.arange(degree + 1), np.arange(degree + 1)).ravel()
+    inside = k <= degree
+    T = np.zeros((len(angles), degree + 1))
+    np.add.at(T.T, k[inside], outer.reshape(len(angles), -1)[:, inside].T)
     if beta is None:
-        a = _pair_matrix(heaviside_chebyshev(degree))
-        values = np.einsum("al,lj,aj->a", s1, a, s0) / norm
+        values = T @ heaviside_chebyshev(degree) / norm
     else:
         if norms is None:
             raise ValueError("angle_search with beta needs norms=(|w|^2, |g|^2, w.g)")
         ww, gg, wg = norms
         n2 = ca**2 * ww + sa**2 * gg + 2 * ca * sa * wg
         lengths = np.sqrt(np.maximum(n2, 1e-300))
-        values = np.empty(len(angles))
-        for i, length in enumerate(lengths):
-            a = _pair_matrix(sigmoid_chebyshev(degree, float(beta) / length))
-            values[i] = s1[i] @ a @ s0[i] / norm
+        nodes, op = _interpolation_operator(degree)
+        slopes = float(beta) / lengths
+        vals = 0.5 * (1.0 + np.tanh(0.5 * slopes[:, None] * nodes[None, :]))
+        coefs = vals @ op.T  # power-basis coefficients of each angle's interpolant
+        values = np.sum(T * coefs, axis=1) / norm
     best = int(np.argmax(values))
     return AngleSearch(angles, values, float(angles[best]), float(values[best]))
