@@ -101,9 +101,9 @@ def _gaps(fp: np.ndarray, fn: np.ndarray):
     return fpg, fng, np.minimum(fpg, fng)
 
 
-def _sort_right(t: np.ndarray, d: np.ndarray) -> np.ndarray:
+def _sort_right(t: np.ndarray, d: np.ndarray, kind: str = "quicksort") -> np.ndarray:
     """Permutation sorting ``t``, ties broken by slope ``d`` (the order just after s)."""
-    p = np.argsort(t, kind="stable")
+    p = np.argsort(t, kind=kind)
     ts = t[p]
     if len(ts) > 1 and np.any(ts[1:] == ts[:-1]):
         p = np.lexsort((d, t))
@@ -127,10 +127,13 @@ class _Anchor:
         self.s, self.a, self.d, self.fp, self.fn = s, a, d, fp, fn
         self.aum, self.slope = aum, slope
 
-    def evaluate(self, s: float):
-        """Order (as a permutation of the anchor order), AUM and slope just after ``s``."""
+    def evaluate(self, s: float, near: bool = False):
+        """Order (as a permutation of the anchor order), AUM and slope just after ``s``.
+
+        ``near``: the anchor order is almost sorted at ``s`` (use the adaptive sort).
+        """
         t = self.a + self.d * s
-        p = _sort_right(t, self.d)
+        p = _sort_right(t, self.d, "stable" if near else "quicksort")
         d = self.d[p]
         _, _, m = _gaps(self.fp[p], self.fn[p])
         aum, slope = _aum_slope(t[p], d, m)
@@ -312,13 +315,109 @@ def _sweep(anchor: _Anchor, s_hi: float, stop):
 # --------------------------------------------------------------------------- bracketing
 
 
+def _blocks(r: np.ndarray):
+    """Blocks of a permutation: ``r[k]`` = index (in the lo order) of the line at slot k.
+
+    Lines only cross others of their own block between the two orders; a block is a run
+    of slots that ``r`` maps onto itself. Returns (involved mask, block id) per slot.
+    """
+    m = len(r)
+    end = np.maximum.accumulate(r) == np.arange(m)
+    start = np.empty(m, bool)
+    start[0] = True
+    start[1:] = end[:-1]
+    bid = np.cumsum(start) - 1
+    size = np.bincount(bid)
+    return size[bid] > 1, bid
+
+
+class _Local:
+    """The lines that still cross inside a bracket (lo, hi], in place in lo's order.
+
+    Between lo and hi the order is lo's order with each block of involved lines permuted
+    in place, so a probe only sorts the involved lines (``O(m log m)``, m ≪ B).
+    """
+
+    def __init__(self, anchor: _Anchor, hi_p: np.ndarray):
+        self.s = anchor.s
+        self.a, self.d = anchor.a.copy(), anchor.d.copy()
+        self.fp, self.fn = anchor.fp.copy(), anchor.fn.copy()
+        self.fpg, self.fng, self.mg = _gaps(self.fp, self.fn)
+        self.aum, self.slope = anchor.aum, anchor.slope
+        inv, bid = _blocks(hi_p)
+        self.I = np.flatnonzero(inv)
+        self.blk = bid[self.I]
+        self.q = np.searchsorted(self.I, hi_p[self.I])  # hi order, as indices into I
+
+    def _prune(self):
+        if not len(self.I):
+            return
+        inv, bid = _blocks(self.q)
+        keep = np.flatnonzero(inv)
+        remap = np.cumsum(inv) - 1
+        self.q = remap[self.q[keep]]
+        self.I = self.I[keep]
+        self.blk = bid[keep]
+
+    def footrule(self) -> int:
+        return int(np.abs(self.q - np.arange(len(self.q))).sum())
+
+    def probe(self, x: float):
+        """Sort the involved lines at x; returns the state needed to adopt it."""
+        I = self.I
+        aI, dI, fpI, fnI = self.a[I], self.d[I], self.fp[I], self.fn[I]
+        o = np.lexsort((dI, aI + dI * x, self.blk))
+        an, dn, fpn, fnn = aI[o], dI[o], fpI[o], fnI[o]
+        m = len(I)
+        start = np.empty(m, bool)
+        start[0] = True
+        np.not_equal(self.blk[1:], self.blk[:-1], out=start[1:])
+        bs = np.maximum.accumulate(np.where(start, np.arange(m), 0))
+        cfp = np.cumsum(fpn) - fpn
+        cfn = np.cumsum(fnn) - fnn
+        fpb = self.fpg[I[bs]] + cfp - cfp[bs]
+        fnb = self.fng[I[bs]] + cfn - cfn[bs]
+        mb = np.minimum(fpb, fnb)
+        ma = np.empty(m)
+        ma[:-1] = mb[1:]
+        end = np.empty(m, bool)
+        end[-1] = True
+        end[:-1] = start[1:]
+        ma[end] = self.mg[I[end] + 1]
+        wn = mb - ma
+        wl = self.mg[I] - self.mg[I + 1]
+        slope = self.slope + (np.dot(dn, wn) - np.dot(dI, wl))
+        d_int = np.dot(an, wn) - np.dot(aI, wl)
+        aum = self.aum + d_int + x * slope - self.s * self.slope
+        return (o, an, dn, fpn, fnn, fpb, fnb, mb), aum, slope
+
+    def adopt_hi(self, st):
+        self.q = st[0].copy()
+        self._prune()
+
+    def adopt_lo(self, x, st, aum, slope):
+        o, an, dn, fpn, fnn, fpb, fnb, mb = st
+        I = self.I
+        self.a[I], self.d[I], self.fp[I], self.fn[I] = an, dn, fpn, fnn
+        self.fpg[I], self.fng[I], self.mg[I] = fpb, fnb, mb
+        self.s, self.aum, self.slope = x, aum, slope
+        oi = np.empty_like(o)
+        oi[o] = np.arange(len(o))
+        self.q = oi[self.q]
+        self._prune()
+
+    def anchor(self) -> _Anchor:
+        return _Anchor(self.s, self.a, self.d, self.fp, self.fn, self.aum, self.slope)
+
+
 class _Search:
     """Bracketing of a predicate on (AUM, slope) that is monotone in the step size."""
 
     def __init__(self, a, d, fp, fn, kmax: int):
         self.n_sorts = 0
+        self.n_local = 0
         self.kmax = kmax
-        p = np.lexsort((d, a))  # order just after step 0
+        p = _sort_right(a, d)  # order just after step 0
         self.n_sorts += 1
         a, d, fp, fn = a[p], d[p], fp[p], fn[p]
         _, _, m = _gaps(fp, fn)
@@ -334,19 +433,19 @@ class _Search:
             self._last = _last_event(self.zero.a, self.zero.d)
         return self._last
 
-    def evaluate(self, anchor: _Anchor, s: float):
+    def evaluate(self, anchor: _Anchor, s: float, near: bool = False):
         self.n_sorts += 1
-        return anchor.evaluate(s)
+        return anchor.evaluate(s, near)
 
     def bracket(self, lo: _Anchor, pred, hi_s: float | None = None, guess: float | None = None):
         """Narrow (lo, hi] with pred false at lo and true at hi until few events remain.
 
         ``pred(aum, slope)`` must be monotone (false then true) in the step size.
         Returns (lo anchor, hi step). ``hi_s=None``: search upwards from ``guess``.
+        Probes are full sorts while most lines still cross inside the bracket, then sorts
+        of the crossing lines only.
         """
-        hi_p = None  # hi order as a permutation of lo's order
-        hi_f = None
-        lo_f = None
+        key = pred.key
         if hi_s is None:
             x = guess if guess is not None and guess > lo.s else max(2 * lo.s, 1.0)
             for _ in range(8):
@@ -367,36 +466,47 @@ class _Search:
         else:
             p, aum, slope = self.evaluate(lo, hi_s)
             hi_p, hi_f = p, (aum, slope)
-        side = 0
+        rf = _Cutting(lo.s, (lo.aum, lo.slope), hi_s, hi_f, getattr(pred, "level", None))
+        n = len(lo.a)
+        near = False
+        # phase 1: full sorts while most lines are involved
         while True:
-            n = len(lo.a)
             foot = int(np.abs(hi_p - np.arange(n)).sum())
-            if foot <= 2 * self.kmax:
+            if foot <= 2 * self.kmax or _tiny(lo.s, hi_s):
+                return lo, hi_s
+            inv, _ = _blocks(hi_p)
+            if int(inv.sum()) <= n // 4:
                 break
-            mid = lo.s + (hi_s - lo.s) / 2
-            if not (lo.s < mid < hi_s) or hi_s - lo.s <= 1e-10 * hi_s:
-                break  # a cluster of events within rounding: the sweep handles it
-            if lo.s > 0 and hi_s / lo.s > 8:
-                x = math.sqrt(lo.s * hi_s)
-            else:
-                x = self._interpolate(lo, (lo.aum, lo.slope), hi_s, hi_f, pred, side, lo_f)
-                if not (lo.s < x < hi_s):
-                    x = mid
-            p, aum, slope = self.evaluate(lo, x)
+            near = foot < 2 * n
+            x = rf.next()
+            p, aum, slope = self.evaluate(lo, x, near)
             if pred(aum, slope):
-                hi_s, hi_p, hi_f = x, p, (aum, slope)
-                side = side + 1 if side > 0 else 1
+                hi_s, hi_p = x, p
+                rf.update(x, (aum, slope), True)
             else:
                 inv = np.empty_like(p)
                 inv[p] = np.arange(n)
                 hi_p = inv[hi_p]
                 lo = lo.moved(x, p, aum, slope)
-                side = side - 1 if side < 0 else -1
-        return lo, hi_s
+                rf.update(x, (aum, slope), False)
+        # phase 2: sort only the lines that cross inside the bracket
+        loc = _Local(lo, hi_p)
+        while len(loc.I) and loc.footrule() > 2 * self.kmax and not _tiny(loc.s, hi_s):
+            x = rf.next()
+            self.n_local += 1
+            st, aum, slope = loc.probe(x)
+            if pred(aum, slope):
+                hi_s = x
+                loc.adopt_hi(st)
+                rf.update(x, (aum, slope), True)
+            else:
+                loc.adopt_lo(x, st, aum, slope)
+                rf.update(x, (aum, slope), False)
+        return loc.anchor(), hi_s
 
     def settle(self, lo: _Anchor, hi: float, pred) -> _Anchor:
-        """Repair the anchor order near rounding ties; back off while pred holds there."""
-        lo = _repair(lo)
+        """Recompute AUM and slope at the anchor, repair rounding ties; back off if needed."""
+        lo = _repair(_refresh(lo))
         k = 0
         while lo.s > 0 and pred(lo.aum, lo.slope):
             width = max(hi - lo.s, 1e-9 * lo.s) * 4.0**k
@@ -408,25 +518,119 @@ class _Search:
             k += 1
         return lo
 
-    @staticmethod
-    def _interpolate(lo, lo_f, hi_s, hi_f, pred, side, _lo_f):
-        """Illinois-style regula falsi on the quantity the predicate thresholds."""
-        key = pred.key
-        f_lo, f_hi = key(*lo_f), key(*hi_f)
-        # Illinois: shrink the retained end's value after two moves on the same side
-        if side >= 2:
-            f_lo = f_lo / 2.0 ** min(side - 1, 60)
-        elif side <= -2:
-            f_hi = f_hi / 2.0 ** min(-side - 1, 60)
-        if not (f_lo < 0 <= f_hi) or f_hi == f_lo:
-            return lo.s + (hi_s - lo.s) / 2
-        w = -f_lo / (f_hi - f_lo)
-        w = min(max(w, 1e-3), 1 - 1e-3)
-        return lo.s + (hi_s - lo.s) * w
+
+def _tiny(lo: float, hi: float) -> bool:
+    """A bracket too narrow to split in floating point: its events form a cluster."""
+    mid = lo + (hi - lo) / 2
+    return not (lo < mid < hi) or hi - lo <= 1e-10 * hi
+
+
+def _refresh(anchor: _Anchor) -> _Anchor:
+    """The anchor with AUM and slope recomputed from scratch (no sort)."""
+    _, _, m = _gaps(anchor.fp, anchor.fn)
+    aum, slope = _aum_slope(anchor.a + anchor.d * anchor.s, anchor.d, m)
+    return _Anchor(anchor.s, anchor.a, anchor.d, anchor.fp, anchor.fn, aum, slope)
+
+
+class _Cutting:
+    """Next probe from AUM and slope at both ends of a bracket (convex piecewise-linear AUM).
+
+    Smooth regime (the slope changes between any two probes): the minimiser of the cubic
+    interpolating AUM and slope at both ends (Nocedal & Wright 2006, eq. 3.59). Staircase
+    regime (a probe returns the slope of the end it replaces, up to rounding: AUM is
+    exactly linear on that side up to the next slope change): the kink is where that
+    line meets a quadratic model of the other side (slope and curvature from its last
+    two probes), alternating with the plain tangent intersection, which is never before
+    the first kink nor after the last one (cutting-plane step; exact with one kink left).
+    For the level predicate AUM < c: Newton's step from lo (exact on a linear piece,
+    never past the root of a convex decreasing AUM). Safeguards: log-bisection on wide
+    brackets, bisection when the smooth steps stall, probes just inside an end when the
+    estimate sits on it.
+    """
+
+    def __init__(self, lo, lo_v, hi, hi_v, level=None):
+        self.lo, self.lo_v, self.hi, self.hi_v = lo, lo_v, hi, hi_v
+        self.prev_lo = self.prev_hi = None  # the previous (step, (aum, slope)) of each end
+        self.level = level
+        self.slow = 0
+        self.width = hi - lo
+        self.stair = None  # "lo" / "hi": the end whose slope stayed the same
+        self.model_step = False
+        self.n_stair = 0
+
+    def _kink(self) -> float:
+        lo, hi = self.lo, self.hi
+        (a0, d0), (a1, d1) = self.lo_v, self.hi_v
+        beta = d1 - d0
+        if self.model_step or self.stair is None:
+            self.model_step = False
+            return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
+        self.model_step = True
+        if self.stair == "lo" and self.prev_hi is not None:
+            ph, (_, dph) = self.prev_hi
+            c = (dph - d1) / (ph - hi)
+            gamma = a1 - a0 - d0 * (hi - lo)
+            disc = beta * beta - 2 * c * gamma
+            if c > 0 and gamma >= 0 and disc >= 0:
+                return hi - 2 * gamma / (beta + math.sqrt(disc))
+        if self.stair == "hi" and self.prev_lo is not None:
+            pl, (_, dpl) = self.prev_lo
+            c = (d0 - dpl) / (lo - pl)
+            gamma = a0 - a1 + d1 * (hi - lo)
+            disc = beta * beta - 2 * c * gamma
+            if c > 0 and gamma >= 0 and disc >= 0:
+                return lo + 2 * gamma / (beta + math.sqrt(disc))
+        return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
+
+    def next(self) -> float:
+        lo, hi = self.lo, self.hi
+        if lo > 0 and hi / lo > 8:
+            return math.sqrt(lo * hi)
+        mid = lo + (hi - lo) / 2
+        (a0, d0), (a1, d1) = self.lo_v, self.hi_v
+        if self.level is not None:
+            x = lo + (self.level - a0) / d0 if d0 < 0 else mid
+        elif self.stair is not None or not (d0 < 0 < d1):
+            self.n_stair += 1
+            if self.n_stair > 40 and self.n_stair % 2:
+                return mid
+            x = self._kink() if d1 > d0 else mid
+        else:
+            if self.slow >= 2:
+                self.slow = 0
+                return mid
+            t1 = d0 + d1 - 3 * (a0 - a1) / (lo - hi)
+            t2 = math.sqrt(t1 * t1 - d0 * d1)
+            x = hi - (hi - lo) * (d1 + t2 - t1) / (d1 - d0 + 2 * t2)
+        if not math.isfinite(x):
+            return mid
+        eps = 1e-9 * hi
+        if x <= lo + eps:
+            x = lo + min(eps, (hi - lo) / 2)
+        elif x >= hi - eps:
+            x = hi - min(eps, (hi - lo) / 2)
+        return x if lo < x < hi else mid
+
+    def update(self, x, v, is_hi: bool):
+        old = self.hi_v if is_hi else self.lo_v
+        if abs(v[1] - old[1]) <= 1e-9 * max(abs(v[1]), abs(old[1])):
+            # the same slope again (up to rounding): linear on that side
+            self.stair = "hi" if is_hi else "lo"
+        if is_hi:
+            self.prev_hi = (self.hi, self.hi_v)
+            self.hi, self.hi_v = x, v
+        else:
+            self.prev_lo = (self.lo, self.lo_v)
+            self.lo, self.lo_v = x, v
+        width = self.hi - self.lo
+        self.slow = self.slow + 1 if width > self.width / 2 else 0
+        self.width = width
 
 
 class _Pred:
     """Predicate ``key(aum, slope) >= -tol`` (``> tol`` when ``strict``)."""
+
+    level = None  # for "AUM < level" predicates: the level
 
     def __init__(self, key, strict=False, tol=0.0):
         self.key, self.strict, self.tol = key, strict, tol
@@ -576,6 +780,7 @@ def first_min_monotone(
             step = min(first, R) / 2 if R > 0 else 0.0
             return done(step, aum_L, "zero", n_events, bracket)
         below = _Pred(lambda aum, sl: AUM_ZERO - aum, strict=True)
+        below.level = AUM_ZERO
         if zero.aum < AUM_ZERO:
             tau_lo, hi_t = zero, first
         else:
