@@ -11,7 +11,15 @@ from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoin
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
 from penlearn.errors import error_functions, target_intervals
 from penlearn.features import feature_matrix, feature_vector
+from penlearn.interval_regression import IntervalRegression
 from penlearn.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
+from penlearn.learn import (
+    PenaltyModel,
+    changepoint_auc,
+    fit_aum_linear,
+    learn_penalty,
+    subtrain_validation_split,
+)
 from penlearn.model_selection import model_selection
 from penlearn.report import roc_change_report
 from penlearn.roc import ROCChange, breakpoints_auc, roc_change
@@ -25,6 +33,12 @@ from penlearn.segmentation import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "IntervalRegression",
+    "PenaltyModel",
+    "changepoint_auc",
+    "fit_aum_linear",
+    "learn_penalty",
+    "subtrain_validation_split",
     "AUMResult",
     "Breakpoints",
     "aum",

@@ -325,13 +325,8 @@ def _check_classes(bp: Breakpoints, what: str) -> None:
 
 
 def _target_intervals(evaluation: pd.DataFrame, ids: list) -> pd.DataFrame:
-    try:
-        from penlearn.errors import target_intervals
-    except ImportError:  # pragma: no cover - depends on the pipeline module
-        raise ValueError(
-            "init='interval_regression' needs target intervals: pass targets= (e.g. the "
-            "outputs table of load_uci) since penlearn.target_intervals is not available"
-        ) from None
+    from penlearn.errors import target_intervals
+
     t = target_intervals(evaluation)
     return t.set_index("sequence_id").loc[ids, ["min_log_lambda", "max_log_lambda"]]
 
@@ -509,7 +504,7 @@ class PenaltyModel:
             return -s
         return (s > 0).astype(int)
 
-    def segment(self, sequence, features, max_segments: int = 20, loss: str = "l2"):
+    def segment(self, sequence, features=None, max_segments: int = 20, loss: str = "l2"):
         """Change positions of ``sequence`` selected by the predicted penalty.
 
         Optimal models with 1..K segments (:func:`penlearn.segmentation.segment`), the
@@ -521,8 +516,10 @@ class PenaltyModel:
         sequence : array-like or DataFrame
             The values, or a DataFrame of one sequence with ``position, value``
             (positions default to 1..n).
-        features : Series or one-row DataFrame
-            The sequence's features (the model's columns).
+        features : Series or one-row DataFrame, optional
+            The sequence's features (the model's columns). Default: computed from the
+            sequence with :func:`penlearn.features.feature_matrix`, using the first of
+            its feature sets that has every column of the model.
         max_segments : int
             K, the largest model considered.
         loss : str
@@ -547,6 +544,8 @@ class PenaltyModel:
         else:
             values = np.asarray(sequence, dtype=float)
             positions = np.arange(1, len(values) + 1)
+        if features is None:
+            features = _sequence_features(values, positions, list(self.coef_.index))
         if isinstance(features, pd.Series):
             features = features.to_frame().T
         log_lambda = float(self.predict(features)[0])
@@ -672,6 +671,23 @@ class PenaltyModel:
             f"PenaltyModel(kind={self.kind!r}, features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"
         )
+
+
+def _sequence_features(values, positions, columns) -> pd.DataFrame:
+    from penlearn.features import feature_matrix
+
+    long = pd.DataFrame({"sequence_id": "s", "position": positions, "value": values})
+    for kind in ("penaltyLearning", "chipseq", "neuroblastoma"):
+        try:
+            fm = feature_matrix(long, kind)
+        except ValueError:
+            continue
+        if set(columns) <= set(fm.columns):
+            return fm
+    raise ValueError(
+        "segment(): no feature set of penlearn.features has all the model's columns; "
+        "pass features= explicitly"
+    )
 
 
 def _finish(model: PenaltyModel, scaling: FeatureScaling, w_std: np.ndarray, b: float,

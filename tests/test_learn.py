@@ -211,6 +211,9 @@ def test_interval_regression_init_sign():
               random_state=0)
     good = learn_penalty(fs, es, init="interval_regression", **kw)
     flipped = learn_penalty(fs, es, init="interval_regression_flipped", **kw)
+    # targets default to penlearn.target_intervals of the evaluation
+    default = learn_penalty(fs, es, **{**kw, "targets": None})
+    np.testing.assert_allclose(default.coef_.to_numpy(), good.coef_.to_numpy())
     a_good = good.history_["validation_auc"][0]
     a_flip = flipped.history_["validation_auc"][0]
     assert a_good > 0.9 > a_flip
@@ -345,6 +348,13 @@ def test_params_fit_predict_and_segment():
     np.testing.assert_array_equal(m.segment(seq, row), [(295 + 305) // 2])
     m.intercept_ = np.log(1e6)
     assert len(m.segment(seq, row)) == 0
+    # without features: computed by penlearn.features (a set that has the model's columns)
+    m.coef_ = pd.Series([0.0], index=["log.n"])
+    m.intercept_ = np.log(5.0)
+    np.testing.assert_array_equal(m.segment(seq), [(295 + 305) // 2])
+    m.coef_ = pd.Series([0.0], index=["no.such.feature"])
+    with pytest.raises(ValueError, match="features="):
+        m.segment(seq)
     with pytest.raises(ValueError, match="not fitted"):
         PenaltyModel().predict(feats)
 
