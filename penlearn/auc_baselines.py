@@ -58,7 +58,7 @@ from penlearn.polynomial_auc import (
 )
 
 L2_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
-C_GRID = (1.0, 10.0, 100.0)
+C_GRID = (0.1, 1.0, 10.0)
 
 
 # --------------------------------------------------------------------------- model
@@ -717,8 +717,8 @@ def fit_svm_pauc(
     fpr_max : float
         β in (0, 1].
     C : float or sequence, optional
-        Regularisation; default the grid 1, 10, 100 chosen by validation partial AUC
-        (normalized, FPR in [0, β]) when ``validation`` is given, else 10.
+        Regularisation; default the grid 0.1, 1, 10 chosen by validation partial AUC
+        (normalized, FPR in [0, β]) when ``validation`` is given, else 1.
     epsilon : float
         Cutting-plane tolerance.
     max_iter : int

@@ -249,11 +249,13 @@ def _cross_power_sums(fw: np.ndarray, fg: np.ndarray, degree: int) -> np.ndarray
 def _combined_power_sums(S: np.ndarray, ca: np.ndarray, sa: np.ndarray) -> np.ndarray:
     """Σ_i (ca·fw_i + sa·fg_i)^l for every angle and l, from the cross power sums S."""
     d = S.shape[0] - 1
+    cpow = np.vander(ca, d + 1, increasing=True)  # ca^m
+    spow = np.vander(sa, d + 1, increasing=True)
     out = np.empty((len(ca), d + 1))
     for ell in range(d + 1):
         m = np.arange(ell + 1)
         terms = comb(ell, m) * S[m, ell - m]
-        out[:, ell] = (ca[:, None] ** m * sa[:, None] ** (ell - m)) @ terms
+        out[:, ell] = (cpow[:, : ell + 1] * spow[:, ell::-1]) @ terms
     return out
 
 
@@ -314,11 +316,10 @@ def angle_search(
     norm = len(fw_pos) * len(fw_neg)
     # T[α, k] = Σ_{l+j=k} binom(k, l)·(−1)^j·s1[α, l]·s0[α, j]: value = Σ_k c_k·T[α, k] / norm
     w = _pair_matrix(np.ones(degree + 1))
-    outer = s1[:, :, None] * s0[:, None, :] * w[None, :, :]
-    k = np.add.outer(np.arange(degree + 1), np.arange(degree + 1)).ravel()
-    inside = k <= degree
     T = np.zeros((len(angles), degree + 1))
-    np.add.at(T.T, k[inside], outer.reshape(len(angles), -1)[:, inside].T)
+    for ell in range(degree + 1):
+        rest = degree + 1 - ell
+        T[:, ell:] += s1[:, ell : ell + 1] * (w[ell, :rest] * s0[:, :rest])
     if beta is None:
         values = T @ heaviside_chebyshev(degree) / norm
     else:
