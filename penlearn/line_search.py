@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -293,60 +294,71 @@ def _runs_of(ps: list[int]) -> list[list[int]]:
 
 
 def _cluster(st: _State, xhi: float, pairs: list[int]):
-    """Process every intersection at step ≈ x (up to ``xhi``) as one event.
+    """Process every intersection at step ≈ x (computed steps up to ``xhi``) as one event.
 
-    ``pairs`` holds positions p of adjacent pairs (p, p + 1) that intersect at ≈ x. Runs of
-    consecutive pairs are lines through one point; a neighbour of a run that meets it at
-    the same point joins it (closure); each run is then re-sorted by (slope, intercept),
-    which is the exact order just after a common point, and its gaps, its part of the AUM
-    slope (eq. 6) and its ROC segments (eqs. 16-18, with the diagonal through the run)
-    recomputed. Returns (number of runs = intersections, number of swapped gaps).
+    ``pairs`` holds positions p of adjacent pairs (p, p + 1) whose computed intersection is
+    at most ``xhi``. Runs of consecutive pairs form blocks of lines. Each block is sorted
+    *exactly* (rational arithmetic on the float inputs) by the value of the lines at
+    ``xhi`` and then by slope, i.e. into the true order just after every intersection of
+    the event; a neighbour that is out of that order joins the block (closure). So a
+    k-line tie is one event and near-ties whose computed step sizes differ in the last bits
+    can never leave a wrong order. Each block's gaps, its part of the AUM slope (eq. 6) and
+    its ROC segments (eqs. 16-18, with one diagonal through the block) are recomputed.
+    Returns (number of blocks = intersections, number of swapped gaps = intervals).
     """
     order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
     FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
     heap, pushed = st.heap, st.pushed
     tw, B = st.tw, st.B
+    X = Fraction(xhi)
+    keys: dict[int, tuple] = {}
 
     def key(j):
-        return (sl[j], ic[j])
+        k = keys.get(j)
+        if k is None:
+            k = keys[j] = (Fraction(ic[j]) + X * Fraction(sl[j]), sl[j])
+        return k
 
-    runs = _runs_of(pairs)
+    over: dict[int, int] = {}  # new line at each touched position
+
+    def line_at(p):
+        return over.get(p, order[p])
+
+    blocks = _runs_of(pairs)
     changed = True
     while changed:
         changed = False
-        merged = []
-        for r in runs:
-            if merged and merged[-1][1] >= r[0]:
-                merged[-1][1] = max(merged[-1][1], r[1])
+        merged: list[list[int]] = []
+        for blk in sorted(blocks):
+            if merged and merged[-1][1] >= blk[0]:
+                merged[-1][1] = max(merged[-1][1], blk[1])
             else:
-                merged.append(r)
-        runs = merged
-        for r in runs:
-            lo, hi = r
-            lines = sorted(order[lo : hi + 1], key=key)
-            first, last = lines[0], lines[-1]
-            if lo > 0:
-                c = order[lo - 1]
-                if sl[c] > sl[first] and (ic[first] - ic[c]) / (sl[c] - sl[first]) <= xhi:
-                    r[0] = lo - 1
-                    changed = True
-            if hi + 1 < B:
-                d = order[hi + 1]
-                if sl[last] > sl[d] and (ic[d] - ic[last]) / (sl[last] - sl[d]) <= xhi:
-                    r[1] = hi + 1
-                    changed = True
+                merged.append(blk)
+        blocks = merged
+        for blk in blocks:
+            lo, hi = blk
+            lines = sorted((line_at(p) for p in range(lo, hi + 1)), key=key)
+            for p, j in zip(range(lo, hi + 1), lines):
+                over[p] = j
+            if lo > 0 and key(line_at(lo - 1)) > key(lines[0]):
+                blk[0] = lo - 1
+                changed = True
+            if hi + 1 < B and key(lines[-1]) > key(line_at(hi + 1)):
+                blk[1] = hi + 1
+                changed = True
     d_slope = 0.0
     d_at = 0.0
     d_after = 0.0
     n_int = 0
-    for lo, hi in runs:
+    for lo, hi in blocks:
         n_int += hi - lo
         old_d = 0.0
         old_a = 0.0
         for p in range(lo, hi + 1):
             old_d += sl[order[p]] * (M[p] - M[p + 1])
             old_a += (FP[p + 1] - FP[p]) * (tw - FN[p + 1] - FN[p])
-        for p, j in zip(range(lo, hi + 1), sorted(order[lo : hi + 1], key=key)):
+        for p in range(lo, hi + 1):
+            j = over[p]
             order[p] = j
             pos[j] = p
         for g in range(lo + 1, hi + 1):
@@ -365,19 +377,23 @@ def _cluster(st: _State, xhi: float, pairs: list[int]):
         d_slope += new_d - old_d
         d_at += diag - old_a
         d_after += new_a - old_a
-    # queue the new adjacent pairs at the ends of the runs (inside, lines are sorted)
-    for p in sorted({p for lo, hi in runs for p in (lo - 1, hi) if 0 <= p < B - 1}):
+    # queue the adjacent pairs of the blocks and at their ends that will still cross: they
+    # are in order at xhi exactly, so they cross after it, even if rounding says otherwise
+    after = math.nextafter(xhi, math.inf)
+    todo = {p for lo, hi in blocks for p in range(lo - 1, hi + 1) if 0 <= p < B - 1}
+    for p in sorted(todo):
         a = order[p]
         b = order[p + 1]
         if sl[a] > sl[b]:
             y = (ic[b] - ic[a]) / (sl[a] - sl[b])
-            if y > xhi:  # y <= xhi was pulled into the event by the closure above
-                pushed.append(y)
-                heapq.heappush(heap, (y, a, b))
+            if y <= xhi:
+                y = after
+            pushed.append(y)
+            heapq.heappush(heap, (y, a, b))
     st.slope += d_slope
     st.auc = st.auc_after + d_at
     st.auc_after += d_after
-    return len(runs), n_int
+    return len(blocks), n_int
 
 
 def _sweep(st: _State, mode: int, limit, max_step, until=None):
