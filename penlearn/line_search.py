@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -208,9 +208,7 @@ def _parse_stop(stop, n_lines: int, max_iterations) -> tuple[int, int | float]:
     else:
         raise TypeError(f"stop must be a string or an int, got {type(stop).__name__}")
     if max_iterations is not None:
-        if isinstance(max_iterations, bool) or not isinstance(
-            max_iterations, (int, np.integer)
-        ):
+        if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)):
             raise TypeError("max_iterations must be an int or None")
         if max_iterations < 0:
             raise ValueError(f"max_iterations must be >= 0, got {max_iterations}")
@@ -966,9 +964,7 @@ def line_search_linear(
 # ---------------------------------------------------------------------------------------
 
 
-def grid_search(
-    breakpoints: Breakpoints, scores, slopes=None, step_sizes=None
-) -> pd.DataFrame:
+def grid_search(breakpoints: Breakpoints, scores, slopes=None, step_sizes=None) -> pd.DataFrame:
     """AUM and AUC at each of a grid of step sizes (vectorised): the baseline of ``papers/000``.
 
     Parameters

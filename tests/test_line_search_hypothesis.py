@@ -15,11 +15,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from penlearn.line_search import TIE_RTOL, _prepare_lines, _sweep, line_search_lines
+from penlearn.line_search import _prepare_lines, _sweep, line_search_lines
 
-SETTINGS = settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def merged(lines):
