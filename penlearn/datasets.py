@@ -246,9 +246,12 @@ class SimulatedDataSet:
     changes : DataFrame
         The true changes ``sequence_id, position`` (SPEC §2 convention: a change between
         positions p and p + 1 is located at p).
+    segments : DataFrame
+        The true signal: ``sequence_id, first, last, mean`` per segment (positions
+        first..last).
     truth : DataFrame
-        Per sequence: ``sequence_id, n_points, n_changes, sd`` (the noise standard
-        deviation used).
+        Per sequence: ``sequence_id, n_points, n_changes, sd, heavy_tails`` (the noise
+        standard deviation used, and whether the noise is Student t).
     seed : int
         The seed that made it.
     """
@@ -256,6 +259,7 @@ class SimulatedDataSet:
     sequences: pd.DataFrame
     labels: pd.DataFrame
     changes: pd.DataFrame
+    segments: pd.DataFrame
     truth: pd.DataFrame
     seed: int
 
@@ -285,7 +289,7 @@ def _draw_labels(rng: np.random.Generator, n: int, true_changes: np.ndarray, n_l
         width = int(rng.integers(10, 41))
         if positive:
             c = int(rng.choice(true_changes))
-            left = int(rng.integers(1, width))
+            left = int(rng.integers(3, width - 2))  # the change is >= 3 inside the label
             start, end = c - left, c - left + width
         else:
             start = int(rng.integers(0, max(1, n - width)))
@@ -314,18 +318,23 @@ def simulate(
     max_changes: int = 6,
     sd_range: tuple[float, float] = (0.3, 3.0),
     n_labels: tuple[int, int] = (2, 6),
+    jump_range: tuple[float, float] = (1.0, 4.0),
+    heavy_tails: float = 0.5,
 ) -> SimulatedDataSet:
     """Simulate labeled piecewise-constant Gaussian sequences (the default data set).
 
     Each sequence has a random length, a random number of true changes at random
-    positions (segments of at least 10 points), segment means that jump by 1.5–4 noise
-    standard deviations (a random sign each time), and a noise standard deviation drawn
-    log-uniformly from ``sd_range``, so that the penalty that recovers the true changes
+    positions (segments of at least 10 points), segment means that jump by
+    ``jump_range`` noise standard deviations (a random sign each time), and a noise
+    standard deviation drawn log-uniformly from ``sd_range``; a share ``heavy_tails`` of
+    the sequences has Student t noise (3 degrees of freedom, same SD), whose outliers
+    fool penalties made for Gaussian noise. So the penalty that recovers the true changes
     differs between sequences and is predictable from their features (the setting of
     supervised penalty learning, Rigaill et al. 2013; Hocking et al. 2013). Labels
     (start, end] are drawn from the true changes as an annotator would: positive
-    regions around a true change (``1change`` or ``>0changes``) and negative regions
-    without one (``0changes``); labels never overlap.
+    regions around a true change, at least 3 positions inside (``1change`` or
+    ``>0changes``), and negative regions without one (``0changes``); labels never
+    overlap.
 
     Parameters
     ----------
@@ -342,6 +351,10 @@ def simulate(
     n_labels : (int, int)
         Inclusive range of the number of labels drawn per sequence (fewer when the
         sequence has no room for them).
+    jump_range : (float, float)
+        Range of the absolute mean changes, in noise standard deviations.
+    heavy_tails : float
+        Probability that a sequence has Student t (3 df) noise instead of Gaussian.
 
     Returns
     -------
@@ -374,9 +387,14 @@ def simulate(
     if not 0 <= lab_lo <= lab_hi:
         raise ValueError(f"n_labels must be (low, high) with 0 <= low <= high, got {n_labels}")
 
+    j_lo, j_hi = (float(v) for v in jump_range)
+    if not 0 < j_lo <= j_hi:
+        raise ValueError(f"jump_range must be (low, high) with 0 < low <= high, got {jump_range}")
+    if not 0 <= heavy_tails <= 1:
+        raise ValueError(f"heavy_tails must be a probability in [0, 1], got {heavy_tails}")
     rng = np.random.default_rng(seed)
     width = len(str(n_sequences))
-    seq_frames, label_rows, change_rows, truth_rows = [], [], [], []
+    seq_frames, label_rows, change_rows, truth_rows, seg_rows = [], [], [], [], []
     min_seg = 10
     for i in range(n_sequences):
         sid = f"sim{i + 1:0{width}d}"
@@ -387,24 +405,36 @@ def simulate(
         cuts = np.sort(rng.integers(0, slack + 1, size=k))
         ends = cuts + min_seg * np.arange(1, k + 1)  # last position of segments 1..k
         sd = float(np.exp(rng.uniform(np.log(sd_lo), np.log(sd_hi))))
-        jumps = rng.uniform(1.5, 4.0, size=k) * rng.choice([-1.0, 1.0], size=k) * sd
+        jumps = rng.uniform(j_lo, j_hi, size=k) * rng.choice([-1.0, 1.0], size=k) * sd
         means = np.concatenate([[rng.normal(0, 2 * sd)], jumps]).cumsum()
         seg_len = np.diff(np.concatenate([[0], ends, [n]]))
         signal = np.repeat(means, seg_len)
-        values = signal + rng.normal(0, sd, size=n)
+        if rng.random() < heavy_tails:  # Student t noise (3 df), scaled to SD sd
+            noise = rng.standard_t(3, size=n) * sd / np.sqrt(3.0)
+            tails = True
+        else:
+            noise = rng.normal(0, sd, size=n)
+            tails = False
+        values = signal + noise
         positions = np.arange(1, n + 1)
         seq_frames.append(
             pd.DataFrame({"sequence_id": sid, "position": positions, "value": values})
         )
         change_rows += [(sid, int(e)) for e in ends]
+        firsts = np.r_[1, ends + 1]
+        lasts = np.r_[ends, n]
+        seg_rows += [(sid, int(a), int(b), float(m)) for a, b, m in
+                     zip(firsts, lasts, means, strict=True)]
         n_lab = int(rng.integers(lab_lo, lab_hi + 1))
         for start, end, ann in _draw_labels(rng, n, ends, n_lab):
             label_rows.append((sid, start, end, ann))
-        truth_rows.append((sid, n, k, sd))
+        truth_rows.append((sid, n, k, sd, tails))
     sequences = pd.concat(seq_frames, ignore_index=True)
     labels = pd.DataFrame(label_rows, columns=["sequence_id", "start", "end", "annotation"])
     labels[["start", "end"]] = labels[["start", "end"]].astype(np.int64)
     changes = pd.DataFrame(change_rows, columns=["sequence_id", "position"])
     changes["position"] = changes["position"].astype(np.int64)
-    truth = pd.DataFrame(truth_rows, columns=["sequence_id", "n_points", "n_changes", "sd"])
-    return SimulatedDataSet(sequences, labels, changes, truth, int(seed))
+    segments = pd.DataFrame(seg_rows, columns=["sequence_id", "first", "last", "mean"])
+    truth = pd.DataFrame(truth_rows, columns=["sequence_id", "n_points", "n_changes", "sd",
+                                         "heavy_tails"])
+    return SimulatedDataSet(sequences, labels, changes, segments, truth, int(seed))
