@@ -121,11 +121,12 @@ def _aum_slope(t_sorted: np.ndarray, d_sorted: np.ndarray, m: np.ndarray):
 class _Anchor:
     """Lines stored in their order just after step ``s`` (the lower end of a bracket)."""
 
-    __slots__ = ("s", "a", "d", "fp", "fn", "aum", "slope")
+    __slots__ = ("s", "a", "d", "fp", "fn", "aum", "slope", "_cache")
 
     def __init__(self, s, a, d, fp, fn, aum, slope):
         self.s, self.a, self.d, self.fp, self.fn = s, a, d, fp, fn
         self.aum, self.slope = aum, slope
+        self._cache = None
 
     def evaluate(self, s: float, near: bool = False):
         """Order (as a permutation of the anchor order), AUM and slope just after ``s``.
@@ -134,13 +135,20 @@ class _Anchor:
         """
         t = self.a + self.d * s
         p = _sort_right(t, self.d, "stable" if near else "quicksort")
-        d = self.d[p]
-        _, _, m = _gaps(self.fp[p], self.fn[p])
+        d, fp, fn = self.d[p], self.fp[p], self.fn[p]
+        _, _, m = _gaps(fp, fn)
         aum, slope = _aum_slope(t[p], d, m)
+        self._cache = (p, d, fp, fn)  # reused by moved()
         return p, aum, slope
 
     def moved(self, s: float, p: np.ndarray, aum: float, slope: float) -> _Anchor:
-        return _Anchor(s, self.a[p], self.d[p], self.fp[p], self.fn[p], aum, slope)
+        cache = self._cache
+        if cache is not None and cache[0] is p:
+            _, d, fp, fn = cache
+        else:
+            d, fp, fn = self.d[p], self.fp[p], self.fn[p]
+        self._cache = None
+        return _Anchor(s, self.a[p], d, fp, fn, aum, slope)
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -208,17 +216,14 @@ def _sweep(anchor: _Anchor, s_hi: float, stop):
     handled as one reordering of the block of lines.
     """
     n = len(anchor.a)
-    a = anchor.a.tolist()
-    d = anchor.d.tolist()
-    fp = anchor.fp.tolist()
-    fn = anchor.fn.tolist()
-    ids = list(range(n))
-    fpg, fng, m = (x.tolist() for x in _gaps(anchor.fp, anchor.fn))
+    a, d, fp, fn = anchor.a.copy(), anchor.d.copy(), anchor.fp.copy(), anchor.fn.copy()
+    ids = np.arange(n)
+    fpg, fng, m = _gaps(anchor.fp, anchor.fn)
 
     def fill(cap, now):
         if n < 2:
             return []
-        aa, dd = np.array(a), np.array(d)
+        aa, dd = a, d
         idx = np.flatnonzero(dd[:-1] > dd[1:])
         if not len(idx):
             return []
@@ -226,14 +231,7 @@ def _sweep(anchor: _Anchor, s_hi: float, stop):
         sig = np.maximum(sig, now)
         keep = sig <= cap
         idx, sig = idx[keep], sig[keep]
-        h = list(
-            zip(
-                sig.tolist(),
-                idx.tolist(),
-                [ids[i] for i in idx.tolist()],
-                [ids[i + 1] for i in idx.tolist()],
-            )
-        )
+        h = list(zip(sig.tolist(), idx.tolist(), ids[idx].tolist(), ids[idx + 1].tolist()))
         heapq.heapify(h)
         return h
 
@@ -366,7 +364,11 @@ class _Local:
         """Sort the involved lines at x; returns the state needed to adopt it."""
         I = self.I
         aI, dI, fpI, fnI = self.a[I], self.d[I], self.fp[I], self.fn[I]
-        o = np.lexsort((dI, aI + dI * x, self.blk))
+        t = aI + dI * x
+        o = np.argsort(t)
+        ts, bo = t[o], self.blk[o]
+        if np.any(bo[1:] < bo[:-1]) or np.any(ts[1:] == ts[:-1]):
+            o = np.lexsort((dI, t, self.blk))  # rounding across blocks, or ties
         an, dn, fpn, fnn = aI[o], dI[o], fpI[o], fnI[o]
         m = len(I)
         start = np.empty(m, bool)
@@ -445,7 +447,6 @@ class _Search:
         Probes are full sorts while most lines still cross inside the bracket, then sorts
         of the crossing lines only.
         """
-        key = pred.key
         if hi_s is None:
             x = guess if guess is not None and guess > lo.s else max(2 * lo.s, 1.0)
             for _ in range(8):
@@ -556,13 +557,14 @@ class _Cutting:
         self.width = hi - lo
         self.stair = None  # "lo" / "hi": the end whose slope stayed the same
         self.model_step = False
+        self.tangent_next = False
         self.n_stair = 0
 
     def _kink(self) -> float:
         lo, hi = self.lo, self.hi
         (a0, d0), (a1, d1) = self.lo_v, self.hi_v
         beta = d1 - d0
-        if self.model_step or self.stair is None:
+        if self.tangent_next or self.stair is None:
             self.model_step = False
             return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
         self.model_step = True
@@ -571,15 +573,15 @@ class _Cutting:
             c = (dph - d1) / (ph - hi)
             gamma = a1 - a0 - d0 * (hi - lo)
             disc = beta * beta - 2 * c * gamma
-            if c > 0 and gamma >= 0 and disc >= 0:
-                return hi - 2 * gamma / (beta + math.sqrt(disc))
+            if c > 0 and gamma >= 0:
+                return hi - 2 * gamma / (beta + math.sqrt(max(disc, 0.0)))
         if self.stair == "hi" and self.prev_lo is not None:
             pl, (_, dpl) = self.prev_lo
             c = (d0 - dpl) / (lo - pl)
             gamma = a0 - a1 + d1 * (hi - lo)
             disc = beta * beta - 2 * c * gamma
-            if c > 0 and gamma >= 0 and disc >= 0:
-                return lo + 2 * gamma / (beta + math.sqrt(disc))
+            if c > 0 and gamma >= 0:
+                return lo + 2 * gamma / (beta + math.sqrt(max(disc, 0.0)))
         return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
 
     def next(self) -> float:
@@ -613,9 +615,12 @@ class _Cutting:
 
     def update(self, x, v, is_hi: bool):
         old = self.hi_v if is_hi else self.lo_v
-        if abs(v[1] - old[1]) <= 1e-9 * max(abs(v[1]), abs(old[1])):
-            # the same slope again (up to rounding): linear on that side
+        same = abs(v[1] - old[1]) <= 1e-9 * max(abs(v[1]), abs(old[1]))
+        if same:  # the same slope again (up to rounding): linear on that side
             self.stair = "hi" if is_hi else "lo"
+        # a model step that overshot onto the linear side: take a tangent step next
+        self.tangent_next = self.model_step and same
+        self.model_step = False
         if is_hi:
             self.prev_hi = (self.hi, self.hi_v)
             self.hi, self.hi_v = x, v
