@@ -1,0 +1,97 @@
+"""The notebooks: generated from notebooks/build_notebooks.py, stored without outputs, and
+each one executes from top to bottom (nbclient, a python3 kernel of this very Python) on the
+real data without a single error.
+
+The notebooks compute every number they show with penlearn, and check several of them
+against brute force or the reference tables in their own cells (``assert``), so a run
+that completes is a real check.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import DATA, REPO, need
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+
+NB_DIR = REPO / "notebooks"
+NOTEBOOKS = {
+    "line_search_explained.ipynb": ["neuroblastoma/profiles.csv.gz"],
+}
+TIMEOUT = 300  # seconds per cell
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("build_notebooks", NB_DIR / "build_notebooks.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_notebooks_are_generated_and_stored_without_outputs():
+    gen = _generator()
+    assert sorted(gen.NOTEBOOKS) == sorted(NOTEBOOKS)
+    for name in NOTEBOOKS:
+        stored = nbformat.read(NB_DIR / name, as_version=4)
+        nbformat.validate(stored)
+        for cell in stored.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [], f"{name}: a code cell is stored with outputs"
+                assert cell.execution_count is None, f"{name}: stored with execution counts"
+        built = gen.build(name, gen.NOTEBOOKS[name])
+        assert json.loads(nbformat.writes(built)) == json.loads(nbformat.writes(stored)), (
+            f"{name} differs from notebooks/build_notebooks.py: run "
+            "`python notebooks/build_notebooks.py`"
+        )
+
+
+def _kernel_manager(tmp_path: Path):
+    """A python3 kernel that runs *this* interpreter (the venv where penlearn is installed)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+
+    pytest.importorskip("ipykernel")
+    kdir = tmp_path / "kernels" / "python3"
+    kdir.mkdir(parents=True)
+    (kdir / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (penlearn tests)",
+        "language": "python",
+    }))
+    ksm = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")], ensure_native_kernel=False)
+    return KernelManager(kernel_name="python3", kernel_spec_manager=ksm)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_notebook_executes(name, tmp_path, monkeypatch):
+    for rel in NOTEBOOKS[name]:
+        need(DATA / rel)
+    # the kernel inherits the environment: the same data folder as the tests
+    monkeypatch.setenv("PENLEARN_DATA", str(DATA))
+    nb = nbformat.read(NB_DIR / name, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        km=_kernel_manager(tmp_path),
+        timeout=TIMEOUT,
+        resources={"metadata": {"path": str(NB_DIR)}},
+    )
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as exc:
+        pytest.fail(f"{name} failed:\n{exc}")
+    seconds = time.perf_counter() - start
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert not errors, f"{name}: error outputs {errors}"
+    ran = [c for c in nb.cells if c.cell_type == "code"]
+    assert ran and all(c.execution_count is not None for c in ran), f"{name}: cells not run"
+    print(f"{name}: executed in {seconds:.1f} s")
