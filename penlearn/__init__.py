@@ -20,6 +20,13 @@ from penlearn.learn import (
     learn_penalty,
     subtrain_validation_split,
 )
+from penlearn.line_search import (
+    LineSearchResult,
+    grid_search,
+    line_search,
+    line_search_linear,
+    line_search_lines,
+)
 from penlearn.model_selection import model_selection
 from penlearn.report import roc_change_report
 from penlearn.roc import ROCChange, breakpoints_auc, roc_change
@@ -65,4 +72,9 @@ __all__ = [
     "target_intervals",
     "feature_matrix",
     "feature_vector",
+    "LineSearchResult",
+    "grid_search",
+    "line_search",
+    "line_search_linear",
+    "line_search_lines",
 ]

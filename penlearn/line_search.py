@@ -694,6 +694,7 @@ def line_search_lines(
     max_iterations=None,
     max_step=None,
     validation=None,
+    method="auto",
 ):
     """Exact line search on a raw table of threshold lines T(s) = intercept + s·slope.
 
@@ -707,7 +708,7 @@ def line_search_lines(
         Line b is ``T_b(s) = intercept[b] + s·slope[b]``; at that threshold FP jumps by
         ``fp_diff[b]`` and FN by ``fn_diff[b]`` (FP is 0 below every threshold, FN is 0
         above). ``sum(fp_diff)`` and ``-sum(fn_diff)`` must be positive.
-    stop, max_iterations, max_step
+    stop, max_iterations, max_step, method
         As in :func:`line_search`.
     validation : tuple (intercept, slope, fp_diff, fn_diff), optional
         Lines of a second set tracked at the same step sizes.
@@ -723,13 +724,15 @@ def line_search_lines(
     >>> r.path[["step_size", "aum", "auc", "auc_after", "intervals"]].values.tolist()
     [[0.0, 1.0, 0.375, 0.375, 0.0], [1.0, 0.0, 0.5, 0.625, 2.0]]
     """
-    st, n = _prepare_lines(intercept, slope, fp_diff, fn_diff)
+    ic = _float_vector(intercept, "intercept")
+    lines = (ic, *(_float_vector(x, name, len(ic)) for x, name in
+                   ((slope, "slope"), (fp_diff, "fp_diff"), (fn_diff, "fn_diff"))))  # fmt: skip
     vst = None
     if validation is not None:
         if not (isinstance(validation, (tuple, list)) and len(validation) == 4):
             raise TypeError("validation must be a tuple (intercept, slope, fp_diff, fn_diff)")
         vst, _ = _prepare_lines(*validation, what=" (validation)")
-    return _run(st, n, stop, max_iterations, max_step, vst)
+    return _dispatch(lines, vst, stop, max_iterations, max_step, method)
 
 
 def breakpoint_lines(breakpoints: Breakpoints, scores, slopes=None, name: str = ""):
@@ -803,10 +806,13 @@ def line_search(
         (``validation_aum``, ``validation_auc``, ``validation_auc_after``) at the same step
         sizes; see :meth:`LineSearchResult.best_validation`.
     method : {"auto", "sequential", "bracket"}
-        ``"sequential"`` runs this module's event engine. ``"auto"`` uses it for every
-        rule except ``stop="first_min"`` on monotone breakpoints without ``validation``
-        and ``max_step``, where it dispatches to :func:`penlearn.first_min.first_min_monotone`
-        when that module is available.
+        ``"sequential"`` runs this module's event engine. ``"bracket"`` runs
+        :func:`penlearn.first_min.first_min_monotone`, an exact first-min search in a few
+        sorts for monotone error functions (all ΔFP ≥ 0, ΔFN ≤ 0); its path holds row 0
+        only and ``info`` its counters. ``"auto"`` (default) takes ``"bracket"`` for
+        ``stop="first_min"`` on monotone breakpoints without ``validation``, ``max_step``
+        and ``max_iterations``, and ``"sequential"`` otherwise. ``result.method`` says
+        which one ran.
 
     Returns
     -------
@@ -832,8 +838,6 @@ def line_search(
     >>> line_search(bp, [10.0, -10.0]).step_size
     10.0
     """
-    if method not in ("auto", "sequential", "bracket"):
-        raise ValueError(f"method must be 'auto', 'sequential' or 'bracket', got {method!r}")
     lines = breakpoint_lines(breakpoints, scores, slopes)
     vst = None
     if validation is not None:
@@ -842,28 +846,76 @@ def line_search(
         vbp, vscores, *vslopes = validation
         vslopes = vslopes[0] if vslopes else None
         vst, _ = _prepare_lines(*breakpoint_lines(vbp, vscores, vslopes, " (validation)"))
-    bracket = _bracket_method()
-    if method == "bracket" or (
-        method == "auto"
-        and bracket is not None
+    return _dispatch(lines, vst, stop, max_iterations, max_step, method)
+
+
+def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchResult:
+    """Run the bracketing first-min search or the sequential engine (see ``method``)."""
+    if method not in ("auto", "sequential", "bracket"):
+        raise ValueError(f"method must be 'auto', 'sequential' or 'bracket', got {method!r}")
+    ic, sl, fp, fn = (np.asarray(x, dtype=float) for x in lines)
+    simple = (
+        isinstance(stop, str)
         and stop == "first_min"
-        and validation is None
+        and vst is None
         and max_step is None
         and max_iterations is None
-        and breakpoints.is_monotone
-    ):
-        if bracket is None:
-            raise ValueError("method='bracket' needs penlearn.first_min, not available")
-        if stop != "first_min" or validation is not None or max_step is not None:
-            raise ValueError("method='bracket' supports only stop='first_min' alone")
-        return bracket(*lines)
-    st, n = _prepare_lines(*lines)
+    )
+    monotone = bool(np.all(fp >= 0) and np.all(fn <= 0))
+    if method == "bracket" and not (simple and monotone):
+        raise ValueError(
+            "method='bracket' needs stop='first_min' without validation, max_step and "
+            "max_iterations, on monotone error functions (fp_diff >= 0, fn_diff <= 0)"
+        )
+    if method == "bracket" or (method == "auto" and simple and monotone):
+        bracket = _bracket_method()
+        if bracket is not None:
+            return _run_bracket(bracket, ic, sl, fp, fn)
+        if method == "bracket":
+            raise ValueError("method='bracket' needs penlearn.first_min, which is missing")
+    st, n = _prepare_lines(ic, sl, fp, fn)
     return _run(st, n, stop, max_iterations, max_step, vst)
 
 
 def _bracket_method():
-    """The first-min search of :mod:`penlearn.first_min`, if present (None otherwise)."""
-    return None
+    """:func:`penlearn.first_min.first_min_monotone`, or None if that module is absent."""
+    try:
+        from penlearn.first_min import first_min_monotone
+    except ImportError:  # pragma: no cover - the module ships with penlearn
+        return None
+    return first_min_monotone
+
+
+def _run_bracket(bracket, ic, sl, fp, fn) -> LineSearchResult:
+    """First-min step by the sub-quadratic bracketing search; path = row 0 only."""
+    st, _ = _prepare_lines(ic, sl, fp, fn)
+    r = bracket(ic, sl, fp, fn)
+    path = pd.DataFrame(
+        {
+            "step_size": [0.0],
+            "aum": [st.aum],
+            "aum_slope_after": [st.slope],
+            "auc": [st.auc * st.scale],
+            "auc_after": [st.auc_after * st.scale],
+            "intersections": np.zeros(1, np.int64),
+            "intervals": np.zeros(1, np.int64),
+            "q_size": np.array([len(st.heap)], np.int64),
+        }
+    )
+    path["q_size"] = _queue_sizes(st.pushed, np.zeros(1), np.array([len(st.pushed)]))
+    _, auc = _grid_values(np.asarray(st.ic), np.asarray(st.sl), np.asarray(st.fpd),
+                          np.asarray(st.fnd), np.array([r.step_size]))  # fmt: skip
+    return LineSearchResult(
+        path=path,
+        step_size=float(r.step_size),
+        aum=float(r.aum),
+        auc=float(auc[0]),
+        stop="first_min",
+        method="bracket",
+        n_lines=st.B,
+        exhausted=False,
+        info={"reason": r.reason, "n_sorts": r.n_sorts, "n_events": r.n_events},
+    )
 
 
 def _linear_parts(X, weights, direction, breakpoints, name=""):

@@ -114,7 +114,7 @@ def test_reference_run(name, i):
         assert path["auc_after"][k] == pytest.approx(path["auc_after"].max(), rel=1e-12)
         assert ref["auc"][0] == pytest.approx(path["auc_after"].max(), rel=1e-12)
         return
-    res = line_search_lines(*_lines(d), stop=stop)
+    res = line_search_lines(*_lines(d), stop=stop, method="sequential")
     path = res.path
     events = path.iloc[1:]
     if isinstance(stop, str) and not (len(path) == 1 and ref["step.size"][0] == 0):
@@ -128,6 +128,12 @@ def test_reference_run(name, i):
         assert res.step_size == pytest.approx(ref["step.size"][0], rel=1e-12, abs=1e-300)
         if stop == "first_min":
             assert res.aum == pytest.approx(ref["aum"][0], rel=1e-12, abs=1e-12)
+            auto = line_search_lines(*_lines(d), stop=stop)
+            ic, sl, fp, fn = (np.asarray(x, float) for x in _lines(d))
+            monotone = (fp >= 0).all() and (fn <= 0).all()
+            assert auto.method == ("bracket" if monotone else "sequential")
+            assert auto.step_size == pytest.approx(res.step_size, rel=1e-12, abs=1e-300)
+            assert auto.aum == pytest.approx(res.aum, rel=1e-12, abs=1e-12)
         else:
             assert path["auc_after"].max() == pytest.approx(ref["auc"][0], rel=1e-12)
         return
@@ -178,6 +184,7 @@ def test_reference_from_breakpoints(name):
     if d["inputs"]["pred_vec"] is not None:
         res = line_search(bp, pred, stop=_stop_of(run))
         _assert_frame_close(res.path, ref)
+        assert res.method == "sequential"
     else:
         X = np.asarray(d["inputs"]["feature_mat"], float)
         w = np.asarray(d["inputs"]["weight_vec"], float)
@@ -423,5 +430,12 @@ def test_result_type_and_chosen_values():
     assert (res.step_size, res.aum) == (10.0, 0.0)
     # at the crossing the two thresholds tie: the ROC is the diagonal
     assert res.auc == 0.5
-    assert res.method == "sequential" and res.iterations == 1
+    assert res.method == "bracket" and res.iterations == 0
+    seq = line_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], method="sequential")
+    assert seq.method == "sequential" and seq.iterations == 1
+    assert (seq.step_size, seq.aum, seq.auc) == (res.step_size, res.aum, res.auc)
+    with pytest.raises(ValueError, match="method='bracket' needs"):
+        line_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], stop="all", method="bracket")
+    with pytest.raises(ValueError, match="method must be"):
+        line_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], method="fast")
     assert not math.isnan(res.auc)

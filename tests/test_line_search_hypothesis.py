@@ -136,8 +136,10 @@ def test_first_min_is_the_global_min_for_monotone_errors(lines):
     full = run(lines, stop="all")
     flines, events = check_path(lines, full)
     brute = min(state_at(flines, s)[0] for s in [Fraction(0), *events])
-    res = run(lines, stop="first_min")
-    assert res.aum == pytest.approx(float(brute), rel=1e-9, abs=1e-12)
+    for method in ("sequential", "auto"):
+        res = run(lines, stop="first_min", method=method)
+        assert res.aum == pytest.approx(float(brute), rel=1e-9, abs=1e-12)
+    assert res.method == "bracket"
 
 
 @SETTINGS
@@ -145,7 +147,7 @@ def test_first_min_is_the_global_min_for_monotone_errors(lines):
 def test_stop_rules_follow_the_reference_rules(lines, stop):
     """The chosen steps, recomputed from the full path with the README's rules."""
     full = run(lines, stop="all").path
-    res = run(lines, stop=stop)
+    res = run(lines, stop=stop, method="sequential")
     k = len(res.path)
     assert res.path.equals(full.iloc[:k])
     s, a, after = full["step_size"], full["aum"], full["auc_after"]
