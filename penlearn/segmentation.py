@@ -163,7 +163,8 @@ def _segment_neighbourhood(values: np.ndarray, k_max: int, loss: str):
     last = np.zeros((k_max, n + 1), dtype=np.int32)
     t_all = np.arange(1, n + 1)
     F[0, 1:] = _cost(s, q, loss, 0, t_all)
-    alive = np.ones((k_max, n + 1), dtype=bool)  # alive[k-1, s]: s may still be optimal
+    # alive[k-1]: sorted candidate last changes of layer k not yet pruned (columns < t0-1)
+    alive = [np.arange(k - 1, k - 1, dtype=np.int64) for k in range(1, k_max + 1)]
     block = max(4, _BLOCK_ELEMENTS // max(n, 1))
     for t0 in range(2, n + 1, block):
         t1 = min(n + 1, t0 + block)
@@ -175,32 +176,31 @@ def _segment_neighbourhood(values: np.ndarray, k_max: int, loss: str):
             if lo >= t1 - 1:
                 break
             prev = F[k - 2]
-            cand = np.flatnonzero(alive[k - 1, lo : t1 - 1]) + lo
-            if len(cand) < _PRUNE_GATHER_FRACTION * (t1 - 1 - lo):
-                V = prev[cand] + C[:, cand]
-                idx = V.argmin(axis=1)
-                F[k - 1, t0:t1] = V[rows, idx]
-                last[k - 1, t0:t1] = cand[idx]
-            else:
-                cand = None
+            # candidates: the survivors so far, plus this block's new columns
+            cand = np.concatenate((alive[k - 1], np.arange(max(lo, t0 - 1), t1 - 1)))
+            full = k == 2 or len(cand) >= _PRUNE_GATHER_FRACTION * (t1 - 1 - lo)
+            if full:
                 V = np.add(prev[lo : t1 - 1], C[:, lo:], out=buf[:, lo:])
                 idx = V.argmin(axis=1)
                 F[k - 1, t0:t1] = V[rows, idx]
                 last[k - 1, t0:t1] = idx + lo
+            else:
+                V = prev[cand] + C[:, cand]
+                idx = V.argmin(axis=1)
+                F[k - 1, t0:t1] = V[rows, idx]
+                last[k - 1, t0:t1] = cand[idx]
             if k == 2:
                 continue  # C(0,s) + C(s,t) <= C(0,t): layer 2 never prunes
             # prune: columns s < t0 are valid segments for every row of the block
-            thr = prev[t0:t1] + margin
-            if cand is None:
-                ncol = t0 - lo
-                if ncol > 0:
-                    dead = (V[:, :ncol] > thr[:, None]).any(axis=0)
-                    alive[k - 1, lo:t0][dead] = False
-            else:
-                ncol = int(np.searchsorted(cand, t0))
-                if ncol > 0:
-                    dead = (V[:, :ncol] > thr[:, None]).any(axis=0)
-                    alive[k - 1, cand[:ncol][dead]] = False
+            ncol = int(np.searchsorted(cand, t0))
+            if ncol > 0:
+                thr = prev[t0:t1, None] + margin
+                if full:
+                    dead = (V[:, : t0 - lo] > thr).any(axis=0)[cand[:ncol] - lo]
+                else:
+                    dead = (V[:, :ncol] > thr).any(axis=0)
+                cand = np.concatenate((cand[:ncol][~dead], cand[ncol:]))
+            alive[k - 1] = cand
     return F[:, n].copy(), last
 
 
