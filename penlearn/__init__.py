@@ -6,7 +6,15 @@ search for optimizing Area Under the ROC Curve in gradient descent"; Hillman & H
 and changepoint detection".
 """
 
+from penlearn.auc_baselines import (
+    BinaryLinearModel,
+    fit_logistic,
+    fit_polynomial_auc,
+    fit_squared_hinge_pairs,
+    fit_svm_pauc,
+)
 from penlearn.aum import AUMResult, aum
+from penlearn.binary_metrics import partial_auc, roc_auc, soft_auc
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
 from penlearn.errors import error_functions, target_intervals
@@ -77,4 +85,12 @@ __all__ = [
     "line_search",
     "line_search_linear",
     "line_search_lines",
+    "BinaryLinearModel",
+    "fit_logistic",
+    "fit_squared_hinge_pairs",
+    "fit_polynomial_auc",
+    "fit_svm_pauc",
+    "roc_auc",
+    "partial_auc",
+    "soft_auc",
 ]
