@@ -480,9 +480,14 @@ def segment_sequences(
                 executor.submit(_segment_task, v, min(max_segments, len(v)), loss, segmenter): i
                 for i, v in enumerate(values)
             }
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                bar.update()
+            try:
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    bar.update()
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()  # nothing half-done is returned: stop the remaining tasks
+                raise
     bar.close()
     models, changes = _tables(ids, positions, results)
     return SequenceSegmentations(models, changes)
