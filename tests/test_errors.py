@@ -63,6 +63,8 @@ def test_largest_continuous_minimum_cases():
     ],
 )
 def test_target_intervals_errors(edit, err, match):
+    ref = load_reference_json("penaltyLearning/targetIntervals/cases.json")["errors"]
+    assert set(ref) == {"size.zero", "errors.not.numeric", "zero.width.interval"}
     ev = pd.DataFrame({"sequence_id": "a", "min_log_lambda": [-np.inf, 0.0, 2.0],
                        "max_log_lambda": [0.0, 2.0, np.inf], "errors": [1, 0, 1]})
     with pytest.raises(err, match=match):

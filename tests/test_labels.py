@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 import segmentation_neuroblastoma as nb
 from conftest import REFERENCE, load_reference_json, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from penlearn import ANNOTATIONS, check_labels, label_errors
 
@@ -152,3 +154,33 @@ def test_neuroblastoma_fp_fn_match_processed_errors():
     assert len(m) == ref["sequence_id"].isin(out["sequence_id"]).sum()
     for col in ("fp", "fn", "possible_fp", "possible_fn", "labels", "errors"):
         np.testing.assert_array_equal(m[col].to_numpy(float), m[col + "_ref"].to_numpy(float))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=8), st.lists(st.integers(0, 7), min_size=1,
+                                                           max_size=4, unique=True),
+       st.data())
+def test_label_errors_brute_force(positions, cut_ids, data):
+    """Random changes and adjacent labels (touching ends included) against direct counting."""
+    cuts = np.sort(np.array(cut_ids)) * 4
+    starts, ends = cuts[:-1], cuts[1:]
+    if len(starts) == 0:
+        starts, ends = np.array([cuts[0]]), np.array([cuts[0] + 5])
+    annotations = data.draw(st.lists(st.sampled_from(list(ANNOTATIONS["annotation"])),
+                                     min_size=len(starts), max_size=len(starts)))
+    weights = data.draw(st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=len(starts),
+                                 max_size=len(starts)))
+    labels = pd.DataFrame({"sequence_id": "s", "start": starts, "end": ends,
+                           "annotation": annotations, "weight": weights})
+    models = pd.DataFrame({"sequence_id": ["s"], "n_segments": [len(positions) + 1]})
+    changes = pd.DataFrame({"sequence_id": "s", "n_segments": len(positions) + 1,
+                            "position": np.array(positions, dtype=float)})
+    got = label_errors(models, changes, labels).model_errors.iloc[0]
+    rules = ANNOTATIONS.set_index("annotation")
+    fp = fn = 0.0
+    for a, b, ann, w in zip(starts, ends, annotations, weights, strict=True):
+        cnt = sum(a < p <= b for p in positions)
+        fp += w * (cnt > rules.loc[ann, "max_changes"])
+        fn += w * (cnt < rules.loc[ann, "min_changes"])
+    assert (got["fp"], got["fn"], got["errors"]) == (fp, fn, fp + fn)
+    assert got["labels"] == sum(weights)
