@@ -205,25 +205,30 @@ def _repair(anchor: _Anchor) -> _Anchor:
     return _Anchor(s, a, d, fp, fn, aum, slope)
 
 
-def _sweep(anchor: _Anchor, s_hi: float, stop):
+def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
     """Process the events after ``anchor.s`` one by one (``papers/000`` eqs. 7–13).
 
     Returns a list of ``(step, aum_at_step, slope_after)``, one per event (distinct step
     size), up to the first event where ``stop(aum_at_step, slope_after)`` holds (or the
-    last event). Events up to ``s_hi`` are queued first; if the stop has not been met by
-    then (rounding near ``s_hi``), the queue is refilled with every later event.
+    last event), and the order after the last of them (an anchor). Events up to ``s_hi``
+    are queued first; if ``must(aum, slope)`` (default: ``stop``) has not held at any
+    event by then (rounding near ``s_hi``), the queue is refilled with every later event.
     Multi-way intersections (lines through one point, bit-identical step sizes) are
     handled as one reordering of the block of lines.
     """
     n = len(anchor.a)
+    must = must or stop
+    met = False
     a, d, fp, fn = anchor.a.copy(), anchor.d.copy(), anchor.fp.copy(), anchor.fn.copy()
     ids = np.arange(n)
     fpg, fng, m = _gaps(anchor.fp, anchor.fn)
+    if n <= 200_000:  # Python lists: faster scalar access, cheap to build at this size
+        a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
 
     def fill(cap, now):
         if n < 2:
             return []
-        aa, dd = a, d
+        aa, dd = np.asarray(a), np.asarray(d)
         idx = np.flatnonzero(dd[:-1] > dd[1:])
         if not len(idx):
             return []
@@ -256,7 +261,7 @@ def _sweep(anchor: _Anchor, s_hi: float, stop):
     heap = fill(s_hi, anchor.s)
     while True:
         if not heap:
-            if math.isinf(s_hi):
+            if math.isinf(s_hi) or met:
                 break
             s_hi = math.inf
             heap = fill(s_hi, s_prev)
@@ -307,7 +312,11 @@ def _sweep(anchor: _Anchor, s_hi: float, stop):
             events.append((now, aum, slope))
             if stop(aum, slope):
                 break
-    return events
+            met = met or must(aum, slope)
+    state = _Anchor(
+        s_prev, *(np.asarray(x, dtype=float) for x in (a, d, fp, fn)), float(aum), float(slope)
+    )
+    return events, state
 
 
 # --------------------------------------------------------------------------- bracketing
@@ -646,7 +655,7 @@ class _Pred:
 
 
 def _first_event(anchor: _Anchor):
-    """Smallest positive crossing step of adjacent lines at step 0+ (None if none)."""
+    """Smallest crossing step after ``anchor.s`` of adjacent lines (None if none)."""
     a, d = anchor.a, anchor.d
     if len(a) < 2:
         return None
@@ -654,7 +663,7 @@ def _first_event(anchor: _Anchor):
     if not len(idx):
         return None
     sig = (a[idx + 1] - a[idx]) / (d[idx] - d[idx + 1])
-    sig = sig[sig > 0]
+    sig = sig[sig > anchor.s]
     return float(sig.min()) if len(sig) else None
 
 
@@ -752,25 +761,25 @@ def first_min_monotone(
     else:
         lo, hi = srch.bracket(zero, ge0, guess=zero.aum / -zero.slope)
         lo = srch.settle(lo, hi, ge0)
-        events = _sweep(lo, hi, gt0)
+        events, after = _sweep(lo, hi, gt0, ge0)
         n_events += len(events)
         bracket = (lo.s, hi)
         iL = next(i for i, e in enumerate(events) if ge0(e[1], e[2]))
         L, aum_L = events[iL][0], events[iL][1]
         R = events[-1][0] if gt0(*events[-1][1:]) else None
-        if R is None:
-            # flat after the last event
-            R = L if iL == len(events) - 1 else events[-1][0]
-            reason = "flat_to_last"
-        elif R != L:
+        if R is not None and R != L:
             reason = "flat"
-        lo_R = None
+        lo_R = after
     if R is None:
-        # a flat minimum from step 0 on
-        lo2, hi2 = srch.bracket(lo_R, gt0, guess=None)
+        # a flat minimum that goes on past the bracket
+        nxt = _first_event(lo_R)
+        if nxt is None:
+            lo2, hi2 = lo_R, math.inf
+        else:
+            lo2, hi2 = srch.bracket(lo_R, gt0, guess=2 * nxt)
         if math.isfinite(hi2):
             lo2 = srch.settle(lo2, hi2, gt0)
-            ev = _sweep(lo2, hi2, gt0)
+            ev, _ = _sweep(lo2, hi2, gt0)
             n_events += len(ev)
             bracket = (lo2.s, hi2)
             R = ev[-1][0]
@@ -791,7 +800,7 @@ def first_min_monotone(
         else:
             tau_lo, hi_t = srch.bracket(zero, below, hi_s=L)
             tau_lo = srch.settle(tau_lo, hi_t, below)
-        ev = _sweep(tau_lo, hi_t, lambda aum, sl: aum < AUM_ZERO)
+        ev, _ = _sweep(tau_lo, hi_t, lambda aum, sl: aum < AUM_ZERO)
         n_events += len(ev)
         tau, aum_t = ev[-1][0], ev[-1][1]
         return done(tau, aum_t, "zero", n_events, bracket)
