@@ -47,7 +47,7 @@ def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
     True
     """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
 
 
@@ -196,7 +196,9 @@ def plot_roc(
     show as loops (Hillman & Hocking 2023, ``papers/003``; AUC may then leave [0, 1]).
     Points are lettered A, B, ... in that order (as in Figure 1 of ``papers/000``) when
     there are at most ``max_labels`` of them; the point of the predicted threshold
-    (constant 0 added to the predictions) is marked; the title gives AUC and AUM.
+    (constant 0 added to the predictions) is marked; dashed lines close the path with
+    (0, 0) and (1, 1) where its ends miss them, as the AUC does; the title gives AUC and
+    AUM.
 
     Parameters
     ----------
@@ -255,6 +257,12 @@ def plot_roc(
         label = "ROC" if name is None else str(name)
         ax.plot(fpr, tpr, color=color, lw=1.4, marker="o", ms=3 if len(fpr) <= 60 else 0,
                 label=label)
+        # the AUC closes the path with (0, 0) and (1, 1) when its ends miss them
+        ends = sorted([(fpr[0], tpr[0]), (fpr[-1], tpr[-1])])
+        for end, corner in zip(ends, [(0.0, 0.0), (1.0, 1.0)], strict=True):
+            if end != corner:
+                ax.plot([end[0], corner[0]], [end[1], corner[1]], color=color, lw=1,
+                        ls="--", alpha=0.6, label="_closure")
         if label_points and len(results) == 1 and len(fpr) <= max_labels:
             for txt, x, y in zip(_point_names(len(fpr)), fpr, tpr, strict=True):
                 ax.annotate(

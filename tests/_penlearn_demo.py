@@ -1,4 +1,6 @@
-"""Run ``penlearn demo`` once per test session (shared by test_cli.py and test_browser.py).
+"""Test helpers: run ``penlearn demo`` once per session; read the tables of a report.
+
+``demo_run`` is shared by test_cli.py and test_browser.py.
 
 The demo is the README's main command; it is run through the installed console script
 when there is one next to the Python running the tests (as in the fresh virtual
@@ -15,7 +17,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
+from html.parser import HTMLParser
 from pathlib import Path
+
+import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -45,3 +50,48 @@ def demo_run() -> DemoRun:
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=root)
     return DemoRun(out, proc.returncode, proc.stdout, proc.stderr,
                    time.perf_counter() - t0, cmd)
+
+
+class _Tables(HTMLParser):
+    """Collect the cells of every <table id=...> of an HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.images: dict[str, str] = {}
+        self._table = None
+        self._cell = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and "id" in a:
+            self._table = a["id"]
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table:
+            self.tables[self._table].append([])
+        elif tag in ("td", "th") and self._table:
+            self._cell = ""
+        elif tag == "img":
+            self.images[a.get("id", "")] = a.get("src", "")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._table is not None and self._cell is not None:
+            self.tables[self._table][-1].append(self._cell.strip())
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def parse_report(path: Path) -> _Tables:
+    p = _Tables()
+    p.feed(Path(path).read_text(encoding="utf-8"))
+    return p
+
+
+def table_frame(rows: list[list[str]]) -> pd.DataFrame:
+    header, *body = [r for r in rows if r]
+    return pd.DataFrame(body, columns=header)

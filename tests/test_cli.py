@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from _penlearn_demo import demo_run
+from _penlearn_demo import demo_run, parse_report, table_frame
 
 from penlearn.cli import build_parser, main
 from penlearn.datasets import load_uci, simulate
@@ -23,51 +22,6 @@ SUBCOMMANDS = ["demo", "segment", "learn", "predict", "report"]
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-class _Tables(HTMLParser):
-    """Collect the cells of every <table id=...> of an HTML page."""
-
-    def __init__(self):
-        super().__init__()
-        self.tables: dict[str, list[list[str]]] = {}
-        self.images: dict[str, str] = {}
-        self._table = None
-        self._cell = None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "table" and "id" in a:
-            self._table = a["id"]
-            self.tables[self._table] = []
-        elif tag == "tr" and self._table:
-            self.tables[self._table].append([])
-        elif tag in ("td", "th") and self._table:
-            self._cell = ""
-        elif tag == "img":
-            self.images[a.get("id", "")] = a.get("src", "")
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th") and self._table is not None and self._cell is not None:
-            self.tables[self._table][-1].append(self._cell.strip())
-            self._cell = None
-        elif tag == "table":
-            self._table = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
-
-
-def parse_report(path: Path) -> _Tables:
-    p = _Tables()
-    p.feed(Path(path).read_text(encoding="utf-8"))
-    return p
-
-
-def table_frame(rows: list[list[str]]) -> pd.DataFrame:
-    header, *body = [r for r in rows if r]
-    return pd.DataFrame(body, columns=header)
 
 
 def run(argv, capsys):

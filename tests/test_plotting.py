@@ -120,6 +120,14 @@ def test_roc_figure_with_loop():
     for t, (x, y) in zip(ax.texts, zip(res.roc["fpr"], res.roc["tpr"], strict=True),
                          strict=True):
         assert t.xy == (x, y)
+    # dashed closure to (0, 0) / (1, 1), as the AUC closes the path
+    fpr, tpr = res.roc["fpr"].to_numpy(), res.roc["tpr"].to_numpy()
+    ends = sorted([(fpr[0], tpr[0]), (fpr[-1], tpr[-1])])
+    want = [(e, c) for e, c in zip(ends, [(0.0, 0.0), (1.0, 1.0)], strict=True) if e != c]
+    assert want  # this example's path stops at FPR 0.5
+    closures = [ln for ln in ax.get_lines() if ln.get_label() == "_closure"]
+    assert [((ln.get_xdata()[0], ln.get_ydata()[0]), (ln.get_xdata()[1], ln.get_ydata()[1]))
+            for ln in closures] == want
     pred = lines_by_label(ax)["predicted"]
     p = res.thresholds.loc["predicted"]
     assert (pred.get_xdata()[0], pred.get_ydata()[0]) == (p["fpr"], p["tpr"])
