@@ -24,6 +24,7 @@ nbclient = pytest.importorskip("nbclient")
 NB_DIR = REPO / "notebooks"
 NOTEBOOKS = {
     "line_search_explained.ipynb": ["neuroblastoma/profiles.csv.gz"],
+    "neuroblastoma_pipeline.ipynb": ["neuroblastoma/profiles.csv.gz"],
 }
 TIMEOUT = 300  # seconds per cell
 
