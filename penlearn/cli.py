@@ -248,9 +248,21 @@ def _write_csv(df: pd.DataFrame, path: Path, *, index: bool = False) -> None:
     df.to_csv(path, index=index)
 
 
+def _r_infinities(df: pd.DataFrame) -> pd.DataFrame:
+    """Write ±inf as R does ("Inf", "-Inf"), so that R reads the files too."""
+    out = df.copy()
+    for c in out.columns:
+        if pd.api.types.is_float_dtype(out[c]) and np.isinf(out[c].to_numpy()).any():
+            v = out[c].to_numpy()
+            out[c] = np.where(v == np.inf, "Inf", np.where(v == -np.inf, "-Inf", v.astype(str)))
+    return out
+
+
 def _uci_names(df: pd.DataFrame) -> pd.DataFrame:
-    """snake_case -> the UCI / neuroblastoma-data dotted names."""
-    return df.rename(columns=lambda c: "sequenceID" if c == "sequence_id" else c.replace("_", "."))
+    """snake_case -> the UCI / neuroblastoma-data dotted names (and R's infinities)."""
+    return _r_infinities(
+        df.rename(columns=lambda c: "sequenceID" if c == "sequence_id" else c.replace("_", "."))
+    )
 
 
 def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
@@ -274,7 +286,7 @@ def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter
 def _write_uci_folder(folder: Path, *, evaluation, targets, features, folds=None) -> None:
     _write_csv(_uci_names(evaluation), folder / "evaluation.csv")
     _write_csv(_uci_names(targets), folder / "outputs.csv")
-    inputs = features.copy()
+    inputs = _r_infinities(features)
     inputs.index.name = "sequenceID"
     inputs.to_csv(folder / "inputs.csv")
     if folds is not None:
