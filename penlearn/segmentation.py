@@ -136,13 +136,14 @@ def _cost(s, q, loss: str, start, end):
 
 def _cost_block(s, q, loss: str, t0: int, t1: int) -> np.ndarray:
     """C(s, t) for targets t in [t0, t1) (rows) and s in [0, t1-1) (columns); inf if s >= t."""
-    tt = np.arange(t0, t1)[:, None]
-    ss = np.arange(0, t1 - 1)[None, :]
+    m = np.arange(t0, t1, dtype=float)[:, None] - np.arange(t1 - 1, dtype=float)[None, :]
+    d = s[t0:t1, None] - s[None, : t1 - 1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        m = (tt - ss).astype(float)
-        d = s[tt] - s[ss]
         if loss == "l2":
-            c = (q[tt] - q[ss]) - d * d / m
+            c = q[t0:t1, None] - q[None, : t1 - 1]
+            d *= d
+            d /= m
+            c -= d
         else:
             c = d - d * np.log(d / m)
             c[d <= 0] = 0.0
