@@ -25,6 +25,7 @@ NB_DIR = REPO / "notebooks"
 NOTEBOOKS = {
     "line_search_explained.ipynb": ["neuroblastoma/profiles.csv.gz"],
     "neuroblastoma_pipeline.ipynb": ["neuroblastoma/profiles.csv.gz"],
+    "chipseq_penalty_learning.ipynb": ["H3K4me3_TDH_immune"],
 }
 TIMEOUT = 300  # seconds per cell
 
