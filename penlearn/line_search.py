@@ -405,16 +405,15 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     heap, pushed = st.heap, st.pushed
     order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
     FP, FN, M, fpd, fnd = st.FP, st.FN, st.M, st.fpd, st.fnd
-    tw = st.tw
     B = st.B
     Bm1 = B - 1
     Bm2 = B - 2
     heappop, heappush = heapq.heappop, heapq.heappush
     push_log = pushed.append
     rtol = TIE_RTOL
-    steps, slopes, aucs, afters, npush = [], [], [], [], []
+    steps, slopes, dss, npush = [], [], [], []
     steps_append, slopes_append = steps.append, slopes.append
-    aucs_append, afters_append, npush_append = aucs.append, afters.append, npush.append
+    dss_append, npush_append = dss.append, npush.append
     drop = MAX_AUC_DROP / st.scale
     multi = {}
     step, aum, slope, auc_after = st.step, st.aum, st.slope, st.auc_after
@@ -424,15 +423,18 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     prev_step = step
     reason = "limit"
     max_step = math.inf if max_step is None else max_step
+    # AUM is recomputed from the records afterwards; follow it here only when needed
+    track = mode == 1 or until is not None
     until = math.inf if until is None else until
     while n_ev < limit and heap:
-        if heap[0][0] > until:
-            reason = "until"
-            break
         x, a, b = heappop(heap)
         p = pos[a]
         if p == Bm1 or order[p + 1] != b:
             continue  # stale: the lines are no longer adjacent
+        if x > until:
+            heappush(heap, (x, a, b))
+            reason = "until"
+            break
         xhi = x + x * rtol
         general = False
         while heap and heap[0][0] <= xhi:
@@ -442,38 +444,43 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
             else:
                 general = True
                 break
+        sla = sl[a]
+        slb = sl[b]
         if not general:
             # new neighbours after swapping a and b: (c, b) on the left, (a, d) on the right
-            yc = yd = 0.0
             c = d = -1
             if p:
                 c = order[p - 1]
-                if sl[c] > sl[b]:
-                    yc = (ic[b] - ic[c]) / (sl[c] - sl[b])
+                slc = sl[c]
+                if slc > slb:
+                    yc = (ic[b] - ic[c]) / (slc - slb)
                     if yc <= xhi:
                         general = True
                 else:
                     c = -1
             if p < Bm2:
                 d = order[p + 2]
-                if sl[a] > sl[d]:
-                    yd = (ic[d] - ic[a]) / (sl[a] - sl[d])
+                sld = sl[d]
+                if sla > sld:
+                    yd = (ic[d] - ic[a]) / (sla - sld)
                     if yd <= xhi:
                         general = True
                 else:
                     d = -1
-        aum += slope * (x - step)
-        step = x
+        if track:
+            aum += slope * (x - step)
+            step = x
         if general:
-            st.slope, st.auc_after = slope, auc_after
+            st.slope, st.auc_after = slope, 0.0
             pairs = [p]
             while heap and heap[0][0] <= xhi:
                 _, a2, b2 = heappop(heap)
                 p2 = pos[a2]
                 if p2 < Bm1 and order[p2 + 1] == b2:
                     pairs.append(p2)
-            multi[len(steps)] = _cluster(st, xhi, pairs)
-            slope, auc_after, auc_at = st.slope, st.auc_after, st.auc
+            n_i, n_v = _cluster(st, xhi, pairs)
+            slope, ds = st.slope, st.auc_after
+            multi[len(steps)] = (n_i, n_v, st.auc)
         else:
             # one swap of a (position p) and b (p + 1): only gap p + 1 changes (eqs. 10-12)
             order[p] = b
@@ -485,63 +492,66 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
             n0 = FN[p]
             f2 = FP[g + 1]
             n2 = FN[g + 1]
-            f1o = FP[g]
-            n1o = FN[g]
             m1o = M[g]
-            f1 = f0 + fpd[b]
-            n1 = n0 + fnd[b]
+            fb = fpd[b]
+            nb = fnd[b]
+            f1 = f0 + fb
+            n1 = n0 + nb
             m1 = f1 if f1 < n1 else n1
             FP[g] = f1
             FN[g] = n1
             M[g] = m1
             # Theorem 1 (eq. 13): AUM slope
-            slope += (sl[a] - sl[b]) * (m1o + m1 - M[p] - M[g + 1])
+            slope += (sla - slb) * (m1o + m1 - M[p] - M[g + 1])
             # Theorem 2 (eqs. 16-18): AUC at and after the event; segments are
             # (ΔFP)(TP_left + TP_right) with TP = 1 − FN/FN_total, halved and scaled below
-            old = (f1o - f0) * (tw - n1o - n0) + (f2 - f1o) * (tw - n2 - n1o)
-            auc_at = auc_after + (f2 - f0) * (tw - n2 - n0) - old
-            auc_after += (f1 - f0) * (tw - n1 - n0) + (f2 - f1) * (tw - n2 - n1) - old
+            # the ROC point of gap g moves by (Δfp, Δfn); S is affine in it, and the
+            # diagonal at the tie is the mean of before and after (half of ds)
+            ds = (fb - fpd[a]) * (n2 - n0) - (nb - fnd[a]) * (f2 - f0)
             if c >= 0:
                 push_log(yc)
                 heappush(heap, (yc, c, b))
             if d >= 0:
                 push_log(yd)
                 heappush(heap, (yd, a, d))
+        auc_after += ds
         steps_append(x)
         slopes_append(slope)
-        aucs_append(auc_at)
-        afters_append(auc_after)
+        dss_append(ds)
         npush_append(len(pushed))
         n_ev += 1
-        if mode == 1:
-            if aum < best:
-                best = aum
-                best_step = x
-            elif aum > best:
-                reason = "rule"
-                break
+        if mode:
             prev_step = x
-            if aum < FIRST_MIN_ZERO:
-                reason = "rule"
-                break
-        else:
-            prev_step = x
-            if mode == 2:
-                if auc_after > best + AUC_TIE * abs(best):
-                    best = auc_after
+            if mode == 1:
+                if aum < best:
+                    best = aum
                     best_step = x
-                elif best - auc_after > drop:
+                elif aum > best:
+                    prev_step = steps[-2] if n_ev > 1 else 0.0
                     reason = "rule"
                     break
+                if aum < FIRST_MIN_ZERO:
+                    reason = "rule"
+                    break
+            elif auc_after > best + AUC_TIE * abs(best):
+                best = auc_after
+                best_step = x
+            elif best - auc_after > drop:
+                reason = "rule"
+                break
         if x >= max_step:
             reason = "max_step"
             break
     if reason == "limit" and not heap:
         reason = "exhausted"
-    st.aum, st.slope, st.auc_after, st.step = aum, slope, auc_after, step
     if n_ev:
-        st.auc = aucs[-1]
-    rows = (steps, slopes, aucs, afters, npush, multi)
+        i = n_ev - 1
+        ds = dss[i]
+        st.auc = auc_after - ds + (multi[i][2] if i in multi else 0.5 * ds)
+    if track:
+        st.aum, st.step = aum, step
+    st.slope, st.auc_after = slope, auc_after
+    rows = (steps, slopes, dss, npush, multi)
     return rows, (reason, best, best_step, prev_step)
 
 
@@ -634,23 +644,31 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
     mode, limit = _parse_stop(stop, n_input, max_iterations)
     aum0, slope0, auc0, after0, push0 = st.aum, st.slope, st.auc, st.auc_after, len(st.pushed)
     rows, (reason, best, best_step, prev_step) = _sweep(st, mode, limit, max_step)
-    steps, slopes, aucs, afters, npush, multi = rows
+    steps, slopes, dss, npush, special = rows
     steps = np.array([0.0, *steps])
     slopes = np.array([slope0, *slopes])
-    k = st.scale
-    aucs = np.array([auc0, *aucs]) * k
-    afters = np.array([after0, *afters]) * k
-    npush = np.array([push0, *npush])
-    # AUM between events is linear: the same sequential sums as in the sweep
-    inc = slopes[:-1] * np.diff(steps)
-    aums = np.cumsum(np.concatenate(([aum0], inc)))
+    # S after each event: the same sequential sums as in the sweep; S at an event: half
+    # of the change for a single swap (the diagonal), computed by the block otherwise
+    dss = np.array(dss)
+    s_after = np.cumsum(np.concatenate(([after0], dss)))
+    s_at = np.empty_like(s_after)
+    s_at[0] = auc0
+    s_at[1:] = s_after[:-1] + 0.5 * dss
     n = len(steps)
     inter = np.ones(n, np.int64)
     inter[0] = 0
     interv = inter.copy()
-    for i, (a, b) in multi.items():
+    for i, (a, b, d_at) in special.items():
         inter[i + 1] = a
         interv[i + 1] = b
+        s_at[i + 1] = s_after[i] + d_at
+    k = st.scale
+    aucs = s_at * k
+    afters = s_after * k
+    npush = np.array([push0, *npush])
+    # AUM between events is linear: the same sequential sums as in the sweep
+    inc = slopes[:-1] * np.diff(steps)
+    aums = np.cumsum(np.concatenate(([aum0], inc)))
     path = pd.DataFrame(
         {
             "step_size": steps,
