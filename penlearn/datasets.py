@@ -99,6 +99,17 @@ class UCIDataSet:
         ``cv/<type>/folds``: per CV type a table ``sequence_id, fold``.
     extra : dict of str to DataFrame
         Other tables found (``labels``, ``errors``), snake_case columns.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "evaluation.csv").write_text(
+    ...     "sequenceID,min.log.lambda,max.log.lambda,possible.fp,fp,possible.fn,fn,"
+    ...     "labels,errors\\na,-Inf,0,1,1,1,0,2,1\\na,0,Inf,1,0,1,1,2,1\\n")
+    >>> ds = load_uci(d)
+    >>> list(ds.sequence_ids), ds.inputs is None
+    (['a'], True)
     """
 
     name: str
@@ -254,6 +265,12 @@ class SimulatedDataSet:
         standard deviation used, and whether the noise is Student t).
     seed : int
         The seed that made it.
+
+    Examples
+    --------
+    >>> sim = simulate(n_sequences=3, seed=1)
+    >>> len(sim.sequence_ids), list(sim.labels.columns)
+    (3, ['sequence_id', 'start', 'end', 'annotation'])
     """
 
     sequences: pd.DataFrame

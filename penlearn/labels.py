@@ -42,7 +42,19 @@ ANNOTATIONS["possible_fn"] = (ANNOTATIONS["min_changes"] > 0).astype(int)
 
 
 class LabelErrors(NamedTuple):
-    """Result of :func:`label_errors`: one row per model, and one per (label, model)."""
+    """Result of :func:`label_errors`: one row per model, and one per (label, model).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> models = pd.DataFrame({"sequence_id": "a", "n_segments": [1, 2]})
+    >>> changes = pd.DataFrame({"sequence_id": "a", "n_segments": [2], "position": [5]})
+    >>> labels = pd.DataFrame({"sequence_id": ["a"], "start": [0], "end": [10],
+    ...                        "annotation": ["1change"]})
+    >>> res = label_errors(models, changes, labels)
+    >>> res.model_errors["fn"].tolist(), res.label_errors["status"].tolist()
+    ([1.0, 0.0], ['false negative', 'correct'])
+    """
 
     model_errors: pd.DataFrame
     label_errors: pd.DataFrame

@@ -108,6 +108,13 @@ class LineSearchResult:
         Number of distinct threshold lines (identical lines merged).
     exhausted : bool
         True when every intersection was processed (the queue emptied).
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> r = line_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], stop="all")
+    >>> r.step_size, r.aum, r.iterations, r.exhausted
+    (10.0, 0.0, 1, True)
     """
 
     path: pd.DataFrame

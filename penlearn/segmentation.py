@@ -95,7 +95,17 @@ class Segmentation:
 
 
 class SequenceSegmentations(NamedTuple):
-    """Result of :func:`segment_sequences`: the ``models`` and ``changes`` tables."""
+    """Result of :func:`segment_sequences`: the ``models`` and ``changes`` tables.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3],
+    ...                      "value": [0.0, 0.0, 5.0]})
+    >>> res = segment_sequences(seqs, 2, progress=False)
+    >>> res.models["n_segments"].tolist(), res.changes["position"].tolist()
+    ([1, 2], [2])
+    """
 
     models: pd.DataFrame
     changes: pd.DataFrame
