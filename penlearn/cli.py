@@ -548,7 +548,14 @@ def cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``penlearn`` command."""
+    """The argument parser of the ``penlearn`` command.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["learn", "data/H3K4me3", "--out", "m.json"])
+    >>> args.command, args.line_search, args.fold
+    ('learn', 'first_min', None)
+    """
     from penlearn import __version__
     from penlearn.features import FEATURE_SETS
     from penlearn.learn import LINE_SEARCHES
@@ -640,7 +647,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``penlearn`` command; returns the exit code."""
+    """Run the ``penlearn`` command; returns the exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 on bad input (with a one-line message on stderr), 2 on a usage
+        error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     code = main(["predict", "no-such-model.json", "no-such-folder"])
+    >>> code, err.getvalue().strip()
+    (1, 'penlearn predict: error: model file not found: no-such-model.json')
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:

@@ -297,3 +297,15 @@ def test_output_directory_that_is_a_file(small_data, tmp_path, capsys):
                         "--out", out], capsys)
     assert_one_line_error(code, err, "not a directory")
     assert out.read_text() == "a file"
+
+
+def test_inputs_without_the_model_features(demo, tmp_path, capsys):
+    inputs = tmp_path / "inputs.csv"
+    pd.DataFrame({"sequenceID": ["a", "b"], "log.n": [5.0, 6.0]}).to_csv(inputs, index=False)
+    out = tmp_path / "pred.csv"
+    code, _, err = run(["predict", demo.out / "model.json", inputs, "--out", out], capsys)
+    assert_one_line_error(code, err, "feature")
+    assert not out.exists()
+    pd.DataFrame({"id": ["a"], "x": [1.0]}).to_csv(inputs, index=False)
+    code, _, err = run(["predict", demo.out / "model.json", inputs], capsys)
+    assert_one_line_error(code, err, "sequenceID")
