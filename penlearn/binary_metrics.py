@@ -10,6 +10,11 @@ more positive). Tied scores give a diagonal ROC segment (a tie counts one half),
 the measure optimised by Narasimhan & Agarwal's structural SVM (``papers/004``,
 Section 2.1); with ``normalize=True`` it is divided by the width of the FPR range, as
 their "normalized partial AUC".
+
+AUC and partial AUC are computed by the generalized-ROC code of :mod:`penlearn.roc` on
+the binary breakpoints (v = 0, ``breakpoints_from_labels``), so binary and changepoint
+ROC areas share one implementation; :func:`binary_roc` lists the points with their score
+thresholds.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
+from penlearn.breakpoints import breakpoints_from_labels
+from penlearn.roc import breakpoints_roc_points, partial_path_auc, path_auc
 
 
 def check_binary_labels(y, name: str = "y", *, both_classes: bool = True) -> np.ndarray:
@@ -134,18 +142,11 @@ def binary_roc(y, scores) -> BinaryROC:
     )
 
 
-def _area_between(fpr: np.ndarray, tpr: np.ndarray, lo: float, hi: float) -> float:
-    """Exact area under the piecewise-linear curve between FPR ``lo`` and ``hi``."""
-    x0, x1 = fpr[:-1], fpr[1:]
-    y0, y1 = tpr[:-1], tpr[1:]
-    keep = x1 > x0  # vertical segments have no area
-    x0, x1, y0, y1 = x0[keep], x1[keep], y0[keep], y1[keep]
-    a = np.clip(x0, lo, hi)
-    b = np.clip(x1, lo, hi)
-    slope = (y1 - y0) / (x1 - x0)
-    ya = y0 + slope * (a - x0)
-    yb = y0 + slope * (b - x0)
-    return float(np.sum((b - a) * (ya + yb) / 2.0))
+def _roc_points(y, scores) -> tuple[np.ndarray, np.ndarray]:
+    """ROC points through the shared breakpoint machinery (``penlearn.roc``)."""
+    pos = check_binary_labels(y)
+    s = check_binary_scores(scores, len(pos))
+    return breakpoints_roc_points(breakpoints_from_labels(pos.astype(int)), s)
 
 
 def roc_auc(y, scores) -> float:
@@ -165,8 +166,8 @@ def roc_auc(y, scores) -> float:
     >>> roc_auc([0, 1], [2.0, 2.0])
     0.5
     """
-    roc = binary_roc(y, scores)
-    return _area_between(roc.fpr, roc.tpr, 0.0, 1.0)
+    fpr, tpr = _roc_points(y, scores)
+    return path_auc(fpr, tpr)
 
 
 def _check_fpr_range(fpr_min, fpr_max) -> tuple[float, float]:
@@ -216,8 +217,8 @@ def partial_auc(
     True
     """
     lo, hi = _check_fpr_range(fpr_min, fpr_max)
-    roc = binary_roc(y, scores)
-    area = _area_between(roc.fpr, roc.tpr, lo, hi)
+    fpr, tpr = _roc_points(y, scores)
+    area = partial_path_auc(fpr, tpr, hi, lo)
     return area / (hi - lo) if normalize else area
 
 
