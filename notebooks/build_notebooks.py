@@ -88,8 +88,13 @@ LINE_SEARCH = [
     notebook.
     """),
     code(SETUP + '''
-from penlearn.line_search import breakpoint_lines, line_search
+from penlearn import line_search
 from penlearn.plotting import plot_error_functions, plot_roc, plot_segmentation
+
+
+def breakpoint_lines(bp, scores, slopes):
+    """Threshold lines T_b(s) = (v_b - score[I_b]) + s * (-slope[I_b]) (the paper's eq. 2)."""
+    return (bp.value - scores[bp.example], -slopes[bp.example], bp.fp_diff, bp.fn_diff)
 '''),
     md("""
     ## Tools: brute force and a picture
@@ -659,7 +664,7 @@ CHIPSEQ = [
 import copy
 
 from penlearn.datasets import finite_feature_columns
-from penlearn.learn import subtrain_validation_split
+from penlearn import subtrain_validation_split
 from penlearn.plotting import plot_learning_curves, plot_roc
 
 DATASET = os.environ.get("PENLEARN_DATASET", "H3K4me3_TDH_immune")

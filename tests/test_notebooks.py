@@ -15,11 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
 from conftest import DATA, REPO, need
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
 
 NB_DIR = REPO / "notebooks"
 NOTEBOOKS = {
@@ -56,10 +55,9 @@ def test_notebooks_are_generated_and_stored_without_outputs():
 
 def _kernel_manager(tmp_path: Path):
     """A python3 kernel that runs *this* interpreter (the venv where penlearn is installed)."""
+    import ipykernel  # noqa: F401  (the kernel below runs it: it must be in this venv)
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
-
-    pytest.importorskip("ipykernel")
     kdir = tmp_path / "kernels" / "python3"
     kdir.mkdir(parents=True)
     (kdir / "kernel.json").write_text(json.dumps({
