@@ -63,21 +63,21 @@ labels_scores = st.integers(2, 40).flatmap(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(labels_scores)
 def test_auc_equals_mann_whitney_with_ties(ys):
     y, s = ys
     assert roc_auc(y, s) == pytest.approx(brute_auc(y, s), abs=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(labels_scores)
 def test_auc_equals_sklearn(ys):
     y, s = ys
     assert roc_auc(y, s) == pytest.approx(sk_metrics.roc_auc_score(y, s), abs=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(labels_scores, st.floats(0.0, 0.9), st.floats(0.05, 1.0))
 def test_partial_auc_additive_and_bounded(ys, a, width):
     y, s = ys
