@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.datasets import default_data_dir, load_uci
 from penlearn.learn import changepoint_auc, learn_penalty, subtrain_validation_split
 
@@ -54,12 +55,13 @@ R_SECONDS = {
     "quadratic": {1: 62.4, 2: 90.5, 3: 44.8, 4: 21.6},
     "linear": {1: 75.1, 2: 100.3, 3: 58.0, 4: 41.9},
 }
-OTHER_SETS = [("H3K36me3_AM_immune", "equal_labels"), ("ATAC_JV_adipose", "equal_labels"),
-              ("H3K4me3_PGP_immune", "equal_labels"), ("systematic", "profileID")]
+OTHER_SETS = [("H3K36me3_TDH_other", "equal_labels"), ("H3K4me3_TDH_ENCODE", "equal_labels"),
+              ("CTCF_TDH_ENCODE", "equal_labels"), ("H3K36me3_AM_immune", "equal_labels"),
+              ("systematic", "sequenceID")]
 
 
 def run_set(data_dir: Path, name: str, cv: str, seeds, variants, folds=None, flipped=False,
-            verbose=True):
+            verbose=True, quadratic_seeds=1, quadratic_max_b=2000):
     ds = load_uci(data_dir / name)
     ev = ds.evaluation
     fold_table = ds.folds[cv]
@@ -83,12 +85,18 @@ def run_set(data_dir: Path, name: str, cv: str, seeds, variants, folds=None, fli
                                       **common)
                 init_seconds = time.perf_counter() - t0
                 test_auc_init = changepoint_auc(et, pd.Series(start.predict(ft), ft.index))
+                B = len(breakpoints_from_errors(es))
                 for variant in variants:
+                    if variant == "quadratic" and (seed not in seeds[:quadratic_seeds]
+                                                   or B > quadratic_max_b
+                                                   or init != "interval_regression"):
+                        continue  # every event of every step: minutes per run
                     # warm start from the same initial model for every variant
                     m = learn_penalty(fs, es, init=start, line_search=variant, **common)
                     h = m.history_
                     rec = dict(
                         data=name, cv=cv, fold=fold, init=init, seed=seed, variant=variant,
+                        B_subtrain=B,
                         initial_valid_auc=h["validation_auc"][0],
                         max_valid_auc=h["validation_auc"].max(),
                         test_auc=changepoint_auc(et, pd.Series(m.predict(ft), ft.index)),
@@ -109,6 +117,7 @@ def run_set(data_dir: Path, name: str, cv: str, seeds, variants, folds=None, fli
 def summarise(df: pd.DataFrame) -> pd.DataFrame:
     g = df.groupby(["data", "init", "fold", "variant"], sort=False)
     out = g.agg(
+        B_subtrain=("B_subtrain", "first"),
         seeds=("seed", "nunique"),
         initial_valid_auc=("initial_valid_auc", "mean"),
         max_valid_auc=("max_valid_auc", "mean"),
@@ -134,9 +143,9 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    cols = ["data", "init", "fold", "variant", "seeds", "initial_valid_auc", "max_valid_auc",
-            "paper_max_valid_auc", "test_auc_init", "test_auc", "steps", "events", "seconds",
-            "R_seconds_here", "speedup_vs_R", "init_seconds"]
+    cols = ["data", "init", "fold", "B_subtrain", "variant", "seeds", "initial_valid_auc",
+            "max_valid_auc", "paper_max_valid_auc", "test_auc_init", "test_auc", "steps",
+            "events", "seconds", "R_seconds_here", "speedup_vs_R", "init_seconds"]
     t = table[cols].copy()
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in t.itertuples(index=False):
@@ -177,6 +186,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--variants", nargs="+", default=["first_min", "linear", "quadratic", "grid"])
     ap.add_argument("--folds", type=int, nargs="+", default=None)
+    ap.add_argument("--quadratic-seeds", type=int, default=1,
+                    help="run the quadratic variant for this many seeds only (slow)")
+    ap.add_argument("--quadratic-max-b", type=int, default=700,
+                    help="skip the quadratic variant when B subtrain exceeds this "
+                    "(other data sets)")
+    ap.add_argument("--other-folds", type=int, default=2,
+                    help="number of test folds run on the other data sets")
     ap.add_argument("--flipped", action="store_true",
                     help="also run the paper's sign-flipped initialisation")
     ap.add_argument("--other-sets", action="store_true",
@@ -184,18 +200,24 @@ def main(argv=None) -> int:
     ap.add_argument("--only-other-sets", action="store_true")
     ap.add_argument("--results", action="store_true", help="write benchmarks/RESULTS.md")
     ap.add_argument("--csv", type=Path, default=None, help="write per-seed rows here")
+    ap.add_argument("--from-csv", type=Path, nargs="+", default=None,
+                    help="summarise per-seed rows written by earlier runs (no new runs)")
     args = ap.parse_args(argv)
 
     sets = [] if args.only_other_sets else [("H3K4me3_TDH_immune", "equal_labels")]
     if args.other_sets or args.only_other_sets:
         sets += OTHER_SETS
     t0 = time.perf_counter()
-    frames = []
-    for name, cv in sets:
+    frames = [pd.read_csv(p) for p in args.from_csv] if args.from_csv else []
+    for name, cv in ([] if args.from_csv else sets):
         print(f"== {name} ({cv})", file=sys.stderr, flush=True)
-        seeds = args.seeds if name == "H3K4me3_TDH_immune" else args.seeds[:1]
-        frames.append(run_set(args.data_dir, name, cv, seeds, args.variants,
-                              folds=args.folds, flipped=args.flipped))
+        main_set = name == "H3K4me3_TDH_immune"
+        seeds = args.seeds if main_set else args.seeds[:1]
+        folds = args.folds if main_set else list(range(1, args.other_folds + 1))
+        frames.append(run_set(args.data_dir, name, cv, seeds, args.variants, folds=folds,
+                              flipped=args.flipped and main_set,
+                              quadratic_seeds=args.quadratic_seeds,
+                              quadratic_max_b=2000 if main_set else args.quadratic_max_b))
     per_seed = pd.concat(frames, ignore_index=True)
     if args.csv:
         per_seed.to_csv(args.csv, index=False)
