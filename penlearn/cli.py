@@ -373,6 +373,7 @@ def cmd_demo(args) -> int:
             model=model,
             sequences=data.sequences,
             labels=data.labels,
+            changes=changes,
             notes=(
                 f"{args.n_sequences} simulated piecewise-constant Gaussian sequences "
                 f"(seed {args.seed}), models with 1..{args.max_segments} segments; the model "

@@ -40,7 +40,7 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
 th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
 .meta{color:#666;font-size:.85em} figure{margin:1em 0} figcaption{font-size:.85em;color:#555}
-img{max-width:100%;height:auto}
+img{max-width:100%;height:auto} .wide{overflow-x:auto}
 """
 
 
@@ -71,8 +71,8 @@ def errors_at_predictions(evaluation: pd.DataFrame, log_lambda) -> pd.DataFrame:
     -------
     DataFrame
         ``sequence_id, log_lambda, fp, fn, errors`` and ``possible_fp, possible_fn,
-        labels`` when present, plus ``min_errors`` (the fewest errors any penalty gives
-        that sequence), in the evaluation's sequence order.
+        labels, n_segments`` when present, plus ``min_errors`` (the fewest errors any
+        penalty gives that sequence), in the evaluation's sequence order.
 
     Examples
     --------
@@ -94,7 +94,8 @@ def errors_at_predictions(evaluation: pd.DataFrame, log_lambda) -> pd.DataFrame:
     best = ev.groupby("sequence_id", sort=False)["errors"].min()
     rows["min_errors"] = best.reindex(rows["sequence_id"]).to_numpy()
     cols = ["sequence_id", "log_lambda", "fp", "fn", "errors", "min_errors"]
-    cols += [c for c in ("possible_fp", "possible_fn", "labels") if c in rows.columns]
+    cols += [c for c in ("possible_fp", "possible_fn", "labels", "n_segments")
+             if c in rows.columns]
     return rows[cols].reset_index(drop=True)
 
 
@@ -172,6 +173,7 @@ def roc_change_report(
     model=None,
     sequences: pd.DataFrame | None = None,
     labels: pd.DataFrame | None = None,
+    changes: pd.DataFrame | None = None,
     fpr_max: float = 0.1,
     n_error_panels: int = 4,
     notes: str | None = None,
@@ -196,6 +198,11 @@ def roc_change_report(
     sequences, labels : DataFrame, optional
         The raw sequences and labels; when both are given, a few labeled sequences are
         plotted.
+    changes : DataFrame, optional
+        ``sequence_id, n_segments, position`` of the models (as
+        :func:`penlearn.segment_sequences` returns); with an ``n_segments`` column in
+        ``evaluation``, the plotted sequences show the model selected by the first
+        prediction.
     fpr_max : float
         Upper FPR limit of the partial AUC.
     n_error_panels : int
@@ -298,13 +305,20 @@ def roc_change_report(
         ]
     if sequences is not None and labels is not None:
         lab_ids = [s for s in show if s in set(labels["sequence_id"])][:3]
+        selected = first.set_index("sequence_id")
         for j, sid in enumerate(lab_ids):
             if j == 0:
                 parts.append("<h2>Labeled sequences</h2>")
-            parts.append(
-                _img(plot_segmentation(sequences, sid, labels=labels), f"sequence-{j}",
-                     f"sequence {sid}", f"Sequence {sid} and its labels.")
-            )
+            k = None
+            if changes is not None and "n_segments" in selected.columns:
+                k = int(selected.loc[sid, "n_segments"])
+            fig = plot_segmentation(sequences, sid, labels=labels,
+                                    changes=None if k is None else changes, n_segments=k)
+            caption = f"Sequence {sid} and its labels"
+            if k is not None:
+                caption += (f", with the model selected by '{first_name}' ({k} segments, "
+                            f"{int(selected.loc[sid, 'errors'])} label errors)")
+            parts.append(_img(fig, f"sequence-{j}", f"sequence {sid}", caption + "."))
     table = pd.DataFrame({"sequence_id": ids})
     extra = [c for c in ("labels", "possible_fp", "possible_fn", "min_errors") if c in first]
     table = table.merge(first[["sequence_id", *extra]], on="sequence_id", how="left")
@@ -316,7 +330,7 @@ def roc_change_report(
     parts += [
         "<h2>Per-sequence errors</h2>",
         f"<details open><summary>{len(table)} sequences</summary>",
-        _table(table, "sequence-table", index=False),
+        '<div class="wide">', _table(table, "sequence-table", index=False), "</div>",
         "</details>",
         "</body></html>",
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import io
 import re
 
@@ -27,7 +28,7 @@ def pipeline():
     data = simulate(16, seed=7, n_points=(80, 150))
     models, changes = segment_sequences(data.sequences, 6, progress=False)
     ev = error_functions(models, changes, data.labels)
-    return data, ev
+    return data, ev, changes
 
 
 def predictions(ev: pd.DataFrame, seed: int) -> pd.Series:
@@ -37,12 +38,20 @@ def predictions(ev: pd.DataFrame, seed: int) -> pd.Series:
 
 
 def test_report_table_is_roc_change(pipeline, tmp_path):
-    data, ev = pipeline
+    data, ev, changes = pipeline
     preds = {"zero": predictions(ev, 0) * 0, "random": predictions(ev, 1),
              "other": predictions(ev, 2)}
     out = roc_change_report(ev, preds, tmp_path / "r.html", title="T & <b>", model=None,
-                            sequences=data.sequences, labels=data.labels, fpr_max=0.2)
+                            sequences=data.sequences, labels=data.labels, changes=changes,
+                            fpr_max=0.2)
     text = out.read_text()
+    # the plotted sequences show the model that the first prediction selects
+    sel = errors_at_predictions(ev, preds["zero"]).set_index("sequence_id")
+    captions = re.findall(r"Sequence (\S+) and its labels, with the model selected by "
+                          r"'zero' \((\d+) segments, (\d+) label errors\)", html.unescape(text))
+    assert len(captions) >= 1
+    for sid, k, err in captions:
+        assert int(k) == sel.loc[sid, "n_segments"] and int(err) == sel.loc[sid, "errors"]
     assert "<title>T &amp; &lt;b&gt;</title>" in text
     page = parse_report(out)
     summary = table_frame(page.tables["auc-table"]).set_index("prediction")
@@ -71,7 +80,7 @@ def test_report_table_is_roc_change(pipeline, tmp_path):
 
 
 def test_report_is_self_contained(pipeline, tmp_path):
-    data, ev = pipeline
+    data, ev, _ = pipeline
     out = roc_change_report(ev, predictions(ev, 3), tmp_path / "r.html",
                             sequences=data.sequences, labels=data.labels)
     text = out.read_text()
@@ -92,7 +101,7 @@ def test_report_is_self_contained(pipeline, tmp_path):
 def test_errors_at_predictions_brute_force(pipeline):
     """Per sequence, the selected row is found by scanning the intervals; predictions
     exactly on a boundary select the smaller-penalty model, as roc_change does."""
-    _, ev = pipeline
+    _, ev, _ = pipeline
     ids = pd.unique(ev["sequence_id"])
     rng = np.random.default_rng(11)
     finite = ev.loc[np.isfinite(ev["min_log_lambda"]), ["sequence_id", "min_log_lambda"]]
@@ -112,6 +121,7 @@ def test_errors_at_predictions_brute_force(pipeline):
             assert got.loc[sid, "fp"] == hit["fp"].iloc[0]
             assert got.loc[sid, "fn"] == hit["fn"].iloc[0]
             assert got.loc[sid, "min_errors"] == rows["errors"].min()
+            assert got.loc[sid, "n_segments"] == hit["n_segments"].iloc[0]
         pr = roc_change(ev, p).thresholds.loc["predicted"]
         assert got["fp"].sum() == pr["fp"] and got["fn"].sum() == pr["fn"]
 
@@ -135,7 +145,7 @@ def test_report_with_a_model_shows_its_learning_curves(pipeline, tmp_path):
     from penlearn.features import feature_matrix
     from penlearn.learn import learn_penalty
 
-    data, ev = pipeline
+    data, ev, _ = pipeline
     feats = feature_matrix(data.sequences, "neuroblastoma")
     feats = feats[["log.hall", "log.n", "log2.n"]]
     model = learn_penalty(feats, ev, init="zero", progress=False, max_steps=5)
@@ -147,7 +157,7 @@ def test_report_with_a_model_shows_its_learning_curves(pipeline, tmp_path):
 
 def test_write_is_atomic(pipeline, tmp_path):
     """A failing report leaves the previous file untouched and no temporary file."""
-    _, ev = pipeline
+    _, ev, _ = pipeline
     out = tmp_path / "r.html"
     out.write_text("previous report")
     bad = predictions(ev, 4).iloc[1:]  # a sequence without prediction
