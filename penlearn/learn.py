@@ -1022,10 +1022,28 @@ def fit_aum_linear(
 
     rng = np.random.default_rng(random_state)
     p = X_sub.shape[1]
-    w = _initial_weights(init, p, rng)
-    if w is None:
-        raise ValueError(f"init must be 'zero', 'random' or an array of weights, got {init!r}")
-    w0, b0 = (w[1:], float(w[0])) if len(w) == p + 1 else (w, 0.0)
+    if names is None:
+        kept_names = tuple(f"x{c}" for c in scaling.columns)
+    else:
+        kept_names = tuple(str(c) for c in scaling.columns)
+    if isinstance(init, PenaltyModel):  # warm start from a fitted binary model
+        init._check_fitted()
+        if init.kind != "binary":
+            raise ValueError("init as a model needs a binary model (kind='binary')")
+        coef = init.coef_.reindex(list(kept_names))
+        if coef.isna().any():
+            raise ValueError("init model lacks feature(s) "
+                             f"{list(coef.index[coef.isna()])[:5]}")
+        a = coef.to_numpy()
+        w0, b0 = a * scaling.scale, float(init.intercept_ + np.dot(a, scaling.mean))
+    else:
+        w = _initial_weights(init, p, rng)
+        if w is None:
+            raise ValueError(
+                f"init must be 'zero', 'random', a fitted binary PenaltyModel or an array of "
+                f"weights, got {init!r}"
+            )
+        w0, b0 = (w[1:], float(w[0])) if len(w) == p + 1 else (w, 0.0)
 
     def evaluate(w):
         s_val = X_val @ w
@@ -1042,7 +1060,8 @@ def fit_aum_linear(
     b_best = b0 + _min_error_shift(bp_sub, X_sub @ w_best + b0)
     model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state,
                          progress, kind="binary")
-    model.init_ = {"init": init if isinstance(init, str) else "weights"}
+    model.init_ = {"init": init if isinstance(init, str) else
+                   "model" if isinstance(init, PenaltyModel) else "weights"}
     if names is None:
         model.feature_names_in_ = [f"x{c}" for c in range(Xa.shape[1])]
         scaling = FeatureScaling(

@@ -384,6 +384,10 @@ def test_fit_aum_linear_binary():
     m2 = fit_aum_linear(df[:200], ys, validation=(df[200:], yv), random_state=1,
                         progress=False, max_steps=3)
     assert m2.dropped_features_ == ["const"] and list(m2.coef_.index) == ["a", "b", "c"]
+    # warm start from a fitted binary model: step 0 reproduces its scores' AUC
+    m3 = fit_aum_linear(Xs, ys, validation=(Xv, yv), init=m, progress=False, max_steps=2)
+    assert m3.history_["validation_auc"][0] == pytest.approx(
+        roc_auc(yv, m.decision_function(Xv)), abs=1e-12)
     assert m2.predict(df[200:]).shape == (200,)
 
 
