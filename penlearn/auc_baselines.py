@@ -317,7 +317,15 @@ def _grid(value, default: tuple, name: str, has_validation: bool) -> list[float]
 
 def logistic_loss(w: np.ndarray, Z: np.ndarray, sign: np.ndarray, weight: np.ndarray,
                   l2: float) -> tuple[float, np.ndarray]:
-    """Weighted mean logistic loss + (l2/2)·‖w[:-1]‖² and its gradient; w[-1] is the bias."""
+    """Weighted mean logistic loss + (l2/2)·‖w[:-1]‖² and its gradient; w[-1] is the bias.
+
+    Examples
+    --------
+    >>> loss, grad = logistic_loss(np.zeros(2), np.array([[1.0], [-1.0]]),
+    ...                            np.array([1.0, -1.0]), np.array([0.5, 0.5]), 0.0)
+    >>> round(loss, 6), grad.tolist()
+    (0.693147, [-0.5, 0.0])
+    """
     margin = sign * (Z @ w[:-1] + w[-1])
     loss = float(weight @ np.logaddexp(0.0, -margin)) + 0.5 * l2 * float(w[:-1] @ w[:-1])
     # d/dmargin log(1 + e^-m) = -sigmoid(-m)

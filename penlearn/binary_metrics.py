@@ -110,6 +110,12 @@ class BinaryROC(NamedTuple):
     thresholds : ndarray
         ``thresholds[k]`` is the smallest score predicted positive at point k (``+inf``
         for the origin): point k predicts positive every score ≥ ``thresholds[k]``.
+
+    Examples
+    --------
+    >>> r = binary_roc([0, 1], [0.0, 1.0])
+    >>> r.fpr.tolist(), r.tpr.tolist(), r.thresholds.tolist()
+    ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [inf, 1.0, 0.0])
     """
 
     fpr: np.ndarray

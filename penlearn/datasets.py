@@ -44,7 +44,13 @@ def snake_case(name: str) -> str:
 
 
 def snake_case_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """Return ``df`` with every column renamed by :func:`snake_case`."""
+    """Return ``df`` with every column renamed by :func:`snake_case`.
+
+    Examples
+    --------
+    >>> list(snake_case_columns(pd.DataFrame(columns=["sequenceID", "min.log.lambda"])).columns)
+    ['sequence_id', 'min_log_lambda']
+    """
     return df.rename(columns={c: snake_case(c) for c in df.columns})
 
 

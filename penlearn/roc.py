@@ -94,7 +94,15 @@ def breakpoints_auc(breakpoints: Breakpoints, scores) -> float:
 
 
 def breakpoints_roc_points(breakpoints: Breakpoints, scores) -> tuple[np.ndarray, np.ndarray]:
-    """The (FPR, TPR) points of the generalized ROC curve of scores, in path order."""
+    """The (FPR, TPR) points of the generalized ROC curve of scores, in path order.
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> fpr, tpr = breakpoints_roc_points(breakpoints_from_labels([0, 1]), [0.0, 1.0])
+    >>> fpr.tolist(), tpr.tolist()
+    ([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
+    """
     s = check_scores(scores, breakpoints.n_examples)
     fp_tot, fn_tot = breakpoints.fp_total, breakpoints.fn_total
     if not fp_tot > 0:
