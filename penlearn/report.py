@@ -22,13 +22,6 @@ import numpy as np
 import pandas as pd
 
 from penlearn.errors import check_evaluation
-from penlearn.plotting import (
-    figure_png,
-    plot_error_functions,
-    plot_learning_curves,
-    plot_roc,
-    plot_segmentation,
-)
 from penlearn.roc import _predictions_series, roc_change
 
 _CSS = """
@@ -133,6 +126,8 @@ def summary_table(results: Mapping[str, object], *, fpr_max: float = 0.1) -> pd.
 
 
 def _img(fig, element_id: str, alt: str, caption: str) -> str:
+    from penlearn.plotting import figure_png
+
     data = base64.b64encode(figure_png(fig)).decode("ascii")
     return (
         f'<figure><img id="{element_id}" alt="{html.escape(alt)}" '
@@ -231,6 +226,12 @@ def roc_change_report(
     True
     """
     from penlearn import __version__
+    from penlearn.plotting import (  # matplotlib: imported only when a report is made
+        plot_error_functions,
+        plot_learning_curves,
+        plot_roc,
+        plot_segmentation,
+    )
 
     out = Path(out)
     ev = check_evaluation(evaluation)
