@@ -776,6 +776,8 @@ for fold in TEST_FOLDS:
     rocs[fold] = fold_rocs
     runs[fold, "init"] = init
 results = pd.DataFrame(rows).set_index(["fold", "method"])
+results["seconds per step"] = results["seconds"] / results["GD steps"].where(
+    results["GD steps"] > 0)
 results.round(5)
 """),
     md("""
