@@ -241,11 +241,11 @@ class _State:
     """
 
     __slots__ = (
-        "ic", "sl", "fpd", "fnd", "order", "pos", "FP", "FN", "M", "heap", "pushed",
+        "ic", "sl", "fpd", "fnd", "order", "pos", "FP", "FN", "M", "heap", "pushed", "np",
         "B", "tw", "scale", "step", "aum", "slope", "auc", "auc_after",
     )  # fmt: skip
 
-    def __init__(self, ic, sl, fpd, fnd, fp_tot, fn_tot):
+    def __init__(self, ic, sl, fpd, fnd, fp_tot, fn_tot, lazy=False):
         B = len(ic)
         self.B = B
         # AUC is accumulated as S = sum over ROC segments of ΔFP·(2·FN_total − FN_l − FN_r),
@@ -273,14 +273,24 @@ class _State:
         cross = np.flatnonzero(d_sl > 0)
         x = (ic[cross + 1] - ic[cross]) / d_sl[cross]
         self.pushed = x.tolist()
-        self.heap = list(zip(self.pushed, cross.tolist(), (cross + 1).tolist()))
-        heapq.heapify(self.heap)
+        self.np = (ic, sl, fpd, fnd, fp_cum, fn_cum, m)
+        self.step = 0.0
+        self.heap = None  # lazy: the batched engine starts from the NumPy arrays
+        if not lazy:
+            self.listify(np.arange(B), fp_cum, fn_cum, m)
+            self.heap = list(zip(self.pushed, cross.tolist(), (cross + 1).tolist()))
+            heapq.heapify(self.heap)
+
+    def listify(self, order, FP, FN, M):
+        """The Python lists the sequential engine works on (line order and gaps)."""
+        ic, sl, fpd, fnd = self.np[:4]
         self.ic, self.sl = ic.tolist(), sl.tolist()
         self.fpd, self.fnd = fpd.tolist(), fnd.tolist()
-        self.order = list(range(B))
-        self.pos = list(range(B))
-        self.FP, self.FN, self.M = fp_cum.tolist(), fn_cum.tolist(), m.tolist()
-        self.step = 0.0
+        self.order = order.tolist()
+        pos = np.empty(len(order), np.int64)
+        pos[order] = np.arange(len(order))
+        self.pos = pos.tolist()
+        self.FP, self.FN, self.M = FP.tolist(), FN.tolist(), M.tolist()
 
 
 def _runs_of(ps: list[int]) -> list[list[int]]:
@@ -562,12 +572,180 @@ def _sweep(st: _State, mode: int, limit, max_step, until=None):
     return rows, (reason, best, best_step, prev_step)
 
 
+#: Below this many lines the batched engine is not worth its NumPy overhead.
+BATCH_MIN_LINES = 4096
+
+
+def _batch_sweep(st: _State, limit):
+    """Process leading single-swap events in vectorised batches (count-limited sweeps).
+
+    Events are taken in increasing step size from a candidate pool (every adjacent pair
+    whose intersection is below a threshold ``T``, refilled by ``argpartition``). A batch
+    is the longest time-ordered prefix of candidates that (i) are at least 3 positions
+    apart, so that their swaps touch disjoint gaps and every new neighbour pair is final;
+    (ii) have no tie: no other intersection within the event's tie window; (iii) create
+    no intersection at or before the batch's last event. Such a prefix is exactly what
+    the sequential engine does one event at a time, with the same floating-point
+    operations (Theorems 1-2 per swap, sequential cumulative sums), so the path is
+    bit-identical. The first event that fails (a tie, a near-tie, or an intersection
+    created inside the batch) ends the batched phase: the state is handed back to the
+    sequential engine (valid queue entries only; the push log keeps ``q_size`` exact).
+
+    Returns (records like :func:`_sweep`'s, done) where ``done`` is True when the limit
+    was reached or no intersection is left.
+    """
+    B = st.B
+    ic, sl, fpd, fnd, FP, FN, M = (x.copy() for x in st.np)
+    order = np.arange(B)
+    d_sl = sl[:-1] - sl[1:]
+    xs = np.full(B - 1, np.inf)
+    cross = np.flatnonzero(d_sl > 0)
+    xs[cross] = (ic[cross + 1] - ic[cross]) / d_sl[cross]
+    rt = TIE_RTOL
+    K = max(256, 8 * math.isqrt(B))
+    slope, S = st.slope, st.auc_after
+    rec = {"steps": [], "slopes": [], "dss": [], "npush": []}
+    pushes_all = []
+    n_pushed = len(st.pushed)
+    n_ev = 0
+    cand = np.empty(0, np.int64)
+    touched = np.zeros(B - 1, bool)
+    T = -math.inf
+    done = False
+    inf = math.inf
+    while True:
+        if n_ev >= limit:
+            done = True
+            break
+        v = xs[cand]
+        keep = v < T
+        cand, v = cand[keep], v[keep]
+        if cand.size == 0 or not (v.min() + v.min() * rt < T):
+            fin = np.flatnonzero(xs < inf)
+            if fin.size == 0:
+                done = True
+                break
+            if fin.size <= K:
+                cand, T = fin, inf
+            else:
+                part = np.argpartition(xs[fin], K)
+                T = float(xs[fin[part[K]]])
+                cand = fin[part[:K]]
+            v = xs[cand]
+        o = np.argsort(v, kind="stable")
+        ev, e = cand[o], v[o]
+        xh = e + e * rt
+        na = int(np.count_nonzero(xh < T))
+        # (ii) ties: the next candidate inside this event's window, or this one inside the
+        # previous event's window
+        tie = np.zeros(len(e), bool)
+        tie[:-1] = e[1:] <= xh[:-1]
+        tie[1:] |= tie[:-1]
+        L = min(na, limit - n_ev)
+        bad = np.flatnonzero(tie[:L])
+        if bad.size:
+            L = int(bad[0])
+        # (i) positions at least 3 apart (the later event of the first close pair ends it)
+        if L > 1:
+            P0 = ev[:L]
+            byp = np.argsort(P0)
+            sp = P0[byp]
+            c1 = np.flatnonzero(sp[1:] - sp[:-1] <= 2)
+            if c1.size:
+                L = min(L, int(np.maximum(byp[c1], byp[c1 + 1]).min()))
+            c2 = np.flatnonzero(sp[2:] - sp[:-2] <= 2)
+            if c2.size:
+                L = min(L, int(np.maximum(byp[c2], byp[c2 + 2]).min()))
+        if L == 0:
+            break
+        P = ev[:L]
+        a = order[P]
+        b = order[P + 1]
+        sla, slb = sl[a], sl[b]
+        hasL = P >= 1
+        c = order[np.where(hasL, P - 1, 0)]
+        slc = sl[c]
+        crossL = hasL & (slc > slb)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            yl = np.where(crossL, (ic[b] - ic[c]) / (slc - slb), inf)
+        hasR = P + 2 < B
+        d = order[np.where(hasR, P + 2, 0)]
+        sld = sl[d]
+        crossR = hasR & (sla > sld)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            yr = np.where(crossR, (ic[d] - ic[a]) / (sla - sld), inf)
+        # (iii) no new intersection at or before the end of the prefix
+        pm = np.minimum.accumulate(np.minimum(yl, yr))
+        ok = pm > xh[:L]
+        if not ok.all():
+            L = int(np.argmin(ok))
+            if L == 0:
+                break
+            P, a, b, sla, slb = P[:L], a[:L], b[:L], sla[:L], slb[:L]
+            crossL, crossR, yl, yr = crossL[:L], crossR[:L], yl[:L], yr[:L]
+            hasL, hasR = hasL[:L], hasR[:L]
+        g = P + 1
+        f0, n0, m0 = FP[P], FN[P], M[P]
+        f2, n2, m2 = FP[g + 1], FN[g + 1], M[g + 1]
+        m1o = M[g]
+        fb, nb = fpd[b], fnd[b]
+        f1 = f0 + fb
+        n1 = n0 + nb
+        m1 = np.where(f1 < n1, f1, n1)
+        dslope = (sla - slb) * (m1o + m1 - m0 - m2)
+        ds = (fb - fpd[a]) * (n2 - n0) - (nb - fnd[a]) * (f2 - f0)
+        FP[g], FN[g], M[g] = f1, n1, m1
+        order[P], order[g] = b, a
+        xs[P] = inf
+        xs[P[hasL] - 1] = yl[hasL]
+        xs[g[hasR]] = yr[hasR]
+        sl_run = np.cumsum(np.concatenate(([slope], dslope)))[1:]
+        s_run = np.cumsum(np.concatenate(([S], ds)))
+        slope, S = float(sl_run[-1]), float(s_run[-1])
+        both = np.column_stack((crossL, crossR))
+        ys = np.column_stack((yl, yr))[both]
+        pushes_all.append(ys)
+        rec["npush"].append(n_pushed + np.cumsum(both.sum(axis=1)))
+        n_pushed += len(ys)
+        rec["steps"].append(e[:L])
+        rec["slopes"].append(sl_run)
+        rec["dss"].append(ds)
+        n_ev += L
+        # next pool: the untouched rest (still sorted) and the new pairs below T
+        touched[P] = True
+        touched[P[hasL] - 1] = True
+        touched[g[hasR]] = True
+        rest = ev[L:]
+        rest = rest[~touched[rest]]
+        new = np.concatenate((P[hasL] - 1, g[hasR]))
+        touched[new] = False
+        touched[P] = False
+        new = new[xs[new] < T]
+        cand = np.concatenate((rest, new))
+    if not done:
+        # hand the state over to the sequential engine (valid queue entries only)
+        st.listify(order, FP, FN, M)
+        fin = np.flatnonzero(xs < inf)
+        st.heap = list(zip(xs[fin].tolist(), order[fin].tolist(), order[fin + 1].tolist()))
+        heapq.heapify(st.heap)
+    for ys in pushes_all:
+        st.pushed.extend(ys.tolist())
+    st.slope, st.auc_after = slope, S
+    if n_ev:
+        st.step = float(rec["steps"][-1][-1])
+        last_ds = float(rec["dss"][-1][-1])
+        st.auc = S - last_ds + 0.5 * last_ds
+    cat = {k: (np.concatenate(v) if v else np.zeros(0)) for k, v in rec.items()}
+    rows = (cat["steps"], cat["slopes"], cat["dss"], cat["npush"], {})
+    return rows, done
+
+
 # ---------------------------------------------------------------------------------------
 # drivers
 # ---------------------------------------------------------------------------------------
 
 
-def _prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = ""):
+def _prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = "", lazy: bool = False):
     ic = _float_vector(intercept, f"intercept{what}")
     n = len(ic)
     sl = _float_vector(slope, f"slope{what}", n)
@@ -577,7 +755,7 @@ def _prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = ""):
         raise ValueError(f"no breakpoints{what}: the line search needs at least one line")
     fp_tot, fn_tot = _check_totals(fp, fn, what)
     ic, sl, fp, fn = _merge_lines(ic, sl, fp, fn)
-    return _State(ic, sl, fp, fn, fp_tot, fn_tot), n
+    return _State(ic, sl, fp, fn, fp_tot, fn_tot, lazy=lazy), n
 
 
 def _choose(mode, best, best_step, prev_step, steps, aums, slopes, aucs, afters):
@@ -650,13 +828,31 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
             raise ValueError(f"max_step must be a positive number or None, got {max_step}")
     mode, limit = _parse_stop(stop, n_input, max_iterations)
     aum0, slope0, auc0, after0, push0 = st.aum, st.slope, st.auc, st.auc_after, len(st.pushed)
-    rows, (reason, best, best_step, prev_step) = _sweep(st, mode, limit, max_step)
+    if st.heap is None:
+        rows_b, done = _batch_sweep(st, limit)
+        n_b = len(rows_b[0])
+        if done:
+            rows = rows_b
+            reason, best, best_step, prev_step = (
+                "limit" if n_b >= limit else "exhausted",
+                0.0,
+                0.0,
+                0.0,
+            )
+        else:
+            rows_s, (reason, best, best_step, prev_step) = _sweep(st, 0, limit - n_b, None)
+            rows = tuple(
+                np.concatenate((x, np.asarray(y, dtype=x.dtype)))
+                for x, y in zip(rows_b[:4], rows_s[:4])
+            ) + ({k + n_b: v for k, v in rows_s[4].items()},)
+    else:
+        rows, (reason, best, best_step, prev_step) = _sweep(st, mode, limit, max_step)
     steps, slopes, dss, npush, special = rows
-    steps = np.array([0.0, *steps])
-    slopes = np.array([slope0, *slopes])
+    steps = np.concatenate(([0.0], np.asarray(steps, dtype=float)))
+    slopes = np.concatenate(([slope0], np.asarray(slopes, dtype=float)))
     # S after each event: the same sequential sums as in the sweep; S at an event: half
     # of the change for a single swap (the diagonal), computed by the block otherwise
-    dss = np.array(dss)
+    dss = np.asarray(dss, dtype=float)
     s_after = np.cumsum(np.concatenate(([after0], dss)))
     s_at = np.empty_like(s_after)
     s_at[0] = auc0
@@ -672,7 +868,7 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
     k = st.scale
     aucs = s_at * k
     afters = s_after * k
-    npush = np.array([push0, *npush])
+    npush = np.concatenate(([push0], np.asarray(npush, dtype=np.int64)))
     # AUM between events is linear: the same sequential sums as in the sweep
     inc = slopes[:-1] * np.diff(steps)
     aums = np.cumsum(np.concatenate(([aum0], inc)))
@@ -898,7 +1094,9 @@ def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchR
             return _run_bracket(bracket, ic, sl, fp, fn)
         if method == "bracket":
             raise ValueError("method='bracket' needs penlearn.first_min, which is missing")
-    st, n = _prepare_lines(ic, sl, fp, fn)
+    mode, _ = _parse_stop(stop, len(ic), max_iterations)
+    lazy = mode == 0 and max_step is None and len(ic) >= BATCH_MIN_LINES
+    st, n = _prepare_lines(ic, sl, fp, fn, lazy=lazy)
     return _run(st, n, stop, max_iterations, max_step, vst)
 
 

@@ -439,3 +439,58 @@ def test_result_type_and_chosen_values():
     with pytest.raises(ValueError, match="method must be"):
         line_search(breakpoints_from_labels([0, 1]), [10.0, -10.0], method="fast")
     assert not math.isnan(res.auc)
+
+
+# --------------------------------------------------------------------------------------
+# the batched engine (stop="linear"/"all"/int on many lines) equals the sequential one
+# --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def force_batch(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys.modules["penlearn.line_search"], "BATCH_MIN_LINES", 2)
+
+
+def _count_runs():
+    """Runs with an integer maxIterations and no maxStepSize (the batched engine's)."""
+    out = []
+    for p in _runs():
+        name, i = p.values
+        run = load_reference_json(f"aum/{name}.json")["line_search"]["runs"][i]
+        if isinstance(run["maxIterations"], int) and run["maxStepSize"] <= 0:
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("name,i", _count_runs())
+def test_reference_run_batched(name, i, force_batch):
+    d = load_reference_json(f"aum/{name}.json")
+    run = d["line_search"]["runs"][i]
+    ref = pd.DataFrame(run["line_search_result"])
+    res = line_search_lines(*_lines(d), stop=_stop_of(run))
+    _assert_frame_close(res.path, ref)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("stop", ["linear", "all", 57])
+def test_batched_equals_sequential(stop, ties, monkeypatch):
+    import sys
+
+    mod = sys.modules["penlearn.line_search"]
+    X, y, w = _random_binary(300, 8)
+    if ties:  # integer scores and slopes: many multi-way ties, the batch hands over early
+        X = np.round(X)
+        w = np.round(w * 2)
+    bp = breakpoints_from_labels(y)
+    args = (bp, X, w, np.array([1.0, -1.0, 0.5]))
+    monkeypatch.setattr(mod, "BATCH_MIN_LINES", 10**9)
+    seq = line_search_linear(*args, stop=stop)
+    monkeypatch.setattr(mod, "BATCH_MIN_LINES", 2)
+    bat = line_search_linear(*args, stop=stop)
+    assert len(seq.path) == len(bat.path) > 50
+    pd.testing.assert_frame_equal(seq.path, bat.path, check_exact=False, rtol=1e-12)
+    assert (seq.step_size, seq.aum) == pytest.approx((bat.step_size, bat.aum), rel=1e-12)
+    assert seq.exhausted == bat.exhausted
+    assert (bat.path["intervals"] > 1).any() == ties
