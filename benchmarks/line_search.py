@@ -14,8 +14,10 @@ Each case runs in a fresh subprocess, so its peak memory (max RSS) is its own.
 R's ``maxIterations = n`` processes n − 1 events; ``stop="linear"`` processes n, one more
 (the checked row is event n − 1). Ratios are to the R times of ``timings.csv`` (medians
 of 3, on an idle machine of the same kind). Because this machine may be shared, a fixed
-pure-Python workload (heap pushes/pops) is timed beside each run; its slowdown relative
-to an idle machine is printed as ``load``.
+pure-Python workload (1e5 heap pops + pushes on 5e4 tuples) is timed in the same process
+before each run and printed as ``calib_s``: compare it between runs to gauge the load.
+Also reported: events per second, CPU seconds of the process (``cpu_s``) and its peak
+resident memory (``maxrss_mb``, Python + NumPy + pandas included).
 
 Usage::
 
@@ -47,8 +49,6 @@ HERE = Path(__file__).resolve().parent
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
 REF = SHARED / "reference" / "aum"
 SECTION = "## line_search"
-#: seconds of `_calibration()` on an idle machine of this kind (2-core Xeon, Python 3.11)
-IDLE_CALIBRATION = 0.30
 
 
 def make(n, P=10):
@@ -90,6 +90,7 @@ def one_case(source: str, n: int, weight: str, kind: str) -> dict:
         lines = None
     bp = breakpoints_from_labels(labels)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     if kind == "total":
         res = line_search_linear(bp, X, W, stop="linear")
     else:
@@ -100,8 +101,10 @@ def one_case(source: str, n: int, weight: str, kind: str) -> dict:
             pre = line_search_linear(bp, X, W, stop=0)
             lines = breakpoint_lines(bp, scores, X @ pre.info["direction"])
         t0 = time.perf_counter()
+        c0 = time.process_time()
         res = line_search_lines(*lines, stop="linear")
     sec = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     p = res.path
     row = p.iloc[min(n - 1, len(p) - 1)]
     return {
@@ -110,6 +113,7 @@ def one_case(source: str, n: int, weight: str, kind: str) -> dict:
         "weight": weight,
         "kind": kind,
         "seconds": sec,
+        "cpu_s": cpu,
         "events": len(p) - 1,
         "calibration": calib,
         "step_size": float(row["step_size"]),
@@ -173,19 +177,17 @@ def main(argv=None) -> int:
         reps = [run_sub(*case) for _ in range(args.reps)]
         r = sorted(reps, key=lambda d: d["seconds"])[len(reps) // 2]
         rows.append(r)
-        print(f"{case}: {r['seconds']:.3f} s, load x{r['calibration'] / IDLE_CALIBRATION:.1f}",
-              flush=True)  # fmt: skip
+        print(f"{case}: {r['seconds']:.3f} s, calib {r['calibration']:.3f} s", flush=True)
     df = pd.DataFrame(rows).merge(r_times(), on=["n", "weight"], how="left")
     df["r_seconds"] = np.where(df["kind"] == "core", df["r_core"], df["r_total"])
     df["ratio"] = df["seconds"] / df["r_seconds"]
-    df["load"] = df["calibration"] / IDLE_CALIBRATION
-    df["ratio_idle_est"] = df["ratio"] / df["load"].clip(lower=1.0)
+    df["calib_s"] = df["calibration"]
     df["events_per_s"] = df["events"] / df["seconds"]
     df["same_result"] = np.isclose(df["step_size"], df["r_step"], rtol=1e-9) & np.isclose(
         df["aum"], df["r_aum"], rtol=1e-9
     )
-    cols = ["source", "n", "weight", "kind", "seconds", "r_seconds", "ratio", "load",
-            "ratio_idle_est", "events", "events_per_s", "maxrss_mb", "same_result"]  # fmt: skip
+    cols = ["source", "n", "weight", "kind", "seconds", "cpu_s", "r_seconds", "ratio",
+            "calib_s", "events", "events_per_s", "maxrss_mb", "same_result"]  # fmt: skip
     table = df[cols]
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
@@ -196,10 +198,11 @@ def main(argv=None) -> int:
             f"{platform.node()} ({platform.processor() or platform.machine()}, "
             f"{os.cpu_count()} cores, Python {platform.python_version()}), "
             f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC. `stop="linear"`; R times '
-            "from `reference/aum/timings.csv` (idle machine). `load` = slowdown of a fixed "
-            "pure-Python heap workload timed in the same process, relative to an idle "
-            f"machine ({IDLE_CALIBRATION} s); `ratio_idle_est` = ratio / load. maxrss = peak "
-            "resident memory of the whole benchmark process (Python, NumPy, pandas included)."
+            "from `reference/aum/timings.csv` (idle machine of the same kind). `calib_s` = "
+            "seconds of a fixed pure-Python heap workload (1e5 pops + pushes) timed in the "
+            "same process: a load gauge. `cpu_s` = CPU seconds of the run. maxrss = peak "
+            "resident memory of the benchmark process (Python, NumPy, pandas included). "
+            "`same_result`: step size and AUM of event n - 1 equal R's last row (rtol 1e-9)."
         )
         md.append("")
         md.append("| " + " | ".join(cols) + " |")

@@ -13,13 +13,25 @@ and updates the FP/FN of the single gap that changes, the AUM slope (Theorem 1, 
 the AUC at/after the event (Theorem 2, eqs. 16–18) in O(1) per swap: O((B + I) log B) time
 and O(B) memory for B lines and I events (``papers/000``, Sections 4.1–4.4).
 
-Ties are handled as one event: all adjacent pairs whose computed intersection step sizes
-agree up to a few units in the last place form runs of lines through one point; a run is
-re-sorted by slope (the exact order just after a common point), its neighbours are pulled
-in when they also pass through the point, and the AUM slope / AUC of the run are recomputed
-from its gaps. So a triple point whose computed step sizes differ in the last bit is one
-event, never two inconsistent swaps (the failure of the C++ reference documented in
-``reference/aum/README.md``, "Edge cases").
+Ties are handled as one event: an event at computed step x covers every adjacent pair
+whose computed intersection is at most x·(1 + :data:`TIE_RTOL`) (a few dozen units in the
+last place); runs of such pairs form blocks of lines, each block is sorted *exactly*
+(rational arithmetic on the float inputs) by the lines' values at the end of that window
+and then by slope, a neighbour out of that order joins the block, and the AUM slope / AUC
+of the block are recomputed from its gaps. So a k-line intersection is one event, and a
+triple point whose computed step sizes differ in the last bit can never leave a wrong
+order (the failure of the C++ reference documented in ``reference/aum/README.md``, "Edge
+cases"): after every event the order is the exact sort of the lines just after it.
+
+Count-limited searches (``stop="linear"``, ``"all"`` or an int) on many lines first run a
+batched NumPy engine (:func:`_batch_sweep`): it takes, in increasing step size, the
+longest run of pending single swaps that are at least 3 positions apart, tie-free, and
+create no intersection before the run's end, and applies them with the same arithmetic as
+the sequential engine (same results); the sequential engine takes over at the first tie.
+
+``q_size`` follows the reference: the number of distinct step sizes still queued,
+counting intersections queued earlier whose lines have since stopped being adjacent (they
+stay queued until their step). It is computed afterwards from the log of queued steps.
 
 Public functions
 ----------------
@@ -92,7 +104,9 @@ class LineSearchResult:
         until the next event); ``auc`` exactly at the step (tied thresholds form one diagonal
         ROC segment); ``auc_after`` on the open interval after it; ``intersections`` (distinct
         points at this step); ``intervals`` (adjacent line pairs swapped, k − 1 for a k-line
-        tie); ``q_size`` (distinct future step sizes in the queue after the event). With
+        tie); ``q_size`` (distinct future step sizes in the queue after the event,
+        including intersections of lines that are no longer adjacent, as in the
+        reference). With
         ``validation=`` also ``validation_aum``, ``validation_auc`` and
         ``validation_auc_after`` at the same step sizes.
     step_size : float
@@ -237,7 +251,10 @@ class _State:
     holds ``FP[g]``, ``FN[g]`` and ``M[g] = min(FP[g], FN[g])`` (in the units of the diffs).
     ``heap`` holds ``(step, left line, right line)`` of queued intersections; entries whose
     lines are no longer adjacent stay queued and are skipped when popped. ``pushed`` logs
-    the step of every queued entry, from which ``q_size`` is computed afterwards.
+    the step of every queued entry, from which ``q_size`` is computed afterwards. AUC is
+    kept as S = Σ ΔFP·(2·FN_total − FN_left − FN_right) over the ROC segments, AUC =
+    S·``scale`` (exact for integer counts). With ``lazy=True`` only the NumPy arrays
+    (``np``) are built, for :func:`_batch_sweep`, and ``heap`` is None.
     """
 
     __slots__ = (
@@ -1047,7 +1064,14 @@ def line_search(
     when ``maxStepSize`` is set); an integer ``stop=k`` means k events (the reference's
     ``maxIterations=k`` returns k rows, i.e. k − 1 events); intersections whose computed
     step sizes agree within :data:`TIE_RTOL` are one event (the reference needs bit-equal
-    step sizes); input lines need not be sorted and identical lines are merged.
+    step sizes); input lines need not be sorted and identical lines are merged. With
+    ``max_step``, ``"max_auc"`` keeps its drop rule (the reference's ``maxStepSize`` instead
+    reports the event of the largest AUC so far). A new maximum of AUC after a step must
+    exceed the previous one by 2**-46 relative (:data:`AUC_TIE`), so rounding noise on a
+    plateau does not move the first maximum (the reference takes the noisy later event).
+    The chosen step of the count rules (``"linear"``, ``"all"``, int) is the first minimum
+    of AUM over the explored events (midpoint of a flat minimum); the reference returns
+    the path only.
 
     Examples
     --------
