@@ -612,14 +612,16 @@ def _batch_sweep(st: _State, limit):
     was reached or no intersection is left.
     """
     B = st.B
-    ic, sl, fpd, fnd, FP, FN, M = (x.copy() for x in st.np)
+    ic, sl, fpd, fnd, FP, FN, M = st.np
+    LN = np.column_stack((ic, sl, fpd, fnd))  # one gather per line set
+    G = np.column_stack((FP, FN, M))  # one gather per gap set
     order = np.arange(B)
     d_sl = sl[:-1] - sl[1:]
     xs = np.full(B - 1, np.inf)
     cross = np.flatnonzero(d_sl > 0)
     xs[cross] = (ic[cross + 1] - ic[cross]) / d_sl[cross]
     rt = TIE_RTOL
-    K = max(256, 8 * math.isqrt(B))
+    K = max(256, 4 * math.isqrt(B))
     slope, S = st.slope, st.auc_after
     rec = {"steps": [], "slopes": [], "dss": [], "npush": []}
     pushes_all = []
@@ -678,19 +680,17 @@ def _batch_sweep(st: _State, limit):
         P = ev[:L]
         a = order[P]
         b = order[P + 1]
-        sla, slb = sl[a], sl[b]
+        LA, LB = LN[a], LN[b]
+        LC = LN[order[np.maximum(P - 1, 0)]]
+        LD = LN[order[np.minimum(P + 2, B - 1)]]
+        sla, slb, slc, sld = LA[:, 1], LB[:, 1], LC[:, 1], LD[:, 1]
         hasL = P >= 1
-        c = order[np.where(hasL, P - 1, 0)]
-        slc = sl[c]
         crossL = hasL & (slc > slb)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            yl = np.where(crossL, (ic[b] - ic[c]) / (slc - slb), inf)
         hasR = P + 2 < B
-        d = order[np.where(hasR, P + 2, 0)]
-        sld = sl[d]
         crossR = hasR & (sla > sld)
         with np.errstate(divide="ignore", invalid="ignore"):
-            yr = np.where(crossR, (ic[d] - ic[a]) / (sla - sld), inf)
+            yl = np.where(crossL, (LB[:, 0] - LC[:, 0]) / (slc - slb), inf)
+            yr = np.where(crossR, (LD[:, 0] - LA[:, 0]) / (sla - sld), inf)
         # (iii) no new intersection at or before the end of the prefix
         pm = np.minimum.accumulate(np.minimum(yl, yr))
         ok = pm > xh[:L]
@@ -698,20 +698,20 @@ def _batch_sweep(st: _State, limit):
             L = int(np.argmin(ok))
             if L == 0:
                 break
-            P, a, b, sla, slb = P[:L], a[:L], b[:L], sla[:L], slb[:L]
+            P, a, b, LA, LB, sla, slb = P[:L], a[:L], b[:L], LA[:L], LB[:L], sla[:L], slb[:L]
             crossL, crossR, yl, yr = crossL[:L], crossR[:L], yl[:L], yr[:L]
             hasL, hasR = hasL[:L], hasR[:L]
         g = P + 1
-        f0, n0, m0 = FP[P], FN[P], M[P]
-        f2, n2, m2 = FP[g + 1], FN[g + 1], M[g + 1]
-        m1o = M[g]
-        fb, nb = fpd[b], fnd[b]
+        f0, n0, m0 = G[P].T
+        f2, n2, m2 = G[g + 1].T
+        m1o = G[g, 2]
+        fb, nb = LB[:, 2], LB[:, 3]
         f1 = f0 + fb
         n1 = n0 + nb
         m1 = np.where(f1 < n1, f1, n1)
         dslope = (sla - slb) * (m1o + m1 - m0 - m2)
-        ds = (fb - fpd[a]) * (n2 - n0) - (nb - fnd[a]) * (f2 - f0)
-        FP[g], FN[g], M[g] = f1, n1, m1
+        ds = (fb - LA[:, 2]) * (n2 - n0) - (nb - LA[:, 3]) * (f2 - f0)
+        G[g] = np.column_stack((f1, n1, m1))
         order[P], order[g] = b, a
         xs[P] = inf
         xs[P[hasL] - 1] = yl[hasL]
@@ -741,7 +741,7 @@ def _batch_sweep(st: _State, limit):
         cand = np.concatenate((rest, new))
     if not done:
         # hand the state over to the sequential engine (valid queue entries only)
-        st.listify(order, FP, FN, M)
+        st.listify(order, G[:, 0], G[:, 1], G[:, 2])
         fin = np.flatnonzero(xs < inf)
         st.heap = list(zip(xs[fin].tolist(), order[fin].tolist(), order[fin + 1].tolist()))
         heapq.heapify(st.heap)
