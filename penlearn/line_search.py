@@ -259,6 +259,7 @@ class _State:
 
     __slots__ = (
         "ic", "sl", "fpd", "fnd", "order", "pos", "FP", "FN", "M", "heap", "pushed", "np",
+        "log_extra",
         "B", "tw", "scale", "step", "aum", "slope", "auc", "auc_after",
     )  # fmt: skip
 
@@ -289,7 +290,8 @@ class _State:
         d_sl = sl[:-1] - sl[1:]
         cross = np.flatnonzero(d_sl > 0)
         x = (ic[cross + 1] - ic[cross]) / d_sl[cross]
-        self.pushed = x.tolist()
+        self.pushed = x if lazy else x.tolist()
+        self.log_extra: list[np.ndarray] = []  # later queued steps kept as arrays
         self.np = (ic, sl, fpd, fnd, fp_cum, fn_cum, m)
         self.step = 0.0
         self.heap = None  # lazy: the batched engine starts from the NumPy arrays
@@ -745,8 +747,10 @@ def _batch_sweep(st: _State, limit):
         fin = np.flatnonzero(xs < inf)
         st.heap = list(zip(xs[fin].tolist(), order[fin].tolist(), order[fin + 1].tolist()))
         heapq.heapify(st.heap)
-    for ys in pushes_all:
-        st.pushed.extend(ys.tolist())
+    if done:
+        st.log_extra.extend(pushes_all)
+    else:
+        st.pushed = np.concatenate([np.asarray(st.pushed, dtype=float), *pushes_all]).tolist()
     st.slope, st.auc_after = slope, S
     if n_ev:
         st.step = float(rec["steps"][-1][-1])
@@ -898,7 +902,9 @@ def _run(st: _State, n_input: int, stop, max_iterations, max_step, vst: _State |
             "auc_after": afters,
             "intersections": inter,
             "intervals": interv,
-            "q_size": _queue_sizes(st.pushed, steps, npush),
+            "q_size": _queue_sizes(
+                np.concatenate([np.asarray(st.pushed, dtype=float), *st.log_extra]), steps, npush
+            ),
         }
     )
     if vst is not None:
