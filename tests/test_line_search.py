@@ -494,3 +494,13 @@ def test_batched_equals_sequential(stop, ties, monkeypatch):
     assert (seq.step_size, seq.aum) == pytest.approx((bat.step_size, bat.aum), rel=1e-12)
     assert seq.exhausted == bat.exhausted
     assert (bat.path["intervals"] > 1).any() == ties
+
+
+def test_batched_with_validation(force_batch):
+    X, y, w = _random_binary(200, 9)
+    bp = breakpoints_from_labels(y)
+    res = line_search_linear(bp, X, w, stop="linear", validation=(bp, X))
+    p = res.path
+    assert len(p) == len(bp) + 1
+    np.testing.assert_allclose(p["validation_aum"], p["aum"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(p["validation_auc_after"], p["auc_after"], rtol=1e-12)
