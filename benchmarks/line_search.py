@@ -202,7 +202,9 @@ def main(argv=None) -> int:
             "seconds of a fixed pure-Python heap workload (1e5 pops + pushes) timed in the "
             "same process: a load gauge. `cpu_s` = CPU seconds of the run. maxrss = peak "
             "resident memory of the benchmark process (Python, NumPy, pandas included). "
-            "`same_result`: step size and AUM of event n - 1 equal R's last row (rtol 1e-9)."
+            "`same_result`: step size and AUM of event n - 1 equal R's last row (rtol 1e-9). "
+            f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+            "(other processes running make every time, and every ratio, larger)."
         )
         md.append("")
         md.append("| " + " | ".join(cols) + " |")
