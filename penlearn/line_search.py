@@ -1167,7 +1167,12 @@ def _run_bracket(bracket, ic, sl, fp, fn) -> LineSearchResult:
         method="bracket",
         n_lines=st.B,
         exhausted=False,
-        info={"reason": r.reason, "n_sorts": r.n_sorts, "n_events": r.n_events},
+        info={
+            "reason": r.reason,
+            "n_sorts": r.n_sorts,
+            "n_events": r.n_events,
+            "events": r.n_events,  # events swept one by one inside the final bracket
+        },
     )
 
 
