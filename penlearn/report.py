@@ -107,6 +107,17 @@ def summary_table(results: Mapping[str, object], *, fpr_max: float = 0.1) -> pd.
     DataFrame
         Indexed by prediction name: ``auc, aum, partial_auc, fp, fn, errors,
         error_percent, min_errors``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from penlearn import roc_change
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 0.0],
+    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 1],
+    ...                    "possible_fp": 1, "possible_fn": 1, "labels": 2, "errors": 1})
+    >>> t = summary_table({"constant": roc_change(ev, [0.5])})
+    >>> list(t.index), t[["auc", "errors"]].values.tolist()
+    (['constant'], [[0.5, 1.0]])
     """
     rows = {}
     for name, res in results.items():
