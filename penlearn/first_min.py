@@ -205,7 +205,7 @@ def _repair(anchor: _Anchor) -> _Anchor:
     return _Anchor(s, a, d, fp, fn, aum, slope)
 
 
-def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
+def _sweep(anchor: _Anchor, s_hi: float, stop, must=None, budget=None):
     """Process the events after ``anchor.s`` one by one (``papers/000`` eqs. 7–13).
 
     Returns a list of ``(step, aum_at_step, slope_after)``, one per event (distinct step
@@ -214,7 +214,8 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
     are queued first; if ``must(aum, slope)`` (default: ``stop``) has not held at any
     event by then (rounding near ``s_hi``), the queue is refilled with every later event.
     Multi-way intersections (lines through one point, bit-identical step sizes) are
-    handled as one reordering of the block of lines.
+    handled as one reordering of the block of lines. With ``budget``, gives up (returns
+    ``None`` instead of the events) after that many events if ``must`` never held.
     """
     n = len(anchor.a)
     must = must or stop
@@ -222,8 +223,6 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
     a, d, fp, fn = anchor.a.copy(), anchor.d.copy(), anchor.fp.copy(), anchor.fn.copy()
     ids = np.arange(n)
     fpg, fng, m = _gaps(anchor.fp, anchor.fn)
-    if n <= 200_000:  # Python lists: faster scalar access, cheap to build at this size
-        a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
 
     def fill(cap, now):
         if n < 2:
@@ -259,6 +258,9 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
     events = []
     aum, slope, s_prev = anchor.aum, anchor.slope, anchor.s
     heap = fill(s_hi, anchor.s)
+    if len(heap) > 64 and n <= 200_000:
+        # many events ahead: Python lists give faster scalar access than NumPy arrays
+        a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
     while True:
         if not heap:
             if math.isinf(s_hi) or met:
@@ -313,6 +315,9 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None):
             if stop(aum, slope):
                 break
             met = met or must(aum, slope)
+            if budget is not None and not met and len(events) >= budget:
+                events = None
+                break
     state = _Anchor(
         s_prev, *(np.asarray(x, dtype=float) for x in (a, d, fp, fn)), float(aum), float(slope)
     )
@@ -484,9 +489,10 @@ class _Search:
             foot = int(np.abs(hi_p - np.arange(n)).sum())
             if foot <= 2 * self.kmax or _tiny(lo.s, hi_s):
                 return lo, hi_s
-            inv, _ = _blocks(hi_p)
-            if int(inv.sum()) <= n // 4:
-                break
+            if foot <= 4 * n:
+                inv, _ = _blocks(hi_p)
+                if int(inv.sum()) <= n // 4:
+                    break
             near = foot < 2 * n
             x = rf.next()
             p, aum, slope = self.evaluate(lo, x, near)
@@ -499,6 +505,8 @@ class _Search:
                 hi_p = inv[hi_p]
                 lo = lo.moved(x, p, aum, slope)
                 rf.update(x, (aum, slope), False)
+                if rf.ready:
+                    return lo, hi_s
         # phase 2: sort only the lines that cross inside the bracket
         loc = _Local(lo, hi_p)
         while len(loc.I) and loc.footrule() > 2 * self.kmax and not _tiny(loc.s, hi_s):
@@ -512,21 +520,28 @@ class _Search:
             else:
                 loc.adopt_lo(x, st, aum, slope)
                 rf.update(x, (aum, slope), False)
+                if rf.ready:
+                    break
         return loc.anchor(), hi_s
 
-    def settle(self, lo: _Anchor, hi: float, pred) -> _Anchor:
-        """Recompute AUM and slope at the anchor, repair rounding ties; back off if needed."""
+    def settle(self, lo: _Anchor, hi: float, pred):
+        """Recompute AUM and slope at the anchor, repair rounding ties; back off if needed.
+
+        Returns (anchor, hi): when pred already holds at the repaired anchor, the anchor
+        moves down and hi becomes its old step.
+        """
         lo = _repair(_refresh(lo))
         k = 0
         while lo.s > 0 and pred(lo.aum, lo.slope):
+            hi = min(hi, lo.s)
             width = max(hi - lo.s, 1e-9 * lo.s) * 4.0**k
             x = lo.s - width
             if x <= 0:
-                return self.zero
+                return self.zero, hi
             p, aum, slope = self.evaluate(lo, x)
             lo = _repair(lo.moved(x, p, aum, slope))
             k += 1
-        return lo
+        return lo, hi
 
 
 def _tiny(lo: float, hi: float) -> bool:
@@ -567,6 +582,8 @@ class _Cutting:
         self.stair = None  # "lo" / "hi": the end whose slope stayed the same
         self.model_step = False
         self.tangent_next = False
+        self.tangent = None
+        self.ready = False
         self.n_stair = 0
 
     def _kink(self) -> float:
@@ -575,8 +592,12 @@ class _Cutting:
         beta = d1 - d0
         if self.tangent_next or self.stair is None:
             self.model_step = False
-            return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
+            self.tangent = (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
+            return self.tangent
         self.model_step = True
+        x = self._power_law()
+        if x is not None:
+            return x
         if self.stair == "lo" and self.prev_hi is not None:
             ph, (_, dph) = self.prev_hi
             c = (dph - d1) / (ph - hi)
@@ -593,8 +614,41 @@ class _Cutting:
                 return lo + 2 * gamma / (beta + math.sqrt(max(disc, 0.0)))
         return (a1 - a0 + d0 * lo - d1 * hi) / (d0 - d1)
 
+    def _power_law(self):
+        """Kink from a power law γ(u) = k·u^q of the gap between AUM and the stair line.
+
+        u is the distance to the kink on the non-linear side; the last two probes there
+        give q = Δx / Δ(γ/γ') and then u = q·γ/γ' (exact for a pure power law).
+        """
+        (a0, d0), (a1, d1) = self.lo_v, self.hi_v
+        if self.stair == "lo" and self.prev_hi is not None:
+            x1, x2 = self.hi, self.prev_hi[0]
+            (b2, e2) = self.prev_hi[1]
+            g1, g2 = d1 - d0, e2 - d0
+            c1, c2 = a1 - a0 - d0 * (x1 - self.lo), b2 - a0 - d0 * (x2 - self.lo)
+            sign = -1.0
+        elif self.stair == "hi" and self.prev_lo is not None:
+            x1, x2 = self.lo, self.prev_lo[0]
+            (b2, e2) = self.prev_lo[1]
+            g1, g2 = d1 - d0, d1 - e2
+            c1, c2 = a0 - a1 + d1 * (self.hi - x1), b2 - a1 + d1 * (self.hi - x2)
+            sign = 1.0
+        else:
+            return None
+        if not (g1 > 0 and g2 > 0 and c1 > 0 and c2 > 0):
+            return None
+        den = c2 / g2 - c1 / g1
+        if not den > 0:
+            return None
+        q = abs(x2 - x1) / den
+        if not 1.0 < q <= 3.0:
+            return None
+        x = x1 + sign * q * c1 / g1
+        return x if self.lo < x < self.hi else None
+
     def next(self) -> float:
         lo, hi = self.lo, self.hi
+        self.tangent = None
         if lo > 0 and hi / lo > 8:
             return math.sqrt(lo * hi)
         mid = lo + (hi - lo) / 2
@@ -629,6 +683,11 @@ class _Cutting:
             self.stair = "hi" if is_hi else "lo"
         # a model step that overshot onto the linear side: take a tangent step next
         self.tangent_next = self.model_step and same
+        # a tangent step that stayed on lo's line right at the predicted kink: the kink is
+        # the next slope change after lo, a sweep from lo reaches it in a few events
+        self.ready = (
+            not is_hi and same and self.tangent is not None and x >= self.tangent - 1e-9 * x
+        )
         self.model_step = False
         if is_hi:
             self.prev_hi = (self.hi, self.hi_v)
@@ -760,10 +819,17 @@ def first_min_monotone(
         L, aum_L, R, lo_R = 0.0, zero.aum, None, zero
     else:
         lo, hi = srch.bracket(zero, ge0, guess=zero.aum / -zero.slope)
-        lo = srch.settle(lo, hi, ge0)
-        events, after = _sweep(lo, hi, gt0, ge0)
+        for attempt in range(8):
+            lo, hi = srch.settle(lo, hi, ge0)
+            budget = 4 * kmax + 16 if attempt < 7 else None
+            events, after = _sweep(lo, hi, gt0, ge0, budget=budget)
+            bracket = (lo.s, hi)
+            if events is not None:
+                break
+            # the slope change was further than expected: bracket again from there
+            n_events += 4 * kmax + 16
+            lo, hi = srch.bracket(after, ge0, hi_s=hi)
         n_events += len(events)
-        bracket = (lo.s, hi)
         iL = next(i for i, e in enumerate(events) if ge0(e[1], e[2]))
         L, aum_L = events[iL][0], events[iL][1]
         R = events[-1][0] if gt0(*events[-1][1:]) else None
@@ -778,7 +844,7 @@ def first_min_monotone(
         else:
             lo2, hi2 = srch.bracket(lo_R, gt0, guess=2 * nxt)
         if math.isfinite(hi2):
-            lo2 = srch.settle(lo2, hi2, gt0)
+            lo2, hi2 = srch.settle(lo2, hi2, gt0)
             ev, _ = _sweep(lo2, hi2, gt0)
             n_events += len(ev)
             bracket = (lo2.s, hi2)
@@ -799,7 +865,7 @@ def first_min_monotone(
             tau_lo, hi_t = zero, first
         else:
             tau_lo, hi_t = srch.bracket(zero, below, hi_s=L)
-            tau_lo = srch.settle(tau_lo, hi_t, below)
+            tau_lo, hi_t = srch.settle(tau_lo, hi_t, below)
         ev, _ = _sweep(tau_lo, hi_t, lambda aum, sl: aum < AUM_ZERO)
         n_events += len(ev)
         tau, aum_t = ev[-1][0], ev[-1][1]
