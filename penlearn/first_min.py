@@ -226,18 +226,23 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None, budget=None):
 
     def fill(cap, now):
         if n < 2:
-            return []
+            return [], cap
         aa, dd = np.asarray(a), np.asarray(d)
         idx = np.flatnonzero(dd[:-1] > dd[1:])
         if not len(idx):
-            return []
+            return [], cap
         sig = (aa[idx + 1] - aa[idx]) / (dd[idx] - dd[idx + 1])
         sig = np.maximum(sig, now)
         keep = sig <= cap
         idx, sig = idx[keep], sig[keep]
+        frontier = cap
+        if len(sig) > 256:  # queue the nearest crossings only; refill past the frontier
+            frontier = float(np.partition(sig, 255)[255])
+            keep = sig <= frontier
+            idx, sig = idx[keep], sig[keep]
         h = list(zip(sig.tolist(), idx.tolist(), ids[idx].tolist(), ids[idx + 1].tolist()))
         heapq.heapify(h)
-        return h
+        return h, frontier
 
     def terms(b0, b1):
         tot = 0.0
@@ -257,18 +262,22 @@ def _sweep(anchor: _Anchor, s_hi: float, stop, must=None, budget=None):
 
     events = []
     aum, slope, s_prev = anchor.aum, anchor.slope, anchor.s
-    heap = fill(s_hi, anchor.s)
-    if len(heap) > 64 and n <= 200_000:
-        # many events ahead: Python lists give faster scalar access than NumPy arrays
-        a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
+    heap, frontier = fill(s_hi, anchor.s)
+    lists = False
     while True:
+        if frontier < s_hi and (not heap or heap[0][0] > frontier):
+            heap, frontier = fill(s_hi, s_prev)
         if not heap:
             if math.isinf(s_hi) or met:
                 break
             s_hi = math.inf
-            heap = fill(s_hi, s_prev)
+            heap, frontier = fill(s_hi, s_prev)
             if not heap:
                 break
+        if not lists and len(events) >= 64 and n <= 200_000:
+            # many events: Python lists give faster scalar access than NumPy arrays
+            a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
+            lists = True
         now = heap[0][0]
         touched = False
         while heap and heap[0][0] <= now:
