@@ -198,6 +198,30 @@ def test_matches_sequential_engine_descent(lines, kmax):
     _check(got, *sequential_first_min(*lines), atol_aum=1e-8)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("kmax", [1, 4, 1000])
+def test_matches_sequential_engine_larger(seed, kmax):
+    """A few hundred lines: long sweeps (queue refills), back-offs, restarts of the bracket."""
+    rng = np.random.default_rng(1000 + seed)
+    n = 250
+    if seed % 2:
+        y = rng.integers(0, 2, n)
+        bp = breakpoints_from_labels(y, normalize="rate" if seed % 4 == 1 else "count")
+    else:
+        k = rng.integers(1, 4, n)
+        ex = np.repeat(np.arange(n), k)
+        v = rng.standard_normal(len(ex)) if seed % 3 else rng.integers(-3, 4, len(ex)) * 1.0
+        is_fp = rng.random(len(ex)) < 0.5
+        size = rng.integers(1, 3, len(ex)).astype(float)
+        bp = Breakpoints(ex, v, np.where(is_fp, size, 0.0), np.where(is_fp, 0.0, -size), n)
+    scores = rng.standard_normal(n) if seed % 3 else rng.integers(-2, 3, n).astype(float)
+    deriv = aum(bp, scores).derivatives
+    ex = bp.example
+    lines = [bp.value - scores[ex], ((deriv[:, 0] + deriv[:, 1]) / 2)[ex], bp.fp_diff, bp.fn_diff]
+    got = first_min_monotone(*lines, kmax=kmax)
+    _check(got, *sequential_first_min(*lines), atol_aum=1e-8)
+
+
 # ----------------------------------------------------------------------------- R reference
 
 
