@@ -19,6 +19,7 @@ from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoin
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
 from penlearn.errors import error_functions, target_intervals
 from penlearn.features import feature_matrix, feature_vector
+from penlearn.first_min import FirstMinResult, first_min_monotone
 from penlearn.interval_regression import IntervalRegression
 from penlearn.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.learn import (
@@ -48,6 +49,8 @@ from penlearn.segmentation import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "FirstMinResult",
+    "first_min_monotone",
     "IntervalRegression",
     "PenaltyModel",
     "changepoint_auc",
