@@ -207,10 +207,12 @@ def _check_nonnegative(fp_before, fn_before, fp_diff, fn_diff) -> None:
     if len(fp_before) and fp_before.min() < -tol_fp:
         raise ValueError(
             "fp should be non-negative: the cumulative sum of fp_diff over sorted thresholds "
-            f"reaches {fp_before.min():g}"
+            f"reaches {fp_before.min():g} (penlearn.breakpoints.examples_with_negative_errors "
+            "lists the examples whose error functions cause it)"
         )
     if len(fn_before) and fn_before.min() < -tol_fn:
         raise ValueError(
             "fn should be non-negative: the reverse cumulative sum of -fn_diff over sorted "
-            f"thresholds reaches {fn_before.min():g}"
+            f"thresholds reaches {fn_before.min():g} (penlearn.breakpoints."
+            "examples_with_negative_errors lists the examples whose error functions cause it)"
         )

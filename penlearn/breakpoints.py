@@ -348,3 +348,51 @@ def breakpoints_from_labels(y, normalize: Normalize = "count") -> Breakpoints:
         np.where(pos, -1.0, 0.0),
         n_examples=n,
     ).normalize(normalize)
+
+
+def examples_with_negative_errors(breakpoints: Breakpoints, tol: float = 1e-9) -> np.ndarray:
+    """Examples whose own FP or FN, rebuilt from their diffs, goes negative somewhere.
+
+    Breakpoints only record jumps: FP is anchored at 0 at score −∞ and FN at 0 at score
+    +∞ (λ = 0). A sequence whose most complex model still has a false negative, while a
+    simpler model has fewer, gets a negative FN in between; AUM is then undefined for
+    some predictions (:func:`penlearn.aum` raises). These are the examples to exclude
+    or re-label.
+
+    Parameters
+    ----------
+    breakpoints : Breakpoints
+    tol : float
+        Values above ``-tol`` (times the example's total absolute diff) count as 0.
+
+    Returns
+    -------
+    ndarray of int
+        Sorted example indices.
+
+    Examples
+    --------
+    >>> bp = Breakpoints([0, 0, 1], [-1.0, 1.0, 0.0], [0, 0, 1], [-1, 1, 0])
+    >>> examples_with_negative_errors(bp).tolist()
+    [0]
+    """
+    if len(breakpoints) == 0:
+        return np.zeros(0, np.int64)
+    ex = breakpoints.example
+    order = np.lexsort((breakpoints.value, ex))
+    se = ex[order]
+    fp = breakpoints.fp_diff[order]
+    fn = breakpoints.fn_diff[order]
+    start = np.r_[True, se[1:] != se[:-1]]
+    group = np.cumsum(start) - 1
+    starts = np.flatnonzero(start)
+    # FP just right of each own breakpoint: cumulative sum within the example
+    cfp = np.cumsum(fp)
+    fp_after = cfp - np.r_[0.0, cfp][starts][group]
+    # FN just left of each own breakpoint: reverse cumulative sum of -fn within the example
+    rfn = np.cumsum(fn[::-1])[::-1]
+    ends = np.r_[starts[1:], len(se)]
+    fn_before = -(rfn - np.r_[rfn, 0.0][ends][group])
+    scale = np.bincount(group, weights=np.abs(fp) + np.abs(fn))[group]
+    bad = (fp_after < -tol * np.maximum(scale, 1.0)) | (fn_before < -tol * np.maximum(scale, 1.0))
+    return np.unique(se[bad])

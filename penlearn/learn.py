@@ -35,7 +35,12 @@ import numpy as np
 import pandas as pd
 
 from penlearn.aum import aum, threshold_groups
-from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
+from penlearn.breakpoints import (
+    Breakpoints,
+    breakpoints_from_errors,
+    breakpoints_from_labels,
+    examples_with_negative_errors,
+)
 from penlearn.errors import check_evaluation
 from penlearn.interval_regression import FeatureScaling, IntervalRegression, standardize_features
 from penlearn.roc import breakpoints_auc, path_auc
@@ -302,6 +307,21 @@ def _check_match(features: pd.DataFrame, evaluation: pd.DataFrame, what: str) ->
 
 def _set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
     bp = breakpoints_from_errors(evaluation, sequence_ids=ids)
+    bad = examples_with_negative_errors(bp)
+    if len(bad):
+        # their FN (or FP) relative to the extreme penalties goes negative, where AUM is
+        # undefined: keep the sequences (they still get predictions) without breakpoints
+        names = [bp.example_ids[i] for i in bad]
+        warnings.warn(
+            f"{what} set: {len(bad)} sequence(s) have fewer errors at an intermediate penalty "
+            "than at the extreme one (FN at lambda=0 or FP at lambda=inf is not minimal), so "
+            f"AUM is undefined for them; their breakpoints are left out: {names[:5]}",
+            UserWarning,
+            stacklevel=3,
+        )
+        keep = ~np.isin(bp.example, bad)
+        bp = Breakpoints(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
+                         bp.n_examples, bp.example_ids)
     _check_classes(bp, what)
     return bp.normalize(normalize)
 
@@ -867,9 +887,9 @@ def learn_penalty(
                 f"{what} features: sequence {fr.index[r]!r} has a non-finite value in kept "
                 f"column {scaling.columns[c]!r}"
             )
-    if scaling.dropped and progress:
-        print(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant feature "
-              f"column(s): {list(scaling.dropped)}")
+    if scaling.dropped:
+        warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
+                      f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=2)
     X_sub = scaling.transform(sub_feats)
     X_val = scaling.transform(v_feats)
 
@@ -1007,9 +1027,17 @@ def fit_aum_linear(
         if Xv_raw.shape[1] != Xa.shape[1] or len(yv) != len(Xv_raw):
             raise ValueError("validation X must have X's columns and one label per row")
     frame = pd.DataFrame(np.vstack([Xs_raw, Xv_raw]), columns=names)
+    nonfinite = ~np.isfinite(frame.to_numpy(float))
+    if nonfinite.any():
+        r, c = np.argwhere(nonfinite)[0]
+        raise ValueError(
+            f"X has non-finite values (NaN or inf), e.g. column {frame.columns[c]!r}; "
+            "impute or drop them before fitting"
+        )
     scaling = standardize_features(frame)
-    if scaling.dropped and progress:
-        print(f"fit_aum_linear: dropped feature column(s) {list(scaling.dropped)}")
+    if scaling.dropped:
+        warnings.warn(f"fit_aum_linear: dropped constant feature column(s) "
+                      f"{list(scaling.dropped)}", UserWarning, stacklevel=2)
     keep = [frame.columns.get_loc(c) for c in scaling.columns]
     X_sub = (Xs_raw[:, keep] - scaling.mean) / scaling.scale
     X_val = (Xv_raw[:, keep] - scaling.mean) / scaling.scale

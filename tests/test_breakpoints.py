@@ -97,3 +97,51 @@ def test_h3k4me3_tdh_immune_counts():
     assert n_changes == len(bp)
     res = pl.aum(bp, np.zeros(bp.n_examples))
     assert np.isfinite(res.aum) and res.derivatives.shape == (378, 2)
+
+
+def test_examples_with_negative_errors_brute_force():
+    from penlearn.breakpoints import examples_with_negative_errors
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, B = 3, 6
+        bp = pl.Breakpoints(rng.integers(0, n, B), rng.integers(-3, 3, B).astype(float),
+                            rng.integers(-1, 3, B).astype(float),
+                            rng.integers(-2, 2, B).astype(float), n_examples=n)
+        expected = []
+        for i in range(n):
+            m = bp.example == i
+            vals = np.unique(bp.value[m])
+            if len(vals) == 0:
+                continue
+            cuts = np.r_[vals[0] - 1, (vals[:-1] + vals[1:]) / 2, vals[-1] + 1]
+            if any(bp.fp_diff[m][bp.value[m] < c].sum() < 0
+                   or -bp.fn_diff[m][bp.value[m] >= c].sum() < 0 for c in cuts):
+                expected.append(i)
+        assert examples_with_negative_errors(bp).tolist() == expected
+
+
+def test_learn_penalty_leaves_out_sequences_with_negative_errors():
+    """A sequence whose FN at lambda = 0 exceeds its FN at a larger penalty: warned, skipped."""
+    import warnings
+
+    ev_rows, feats = [], {}
+    rng = np.random.default_rng(1)
+    for i in range(12):
+        sid = f"s{i}"
+        cut = rng.uniform(-2, 2)
+        fp, fn = ([1, 0, 0], [0, 0, 1]) if i else ([0, 0, 0], [1, 0, 1])
+        ev_rows.append(pd.DataFrame({
+            "sequence_id": sid, "min_log_lambda": [-np.inf, cut, cut + 1],
+            "max_log_lambda": [cut, cut + 1, np.inf], "fp": fp, "fn": fn,
+            "possible_fp": 1, "possible_fn": 1, "labels": 2}))
+        feats[sid] = [cut + rng.normal(0, 0.1), rng.normal()]
+    ev = pd.concat(ev_rows, ignore_index=True)
+    X = pd.DataFrame.from_dict(feats, orient="index", columns=["a", "b"])
+    folds = pd.Series({sid: ("subtrain" if k % 2 == 0 else "validation")
+                       for k, sid in enumerate(X.index)})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = pl.learn_penalty(X, ev, folds=folds, init="zero", max_steps=3, progress=False)
+    assert any("s0" in str(w.message) and "left out" in str(w.message) for w in caught)
+    assert np.all(np.isfinite(model.predict(X)))

@@ -428,3 +428,12 @@ def test_h3k4me3_fold1_first_min_few_steps():
     assert (np.diff(h["subtrain_aum"]) < 0).all()
     flipped = learn_penalty(fs, es, init="interval_regression_flipped", **kw)
     assert 0.84 < flipped.history_["validation_auc"][0] < 0.88  # the paper's 0.8652
+
+
+def test_fit_aum_linear_rejects_nan_features():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[5, 1] = np.nan
+    y = (rng.random(40) < 0.5).astype(int)
+    with pytest.raises(ValueError, match="non-finite values .* column 1"):
+        fit_aum_linear(X, y, progress=False)
