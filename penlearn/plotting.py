@@ -290,7 +290,8 @@ def plot_roc(
     ax.set_aspect("equal")
     ax.set_title("\n".join(titles), fontsize=9)
     ax.legend(loc="lower right", fontsize=7)
-    fig.tight_layout()
+    if ax is None:  # a caller's figure is laid out by the caller
+        fig.tight_layout()
     return fig
 
 
@@ -502,7 +503,8 @@ def plot_segmentation(
     line_handles, _ = ax.get_legend_handles_labels()
     ax.legend(handles=line_handles + handles, fontsize=7, loc="upper left",
               bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
+    if ax is None:  # a caller's figure is laid out by the caller
+        fig.tight_layout()
     return fig
 
 
