@@ -25,6 +25,18 @@ of the convex AUM(s) (L and R are 0 or events; R may be +∞):
 Step sizes of events are computed with the sequential engine's formula
 s = (intercept_j − intercept_i)/(slope_i − slope_j) for adjacent lines, so the returned
 step is bit-identical to the event-by-event result in exact cases.
+
+Algorithm. Each probe sorts the lines at one step size and gives AUM and its slope
+(``O(B log B)``). An upward search from the tangent root A(0)/|A'(0)| finds an upper
+end; then cubic interpolation of AUM (smooth regime: many events), and, once a probe
+returns the same slope as the end it replaces (AUM linear up to the next kink), a
+power-law model of the other side and tangent intersections, which land on the kink
+exactly when one is left. When few lines still cross inside the bracket, probes sort only
+those (blocks of the permutation between the two ends). The last few events are swept
+one by one from the lower end with eqs. 7–13, which gives L, R, AUM and the 1e-6 rule
+exactly; the sweep also repairs float near-ties of the sorted order (adjacent lines are
+ordered by their crossing step, as the event engine orders them). Slopes within
+1e-13·2·max|slope|·min(ΣΔFP, −ΣΔFN) of 0 count as 0 (flat). Memory is O(B).
 """
 
 from __future__ import annotations
