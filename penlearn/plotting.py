@@ -235,7 +235,8 @@ def plot_roc(
     results = dict(result) if isinstance(result, Mapping) else {None: result}
     if not results:
         raise ValueError("result is empty: nothing to plot")
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig = Figure(figsize=figsize)
         ax = fig.subplots()
     else:
@@ -290,7 +291,7 @@ def plot_roc(
     ax.set_aspect("equal")
     ax.set_title("\n".join(titles), fontsize=9)
     ax.legend(loc="lower right", fontsize=7)
-    if ax is None:  # a caller's figure is laid out by the caller
+    if own_figure:  # a caller's figure is laid out by the caller
         fig.tight_layout()
     return fig
 
@@ -455,7 +456,8 @@ def plot_segmentation(
         raise ValueError(f"sequence_id {sequence_id!r} is not in sequences")
     pos = seq["position"].to_numpy()
     val = seq["value"].to_numpy(dtype=float)
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig = Figure(figsize=figsize)
         ax = fig.subplots()
     else:
@@ -503,7 +505,7 @@ def plot_segmentation(
     line_handles, _ = ax.get_legend_handles_labels()
     ax.legend(handles=line_handles + handles, fontsize=7, loc="upper left",
               bbox_to_anchor=(1.0, 1.0))
-    if ax is None:  # a caller's figure is laid out by the caller
+    if own_figure:  # a caller's figure is laid out by the caller
         fig.tight_layout()
     return fig
 
