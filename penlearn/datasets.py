@@ -236,12 +236,14 @@ def finite_feature_columns(inputs: pd.DataFrame, drop_constant: bool = True) -> 
     ...                                      "c": [3.0, 3.0]}))
     ['a']
     """
-    arr = inputs.to_numpy(dtype=float)
-    ok = np.isfinite(arr).all(axis=0)
-    if drop_constant and len(arr) > 0:
-        with np.errstate(invalid="ignore"):
-            ok &= np.nanmax(np.where(np.isfinite(arr), arr, np.nan), axis=0, initial=-np.inf) > \
-                np.nanmin(np.where(np.isfinite(arr), arr, np.nan), axis=0, initial=np.inf)
+    if drop_constant:
+        from penlearn.interval_regression import standardize_features
+
+        try:
+            return list(standardize_features(inputs).columns)
+        except ValueError:  # no usable column at all
+            return []
+    ok = np.isfinite(inputs.to_numpy(dtype=float)).all(axis=0)
     return [c for c, k in zip(inputs.columns, ok) if k]
 
 

@@ -84,7 +84,8 @@ def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
 
     Like R's ``scale()`` followed by keeping the columns that are finite on every row
     (the paper's protocol, ``reference/paper/README.md`` step 2): a column is dropped
-    when any value is NaN/±inf or when its standard deviation is 0.
+    when any value is NaN/±inf or when it is constant (its standard deviation is 0, or
+    below 1e-12 of its mean: rounding noise).
 
     Parameters
     ----------
@@ -127,7 +128,9 @@ def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
     if finite.any():
         mean[finite] = A[:, finite].mean(axis=0)
         sd[finite] = A[:, finite].std(axis=0, ddof=ddof)
-    keep = finite & (sd > 0)
+    # constant columns, including those constant up to rounding noise (whose "SD" is a
+    # few ulps of the mean, and would be blown up to unit scale)
+    keep = finite & (sd > 1e-12 * np.abs(mean))
     if not keep.any():
         raise ValueError(
             "after dropping non-finite (NaN/inf) and constant feature columns, none remain"
