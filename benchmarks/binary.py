@@ -29,7 +29,6 @@ import argparse
 import os
 import platform
 import sys
-import tempfile
 import time
 import warnings
 from datetime import datetime, timezone
@@ -56,6 +55,9 @@ except ImportError:  # not exported yet
         fit_aum_linear = None
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
 SECTION = "## binary"
 FPR_MAX = 0.1
 DEGREES = (10, 20, 30)
@@ -263,18 +265,7 @@ def approx_table(df: pd.DataFrame) -> str:
 
 
 def write_section(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=HERE, prefix="RESULTS.md", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    results_file.write_section(SECTION, text)
 
 
 def main(argv=None) -> int:

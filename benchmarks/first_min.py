@@ -24,7 +24,7 @@ import argparse
 import csv
 import os
 import platform
-import tempfile
+import sys
 import time
 from pathlib import Path
 
@@ -34,6 +34,9 @@ from penlearn import aum, breakpoints_from_labels
 from penlearn.first_min import _aum_slope, _gaps, _sort_right, first_min_monotone
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
 REF = SHARED / "reference" / "aum"
 SECTION = "## first_min"
@@ -218,18 +221,7 @@ def section(rows, command, elapsed):
 
 
 def write_section(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=HERE, prefix="RESULTS.md", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    results_file.write_section(SECTION, text)
 
 
 def main(argv=None) -> int:

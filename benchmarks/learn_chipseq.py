@@ -25,7 +25,6 @@ import argparse
 import os
 import platform
 import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,6 +37,9 @@ from penlearn.datasets import default_data_dir, load_uci
 from penlearn.learn import changepoint_auc, learn_penalty, subtrain_validation_split
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
 SECTION = "## learn_chipseq"
 
 # Figure 6, first min, mean over 4 seeds (reference/paper/README.md, digitized; init flipped)
@@ -166,18 +168,7 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 def write_section(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=HERE, prefix="RESULTS.md", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    results_file.write_section(SECTION, text)
 
 
 def main(argv=None) -> int:

@@ -37,7 +37,6 @@ import random
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +45,9 @@ import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
 REF = SHARED / "reference" / "aum"
 SECTION = "## line_search"
@@ -143,18 +145,7 @@ def r_times() -> pd.DataFrame:
 
 
 def write_section(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=HERE, prefix="RESULTS.md", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    results_file.write_section(SECTION, text)
 
 
 def main(argv=None) -> int:

@@ -27,7 +27,7 @@ import argparse
 import datetime as dt
 import os
 import platform
-import tempfile
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -39,6 +39,9 @@ import ruptures as rpt
 from penlearn import segment
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
 SECTION = "## segmentation"
 
 
@@ -126,18 +129,7 @@ def table(r: dict) -> str:
 
 
 def write_section(text: str) -> None:
-    path = HERE / "RESULTS.md"
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start = old.find(SECTION + "\n")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=HERE, prefix="RESULTS.md", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    results_file.write_section(SECTION, text)
 
 
 def main(argv=None) -> int:
