@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from penlearn.breakpoints import Breakpoints
+from penlearn.validation import finite_vector
 
 
 class AUMResult(NamedTuple):
@@ -47,22 +48,9 @@ def check_scores(scores, n_examples: int, name: str = "scores") -> np.ndarray:
     >>> check_scores([0.5, 1.0], 2)
     array([0.5, 1. ])
     """
-    try:
-        s = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array") from exc
-    if s.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {s.shape}")
-    if len(s) != n_examples:
-        raise ValueError(
-            f"{name} has length {len(s)} but the breakpoints have n_examples={n_examples}"
-        )
     if n_examples == 0:
-        raise ValueError(f"{name} is empty: need at least one prediction")
-    if not np.all(np.isfinite(s)):
-        i = int(np.flatnonzero(~np.isfinite(s))[0])
-        raise ValueError(f"{name} must be finite; element {i} is {s[i]!r}")
-    return s
+        raise ValueError(f"{name} is empty: need at least one prediction (n_examples is 0)")
+    return finite_vector(scores, name, n_examples, "n_examples of the breakpoints")
 
 
 def threshold_groups(

@@ -25,6 +25,7 @@ import numpy as np
 
 from penlearn.breakpoints import breakpoints_from_labels
 from penlearn.roc import breakpoints_roc_points, partial_path_auc, path_auc
+from penlearn.validation import finite_vector
 
 
 def check_binary_labels(y, name: str = "y", *, both_classes: bool = True) -> np.ndarray:
@@ -86,18 +87,7 @@ def check_binary_scores(scores, n: int, name: str = "scores") -> np.ndarray:
     >>> check_binary_scores([0.5, 2], 2).tolist()
     [0.5, 2.0]
     """
-    try:
-        s = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array") from exc
-    if s.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {s.shape}")
-    if len(s) != n:
-        raise ValueError(f"{name} has length {len(s)} but y has length {n}")
-    if not np.all(np.isfinite(s)):
-        i = int(np.flatnonzero(~np.isfinite(s))[0])
-        raise ValueError(f"{name} must be finite; element {i} is {float(s[i])}")
-    return s
+    return finite_vector(scores, name, n, "the length of y")
 
 
 class BinaryROC(NamedTuple):

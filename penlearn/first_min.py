@@ -47,6 +47,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from penlearn.validation import finite_vector
+
 #: AUM below this (absolute) stops the sequential first-min rule (reference semantics).
 AUM_ZERO = 1e-6
 
@@ -87,18 +89,7 @@ class FirstMinResult(NamedTuple):
 
 
 def _as_vector(x, name: str, n: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if n is not None and len(arr) != n:
-        raise ValueError(f"{name} has length {len(arr)}, expected {n} (length of intercept)")
-    if not np.all(np.isfinite(arr)):
-        i = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite; element {i} is {arr[i]!r}")
-    return arr
+    return finite_vector(x, name, n, "the length of intercept")
 
 
 def _gaps(fp: np.ndarray, fn: np.ndarray):

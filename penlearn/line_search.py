@@ -54,6 +54,7 @@ import pandas as pd
 from penlearn.aum import aum as _aum
 from penlearn.aum import check_scores
 from penlearn.breakpoints import Breakpoints
+from penlearn.validation import finite_vector
 
 __all__ = [
     "LineSearchResult",
@@ -162,18 +163,7 @@ class LineSearchResult:
 
 
 def _float_vector(x, name: str, n: int | None = None) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric array") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if n is not None and len(arr) != n:
-        raise ValueError(f"{name} has length {len(arr)}, expected {n}")
-    if not np.all(np.isfinite(arr)):
-        i = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name} must be finite; element {i} is {arr[i]!r}")
-    return arr
+    return finite_vector(x, name, n)
 
 
 def _merge_lines(intercept, slope, fp_diff, fn_diff):

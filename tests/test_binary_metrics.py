@@ -162,7 +162,7 @@ def test_soft_auc_brute_force_and_limit():
         ([0, float("nan"), 1], [0.1, 0.2, 0.3], "NaN"),
         ([0, 1, 1], [0.1, float("nan"), 0.3], "scores must be finite; element 1"),
         ([0, 1, 1], [0.1, float("inf"), 0.3], "scores must be finite"),
-        ([0, 1, 1], [0.1, 0.3], "length 2 but y has length 3"),
+        ([0, 1, 1], [0.1, 0.3], r"length 2, expected 3 \(the length of y\)"),
         ([], [], "non-empty"),
     ],
 )
