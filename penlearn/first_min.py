@@ -74,6 +74,12 @@ class FirstMinResult(NamedTuple):
         The last bracket (lo, hi] handed to the sweep (``(0, 0)`` when none was needed).
     method : str
         Always ``"bracket"``.
+
+    Examples
+    --------
+    >>> res = first_min_monotone([0.0, 1.0], [1.0, -1.0], [1.0, 0.0], [0.0, -1.0])
+    >>> res.step_size, res.aum, res.method
+    (0.5, 0.0, 'bracket')
     """
 
     step_size: float
