@@ -1131,7 +1131,7 @@ def _bracket_method():
 
 def _run_bracket(bracket, ic, sl, fp, fn) -> LineSearchResult:
     """First-min step by the sub-quadratic bracketing search; path = row 0 only."""
-    st, _ = _prepare_lines(ic, sl, fp, fn)
+    st, _ = _prepare_lines(ic, sl, fp, fn, lazy=True)  # row 0 only: no queue needed
     r = bracket(ic, sl, fp, fn)
     path = pd.DataFrame(
         {
@@ -1142,12 +1142,10 @@ def _run_bracket(bracket, ic, sl, fp, fn) -> LineSearchResult:
             "auc_after": [st.auc_after * st.scale],
             "intersections": np.zeros(1, np.int64),
             "intervals": np.zeros(1, np.int64),
-            "q_size": np.array([len(st.heap)], np.int64),
+            "q_size": _queue_sizes(st.pushed, np.zeros(1), np.array([len(st.pushed)])),
         }
     )
-    path["q_size"] = _queue_sizes(st.pushed, np.zeros(1), np.array([len(st.pushed)]))
-    _, auc = _grid_values(np.asarray(st.ic), np.asarray(st.sl), np.asarray(st.fpd),
-                          np.asarray(st.fnd), np.array([r.step_size]))  # fmt: skip
+    _, auc = _grid_values(*st.np[:4], np.array([r.step_size]))
     return LineSearchResult(
         path=path,
         step_size=float(r.step_size),
