@@ -11,12 +11,21 @@ Goal (issue 2): aum() <= 3x one argsort of the thresholds.
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
 import platform
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import penlearn as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import results_file  # noqa: E402
+
+SECTION = "## aum_core"
 
 
 def best_time(fn, repeats: int) -> float:
@@ -33,6 +42,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--results", action="store_true", help="write benchmarks/RESULTS.md")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(1)
     y = (rng.random(args.n) < 0.5).astype(int)
@@ -42,12 +52,29 @@ def main(argv=None) -> None:
     t_sort = best_time(lambda: np.argsort(thresholds), args.repeats)
     t_sort_stable = best_time(lambda: np.argsort(thresholds, kind="stable"), args.repeats)
     t_aum = best_time(lambda: pl.aum(bp, scores), args.repeats)
-    print(f"machine: {platform.machine()} {platform.processor() or ''}, numpy {np.__version__}")
-    print(f"{'what':<32}{'seconds':>10}{'ratio':>8}")
-    print(f"{'np.argsort (quicksort)':<32}{t_sort:>10.4f}{1.0:>8.2f}")
-    print(f"{'np.argsort (stable)':<32}{t_sort_stable:>10.4f}{t_sort_stable / t_sort:>8.2f}")
-    print(f"{'penlearn.aum (value+derivs)':<32}{t_aum:>10.4f}{t_aum / t_sort:>8.2f}")
-
+    rows = [
+        ("np.argsort (quicksort) of the thresholds", t_sort),
+        ("np.argsort (stable)", t_sort_stable),
+        ("penlearn.aum (AUM + n x 2 derivatives)", t_aum),
+    ]
+    table = ["| what | seconds | ratio to argsort |", "|---|---|---|"]
+    table += [f"| {name} | {t:.4f} | {t / t_sort:.2f} |" for name, t in rows]
+    print("\n".join(table))
+    if args.results:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        text = [
+            SECTION,
+            "",
+            f"`python benchmarks/aum_core.py --results` on {now}; {platform.machine()}, "
+            f"{os.cpu_count()} CPUs, Python {platform.python_version()}, numpy "
+            f"{np.__version__}; load average at the end {load:.1f}. n = {args.n} binary "
+            f"breakpoints (random labels, standard normal scores, no ties); minimum of "
+            f"{args.repeats} interleaved repeats. Goal (issue 2): aum() <= 3x one argsort.",
+            "",
+            *table,
+        ]
+        results_file.write_section(SECTION, "\n".join(text))
 
 if __name__ == "__main__":
     main()
