@@ -146,9 +146,8 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
             f"breakpoints must be a penlearn.Breakpoints, got {type(breakpoints).__name__}"
         )
     s = check_scores(scores, breakpoints.n_examples)
-    deriv = np.zeros((breakpoints.n_examples, 2))
     if len(breakpoints) == 0:
-        return AUMResult(0.0, deriv)
+        return AUMResult(0.0, np.zeros((breakpoints.n_examples, 2)))
     thresholds = breakpoints.value - s[breakpoints.example]
     fp_d, fn_d = breakpoints.fp_diff, breakpoints.fn_diff
     order = np.argsort(thresholds)
@@ -167,13 +166,18 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
         min_a = np.minimum(fp_a, fn_a)
         area = float(np.dot(min_a[:-1], np.diff(ts)))
         d_sorted = min_a - np.minimum(fp_b, fn_b)
-        d = np.empty_like(d_sorted)
-        np.put(d, order, d_sorted)  # back to breakpoint order: bincount reads sequentially
-        d = np.bincount(breakpoints.example, weights=d, minlength=breakpoints.n_examples)
-        deriv[:, 0] = d
-        deriv[:, 1] = d
-        return AUMResult(area, deriv)
+        out = np.empty((2, breakpoints.n_examples))  # returned transposed: n x 2
+        if breakpoints._identity:  # breakpoint b is example b: scatter straight in
+            np.put(out[0], order, d_sorted)
+        else:
+            d = np.empty_like(d_sorted)
+            np.put(d, order, d_sorted)  # back to breakpoint order: bincount reads in order
+            out[0] = np.bincount(breakpoints.example, weights=d,
+                                 minlength=breakpoints.n_examples)
+        out[1] = out[0]
+        return AUMResult(area, out.T)
     ex = breakpoints.example[order]
+    deriv = np.zeros((breakpoints.n_examples, 2))
     order, group, t, fp_b, fn_b, fp_a, fn_a = threshold_groups(thresholds, fp_d, fn_d, order)
     _check_nonnegative(np.minimum(fp_b, fp_a), np.minimum(fn_b, fn_a), fp_d, fn_d)
     min_after = np.minimum(fp_a, fn_a)

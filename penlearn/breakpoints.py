@@ -63,7 +63,7 @@ class Breakpoints:
     """
 
     __slots__ = ("example", "value", "fp_diff", "fn_diff", "n_examples", "example_ids",
-                 "_diffs", "_monotone")
+                 "_diffs", "_monotone", "_identity")
 
     def __init__(
         self,
@@ -132,6 +132,10 @@ class Breakpoints:
         diffs.flags.writeable = False
         object.__setattr__(self, "_diffs", diffs)
         object.__setattr__(self, "_monotone", bool(np.all(fp >= 0) and np.all(fn <= 0)))
+        # one breakpoint per example, in example order (binary labels): derivatives need
+        # no accumulation
+        object.__setattr__(self, "_identity", bool(
+            len(ex) == n_examples and np.array_equal(ex, np.arange(n_examples))))
 
     def __setattr__(self, name, value):  # noqa: D105
         raise AttributeError("Breakpoints is immutable")
