@@ -251,14 +251,12 @@ def _reference_case(name):
         lsi, runs = case["inputs"]["line_search_input"], case["line_search"]["runs"]
     elif case.get("kind") == "aum_line_search":
         lsi, runs = case["line_search"]["line_search_input"], case["line_search"]["runs"]
-    else:
-        pytest.skip(f"{name}: not a line-search case")
+    else:  # MONOTONE_CASES holds line-search cases only
+        pytest.fail(f"{name}: not a line-search case")
     lines = [np.asarray(lsi[k], float) for k in ("intercept", "slope", "fp.diff", "fn.diff")]
-    if np.any(lines[2] < 0) or np.any(lines[3] > 0):
-        pytest.skip(f"{name}: non-monotone error functions (sequential engine only)")
+    assert not (np.any(lines[2] < 0) or np.any(lines[3] > 0)), f"{name}: non-monotone"
     runs = [r for r in runs if r["maxIterations"] == "min.aum"]
-    if not runs:
-        pytest.skip(f"{name}: no min.aum run")
+    assert runs, f"{name}: no min.aum run"
     return lines, runs[0]["line_search_result"]
 
 
@@ -275,14 +273,9 @@ def test_reference_min_aum(name):
 
 def test_reference_has_monotone_cases():
     need(REFERENCE / "aum")
-    ran = 0
     for name in MONOTONE_CASES:
-        try:
-            _reference_case(name)
-        except pytest.skip.Exception:
-            continue
-        ran += 1
-    assert ran >= 20
+        _reference_case(name)
+    assert len(MONOTONE_CASES) >= 20
 
 
 def _timing_lines(n, p=10):
@@ -362,8 +355,7 @@ def test_bad_type():
 def test_line_search_dispatches_to_bracket():
     ls_mod = importlib.import_module("penlearn.line_search")
 
-    if "method" not in inspect.signature(ls_mod.line_search).parameters:
-        pytest.skip("line_search has no method= (issue 3 dispatch not there)")
+    assert "method" in inspect.signature(ls_mod.line_search).parameters
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 60)
     bp = breakpoints_from_labels(y)
