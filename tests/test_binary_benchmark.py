@@ -5,10 +5,8 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-import pytest
+import sklearn  # noqa: F401  (benchmarks/binary.py needs it; a test dependency)
 from conftest import REPO
-
-pytest.importorskip("sklearn")
 
 
 def _bench():

@@ -212,7 +212,7 @@ def test_segment_sequences_executors_and_clipping():
 
 def test_segment_sequences_dask_local_cluster():
     """A real distributed.LocalCluster (2 workers, threads: processes=False)."""
-    distributed = pytest.importorskip("distributed")
+    import distributed  # a declared test dependency: missing it is a failure, not a skip
     seqs = small_sequences()
     ref = segment_sequences(seqs, 3, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
