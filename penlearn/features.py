@@ -14,12 +14,17 @@ Three feature sets, one row per sequence:
   *Bioinformatics* 33(4)): ``quartile.0%``…``quartile.100%``, ``mean``, ``sd``,
   ``bases`` (last − first position) and ``data`` (number of points) of the values, each
   also under the transforms ``log+1.``, ``log.`` and ``log.log.``.
-* ``"neuroblastoma"``: the part of ``penaltyLearning::neuroblastomaProcessed$feature.mat``
-  that is reproduced exactly from the raw profiles: ``hall`` (Hall's difference-based
-  noise estimate), ``n``, ``log.n``, ``log2.n`` (= log log n, the BIC feature),
-  ``bases``, ``probes.per.base``, ``bases.per.probe`` (each with its ``log.``), and
-  ``rss.k``, ``mse.k`` = rss.k / n and their logs for k = 1..20 (rss.k = the optimal
-  square loss with k segments). ``mad`` and ``emilie`` are not reproduced.
+* ``"neuroblastoma"``: the 117 columns of ``penaltyLearning::neuroblastomaProcessed$feature.mat``
+  (Rigaill, Hocking, Vert & Bach 2013, ICML), each reproduced exactly from the raw profiles:
+  ``mad`` = median |x_{i+1} − x_i| (median absolute difference of consecutive values, no
+  scale constant), ``hall`` (Hall's difference-based noise estimate), ``emilie`` =
+  log(5 + 2 log n) (the factor 2 log(n/D) + 5 of Lebarbier's 2005 model-selection penalty
+  at D = 1; there is no ``log.emilie``), ``n``, ``log.n``, ``log2.n`` (= log log n, the
+  BIC feature), ``bases``, ``probes.per.base``, ``bases.per.probe`` (``mad``, ``hall``
+  and these three each with its ``log.``), ``rss.k``, ``mse.k`` = rss.k / n and their
+  logs for k = 1..20 (rss.k = the optimal square loss with k segments), and, only when
+  the sequences table has a ``chromosome`` column, the 0/1 indicators ``chr1``…``chr22``,
+  ``chrX``. Without that column the set has the first 94 columns.
 """
 
 from __future__ import annotations
@@ -158,6 +163,53 @@ def hall_sd(values) -> float:
     return float(np.sqrt(np.mean(d * d)))
 
 
+def median_abs_diff(values) -> float:
+    """Median of the absolute differences of consecutive values, median |x_{i+1} − x_i|.
+
+    A robust noise scale that ignores the few jumps at changepoints; the ``mad`` feature of
+    ``neuroblastomaProcessed`` (without the 1.4826 normal-consistency constant and without
+    centring the differences). NaN for fewer than two values.
+
+    Examples
+    --------
+    >>> median_abs_diff([0.0, 1.0, 3.0, 3.5, 10.0])
+    1.5
+    """
+    x = np.asarray(values, dtype=float)
+    if len(x) < 2:
+        return np.nan
+    return float(np.median(np.abs(np.diff(x))))
+
+
+#: Chromosome names of the ``chr1``…``chrX`` indicator columns, in column order.
+CHROMOSOMES = tuple(str(c) for c in range(1, 23)) + ("X",)
+
+
+def _chromosome_of(sid, chrom: np.ndarray) -> str:
+    """The normalized chromosome name ("1".."22", "X") of one sequence's rows."""
+    names = set()
+    for c in pd.unique(chrom):
+        if isinstance(c, (int, np.integer, float, np.floating)) and not isinstance(c, bool):
+            if np.isfinite(c) and float(c).is_integer():
+                c = str(int(c))
+        name = str(c).strip()
+        if name[:3].lower() == "chr":
+            name = name[3:]
+        name = name.upper()
+        if name not in CHROMOSOMES:
+            raise ValueError(
+                f"sequences column 'chromosome': sequence {sid!r} has {c!r}; expected one of "
+                "1..22, X (optionally prefixed by 'chr')"
+            )
+        names.add(name)
+    if len(names) != 1:
+        raise ValueError(
+            f"sequences column 'chromosome': sequence {sid!r} has several chromosomes "
+            f"{sorted(names)}; expected one per sequence"
+        )
+    return names.pop()
+
+
 def _neuroblastoma_features(values, positions, k_max: int = 20) -> list[float]:
     from penlearn.segmentation import segment
 
@@ -167,8 +219,10 @@ def _neuroblastoma_features(values, positions, k_max: int = 20) -> list[float]:
     k = min(k_max, len(values))
     rss[:k] = segment(values, k).loss
     with np.errstate(divide="ignore", invalid="ignore"):
+        mad = median_abs_diff(values)
         hall = hall_sd(values)
-        base = [hall, np.log(hall), n, np.log(n), np.log(np.log(n)), bases, np.log(bases),
+        base = [mad, np.log(mad), hall, np.log(hall), np.log(5 + 2 * np.log(n)),
+                n, np.log(n), np.log(np.log(n)), bases, np.log(bases),
                 n / bases, np.log(n / bases), bases / n, np.log(bases / n)]
         mse = rss / n
         return [*base, *rss, *np.log(rss), *mse, *np.log(mse)]
@@ -176,9 +230,9 @@ def _neuroblastoma_features(values, positions, k_max: int = 20) -> list[float]:
 
 def _neuroblastoma_names(k_max: int = 20) -> list[str]:
     ks = range(1, k_max + 1)
-    return (["hall", "log.hall", "n", "log.n", "log2.n", "bases", "log.bases",
-             "probes.per.base", "log.probes.per.base", "bases.per.probe",
-             "log.bases.per.probe"]
+    return (["mad", "log.mad", "hall", "log.hall", "emilie", "n", "log.n", "log2.n",
+             "bases", "log.bases", "probes.per.base", "log.probes.per.base",
+             "bases.per.probe", "log.bases.per.probe"]
             + [f"rss.{k}" for k in ks] + [f"log.rss.{k}" for k in ks]
             + [f"mse.{k}" for k in ks] + [f"log.mse.{k}" for k in ks])
 
@@ -189,7 +243,11 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     Parameters
     ----------
     sequences : DataFrame
-        ``sequence_id, position, value`` (positions strictly increasing per sequence).
+        ``sequence_id, position, value`` (positions strictly increasing per sequence),
+        optionally ``chromosome`` (one per sequence: 1..22 or X, as numbers or strings,
+        with or without a ``chr`` prefix). The chromosome is used only by the
+        ``"neuroblastoma"`` set, which then appends the indicators ``chr1``…``chrX``;
+        other columns are ignored.
     features : {"penaltyLearning", "chipseq", "neuroblastoma"}
         The feature set (see the module docstring).
 
@@ -198,6 +256,12 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     DataFrame
         Indexed by ``sequence_id`` (order of first appearance), one column per feature,
         with the reference feature names.
+
+    Raises
+    ------
+    ValueError
+        For an unknown feature set, a bad sequences table, or (``"neuroblastoma"``) a
+        chromosome that is missing, unknown or not constant within a sequence.
 
     Examples
     --------
@@ -209,6 +273,9 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     ((2, 365), np.float64(0.0))
     >>> feature_matrix(seqs, "chipseq").loc["a", "bases"]
     np.float64(2.0)
+    >>> nb = feature_matrix(seqs.assign(chromosome=["1"] * 3 + ["chrX"] * 2), "neuroblastoma")
+    >>> nb.shape, nb.loc["a", "mad"], nb.loc["b", ["chr1", "chrX"]].tolist()
+    ((2, 117), np.float64(1.0), [0.0, 1.0])
     """
     from penlearn.segmentation import _check_sequences
 
@@ -240,4 +307,12 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
         names = _chipseq_names()
     else:
         names = _neuroblastoma_names()
-    return pd.DataFrame(np.array(rows, dtype=float), index=ids, columns=names)
+    fm = pd.DataFrame(np.array(rows, dtype=float), index=ids, columns=names)
+    if features == "neuroblastoma" and "chromosome" in sequences.columns:
+        # _check_sequences keeps the row order, so the split points apply to the column too
+        chrom = np.split(sequences["chromosome"].to_numpy(), starts[1:])
+        names = [_chromosome_of(i, c) for i, c in zip(ids, chrom, strict=True)]
+        indicators = np.equal.outer(names, CHROMOSOMES).astype(float)
+        fm = pd.concat([fm, pd.DataFrame(indicators, index=ids,
+                                         columns=[f"chr{c}" for c in CHROMOSOMES])], axis=1)
+    return fm

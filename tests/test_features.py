@@ -11,7 +11,7 @@ import segmentation_neuroblastoma as nb
 from conftest import DATA, load_reference_json, need
 
 from penlearn import feature_matrix, feature_vector
-from penlearn.features import hall_sd, quantile_type7
+from penlearn.features import hall_sd, median_abs_diff, quantile_type7
 
 
 @pytest.mark.parametrize("case", ["featureVector.small", "featureVector.two"])
@@ -91,16 +91,67 @@ def test_chipseq_feature_names_match_uci_inputs():
     assert row["log.quartile.0%"] == -np.inf and np.isnan(row["log.log.quartile.0%"])
 
 
+def _processed_header() -> list[str]:
+    path = need(DATA / "neuroblastoma" / "processed_features.csv.gz")
+    with gzip.open(path, "rt") as fh:
+        return fh.readline().strip().split(",")[3:]  # after sequenceID, profile.id, chromosome
+
+
+def test_median_abs_diff_brute_force():
+    rng = np.random.default_rng(1)
+    for n in (2, 3, 8, 9):
+        x = rng.normal(size=n)
+        d = sorted(abs(x[i + 1] - x[i]) for i in range(n - 1))
+        m = len(d)
+        want = d[m // 2] if m % 2 else (d[m // 2 - 1] + d[m // 2]) / 2
+        assert median_abs_diff(x) == pytest.approx(want, rel=1e-15)
+    assert np.isnan(median_abs_diff([1.0]))
+
+
+def test_neuroblastoma_columns_and_chromosome_argument():
+    header = _processed_header()
+    assert len(header) == 117
+    seqs = pd.DataFrame({"sequence_id": ["a"] * 4 + ["b"] * 3 + ["c"] * 2,
+                         "position": [1, 2, 3, 4, 10, 20, 30, 5, 9],
+                         "value": [0.5, 1.0, -2.0, 3.0, 1.0, 1.0, 2.0, 0.0, 4.0]})
+    plain = feature_matrix(seqs, "neuroblastoma")
+    assert plain.columns.tolist() == header[:94]  # no chromosome: no indicators
+    assert plain.loc["a", "mad"] == 3.0 and plain.loc["b", "log.mad"] == np.log(0.5)
+    assert plain.loc["c", "emilie"] == pytest.approx(np.log(5 + 2 * np.log(2)), rel=1e-15)
+    # numbers, strings, "chr" prefix and lower-case x all name the same chromosomes
+    for chrom in ([1] * 4 + [17] * 3 + ["X"] * 2, ["chr1"] * 4 + ["17"] * 3 + ["x"] * 2,
+                  [1.0] * 4 + [17.0] * 3 + ["chrX"] * 2):
+        fm = feature_matrix(seqs.assign(chromosome=chrom), "neuroblastoma")
+        assert fm.columns.tolist() == header
+        pd.testing.assert_frame_equal(fm[header[:94]], plain)
+        ind = fm[header[94:]]
+        assert (ind.sum(axis=1) == 1).all() and set(np.unique(ind)) == {0.0, 1.0}
+        assert ind.idxmax(axis=1).tolist() == ["chr1", "chr17", "chrX"]
+    # the other feature sets ignore the column
+    pd.testing.assert_frame_equal(
+        feature_matrix(seqs.assign(chromosome="1"), "chipseq"), feature_matrix(seqs, "chipseq"))
+    for chrom, match in ((["1"] * 3 + ["2"] * 6, "sequence 'a' has several chromosomes"),
+                         (["1"] * 7 + ["Y"] * 2, "sequence 'c' has 'Y'"),
+                         ([1.0] * 4 + [np.nan] * 3 + [2.0] * 2, "sequence 'b' has"),
+                         ([1.5] * 9, "sequence 'a' has")):
+        with pytest.raises(ValueError, match=match):
+            feature_matrix(seqs.assign(chromosome=chrom), "neuroblastoma")
+
+
 @pytest.mark.slow
 def test_neuroblastoma_processed_features():
-    """The reproducible columns of neuroblastomaProcessed$feature.mat (sequences n <= 700)."""
+    """All 117 columns of neuroblastomaProcessed$feature.mat on the 154 raw sequences."""
     seqs = nb.sequences()
-    sizes = seqs.groupby("sequence_id", sort=False).size()
-    small = seqs[seqs["sequence_id"].isin(sizes.index[sizes <= 700])]
-    fm = feature_matrix(small, "neuroblastoma")
+    profiles = pd.read_csv(need(DATA / "neuroblastoma" / "profiles.csv.gz"),
+                           usecols=["profile.id", "chromosome"], dtype={"chromosome": str})
+    assert (nb.sequence_ids(profiles["profile.id"], profiles["chromosome"]).to_numpy()
+            == seqs["sequence_id"].to_numpy()).all()
+    fm = feature_matrix(seqs.assign(chromosome=profiles["chromosome"].to_numpy()),
+                        "neuroblastoma")
     ref = pd.read_csv(need(DATA / "neuroblastoma" / "processed_features.csv.gz"))
     ref = ref.set_index("sequenceID").loc[fm.index]
-    assert len(fm) >= 140 and fm.shape[1] == 91
+    assert len(fm) == 154 and fm.columns.tolist() == _processed_header()
+    assert ref["chromosome"].nunique() == 6  # indicators of several chromosomes are checked
     for col in fm.columns:
         np.testing.assert_allclose(fm[col].to_numpy(), ref[col].to_numpy(), rtol=1e-9,
                                    atol=0, err_msg=col)
