@@ -142,6 +142,13 @@ def test_reference_error_cases(name):
         pl.aum(bp, scores)
 
 
+@pytest.mark.parametrize("scores", [[0.0, 1.0], [0.0, 1.0, 2.0, 3.0]])
+def test_scores_of_the_wrong_length(scores):
+    bp = pl.Breakpoints([0, 1], [0.0, 1.0], [1, 0], [0, -1], n_examples=3)
+    with pytest.raises(ValueError, match=f"scores has length {len(scores)}, expected 3"):
+        pl.aum(bp, scores)
+
+
 def test_reference_error_binary_labels():
     ref = {c["name"]: c for c in load_reference_json("aum/errors.json")["cases"]}
     assert "c(-1,1,2)" in ref["diffs_binary_bad_labels"]["r_code"]
