@@ -127,7 +127,7 @@ def test_errors_at_predictions_brute_force(pipeline):
 
 
 def test_summary_table_single_and_loop():
-    """A looping ROC curve: AUC above 1 is reported as computed (not clipped)."""
+    """The summary table reports roc_change's AUC (checked by hand) and predicted errors."""
     ev = pd.DataFrame({
         "sequence_id": ["a"] * 3 + ["b"] * 3,
         "min_log_lambda": [-INF, -1.0, 1.0, -INF, 0.0, 2.0],
@@ -138,6 +138,8 @@ def test_summary_table_single_and_loop():
     res = {"x": roc_change(ev, {"a": 0.0, "b": 1.0})}
     table = summary_table(res)
     assert table.loc["x", "auc"] == res["x"].auc
+    # by hand: the path (1, 1) -> (0.5, 1) -> (0.5, 0.5) -> (0, 0) has area 0.5 + 0 + 0.125
+    assert table.loc["x", "auc"] == pytest.approx(0.625, abs=1e-15)
     assert table.loc["x", "errors"] == res["x"].thresholds.loc["predicted", "errors"]
 
 
