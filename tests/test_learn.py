@@ -437,3 +437,31 @@ def test_fit_aum_linear_rejects_nan_features():
     y = (rng.random(40) < 0.5).astype(int)
     with pytest.raises(ValueError, match="non-finite values .* column 1"):
         fit_aum_linear(X, y, progress=False)
+
+
+def test_first_min_learning_uses_the_bracket_search(monkeypatch):
+    """Issue 4: gradient descent with first_min runs the O(log) bracketing search whenever
+    the error functions are monotone (binary labels), the sequential engine otherwise."""
+    import sys
+
+    ls = sys.modules["penlearn.line_search"]  # the package re-exports a function by that name
+    methods = []
+    original = ls.line_search
+
+    def spy(*args, **kwargs):
+        res = original(*args, **kwargs)
+        methods.append(res.method)
+        return res
+
+    monkeypatch.setattr(ls, "line_search", spy)
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
+    fit_aum_linear(X[:60], y[:60], validation=(X[60:], y[60:]), init="zero", progress=False,
+                   max_steps=3)
+    assert methods and set(methods) == {"bracket"}
+    methods.clear()
+    feats, ev = synthetic(n=40, seed=11)  # non-monotone FP for a quarter of the sequences
+    (fs, es), (fv, evv) = split(feats, ev)  # (the internal split puts them all in validation)
+    learn_penalty(fs, es, validation=(fv, evv), init="zero", progress=False, max_steps=2)
+    assert methods and set(methods) == {"sequential"}
