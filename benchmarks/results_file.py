@@ -6,9 +6,9 @@ kept as they are.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from penlearn.atomic_files import write_text_atomic
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -22,7 +22,4 @@ def write_section(section: str, text: str, path: Path = RESULTS) -> None:
     else:
         nxt = old.find("\n## ", start + len(section))
         new = old[:start] + text.rstrip("\n") + "\n" + (old[nxt:] if nxt >= 0 else "")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(new)
-    os.replace(tmp, path)
+    write_text_atomic(path, new)

@@ -33,16 +33,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from penlearn.atomic_files import write_text_atomic
 from penlearn.binary_metrics import (
     binary_roc,
     check_binary_labels,
@@ -139,17 +137,7 @@ class BinaryLinearModel:
 
     def save(self, path) -> None:
         """Write the model as JSON (atomically: temp file, then rename)."""
-        path = Path(path)
-        text = json.dumps(self.to_dict(), indent=1)
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1))
 
     @classmethod
     def load(cls, path) -> BinaryLinearModel:

@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.atomic_files import default_file_mode
+
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
 
@@ -68,11 +70,6 @@ class _Reporter:
 # --------------------------------------------------------------------------- atomic outputs
 
 
-def _default_mode() -> int:
-    """File mode of a new file under the current umask (mkstemp makes 0600 files)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -108,7 +105,7 @@ def _staged_dir(out: Path) -> Iterator[Path]:
             if f.is_dir():
                 target.mkdir(exist_ok=True)
             else:
-                os.chmod(f, _default_mode())
+                os.chmod(f, default_file_mode())
                 os.replace(f, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -124,7 +121,7 @@ def _staged_file(out: Path) -> Iterator[Path]:
     try:
         yield tmp
         out.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(tmp, _default_mode())
+        os.chmod(tmp, default_file_mode())
         os.replace(tmp, out)
     finally:
         if tmp.exists():

@@ -24,8 +24,6 @@ The same engine fits binary classifiers (:func:`fit_aum_linear`): score = X·w +
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -34,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.atomic_files import write_text_atomic
 from penlearn.aum import aum, threshold_groups
 from penlearn.breakpoints import (
     Breakpoints,
@@ -609,17 +608,7 @@ class PenaltyModel:
 
     def save(self, path) -> None:
         """Write the model as versioned JSON, atomically (temp file + rename)."""
-        data = self.to_dict()
-        path = Path(path)
-        fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(data, fh, indent=1, allow_nan=True)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1, allow_nan=True))
 
     @classmethod
     def load(cls, path) -> PenaltyModel:

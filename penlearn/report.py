@@ -14,13 +14,13 @@ import base64
 import datetime as _dt
 import html
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from penlearn.atomic_files import write_text_atomic
 from penlearn.errors import check_evaluation
 from penlearn.roc import _predictions_series, roc_change
 
@@ -152,22 +152,6 @@ def _table(df: pd.DataFrame, element_id: str, *, index: bool = True) -> str:
         table_id=element_id, index=index, float_format=lambda v: f"{v:.4g}", border=0,
         na_rep="", escape=True,
     )
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600 files
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def roc_change_report(
@@ -346,5 +330,5 @@ def roc_change_report(
         "</details>",
         "</body></html>",
     ]
-    _write_atomic(out, "\n".join(parts))
+    write_text_atomic(out, "\n".join(parts))
     return out
