@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from penlearn import aum, breakpoints_from_labels
+from penlearn.datasets import binary_timing_problem
 from penlearn.first_min import _aum_slope, _gaps, _sort_right, first_min_monotone
 
 HERE = Path(__file__).resolve().parent
@@ -44,14 +45,8 @@ SECONDS_PER_EVENT = 0.5e-6  # the README's measured C++ cost per event
 
 
 def make(n: int, p: int = 10):
-    """The reference timing generator (README, "Timing")."""
-    rng = np.random.default_rng(n)
-    X = rng.standard_normal((n, p))
-    beta = rng.standard_normal(p)
-    noise = rng.standard_normal(n)
-    labels = (X @ beta + noise > 0).astype(float)
-    w = rng.standard_normal(p)
-    return X, labels, w
+    """The reference timing generator (README, "Timing"), without the true coefficients."""
+    return binary_timing_problem(n, p)[:3]
 
 
 def lines_for(n: int):

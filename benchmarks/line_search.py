@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.datasets import binary_timing_problem
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
@@ -55,13 +57,7 @@ SECTION = "## line_search"
 
 def make(n, P=10):
     """The README's timing generator (seed = n)."""
-    rng = np.random.default_rng(n)
-    X = rng.standard_normal((n, P))
-    beta = rng.standard_normal(P)
-    noise = rng.standard_normal(n)
-    labels = (X @ beta + noise > 0).astype(float)
-    w = rng.standard_normal(P)
-    return X, labels, w, beta
+    return binary_timing_problem(n, P)
 
 
 def _calibration() -> float:

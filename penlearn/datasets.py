@@ -463,3 +463,34 @@ def simulate(
     truth = pd.DataFrame(truth_rows, columns=["sequence_id", "n_points", "n_changes", "sd",
                                          "heavy_tails"])
     return SimulatedDataSet(sequences, labels, changes, segments, truth, int(seed))
+
+
+def binary_timing_problem(n: int, p: int = 10):
+    """The random binary problem of the ``aum`` reference timings (seed = ``n``).
+
+    Standard normal features, labels from a random linear rule plus noise, and a random
+    starting weight vector: the generator written down in the reference README, so the
+    Python inputs are bit-identical to those R timed.
+
+    Returns
+    -------
+    X : ndarray (n, p)
+    labels : ndarray (n,) of 0.0/1.0
+    w : ndarray (p,)
+        The random starting weights.
+    beta : ndarray (p,)
+        The "true" coefficients (a good starting point).
+
+    Examples
+    --------
+    >>> X, y, w, beta = binary_timing_problem(1000)
+    >>> X.shape, int(y.sum())
+    ((1000, 10), 507)
+    """
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, p))
+    beta = rng.standard_normal(p)
+    noise = rng.standard_normal(n)
+    labels = (X @ beta + noise > 0).astype(float)
+    w = rng.standard_normal(p)
+    return X, labels, w, beta

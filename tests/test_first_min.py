@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from penlearn import aum, breakpoints_from_labels
 from penlearn.breakpoints import Breakpoints
+from penlearn.datasets import binary_timing_problem
 from penlearn.first_min import AUM_ZERO, FirstMinResult, first_min_monotone
 
 # ----------------------------------------------------------------------------- oracles
@@ -281,12 +282,7 @@ def test_reference_has_monotone_cases():
 
 def _timing_lines(n, p=10):
     """The timing generator of ``reference/aum/README.md`` and R's line-search input."""
-    rng = np.random.default_rng(n)
-    X = rng.standard_normal((n, p))
-    beta = rng.standard_normal(p)
-    noise = rng.standard_normal(n)
-    labels = (X @ beta + noise > 0).astype(float)
-    w = rng.standard_normal(p)
+    X, labels, w, _ = binary_timing_problem(n, p)
     pred = X @ w
     bp = breakpoints_from_labels(labels)
     grad_pred = aum(bp, pred).derivatives.mean(axis=1)
