@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from penlearn._checks import finite_vector
 from penlearn.breakpoints import Breakpoints
-from penlearn.validation import finite_vector
 
 
 class AUMResult(NamedTuple):

@@ -23,9 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from penlearn._checks import finite_vector
 from penlearn.breakpoints import breakpoints_from_labels
 from penlearn.roc import breakpoints_roc_points, partial_path_auc, path_auc
-from penlearn.validation import finite_vector
 
 
 def check_binary_labels(y, name: str = "y", *, both_classes: bool = True) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from penlearn.errors import check_evaluation
+from penlearn._checks import check_evaluation
 
 Normalize = Literal["count", "rate"]
 

@@ -132,8 +132,8 @@ def _staged_file(out: Path) -> Iterator[Path]:
 
 
 def _read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
+    from penlearn._checks import require_columns
     from penlearn.datasets import _read_csv
-    from penlearn.errors import require_columns
 
     p = Path(path)
     if not p.exists():
@@ -233,7 +233,7 @@ def _bic_log_lambda(sequences: pd.DataFrame) -> pd.Series:
 
 def _fn_dips(evaluation: pd.DataFrame) -> list:
     """Sequences whose FN drops somewhere below its value at the smallest penalty."""
-    from penlearn.errors import check_evaluation
+    from penlearn._checks import check_evaluation
 
     ev = check_evaluation(evaluation)  # sorted by sequence, λ decreasing
     last_fn = ev.groupby("sequence_id", sort=False)["fn"].transform("last")

@@ -170,7 +170,7 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     >>> list(ds.evaluation.columns[:3])
     ['sequence_id', 'min_log_lambda', 'max_log_lambda']
     """
-    from penlearn.errors import check_evaluation, require_columns
+    from penlearn._checks import check_evaluation, require_columns
 
     folder = Path(path)
     if not folder.is_dir():

@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from penlearn.validation import finite_vector
+from penlearn._checks import finite_vector
 
 #: AUM below this (absolute) stops the sequential first-min rule (reference semantics).
 AUM_ZERO = 1e-6

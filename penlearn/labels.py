@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from penlearn.errors import require_columns
+from penlearn._checks import require_columns
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(

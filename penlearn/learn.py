@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_evaluation
 from penlearn.atomic_files import write_text_atomic
 from penlearn.aum import aum, threshold_groups
 from penlearn.breakpoints import (
@@ -40,7 +41,6 @@ from penlearn.breakpoints import (
     breakpoints_from_labels,
     examples_with_negative_errors,
 )
-from penlearn.errors import check_evaluation
 from penlearn.interval_regression import FeatureScaling, IntervalRegression, standardize_features
 from penlearn.roc import breakpoints_auc, path_auc
 

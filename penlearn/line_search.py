@@ -51,10 +51,10 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import finite_vector
 from penlearn.aum import aum as _aum
 from penlearn.aum import check_scores
 from penlearn.breakpoints import Breakpoints
-from penlearn.validation import finite_vector
 
 __all__ = [
     "LineSearchResult",

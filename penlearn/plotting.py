@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from penlearn.errors import check_evaluation, require_columns
+from penlearn._checks import check_evaluation, require_columns
 
 #: Colour of each label annotation (as in penaltyLearning's plots) and of FP / FN.
 ANNOTATION_COLORS = {

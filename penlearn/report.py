@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_evaluation
 from penlearn.atomic_files import write_text_atomic
-from penlearn.errors import check_evaluation
 from penlearn.roc import _predictions_series, roc_change
 
 _CSS = """

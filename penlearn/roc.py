@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_evaluation, require_columns
 from penlearn.aum import check_scores, threshold_groups
 from penlearn.breakpoints import Breakpoints
-from penlearn.errors import check_evaluation, require_columns
 
 
 def path_auc(fpr: np.ndarray, tpr: np.ndarray) -> float:

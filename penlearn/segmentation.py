@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from penlearn.errors import require_columns
+from penlearn._checks import require_columns
 
 LOSSES = ("l2", "poisson")
 _BLOCK_ELEMENTS = 1 << 16  # cost-block size (doubles) processed at once: fits in L2 cache

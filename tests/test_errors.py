@@ -18,7 +18,7 @@ from penlearn import (
     segment_sequences,
     target_intervals,
 )
-from penlearn.errors import check_evaluation
+from penlearn._checks import check_evaluation
 
 TI = REFERENCE / "penaltyLearning" / "targetIntervals"
 

@@ -1,0 +1,177 @@
+"""Input validation shared by every module (the bottom layer).
+
+One place for each rule: finite numeric vectors, required columns, and the evaluation
+table (error functions over log λ, one row per sequence and interval; per sequence the
+intervals partition (−∞, ∞)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+EVALUATION_REQUIRED = ("sequence_id", "min_log_lambda", "max_log_lambda", "fp", "fn")
+
+
+def require_columns(df: pd.DataFrame, columns, what: str) -> None:
+    """Raise a ``ValueError`` naming the missing columns of ``df``.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table to check.
+    columns : iterable of str
+        Column names that must be present.
+    what : str
+        The argument name, used in the message.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> require_columns(pd.DataFrame({"a": [1]}), ["a"], "table")
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"{what} is missing column(s) {missing}; it has {list(df.columns)}"
+        )
+
+
+def sequence_label(x):
+    """A sequence id as a plain Python value, for readable error messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sequence_label(np.int64(3))
+    3
+    """
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:
+    """Validate an evaluation table and return it sorted by sequence, λ decreasing.
+
+    Checks the required columns, that fp/fn are finite and non-negative, and that the
+    intervals of each sequence partition (−∞, ∞) in log λ (contiguous, no gaps or
+    overlaps).
+
+    Parameters
+    ----------
+    evaluation : DataFrame
+        Error functions, one row per (sequence, log λ interval).
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    DataFrame
+        A copy sorted by ``sequence_id`` (order of first appearance) and
+        ``min_log_lambda`` decreasing, with a fresh RangeIndex.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 0.0],
+    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 1]})
+    >>> check_evaluation(ev)["min_log_lambda"].tolist()
+    [0.0, -inf]
+    """
+    require_columns(evaluation, EVALUATION_REQUIRED, name)
+    if len(evaluation) == 0:
+        raise ValueError(f"{name} has no rows")
+    ev = evaluation.copy()
+    for col in ("min_log_lambda", "max_log_lambda", "fp", "fn"):
+        try:
+            ev[col] = pd.to_numeric(ev[col]).astype(float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} column {col!r} must be numeric") from exc
+    for col in ("fp", "fn"):
+        bad = ~np.isfinite(ev[col].to_numpy()) | (ev[col].to_numpy() < 0)
+        if bad.any():
+            sid = sequence_label(ev["sequence_id"].to_numpy()[bad][0])
+            raise ValueError(
+                f"{name} column {col!r} must be finite and >= 0; sequence {sid!r} has "
+                f"{ev[col].to_numpy()[bad][0]!r}"
+            )
+    lo = ev["min_log_lambda"].to_numpy()
+    hi = ev["max_log_lambda"].to_numpy()
+    if np.isnan(lo).any() or np.isnan(hi).any():
+        sid = sequence_label(ev["sequence_id"].to_numpy()[np.isnan(lo) | np.isnan(hi)][0])
+        raise ValueError(f"{name} has NaN min/max_log_lambda in sequence {sid!r}")
+    if (lo >= hi).any():
+        sid = sequence_label(ev["sequence_id"].to_numpy()[lo >= hi][0])
+        raise ValueError(
+            f"{name}: min_log_lambda must be < max_log_lambda; sequence {sid!r} violates it"
+        )
+    codes, uniques = pd.factorize(ev["sequence_id"])
+    ev["_seq"] = codes
+    ev = ev.sort_values(["_seq", "min_log_lambda"], ascending=[True, False], kind="stable")
+    ev = ev.reset_index(drop=True)
+    seq = ev["_seq"].to_numpy()
+    lo = ev["min_log_lambda"].to_numpy()
+    hi = ev["max_log_lambda"].to_numpy()
+    first = np.r_[True, seq[1:] != seq[:-1]]
+    last = np.r_[seq[1:] != seq[:-1], True]
+    ok = np.ones(len(ev), bool)
+    ok &= ~first | (hi == np.inf)
+    ok &= ~last | (lo == -np.inf)
+    # each interval's min equals the next (smaller λ) interval's max
+    cont = np.ones(len(ev), bool)
+    cont[:-1] = last[:-1] | (lo[:-1] == hi[1:])
+    ok &= cont
+    if not ok.all():
+        sid = sequence_label(uniques[seq[~ok][0]])
+        raise ValueError(
+            f"{name}: the log λ intervals of sequence {sid!r} do not partition (-inf, inf) "
+            "(they must be contiguous, from -inf to inf, without gaps or overlaps)"
+        )
+    return ev.drop(columns="_seq")
+
+
+
+def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.ndarray:
+    """Return ``x`` as a one-dimensional finite float array, or raise a clear error.
+
+    Parameters
+    ----------
+    x : array-like
+        The values.
+    name : str
+        Argument name used in messages.
+    n : int, optional
+        Required length.
+    expected : str
+        What fixes the required length, for the message (e.g. ``"n_examples"``).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not numeric.
+    ValueError
+        If it is not one-dimensional, has the wrong length, or holds NaN/inf.
+
+    Examples
+    --------
+    >>> finite_vector([1, 2.5], "scores").tolist()
+    [1.0, 2.5]
+    >>> finite_vector([1.0, float("nan")], "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores must be finite; element 1 is nan
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if n is not None and len(arr) != n:
+        why = f" ({expected})" if expected else ""
+        raise ValueError(f"{name} has length {len(arr)}, expected {n}{why}")
+    if not np.all(np.isfinite(arr)):
+        i = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name} must be finite; element {i} is {float(arr[i])!r}")
+    return arr
