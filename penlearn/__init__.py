@@ -16,12 +16,19 @@ from penlearn.auc_baselines import (
 from penlearn.aum import AUMResult, aum
 from penlearn.binary_metrics import partial_auc, roc_auc, soft_auc
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
+from penlearn.changepoint.evaluation import error_functions, target_intervals
+from penlearn.changepoint.features import feature_matrix, feature_vector
+from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
+from penlearn.changepoint.model_selection import model_selection
+from penlearn.changepoint.segmentation import (
+    Segmentation,
+    SequenceSegmentations,
+    segment,
+    segment_sequences,
+)
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
-from penlearn.errors import error_functions, target_intervals
-from penlearn.features import feature_matrix, feature_vector
 from penlearn.first_min import FirstMinResult, first_min_monotone
 from penlearn.interval_regression import IntervalRegression
-from penlearn.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.learn import (
     PenaltyModel,
     changepoint_auc,
@@ -36,15 +43,8 @@ from penlearn.line_search import (
     line_search_linear,
     line_search_lines,
 )
-from penlearn.model_selection import model_selection
 from penlearn.report import roc_change_report
 from penlearn.roc import ROCChange, breakpoints_auc, roc_change
-from penlearn.segmentation import (
-    Segmentation,
-    SequenceSegmentations,
-    segment,
-    segment_sequences,
-)
 
 __version__ = "0.1.0"
 

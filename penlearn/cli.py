@@ -265,9 +265,9 @@ def _uci_names(df: pd.DataFrame) -> pd.DataFrame:
 def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
               feature_set: str = "penaltyLearning"):
     """segment -> error functions -> features and targets (the tables of a UCI folder)."""
-    from penlearn.errors import error_functions, target_intervals
-    from penlearn.features import feature_matrix
-    from penlearn.segmentation import segment_sequences
+    from penlearn.changepoint.evaluation import error_functions, target_intervals
+    from penlearn.changepoint.features import feature_matrix
+    from penlearn.changepoint.segmentation import segment_sequences
 
     report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
            f"(1..{max_segments} segments, {loss} loss)")
@@ -555,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     ('learn', 'first_min', None)
     """
     from penlearn import __version__
-    from penlearn.features import FEATURE_SETS
+    from penlearn.changepoint.features import FEATURE_SETS
     from penlearn.learn import LINE_SEARCHES
 
     parser = _Parser(

@@ -344,7 +344,7 @@ def _check_classes(bp: Breakpoints, what: str) -> None:
 
 
 def _target_intervals(evaluation: pd.DataFrame, ids: list) -> pd.DataFrame:
-    from penlearn.errors import target_intervals
+    from penlearn.changepoint.evaluation import target_intervals
 
     t = target_intervals(evaluation)
     return t.set_index("sequence_id").loc[ids, ["min_log_lambda", "max_log_lambda"]]
@@ -526,8 +526,8 @@ class PenaltyModel:
     def segment(self, sequence, features=None, max_segments: int = 20, loss: str = "l2"):
         """Change positions of ``sequence`` selected by the predicted penalty.
 
-        Optimal models with 1..K segments (:func:`penlearn.segmentation.segment`), the
-        exact penalty path (:func:`penlearn.model_selection.model_selection`), and the
+        Optimal models with 1..K segments (:func:`penlearn.changepoint.segmentation.segment`), the
+        exact penalty path (:func:`penlearn.changepoint.model_selection.model_selection`), and the
         model selected at the predicted λ.
 
         Parameters
@@ -537,7 +537,7 @@ class PenaltyModel:
             (positions default to 1..n).
         features : Series or one-row DataFrame, optional
             The sequence's features (the model's columns). Default: computed from the
-            sequence with :func:`penlearn.features.feature_matrix`, using the first of
+            sequence with :func:`penlearn.changepoint.features.feature_matrix`, using the first of
             its feature sets that has every column of the model.
         max_segments : int
             K, the largest model considered.
@@ -553,8 +553,8 @@ class PenaltyModel:
         self._check_fitted()
         if self.kind != "penalty":
             raise ValueError("segment() needs a penalty model (kind='penalty')")
-        from penlearn.model_selection import model_selection
-        from penlearn.segmentation import segment
+        from penlearn.changepoint.model_selection import model_selection
+        from penlearn.changepoint.segmentation import segment
 
         if isinstance(sequence, pd.DataFrame):
             values = sequence["value"].to_numpy(dtype=float)
@@ -683,7 +683,7 @@ class PenaltyModel:
 
 
 def _sequence_features(values, positions, columns) -> pd.DataFrame:
-    from penlearn.features import feature_matrix
+    from penlearn.changepoint.features import feature_matrix
 
     long = pd.DataFrame({"sequence_id": "s", "position": positions, "value": values})
     for kind in ("penaltyLearning", "chipseq", "neuroblastoma"):
@@ -694,7 +694,7 @@ def _sequence_features(values, positions, columns) -> pd.DataFrame:
         if set(columns) <= set(fm.columns):
             return fm
     raise ValueError(
-        "segment(): no feature set of penlearn.features has all the model's columns; "
+        "segment(): no feature set of penlearn.changepoint.features has all the model's columns; "
         "pass features= explicitly"
     )
 

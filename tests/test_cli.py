@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from _penlearn_demo import demo_run, parse_report, table_frame
 
+from penlearn.changepoint.evaluation import error_functions
+from penlearn.changepoint.segmentation import segment_sequences
 from penlearn.cli import build_parser, main
 from penlearn.datasets import load_uci, simulate
-from penlearn.errors import error_functions
 from penlearn.learn import PenaltyModel
 from penlearn.roc import roc_change
-from penlearn.segmentation import segment_sequences
 
 SUBCOMMANDS = ["demo", "segment", "learn", "predict", "report"]
 

@@ -11,7 +11,7 @@ import segmentation_neuroblastoma as nb
 from conftest import DATA, load_reference_json, need
 
 from penlearn import feature_matrix, feature_vector
-from penlearn.features import hall_sd, median_abs_diff, quantile_type7
+from penlearn.changepoint.features import hall_sd, median_abs_diff, quantile_type7
 
 
 @pytest.mark.parametrize("case", ["featureVector.small", "featureVector.two"])

@@ -348,7 +348,7 @@ def test_params_fit_predict_and_segment():
     np.testing.assert_array_equal(m.segment(seq, row), [(295 + 305) // 2])
     m.intercept_ = np.log(1e6)
     assert len(m.segment(seq, row)) == 0
-    # without features: computed by penlearn.features (a set that has the model's columns)
+    # without features: computed by penlearn.changepoint.features (a set that has the model's columns)
     m.coef_ = pd.Series([0.0], index=["log.n"])
     m.intercept_ = np.log(5.0)
     np.testing.assert_array_equal(m.segment(seq), [(295 + 305) // 2])

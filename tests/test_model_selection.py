@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from penlearn import model_selection
-from penlearn.model_selection import selection_path
+from penlearn.changepoint.model_selection import selection_path
 
 MS = REFERENCE / "penaltyLearning" / "modelSelection"
 CASES = [

@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from _penlearn_demo import parse_report, table_frame
 
+from penlearn.changepoint.evaluation import error_functions
+from penlearn.changepoint.segmentation import segment_sequences
 from penlearn.datasets import simulate
-from penlearn.errors import error_functions
 from penlearn.report import errors_at_predictions, roc_change_report, summary_table
 from penlearn.roc import roc_change
-from penlearn.segmentation import segment_sequences
 
 INF = np.inf
 
@@ -144,7 +144,7 @@ def test_summary_table_single_and_loop():
 
 
 def test_report_with_a_model_shows_its_learning_curves(pipeline, tmp_path):
-    from penlearn.features import feature_matrix
+    from penlearn.changepoint.features import feature_matrix
     from penlearn.learn import learn_penalty
 
     data, ev, _ = pipeline

@@ -14,7 +14,7 @@ import segmentation_neuroblastoma as nb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import penlearn.segmentation as seg_mod
+import penlearn.changepoint.segmentation as seg_mod
 from penlearn import segment, segment_sequences
 
 

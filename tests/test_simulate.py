@@ -83,7 +83,7 @@ def test_signal_is_piecewise_constant_with_the_true_changes(data):
 
 def test_true_changes_make_no_label_errors(data):
     """Cross-check with the label-error rules: the true model has zero errors."""
-    from penlearn.labels import label_errors
+    from penlearn.changepoint.labels import label_errors
 
     models = data.truth.assign(n_segments=data.truth["n_changes"] + 1, loss=0.0)[
         ["sequence_id", "n_segments", "loss"]]

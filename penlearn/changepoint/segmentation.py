@@ -9,7 +9,7 @@ exactly by dynamic programming (Auger & Lawrence 1989):
     F_1(t) = C(0, t),      F_k(t) = min_{k-1 <= s < t} F_{k-1}(s) + C(s, t),
 
 where C(s, t) is the cost of the segment y_{s+1}..y_t. The models feed the penalty path
-(:func:`penlearn.model_selection`) and the label errors of supervised changepoint
+(:func:`penlearn.changepoint.model_selection`) and the label errors of supervised changepoint
 detection (Hocking et al. 2013, ICML; Hillman & Hocking 2023, JMLR, Section 2).
 
 Implementation: the segment costs come from cumulative sums, so one block of targets t

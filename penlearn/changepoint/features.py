@@ -211,7 +211,7 @@ def _chromosome_of(sid, chrom: np.ndarray) -> str:
 
 
 def _neuroblastoma_features(values, positions, k_max: int = 20) -> list[float]:
-    from penlearn.segmentation import segment
+    from penlearn.changepoint.segmentation import segment
 
     n = float(len(values))
     bases = float(positions[-1] - positions[0])
@@ -277,7 +277,7 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     >>> nb.shape, nb.loc["a", "mad"], nb.loc["b", ["chr1", "chrX"]].tolist()
     ((2, 117), np.float64(1.0), [0.0, 1.0])
     """
-    from penlearn.segmentation import _check_sequences
+    from penlearn.changepoint.segmentation import _check_sequences
 
     if features not in FEATURE_SETS:
         raise ValueError(f"features must be one of {FEATURE_SETS}, got {features!r}")

@@ -24,7 +24,7 @@ def error_functions(
     """Label error functions over log λ: the evaluation table of the labeled sequences.
 
     For each labeled sequence, the exact penalty path of its models
-    (:func:`penlearn.model_selection`, with ``loss`` and ``complexity``) gives the
+    (:func:`penlearn.changepoint.model_selection`, with ``loss`` and ``complexity``) gives the
     interval of log λ on which each selected model is optimal; the label errors of that
     model (:func:`penlearn.label_errors`) are constant on it. This is the piecewise
     constant error function of Hillman & Hocking (2023, Section 2) and Fowler & Hocking
@@ -61,8 +61,8 @@ def error_functions(
     >>> ev[["n_segments", "min_lambda", "max_lambda", "fn"]].values.tolist()
     [[1.0, 6.0, inf, 1.0], [2.0, 0.5, 6.0, 0.0], [3.0, 0.0, 0.5, 0.0]]
     """
-    from penlearn.labels import check_labels, label_errors
-    from penlearn.model_selection import _as_vector, selection_path
+    from penlearn.changepoint.labels import check_labels, label_errors
+    from penlearn.changepoint.model_selection import _as_vector, selection_path
 
     require_columns(models, ["sequence_id", complexity, "loss"], "models")
     require_columns(changes, ["sequence_id", complexity, "position"], "changes")
