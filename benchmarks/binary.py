@@ -37,22 +37,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.auc_baselines import (
+from penlearn import fit_aum_linear
+from penlearn.binary import (
     fit_logistic,
     fit_polynomial_auc,
     fit_squared_hinge_pairs,
     fit_svm_pauc,
 )
-from penlearn.binary_metrics import partial_auc, roc_auc
-from penlearn.polynomial_auc import polynomial_auc
-
-try:
-    from penlearn import fit_aum_linear
-except ImportError:  # not exported yet
-    try:
-        from penlearn.learn import fit_aum_linear
-    except ImportError:
-        fit_aum_linear = None
+from penlearn.binary.metrics import partial_auc, roc_auc
+from penlearn.binary.polynomial_auc import polynomial_auc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -104,16 +97,6 @@ def split(y: np.ndarray, seed: int):
 # ------------------------------------------------------------------------ methods
 
 
-def aum_init_from(model, X_sub, X_val):
-    """Weights of a fitted linear model on fit_aum_linear's standardised features."""
-    from penlearn.interval_regression import standardize_features
-
-    sc = standardize_features(pd.DataFrame(np.vstack([X_sub, X_val])))
-    cols = [int(c) for c in sc.columns]
-    coef = model.coef_[cols]
-    return np.r_[model.intercept_ + coef @ sc.mean, coef * sc.scale]
-
-
 def methods(seed: int):
     """(name, fit(X_sub, y_sub, X_val, y_val) -> model with decision_function)."""
     out = []
@@ -125,8 +108,7 @@ def methods(seed: int):
         def aum_from_logistic(Xs, ys, Xv, yv):
             init = fit_logistic(Xs, ys, balanced=True, validation=(Xv, yv))
             return fit_aum_linear(Xs, ys, validation=(Xv, yv), line_search="first_min",
-                                  normalize="rate", init=aum_init_from(init, Xs, Xv),
-                                  progress=False)
+                                  normalize="rate", init=init, progress=False)
 
         out += [("AUM exact LS (random init)", aum_random),
                 ("AUM exact LS (init: balanced logistic)", aum_from_logistic)]
@@ -303,7 +285,7 @@ def main(argv=None) -> int:
             "stopping when the subtrain AUM decreases by less than 1e-5, keeping the "
             "iterate of best validation AUC; started from N(0, 1) weights (the papers' "
             "protocol) or from the balanced-logistic fit (its seconds include that fit).",
-            "- Baselines (`penlearn.auc_baselines`): logistic (L2 from 1e-4..1 by validation "
+            "- Baselines (`penlearn.binary.baselines`): logistic (L2 from 1e-4..1 by validation "
             "AUC), class-balanced logistic, all-pairs squared hinge (O(n log n), margin 1, "
             "same L2 grid), polynomial AUC (degree 30, ≤ 30 angle-search iterations, best "
             "validation iterate), structural SVM for pAUC [0, 0.1] and for AUC (β = 1), "

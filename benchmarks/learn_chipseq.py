@@ -34,7 +34,8 @@ import pandas as pd
 
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.datasets import default_data_dir, load_uci
-from penlearn.learn import changepoint_auc, learn_penalty, subtrain_validation_split
+from penlearn.learn import learn_penalty, subtrain_validation_split
+from penlearn.roc import changepoint_auc
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

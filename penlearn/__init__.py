@@ -1,20 +1,28 @@
 """penlearn: supervised changepoint detection by learning penalties with AUM.
 
-See ``SPEC.md`` §3 for the public API. Papers: Fowler & Hocking (2024), "Efficient line
-search for optimizing Area Under the ROC Curve in gradient descent"; Hillman & Hocking
-(2023), "Optimizing ROC curves with a sort-based surrogate loss for binary classification
-and changepoint detection".
+The pipeline, one subpackage per part: :mod:`penlearn.changepoint` (segmentations,
+penalty paths, label errors, error functions, features), :mod:`penlearn.aum` and
+:mod:`penlearn.roc` (metrics), :mod:`penlearn.line_search` (the exact AUM line search),
+:mod:`penlearn.learn` (penalty learning), :mod:`penlearn.binary` (the same machinery for
+binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`. Papers:
+Fowler & Hocking (2024), "Efficient line search for optimizing Area Under the ROC Curve
+in gradient descent"; Hillman & Hocking (2023), "Optimizing ROC curves with a sort-based
+surrogate loss for binary classification and changepoint detection".
 """
 
-from penlearn.auc_baselines import (
+from penlearn._version import package_version
+from penlearn.aum import AUMResult, aum
+from penlearn.binary import (
     BinaryLinearModel,
+    fit_aum_linear,
     fit_logistic,
     fit_polynomial_auc,
     fit_squared_hinge_pairs,
     fit_svm_pauc,
+    partial_auc,
+    roc_auc,
+    soft_auc,
 )
-from penlearn.aum import AUMResult, aum
-from penlearn.binary_metrics import partial_auc, roc_auc, soft_auc
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
@@ -28,11 +36,9 @@ from penlearn.changepoint.segmentation import (
 )
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
 from penlearn.first_min import FirstMinResult, first_min_monotone
-from penlearn.interval_regression import IntervalRegression
 from penlearn.learn import (
+    IntervalRegression,
     PenaltyModel,
-    changepoint_auc,
-    fit_aum_linear,
     learn_penalty,
     subtrain_validation_split,
 )
@@ -44,9 +50,9 @@ from penlearn.line_search import (
     line_search_lines,
 )
 from penlearn.report import roc_change_report
-from penlearn.roc import ROCChange, breakpoints_auc, roc_change
+from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 
-__version__ = "0.1.0"
+__version__ = package_version()
 
 __all__ = [
     "FirstMinResult",

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -46,3 +49,92 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def existing_ancestor(path: Path) -> Path:
+    """The nearest existing folder at or above ``path``.
+
+    Examples
+    --------
+    >>> existing_ancestor(Path("/no/such/dir")) == Path("/")
+    True
+    """
+    p = Path(path).absolute()
+    while not p.exists():
+        p = p.parent
+    return p
+
+
+def check_output(path: Path, *, directory: bool) -> None:
+    """Fail early (before any work) on an output path that cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_output(Path(tempfile.mkdtemp()) / "out.csv", directory=False)
+    """
+    if directory and path.exists() and not path.is_dir():
+        raise ValueError(f"--out {path} exists and is not a directory")
+    if not directory and path.is_dir():
+        raise ValueError(f"--out {path} is a directory; give a file name")
+    anc = existing_ancestor(path.parent if not directory else path)
+    if not anc.is_dir():
+        raise ValueError(f"cannot create {path}: {anc} is not a directory")
+    if not os.access(anc, os.W_OK):
+        raise PermissionError(f"cannot write to {anc}")
+
+
+@contextlib.contextmanager
+def staged_dir(out: Path) -> Iterator[Path]:
+    """Write files into a temporary directory; move them to ``out`` only on success.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "results"
+    >>> with staged_dir(out) as tmp:
+    ...     _ = (tmp / "a.txt").write_text("a")
+    >>> sorted(p.name for p in out.iterdir())
+    ['a.txt']
+    """
+    anc = existing_ancestor(out.parent)
+    tmp = Path(tempfile.mkdtemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        yield tmp
+        out.mkdir(parents=True, exist_ok=True)
+        for f in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
+            target = out / f.relative_to(tmp)
+            if f.is_dir():
+                target.mkdir(exist_ok=True)
+            else:
+                os.chmod(f, default_file_mode())
+                os.replace(f, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def staged_file(out: Path) -> Iterator[Path]:
+    """A temporary file path whose content replaces ``out`` only on success.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "table.csv"
+    >>> with staged_file(out) as tmp:
+    ...     _ = tmp.write_text("x")
+    >>> out.read_text()
+    'x'
+    """
+    anc = existing_ancestor(out.parent)
+    fd, name = tempfile.mkstemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        out.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(tmp, default_file_mode())
+        os.replace(tmp, out)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -13,7 +13,8 @@ Subcommands (``penlearn <command> --help`` for each):
 - ``report``: an HTML ROC-change report of models or prediction files on a folder.
 
 Bad input (missing files or columns, unreadable tables, a model file of another
-version) ends with a one-line message on stderr and exit code 1 (2 for usage errors);
+version: a ``ValueError`` or ``OSError``) ends with a one-line message on stderr and exit
+code 1 (2 for usage errors); any other exception is a bug and keeps its traceback;
 outputs are written only when the whole command succeeded (staged in a temporary
 directory next to the target, then moved in place with ``os.replace``).
 """
@@ -24,18 +25,31 @@ import argparse
 import contextlib
 import io
 import os
-import shutil
 import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from penlearn.atomic_files import default_file_mode
+from penlearn._version import package_version
+from penlearn.atomic_files import check_output, staged_dir, staged_file
+from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
+from penlearn.changepoint.evaluation import error_functions, target_intervals
+from penlearn.changepoint.features import FEATURE_SETS, feature_matrix
+from penlearn.changepoint.model_selection import bic_log_lambda
+from penlearn.changepoint.segmentation import segment_sequences
+from penlearn.datasets import (
+    finite_feature_columns,
+    load_uci,
+    read_inputs,
+    read_table,
+    simulate,
+    write_uci,
+)
+from penlearn.learn import LINE_SEARCHES, PenaltyModel, learn_penalty, subtrain_validation_split
+from penlearn.report import roc_change_report
+from penlearn.roc import roc_change
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
@@ -67,133 +81,17 @@ class _Reporter:
             print(f"[{time.perf_counter() - self.t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
 
-# --------------------------------------------------------------------------- atomic outputs
-
-
-
-
-def _existing_ancestor(path: Path) -> Path:
-    p = path.absolute()
-    while not p.exists():
-        p = p.parent
-    return p
-
-
-def _check_output(path: Path, *, directory: bool) -> None:
-    """Fail early (before any work) on an output path that cannot be written."""
-    if directory and path.exists() and not path.is_dir():
-        raise ValueError(f"--out {path} exists and is not a directory")
-    if not directory and path.is_dir():
-        raise ValueError(f"--out {path} is a directory; give a file name")
-    anc = _existing_ancestor(path.parent if not directory else path)
-    if not anc.is_dir():
-        raise ValueError(f"cannot create {path}: {anc} is not a directory")
-    if not os.access(anc, os.W_OK):
-        raise PermissionError(f"cannot write to {anc}")
-
-
-@contextlib.contextmanager
-def _staged_dir(out: Path) -> Iterator[Path]:
-    """Write files into a temporary directory; move them to ``out`` only on success."""
-    anc = _existing_ancestor(out.parent)
-    tmp = Path(tempfile.mkdtemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
-        yield tmp
-        out.mkdir(parents=True, exist_ok=True)
-        for f in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
-            target = out / f.relative_to(tmp)
-            if f.is_dir():
-                target.mkdir(exist_ok=True)
-            else:
-                os.chmod(f, default_file_mode())
-                os.replace(f, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _staged_file(out: Path) -> Iterator[Path]:
-    """A temporary file path whose content replaces ``out`` only on success."""
-    anc = _existing_ancestor(out.parent)
-    fd, name = tempfile.mkstemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-        out.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(tmp, default_file_mode())
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 # --------------------------------------------------------------------------- inputs
 
 
-def _read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
-    from penlearn._checks import require_columns
-    from penlearn.datasets import _read_csv
-
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"{what} file not found: {p}")
-    if p.is_dir():
-        raise ValueError(f"{what} must be a CSV file, {p} is a directory")
-    if not os.access(p, os.R_OK):
-        raise PermissionError(f"cannot read {what} file {p}")
-    try:
-        df = _read_csv(p)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"could not read {p}: not a text CSV file ({exc.reason})") from exc
-    require_columns(df, required, f"{what} file {p.name}")
-    if len(df) == 0:
-        raise ValueError(f"{what} file {p} has no rows")
-    return df
-
-
-def _read_inputs(path: str | os.PathLike) -> pd.DataFrame:
-    """Features per sequence: ``inputs.csv(.gz|.xz)`` of a folder, or a CSV file."""
-    from penlearn.datasets import _find
-
-    p = Path(path)
-    if p.is_dir():
-        f = _find(p, "inputs")
-        if f is None:
-            raise FileNotFoundError(f"{p} has no inputs.csv(.gz|.xz) (features per sequence)")
-        p = f
-    df = _read_table(p, [], "inputs")
-    col = next((c for c in ("sequenceID", "sequence_id") if c in df.columns), None)
-    if col is None:
-        raise ValueError(f"inputs file {p.name} has no sequenceID (or sequence_id) column")
-    df = df.rename(columns={col: "sequence_id"}).set_index("sequence_id")
-    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
-    if bad:
-        raise ValueError(f"inputs file {p.name}: feature column(s) {bad[:5]} are not numeric")
-    return df.astype(float)
-
-
 def _load_model(path: str | os.PathLike):
-    from penlearn.learn import PenaltyModel
-
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"model file not found: {p}")
-    try:
-        return PenaltyModel.load(p)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{p} is not a penlearn model file (not text)") from exc
-
-
-def _load_folder(path: str | os.PathLike):
-    from penlearn.datasets import load_uci
-
-    return load_uci(path)
+    return PenaltyModel.load(p)
 
 
 def _fold_split(ds, fold, cv_type: str | None) -> tuple[dict, str]:
-    from penlearn.learn import subtrain_validation_split
-
     if not ds.folds:
         raise ValueError(f"{ds.path} has no cv/<type>/folds.csv, so --fold cannot be used")
     if cv_type is None:
@@ -213,62 +111,13 @@ def _subset_evaluation(evaluation: pd.DataFrame, ids) -> pd.DataFrame:
     return evaluation[evaluation["sequence_id"].isin(set(ids))]
 
 
-def _bic_log_lambda(sequences: pd.DataFrame) -> pd.Series:
-    """BIC-like unsupervised penalty, log λ = log(2 σ̂² log n) per sequence.
-
-    σ̂ is the MAD estimate of the noise SD from first differences (robust to the
-    changes); λ = 2σ̂² log n is Schwarz's criterion for a Gaussian change in mean in
-    units of the square loss (two parameters per change: position and mean).
-    """
-    out = {}
-    for sid, grp in sequences.groupby("sequence_id", sort=False):
-        v = grp["value"].to_numpy(dtype=float)
-        d = np.diff(v)
-        mad = np.median(np.abs(d - np.median(d))) * 1.4826 / np.sqrt(2) if len(d) else 0.0
-        if not mad > 0:
-            mad = float(np.std(v)) or 1.0
-        out[sid] = float(np.log(2 * mad**2 * np.log(max(len(v), 2))))
-    return pd.Series(out, name="log_lambda")
-
-
-def _fn_dips(evaluation: pd.DataFrame) -> list:
-    """Sequences whose FN drops somewhere below its value at the smallest penalty."""
-    from penlearn._checks import check_evaluation
-
-    ev = check_evaluation(evaluation)  # sorted by sequence, λ decreasing
-    last_fn = ev.groupby("sequence_id", sort=False)["fn"].transform("last")
-    dips = ev.loc[ev["fn"] < last_fn, "sequence_id"]
-    return list(pd.unique(dips))
-
-
 def _write_csv(df: pd.DataFrame, path: Path, *, index: bool = False) -> None:
     df.to_csv(path, index=index)
-
-
-def _r_infinities(df: pd.DataFrame) -> pd.DataFrame:
-    """Write ±inf as R does ("Inf", "-Inf"), so that R reads the files too."""
-    out = df.copy()
-    for c in out.columns:
-        if pd.api.types.is_float_dtype(out[c]) and np.isinf(out[c].to_numpy()).any():
-            v = out[c].to_numpy()
-            out[c] = np.where(v == np.inf, "Inf", np.where(v == -np.inf, "-Inf", v.astype(str)))
-    return out
-
-
-def _uci_names(df: pd.DataFrame) -> pd.DataFrame:
-    """snake_case -> the UCI / neuroblastoma-data dotted names (and R's infinities)."""
-    return _r_infinities(
-        df.rename(columns=lambda c: "sequenceID" if c == "sequence_id" else c.replace("_", "."))
-    )
 
 
 def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
               feature_set: str = "penaltyLearning"):
     """segment -> error functions -> features and targets (the tables of a UCI folder)."""
-    from penlearn.changepoint.evaluation import error_functions, target_intervals
-    from penlearn.changepoint.features import feature_matrix
-    from penlearn.changepoint.segmentation import segment_sequences
-
     report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
            f"(1..{max_segments} segments, {loss} loss)")
     models, changes = segment_sequences(sequences, max_segments, loss=loss, progress=not quiet)
@@ -280,29 +129,15 @@ def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter
     return models, changes, evaluation, targets, features
 
 
-def _write_uci_folder(folder: Path, *, evaluation, targets, features, folds=None) -> None:
-    _write_csv(_uci_names(evaluation), folder / "evaluation.csv")
-    _write_csv(_uci_names(targets), folder / "outputs.csv")
-    inputs = _r_infinities(features)
-    inputs.index.name = "sequenceID"
-    inputs.to_csv(folder / "inputs.csv")
-    if folds is not None:
-        (folder / "cv" / folds[0]).mkdir(parents=True, exist_ok=True)
-        _write_csv(_uci_names(folds[1]), folder / "cv" / folds[0] / "folds.csv")
-
-
 # --------------------------------------------------------------------------- commands
 
 
 def cmd_demo(args) -> int:
     """simulate -> segment -> errors -> learn -> report."""
-    from penlearn.datasets import finite_feature_columns, simulate
     from penlearn.learn import learn_penalty, subtrain_validation_split
-    from penlearn.report import roc_change_report
-    from penlearn.roc import roc_change
 
     out = Path(args.out)
-    _check_output(out, directory=True)
+    check_output(out, directory=True)
     report = _Reporter(args.quiet)
     t0 = time.perf_counter()
     report(f"simulating {args.n_sequences} labeled sequences (seed {args.seed})")
@@ -320,10 +155,11 @@ def cmd_demo(args) -> int:
     # AUM needs FN at the smallest penalty to be the minimum of each error function (FN is
     # taken as 0 at score +inf); a sequence whose largest model misses a change that a
     # smaller model found breaks that, so it is left out of training (kept for testing).
-    bad = _fn_dips(evaluation)
+    bp = breakpoints_from_errors(evaluation)
+    bad = [bp.example_ids[i] for i in examples_with_negative_errors(bp)]
     if bad:
-        report(f"{len(bad)} sequence(s) left out of training (FN below its value at λ → 0): "
-               f"{bad[:5]}")
+        report(f"{len(bad)} sequence(s) left out of training (FN or FP below its value at "
+               f"an extreme penalty): {bad[:5]}")
         sub = [s for s in sub if s not in set(bad)]
         val = [s for s in val if s not in set(bad)]
     report(f"learning a penalty model: {len(sub)} subtrain, {len(val)} validation, "
@@ -348,11 +184,11 @@ def cmd_demo(args) -> int:
     predictions = {
         "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
         "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
-        "BIC": _bic_log_lambda(data.sequences).loc[test],
+        "BIC": bic_log_lambda(data.sequences).loc[test],
     }
     report("writing the report")
-    with _staged_dir(out) as tmp:
-        _write_uci_folder(tmp, evaluation=evaluation, targets=targets, features=features,
+    with staged_dir(out) as tmp:
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
                           folds=("demo", folds))
         _write_csv(data.sequences, tmp / "sequences.csv")
         _write_csv(data.labels, tmp / "labels.csv")
@@ -393,17 +229,17 @@ def cmd_demo(args) -> int:
 
 def cmd_segment(args) -> int:
     out = Path(args.out)
-    _check_output(out, directory=True)
+    check_output(out, directory=True)
     report = _Reporter(args.quiet)
-    sequences = _read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
-    labels = _read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
+    labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
     models, changes, evaluation, targets, features = _pipeline(
         sequences, labels, args.max_segments, args.loss, report, args.quiet, args.features
     )
-    with _staged_dir(out) as tmp:
+    with staged_dir(out) as tmp:
         _write_csv(models, tmp / "models.csv")
         _write_csv(changes, tmp / "changes.csv")
-        _write_uci_folder(tmp, evaluation=evaluation, targets=targets, features=features)
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features)
     print(f"penlearn segment: wrote models.csv, changes.csv, evaluation.csv, inputs.csv, "
           f"outputs.csv to {out} ({evaluation['sequence_id'].nunique()} labeled sequences)")
     return 0
@@ -423,15 +259,11 @@ def _training_data(ds, fold, cv_type):
 
 
 def cmd_learn(args) -> int:
-    from penlearn.learn import learn_penalty
-    from penlearn.roc import roc_change
 
     out = Path(args.out)
-    _check_output(out, directory=False)
+    check_output(out, directory=False)
     report = _Reporter(args.quiet)
-    from penlearn.datasets import finite_feature_columns
-
-    ds = _load_folder(args.data_dir)
+    ds = load_uci(args.data_dir)
     train_ids, split, cv_type, ev_test = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
@@ -454,7 +286,7 @@ def cmd_learn(args) -> int:
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         model = learn_penalty(x, ev, **kwargs)
-    with _staged_file(out) as tmp:
+    with staged_file(out) as tmp:
         model.save(tmp)
     msg = f"penlearn learn: wrote {out} ({model!r})"
     if ev_test is not None:
@@ -468,12 +300,12 @@ def cmd_learn(args) -> int:
 
 def cmd_predict(args) -> int:
     model = _load_model(args.model)
-    inputs = _read_inputs(args.data)
+    inputs = read_inputs(args.data)
     if args.out is not None:
-        _check_output(Path(args.out), directory=False)
+        check_output(Path(args.out), directory=False)
     ids = list(inputs.index)
     if args.fold is not None:
-        ds = _load_folder(args.data)
+        ds = load_uci(args.data)
         split, _ = _fold_split(ds, args.fold, args.cv_type)
         ids = [s for s in split["test"] if s in inputs.index]
     pred = model.predict(inputs.loc[ids])
@@ -482,7 +314,7 @@ def cmd_predict(args) -> int:
         table.to_csv(sys.stdout, index=False)
     else:
         out = Path(args.out)
-        with _staged_file(out) as tmp:
+        with staged_file(out) as tmp:
             _write_csv(table, tmp)
         print(f"penlearn predict: wrote {len(table)} predictions to {out}")
     return 0
@@ -498,13 +330,11 @@ def _parse_named(spec: str, flag: str) -> tuple[str | None, str]:
 
 
 def cmd_report(args) -> int:
-    from penlearn.report import roc_change_report
-
     out = Path(args.out)
-    _check_output(out, directory=False)
+    check_output(out, directory=False)
     if not args.model and not args.predictions:
         raise ValueError("give at least one --model MODEL.json or --predictions CSV")
-    ds = _load_folder(args.data_dir)
+    ds = load_uci(args.data_dir)
     ids = list(ds.sequence_ids)
     if args.fold is not None:
         split, _ = _fold_split(ds, args.fold, args.cv_type)
@@ -525,7 +355,7 @@ def cmd_report(args) -> int:
         first_model = first_model or model
     for spec in args.predictions or []:
         name, path = _parse_named(spec, "--predictions")
-        table = _read_table(path, ["sequence_id"], "predictions")
+        table = read_table(path, ["sequence_id"], "predictions")
         cols = [c for c in table.columns if c != "sequence_id"]
         if not cols:
             raise ValueError(f"predictions file {path} has no prediction column")
@@ -554,16 +384,13 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.line_search, args.fold
     ('learn', 'first_min', None)
     """
-    from penlearn import __version__
-    from penlearn.changepoint.features import FEATURE_SETS
-    from penlearn.learn import LINE_SEARCHES
 
     parser = _Parser(
         prog="penlearn",
         description="Supervised changepoint detection: learn penalties from labeled "
         "sequences with AUM gradient descent and the exact AUM line search.",
     )
-    parser.add_argument("--version", action="version", version=f"penlearn {__version__}")
+    parser.add_argument("--version", action="version", version=f"penlearn {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, help_: str, func) -> argparse.ArgumentParser:
@@ -677,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"penlearn {args.command}: interrupted", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, LookupError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # input errors; anything else keeps its traceback
         print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
 

@@ -18,6 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_evaluation, require_columns
+from penlearn.learn.scaling import standardize_features
+
 #: Column renames applied to every structural (non-feature) table.
 _RENAME = {
     "sequenceID": "sequence_id",
@@ -170,7 +173,6 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     >>> list(ds.evaluation.columns[:3])
     ['sequence_id', 'min_log_lambda', 'max_log_lambda']
     """
-    from penlearn._checks import check_evaluation, require_columns
 
     folder = Path(path)
     if not folder.is_dir():
@@ -237,7 +239,6 @@ def finite_feature_columns(inputs: pd.DataFrame, drop_constant: bool = True) -> 
     ['a']
     """
     if drop_constant:
-        from penlearn.interval_regression import standardize_features
 
         try:
             return list(standardize_features(inputs).columns)
@@ -494,3 +495,114 @@ def binary_timing_problem(n: int, p: int = 10):
     labels = (X @ beta + noise > 0).astype(float)
     w = rng.standard_normal(p)
     return X, labels, w, beta
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _to_csv(df: pd.DataFrame, path: Path, *, index: bool = False) -> None:
+    df.to_csv(path, index=index)
+
+
+def _r_infinities(df: pd.DataFrame) -> pd.DataFrame:
+    """Write ±inf as R does ("Inf", "-Inf"), so that R reads the files too."""
+    out = df.copy()
+    for c in out.columns:
+        if pd.api.types.is_float_dtype(out[c]) and np.isinf(out[c].to_numpy()).any():
+            v = out[c].to_numpy()
+            out[c] = np.where(v == np.inf, "Inf", np.where(v == -np.inf, "-Inf", v.astype(str)))
+    return out
+
+
+def uci_names(df: pd.DataFrame) -> pd.DataFrame:
+    """snake_case -> the UCI / neuroblastoma-data dotted names (and R's infinities)."""
+    return _r_infinities(
+        df.rename(columns=lambda c: "sequenceID" if c == "sequence_id" else c.replace("_", "."))
+    )
+
+
+def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> None:
+    """Write the tables of a UCI-format folder (what :func:`load_uci` reads).
+
+    ``evaluation.csv``, ``outputs.csv`` (targets), ``inputs.csv`` (features indexed by
+    sequence id) and, with ``folds=(cv_type, table)``, ``cv/<cv_type>/folds.csv``; dotted
+    column names and R's ``Inf``/``-Inf``, so that R reads them too. The caller stages
+    the folder (:func:`penlearn.atomic_files.staged_dir`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = simulate(6, seed=0)
+    >>> ev = pd.DataFrame({"sequence_id": ["a"], "min_log_lambda": [-np.inf],
+    ...     "max_log_lambda": [np.inf], "fp": [0], "fn": [0]})
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> write_uci(out, evaluation=ev, targets=ev.iloc[:, :3],
+    ...           features=pd.DataFrame({"x": [1.0]}, index=["a"]))
+    >>> sorted(p.name for p in out.iterdir())
+    ['evaluation.csv', 'inputs.csv', 'outputs.csv']
+    """
+    _to_csv(uci_names(evaluation), folder / "evaluation.csv")
+    _to_csv(uci_names(targets), folder / "outputs.csv")
+    inputs = _r_infinities(features)
+    inputs.index.name = "sequenceID"
+    inputs.to_csv(folder / "inputs.csv")
+    if folds is not None:
+        (folder / "cv" / folds[0]).mkdir(parents=True, exist_ok=True)
+        _to_csv(uci_names(folds[1]), folder / "cv" / folds[0] / "folds.csv")
+
+
+# --------------------------------------------------------------------------- user tables
+
+
+def read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
+    """Read a user's CSV table, naming the file and ``what`` it is in every error.
+
+    Examples
+    --------
+    >>> read_table("no-such.csv", ["a"], "labels")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: labels file not found: no-such.csv
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{what} file not found: {p}")
+    if p.is_dir():
+        raise ValueError(f"{what} must be a CSV file, {p} is a directory")
+    if not os.access(p, os.R_OK):
+        raise PermissionError(f"cannot read {what} file {p}")
+    try:
+        df = _read_csv(p)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"could not read {p}: not a text CSV file ({exc.reason})") from exc
+    require_columns(df, required, f"{what} file {p.name}")
+    if len(df) == 0:
+        raise ValueError(f"{what} file {p} has no rows")
+    return df
+
+
+def read_inputs(path: str | os.PathLike) -> pd.DataFrame:
+    """Features per sequence: ``inputs.csv(.gz|.xz)`` of a folder, or a CSV file.
+
+    Examples
+    --------
+    >>> read_inputs("no-such-folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: inputs file not found: no-such-folder
+    """
+    p = Path(path)
+    if p.is_dir():
+        f = _find(p, "inputs")
+        if f is None:
+            raise FileNotFoundError(f"{p} has no inputs.csv(.gz|.xz) (features per sequence)")
+        p = f
+    df = read_table(p, [], "inputs")
+    col = next((c for c in ("sequenceID", "sequence_id") if c in df.columns), None)
+    if col is None:
+        raise ValueError(f"inputs file {p.name} has no sequenceID (or sequence_id) column")
+    df = df.rename(columns={col: "sequence_id"}).set_index("sequence_id")
+    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+    if bad:
+        raise ValueError(f"inputs file {p.name}: feature column(s) {bad[:5]} are not numeric")
+    return df.astype(float)

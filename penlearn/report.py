@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation
+from penlearn._version import package_version
 from penlearn.atomic_files import write_text_atomic
 from penlearn.roc import _predictions_series, roc_change
 
@@ -220,7 +221,7 @@ def roc_change_report(
     >>> 'id="auc-table"' in p.read_text()
     True
     """
-    from penlearn import __version__
+    __version__ = package_version()
     from penlearn.plotting import (  # matplotlib: imported only when a report is made
         plot_error_functions,
         plot_learning_curves,

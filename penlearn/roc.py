@@ -19,7 +19,7 @@ import pandas as pd
 
 from penlearn._checks import check_evaluation, require_columns
 from penlearn.aum import check_scores, threshold_groups
-from penlearn.breakpoints import Breakpoints
+from penlearn.breakpoints import Breakpoints, breakpoints_from_errors
 
 
 def path_auc(fpr: np.ndarray, tpr: np.ndarray) -> float:
@@ -372,3 +372,75 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
         }
     )
     return ROCChange(roc, auc, aum_value, thresholds, polygon, aum_grad)
+
+
+# --------------------------------------------------------------------------- fast AUC of penalties
+
+
+class ChangepointROC:
+    """ROChange AUC (FPR = FP/Σpossible_fp) of scores on a fixed evaluation table.
+
+    Precomputes the count breakpoints once, so that each AUC costs one sort; equal to
+    ``roc_change(evaluation, -scores).auc`` (tested).
+    """
+
+    def __init__(self, evaluation: pd.DataFrame, ids: list) -> None:
+        ev = check_evaluation(evaluation)
+        for col in ("possible_fp", "possible_fn"):
+            if col not in ev:
+                raise ValueError(f"evaluation is missing column {col!r}")
+        self.bp = breakpoints_from_errors(ev, sequence_ids=ids)
+        seq = ev["sequence_id"].to_numpy()
+        last = np.r_[seq[1:] != seq[:-1], True]
+        first = np.r_[True, seq[1:] != seq[:-1]]
+        self.possible_fp = float(ev["possible_fp"].to_numpy(float)[first].sum())
+        self.possible_fn = float(ev["possible_fn"].to_numpy(float)[first].sum())
+        # actual totals at score +inf (the most complex models)
+        self.fp_end = float(ev["fp"].to_numpy(float)[last].sum())
+        self.fn_end = float(ev["fn"].to_numpy(float)[last].sum())
+
+    def auc(self, scores: np.ndarray) -> float:
+        bp = self.bp
+        t = bp.value - scores[bp.example]
+        _, _, _, fp_b, fn_b, fp_a, fn_a = threshold_groups(t, bp.fp_diff, bp.fn_diff)
+        fp0 = self.fp_end - bp.fp_total  # actual FP at score -inf
+        fp = np.r_[fp_b[:1], fp_a] + fp0 if len(t) else np.array([fp0])
+        fn = np.r_[fn_b[:1], fn_a] + self.fn_end if len(t) else np.array([self.fn_end])
+        # roc_change lists rows from score +inf (c = -inf) to score -inf
+        fpr = fp[::-1] / self.possible_fp
+        tpr = (self.possible_fn - fn[::-1]) / self.possible_fn
+        if (fpr[0], tpr[0]) > (fpr[-1], tpr[-1]):
+            fpr, tpr = fpr[::-1], tpr[::-1]
+        return path_auc(fpr, tpr)
+
+
+def changepoint_auc(evaluation: pd.DataFrame, log_lambda) -> float:
+    """Generalized ROC AUC of log λ predictions (``roc_change(...).auc``), fast.
+
+    Parameters
+    ----------
+    evaluation : DataFrame
+        Error functions with ``possible_fp, possible_fn``.
+    log_lambda : array-like or Series
+        One prediction per sequence (Series indexed by sequence id, or an array in the
+        evaluation's order of first appearance).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 1.0],
+    ...     "max_log_lambda": [0.0, np.inf, 1.0, np.inf],
+    ...     "fp": [1, 0, 0, 0], "fn": [0, 0, 0, 1],
+    ...     "possible_fp": [1, 1, 0, 0], "possible_fn": [0, 0, 1, 1]})
+    >>> changepoint_auc(ev, [0.5, 0.5])
+    1.0
+    """
+    ids = list(pd.unique(evaluation["sequence_id"]))
+    if isinstance(log_lambda, pd.Series):
+        pred = log_lambda.reindex(ids).to_numpy(dtype=float)
+    else:
+        pred = np.asarray(log_lambda, dtype=float)
+    if pred.shape != (len(ids),) or not np.all(np.isfinite(pred)):
+        raise ValueError(f"log_lambda must hold one finite value for each of {len(ids)} sequences")
+    return ChangepointROC(evaluation, ids).auc(-pred)

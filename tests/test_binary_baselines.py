@@ -11,18 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from penlearn.auc_baselines import (
-    BinaryLinearModel,
-    _most_violated,
-    balanced_intercept,
+from penlearn.binary.baselines import (
     fit_logistic,
-    fit_polynomial_auc,
     fit_squared_hinge_pairs,
-    fit_svm_pauc,
     logistic_loss,
     squared_hinge_pairs_loss,
 )
-from penlearn.binary_metrics import partial_auc, roc_auc
+from penlearn.binary.metrics import partial_auc, roc_auc
+from penlearn.binary.model import BinaryLinearModel, balanced_intercept
+from penlearn.binary.ranking import _most_violated, fit_polynomial_auc, fit_svm_pauc
 
 FITTERS = [fit_logistic, fit_squared_hinge_pairs, fit_polynomial_auc, fit_svm_pauc]
 

@@ -10,7 +10,7 @@ import sklearn.metrics as sk_metrics  # a declared test dependency: no skip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.binary_metrics import (
+from penlearn.binary.metrics import (
     binary_roc,
     check_binary_labels,
     partial_auc,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from numpy.polynomial import chebyshev as C
 
-from penlearn.binary_metrics import roc_auc, soft_auc
-from penlearn.polynomial_auc import (
+from penlearn.binary.metrics import roc_auc, soft_auc
+from penlearn.binary.polynomial_auc import (
     angle_search,
     heaviside_chebyshev,
     polynomial_auc,

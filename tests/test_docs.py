@@ -25,7 +25,7 @@ import pytest
 import penlearn
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = sorted(f"penlearn.{m.name}" for m in pkgutil.iter_modules(penlearn.__path__))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(penlearn.__path__, "penlearn."))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

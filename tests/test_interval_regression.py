@@ -8,7 +8,7 @@ import pytest
 from conftest import DATA, load_reference_json, need
 from scipy.optimize import minimize
 
-from penlearn.interval_regression import (
+from penlearn.learn.interval_regression import (
     IntervalRegression,
     _loss_grad,
     interval_regression_objective,

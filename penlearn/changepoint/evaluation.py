@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation, require_columns
+from penlearn.changepoint.labels import check_labels, label_errors
+from penlearn.changepoint.model_selection import _as_vector, selection_path
 
 
 def error_functions(
@@ -61,8 +63,6 @@ def error_functions(
     >>> ev[["n_segments", "min_lambda", "max_lambda", "fn"]].values.tolist()
     [[1.0, 6.0, inf, 1.0], [2.0, 0.5, 6.0, 0.0], [3.0, 0.0, 0.5, 0.0]]
     """
-    from penlearn.changepoint.labels import check_labels, label_errors
-    from penlearn.changepoint.model_selection import _as_vector, selection_path
 
     require_columns(models, ["sequence_id", complexity, "loss"], "models")
     require_columns(changes, ["sequence_id", complexity, "position"], "changes")

@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn.changepoint.segmentation import _check_sequences, segment
+
 FEATURE_SETS = ("penaltyLearning", "chipseq", "neuroblastoma")
 _MAPS1 = ("orig", "abs", "square")
 _MAPS2 = ("identity", "sqrt", "log", "loglog", "square")
@@ -211,7 +213,6 @@ def _chromosome_of(sid, chrom: np.ndarray) -> str:
 
 
 def _neuroblastoma_features(values, positions, k_max: int = 20) -> list[float]:
-    from penlearn.changepoint.segmentation import segment
 
     n = float(len(values))
     bases = float(positions[-1] - positions[0])
@@ -266,6 +267,8 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     Examples
     --------
     >>> import pandas as pd
+
+from penlearn.changepoint.segmentation import _check_sequences, segment
     >>> seqs = pd.DataFrame({"sequence_id": ["a"] * 3 + ["b"] * 2,
     ...                      "position": [1, 2, 3, 1, 5], "value": [0.0, 1.0, 2.0, 3.0, 3.0]})
     >>> fm = feature_matrix(seqs)
@@ -277,7 +280,6 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     >>> nb.shape, nb.loc["a", "mad"], nb.loc["b", ["chr1", "chrX"]].tolist()
     ((2, 117), np.float64(1.0), [0.0, 1.0])
     """
-    from penlearn.changepoint.segmentation import _check_sequences
 
     if features not in FEATURE_SETS:
         raise ValueError(f"features must be one of {FEATURE_SETS}, got {features!r}")

@@ -20,17 +20,16 @@ Weights are reported on the original feature scale (``coef_``, ``intercept_``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
+
+from penlearn.learn.scaling import select_columns, standardize_features
 
 __all__ = [
     "IntervalRegression",
     "interval_regression_objective",
     "interval_regression_path",
     "squared_hinge",
-    "standardize_features",
 ]
 
 
@@ -44,100 +43,6 @@ def squared_hinge(x, margin: float = 1.0) -> np.ndarray:
     """
     x = np.asarray(x, dtype=float)
     return np.where(x < margin, (x - margin) ** 2, 0.0)
-
-
-# --------------------------------------------------------------------------- features
-
-
-@dataclass(frozen=True)
-class FeatureScaling:
-    """Standardisation learned on a feature table: kept columns, their means and SDs."""
-
-    columns: tuple
-    mean: np.ndarray
-    scale: np.ndarray
-    dropped: tuple
-
-    def transform(self, X) -> np.ndarray:
-        """Standardise ``X`` (DataFrame with the kept columns, or an array of them)."""
-        A = _select_columns(X, self.columns)
-        return (A - self.mean) / self.scale
-
-
-def _select_columns(X, columns) -> np.ndarray:
-    if isinstance(X, pd.DataFrame):
-        missing = [c for c in columns if c not in X.columns]
-        if missing:
-            raise ValueError(f"X is missing feature column(s) needed for prediction: {missing}")
-        A = X.loc[:, list(columns)].to_numpy(dtype=float)
-    else:
-        A = np.asarray(X, dtype=float)
-        if A.ndim != 2 or A.shape[1] != len(columns):
-            raise ValueError(
-                f"X must be a 2-d array with {len(columns)} columns, got shape {A.shape}"
-            )
-    return A
-
-
-def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
-    """Learn a standardisation of the finite, non-constant columns of ``X``.
-
-    Like R's ``scale()`` followed by keeping the columns that are finite on every row
-    (the paper's protocol, ``reference/paper/README.md`` step 2): a column is dropped
-    when any value is NaN/±inf or when it is constant (its standard deviation is 0, or
-    below 1e-12 of its mean: rounding noise).
-
-    Parameters
-    ----------
-    X : DataFrame or 2-d array
-        Features, one row per example.
-    ddof : int
-        Delta degrees of freedom of the SD (1, as R's ``sd``).
-
-    Returns
-    -------
-    FeatureScaling
-        ``columns`` kept, ``mean``, ``scale`` and the ``dropped`` column names.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> X = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1.0, np.inf, 0.0], "c": 5.0})
-    >>> sc = standardize_features(X)
-    >>> sc.columns, sc.dropped
-    (('a',), ('b', 'c'))
-    >>> sc.transform(X).ravel().tolist()
-    [-1.0, 0.0, 1.0]
-    """
-    if isinstance(X, pd.DataFrame):
-        names = list(X.columns)
-        try:
-            A = X.to_numpy(dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("features must be numeric") from exc
-    else:
-        A = np.asarray(X, dtype=float)
-        if A.ndim != 2:
-            raise ValueError(f"features must be 2-dimensional, got shape {A.shape}")
-        names = list(range(A.shape[1]))
-    if A.shape[0] < 2:
-        raise ValueError(f"need at least 2 rows to standardise features, got {A.shape[0]}")
-    finite = np.all(np.isfinite(A), axis=0)
-    mean = np.zeros(A.shape[1])
-    sd = np.zeros(A.shape[1])
-    if finite.any():
-        mean[finite] = A[:, finite].mean(axis=0)
-        sd[finite] = A[:, finite].std(axis=0, ddof=ddof)
-    # constant columns, including those constant up to rounding noise (whose "SD" is a
-    # few ulps of the mean, and would be blown up to unit scale)
-    keep = finite & (sd > 1e-12 * np.abs(mean))
-    if not keep.any():
-        raise ValueError(
-            "after dropping non-finite (NaN/inf) and constant feature columns, none remain"
-        )
-    cols = tuple(n for n, k in zip(names, keep) if k)
-    dropped = tuple(n for n, k in zip(names, keep) if not k)
-    return FeatureScaling(cols, mean[keep], sd[keep], dropped)
 
 
 # --------------------------------------------------------------------------- solver
@@ -561,7 +466,7 @@ class IntervalRegression:
         """Predicted log λ for the rows of ``X`` (needs the kept feature columns)."""
         if not hasattr(self, "coef_"):
             raise ValueError("this IntervalRegression is not fitted yet; call fit() first")
-        A = _select_columns(X, self.scaling_.columns)
+        A = select_columns(X, self.scaling_.columns)
         if not np.all(np.isfinite(A)):
             raise ValueError("X has non-finite values in the model's feature columns")
         return A @ self.coef_.to_numpy() + self.intercept_

@@ -222,7 +222,7 @@ def soft_auc(y, scores, beta: float, *, chunk: int = 2048) -> float:
     """Exact soft-AUC: the mean of sigmoid(β·(s⁺ − s⁻)) over all (positive, negative) pairs.
 
     This is ``papers/002``'s soft-AUC (Section 2), computed exactly in O(n⁺·n⁻) time by
-    chunks of positives; see :func:`penlearn.polynomial_auc.polynomial_auc` for its
+    chunks of positives; see :func:`penlearn.binary.polynomial_auc.polynomial_auc` for its
     one-scan polynomial approximation.
 
     Examples

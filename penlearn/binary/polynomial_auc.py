@@ -22,7 +22,7 @@ Here:
   grid, without re-scanning the data.
 
 The learner built on these (their Algorithm 2) is
-:func:`penlearn.auc_baselines.fit_polynomial_auc`.
+:func:`penlearn.binary.baselines.fit_polynomial_auc`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as C
 from scipy.special import comb
 
-from penlearn.binary_metrics import check_binary_labels, check_binary_scores
+from penlearn.binary.metrics import check_binary_labels, check_binary_scores
 
 MAX_DEGREE = 60
 
@@ -187,14 +187,14 @@ def polynomial_auc(y, scores, degree: int = 30, beta: float | None = None) -> fl
         Degree of the polynomial; ``papers/002`` uses 30.
     beta : float, optional
         When given, approximate soft-AUC, the mean of sigmoid(β·(s⁺ − s⁻)) over pairs
-        (exact value: :func:`penlearn.binary_metrics.soft_auc`).
+        (exact value: :func:`penlearn.binary.metrics.soft_auc`).
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> y = np.r_[np.zeros(300), np.ones(300)]
     >>> s = rng.normal(size=600) + y
-    >>> from penlearn.binary_metrics import roc_auc
+    >>> from penlearn.binary.metrics import roc_auc
     >>> abs(polynomial_auc(y, s) - roc_auc(y, s)) < 0.01
     True
     """

@@ -1,0 +1,26 @@
+"""Learning penalties (pipeline stage 6).
+
+- :mod:`~penlearn.learn.descent`: the AUM gradient-descent core (a plain function);
+- :mod:`~penlearn.learn.interval_regression`: L1 squared-hinge interval regression (the
+  initialisation and a baseline);
+- :mod:`~penlearn.learn.penalty`: :func:`fit_penalty`, the functional core of
+  :func:`learn_penalty`;
+- :mod:`~penlearn.learn.model`: :class:`PenaltyModel` (thin estimator, JSON I/O) and
+  :func:`learn_penalty`;
+- :mod:`~penlearn.learn.scaling`, :mod:`~penlearn.learn.model_file`: the standardiser and
+  the validated model-file reader.
+"""
+
+from penlearn.learn.descent import LINE_SEARCHES
+from penlearn.learn.interval_regression import IntervalRegression
+from penlearn.learn.model import PenaltyModel, learn_penalty
+from penlearn.learn.penalty import fit_penalty, subtrain_validation_split
+
+__all__ = [
+    "LINE_SEARCHES",
+    "IntervalRegression",
+    "PenaltyModel",
+    "fit_penalty",
+    "learn_penalty",
+    "subtrain_validation_split",
+]

@@ -1,0 +1,142 @@
+"""Model files: one reader that validates every field, for every model type.
+
+A model file is JSON with ``format`` (the model type) and ``version``; numbers that must
+be finite are checked here, so a tampered or truncated file raises a ``ValueError``
+naming the file and the field instead of giving silent ``inf`` predictions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from penlearn.atomic_files import write_text_atomic
+
+__all__ = ["ModelFileError", "ModelFields", "read_model_file", "write_model_file"]
+
+# Coefficients beyond this make predictions overflow on ordinary (standardised) inputs.
+MAX_ABS_COEF = 1e100
+
+
+class ModelFileError(ValueError):
+    """A model file that is not valid JSON of the expected model type."""
+
+
+def write_model_file(path, data: dict) -> None:
+    """Write ``data`` as JSON atomically (temp file, then rename).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "m.json")
+    >>> write_model_file(p, {"format": "x", "version": 1})
+    >>> read_model_file(p, "x", 1).data["version"]
+    1
+    """
+    write_text_atomic(path, json.dumps(data, indent=1, allow_nan=True))
+
+
+class ModelFields:
+    """Validated access to the fields of one model file.
+
+    Every accessor raises :class:`ModelFileError` naming the source and the field.
+    """
+
+    def __init__(self, data: dict, source: str) -> None:
+        self.data = data
+        self.source = source
+
+    def error(self, msg: str) -> ModelFileError:
+        return ModelFileError(f"{self.source} is not a valid penlearn model file: {msg}")
+
+    def require(self, *names: str) -> None:
+        """Raise unless every field in ``names`` is present."""
+        missing = [k for k in names if k not in self.data]
+        if missing:
+            raise self.error(f"missing field(s) {missing}")
+
+    def number(self, name: str, *, finite: bool = True, integer: bool = False):
+        """A number (finite unless told otherwise; an int when ``integer``)."""
+        v = self.data.get(name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(f"field {name!r} must be a number, got {v!r}")
+        if integer and not isinstance(v, int):
+            raise self.error(f"field {name!r} must be an integer, got {v!r}")
+        if finite and not math.isfinite(v):
+            raise self.error(f"field {name!r} must be finite, got {v!r}")
+        return v
+
+    def vector(self, name: str, n: int | None = None, *, data: dict | None = None,
+               bound: float | None = None) -> np.ndarray:
+        """A list of finite numbers (of length ``n``; |x| ≤ ``bound``)."""
+        v = (self.data if data is None else data).get(name)
+        if not isinstance(v, list) or any(
+            isinstance(x, bool) or not isinstance(x, (int, float)) for x in v
+        ):
+            raise self.error(f"field {name!r} must be a list of numbers")
+        arr = np.asarray(v, dtype=float)
+        if n is not None and len(arr) != n:
+            raise self.error(f"field {name!r} has {len(arr)} values, expected {n}")
+        if not np.all(np.isfinite(arr)):
+            raise self.error(f"field {name!r} must hold finite numbers")
+        if bound is not None and np.any(np.abs(arr) > bound):
+            raise self.error(f"field {name!r} has a value beyond ±{bound:g}")
+        return arr
+
+    def names(self, name: str, *, nonempty: bool = True) -> list[str]:
+        """A list of distinct strings."""
+        v = self.data.get(name)
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise self.error(f"field {name!r} must be a list of strings")
+        if nonempty and not v:
+            raise self.error(f"field {name!r} is empty")
+        dup = sorted({x for x in v if v.count(x) > 1})
+        if dup:
+            raise self.error(f"field {name!r} has duplicates {dup[:5]}")
+        return list(v)
+
+
+def read_model_file(path_or_data, fmt: str, version: int, source: str | None = None):
+    """Read (or take) model data, check its ``format`` and ``version``.
+
+    Parameters
+    ----------
+    path_or_data : path or dict
+        A JSON file, or the already-parsed data.
+    fmt : str
+        The expected ``format`` field.
+    version : int
+        The supported ``version``.
+    source : str, optional
+        Name used in messages (default: the path, or "model data").
+
+    Returns
+    -------
+    ModelFields
+    """
+    if isinstance(path_or_data, dict):
+        data, source = path_or_data, source or "model data"
+    else:
+        path = Path(path_or_data)
+        source = source or str(path)
+        try:
+            with open(path) as fh:
+                data = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ModelFileError(
+                f"{source} is not a valid penlearn model file (bad JSON: {exc})"
+            ) from exc
+        except UnicodeDecodeError as exc:
+            raise ModelFileError(f"{source} is not a penlearn model file (not text)") from exc
+    fields = ModelFields(data, source)
+    if not isinstance(data, dict):
+        raise fields.error("expected a JSON object")
+    got = data.get("format", data.get("kind"))
+    if got != fmt:
+        raise fields.error(f"'format' must be {fmt!r}, got {got!r}")
+    if data.get("version", version) != version:
+        raise fields.error(f"unsupported version {data.get('version')!r} (expected {version})")
+    return fields

@@ -1,0 +1,344 @@
+"""Learning a penalty function: the functional core behind :func:`penlearn.learn_penalty`.
+
+The protocol is Section 5.2 of Fowler & Hocking (2024), "Efficient line search for
+optimizing Area Under the ROC Curve in gradient descent":
+
+1. standardise the finite feature columns;
+2. initialise with L1-regularised squared-hinge interval regression
+   (:class:`~penlearn.learn.interval_regression.IntervalRegression`) on the target
+   intervals;
+3. gradient descent on the subtrain breakpoints' AUM ("rate" by default) with the step
+   chosen by the exact AUM line search or a grid (:func:`penlearn.learn.descent.descend`);
+4. keep the iterate with the largest validation AUC.
+
+Sign convention: the model predicts log λ, the AUM machinery uses score = −log λ. The
+paper's script feeds interval regression's log λ predictions in as scores (a sign flip);
+``init="interval_regression_flipped"`` reproduces that.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import check_evaluation
+from penlearn.aum import aum
+from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, examples_with_negative_errors
+from penlearn.changepoint.evaluation import target_intervals
+from penlearn.learn.descent import (
+    check_classes,
+    check_options,
+    descend,
+    initial_weights,
+    min_error_shift,
+)
+from penlearn.learn.interval_regression import IntervalRegression
+from penlearn.learn.scaling import FeatureScaling, standardize_features
+from penlearn.roc import ChangepointROC
+
+__all__ = ["PenaltyFit", "fit_penalty", "subtrain_validation_split"]
+
+
+@dataclass(frozen=True)
+class PenaltyFit:
+    """A fitted linear model of log λ on the original feature scale.
+
+    Attributes
+    ----------
+    coef : Series
+        Weights of log λ, indexed by the kept feature columns.
+    intercept : float
+    scaling : FeatureScaling
+        The standardisation learned on the training rows.
+    descent : penlearn.learn.descent.Descent
+        The gradient-descent history; ``descent.best`` is the returned iterate.
+    init_info : dict
+        Initialisation details (e.g. the interval-regression regulariser).
+    """
+
+    coef: pd.Series
+    intercept: float
+    scaling: FeatureScaling
+    descent: object
+    init_info: dict = field(default_factory=dict)
+
+
+def subtrain_validation_split(folds: pd.DataFrame, test_fold) -> dict[str, list]:
+    """The paper's split: test fold; the other sequences alternately subtrain/validation.
+
+    As coded for Figure 6 of Fowler & Hocking (2024): the rows of ``folds`` are taken in
+    sorted ``sequence_id`` order (the order of ``folds.csv``); those with
+    ``fold != test_fold`` are assigned ``subtrain, validation, subtrain, ...``.
+
+    Parameters
+    ----------
+    folds : DataFrame
+        ``sequence_id, fold`` (as ``load_uci(...).folds[cv_type]``).
+    test_fold
+        The fold held out as test set.
+
+    Returns
+    -------
+    dict
+        ``{"subtrain": [...], "validation": [...], "test": [...]}`` of sequence ids.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"sequence_id": list("abcde"), "fold": [1, 2, 2, 1, 2]})
+    >>> subtrain_validation_split(f, 1)
+    {'subtrain': ['b', 'e'], 'validation': ['c'], 'test': ['a', 'd']}
+    """
+    if not isinstance(folds, pd.DataFrame) or not {"sequence_id", "fold"} <= set(folds):
+        raise ValueError("folds must be a DataFrame with columns 'sequence_id' and 'fold'")
+    f = folds.sort_values("sequence_id", kind="stable")
+    is_test = (f["fold"] == test_fold).to_numpy()
+    if not is_test.any():
+        raise ValueError(f"test_fold {test_fold!r} is not a fold of folds ({sorted(set(f.fold))})")
+    rest = f["sequence_id"].to_numpy()[~is_test]
+    return {
+        "subtrain": list(rest[0::2]),
+        "validation": list(rest[1::2]),
+        "test": list(f["sequence_id"].to_numpy()[is_test]),
+    }
+
+
+def _check_features(features, what: str) -> pd.DataFrame:
+    if not isinstance(features, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame indexed by sequence id")
+    if features.index.has_duplicates:
+        dup = features.index[features.index.duplicated()][0]
+        raise ValueError(f"{what} has more than one row for sequence {dup!r}")
+    bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+    if bad:
+        raise TypeError(f"{what} column(s) {bad[:5]} are not numeric")
+    if len(features) == 0:
+        raise ValueError(f"{what} has no rows")
+    return features.astype(float)
+
+
+def _check_match(features: pd.DataFrame, evaluation: pd.DataFrame, what: str) -> list:
+    ev_ids = pd.Index(pd.unique(evaluation["sequence_id"]))
+    fids = features.index
+    no_ev = fids.difference(ev_ids)
+    no_feat = ev_ids.difference(fids)
+    if len(no_ev) or len(no_feat):
+        raise ValueError(
+            f"sequence ids of the {what} features and evaluation do not match: "
+            f"{len(no_ev)} feature row(s) without evaluation (e.g. {list(no_ev[:3])}), "
+            f"{len(no_feat)} evaluated sequence(s) without features (e.g. {list(no_feat[:3])})"
+        )
+    return list(fids)
+
+
+def _set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
+    bp = breakpoints_from_errors(evaluation, sequence_ids=ids)
+    bad = examples_with_negative_errors(bp)
+    if len(bad):
+        # their FN (or FP) relative to the extreme penalties goes negative, where AUM is
+        # undefined: keep the sequences (they still get predictions) without breakpoints
+        names = [bp.example_ids[i] for i in bad]
+        warnings.warn(
+            f"{what} set: {len(bad)} sequence(s) have fewer errors at an intermediate penalty "
+            "than at the extreme one (FN at lambda=0 or FP at lambda=inf is not minimal), so "
+            f"AUM is undefined for them; their breakpoints are left out: {names[:5]}",
+            UserWarning,
+            stacklevel=3,
+        )
+        keep = ~np.isin(bp.example, bad)
+        bp = Breakpoints(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
+                         bp.n_examples, bp.example_ids)
+    check_classes(bp, what)
+    return bp.normalize(normalize)
+
+
+def _target_intervals(evaluation: pd.DataFrame, ids: list) -> pd.DataFrame:
+    t = target_intervals(evaluation)
+    return t.set_index("sequence_id").loc[ids, ["min_log_lambda", "max_log_lambda"]]
+
+
+def _weights_from_model(model, scaling: FeatureScaling):
+    """Score weights on ``scaling``'s standardised features equal to a fitted penalty
+    model (warm start): score = −log λ = −(X·coef + intercept)."""
+    if not hasattr(model, "coef_"):
+        raise ValueError("init as a model needs a fitted PenaltyModel")
+    coef = model.coef_.reindex(list(scaling.columns))
+    extra = set(model.coef_.index[model.coef_ != 0]) - set(scaling.columns)
+    if extra:
+        raise ValueError(f"init model uses feature(s) not kept here: {sorted(extra)[:5]}")
+    a = -coef.fillna(0.0).to_numpy()
+    return a * scaling.scale, float(-model.intercept_ + np.dot(a, scaling.mean))
+
+
+def _split(features, evaluation, validation, folds):
+    """(ids, features, evaluation) of the subtrain and of the validation sets."""
+    feats = _check_features(features, "features")
+    check_evaluation(evaluation)
+    all_ids = _check_match(feats, evaluation, "training")
+    if validation is not None and folds is not None:
+        raise ValueError("give validation= or folds=, not both")
+    if validation is not None:
+        if not (isinstance(validation, tuple) and len(validation) == 2):
+            raise TypeError("validation must be a (features, evaluation) pair")
+        v_feats = _check_features(validation[0], "validation features")
+        v_eval = validation[1]
+        check_evaluation(v_eval, name="validation evaluation")
+        v_ids = _check_match(v_feats, v_eval, "validation")
+        overlap = pd.Index(all_ids).intersection(v_ids)
+        if len(overlap):
+            raise ValueError(
+                f"{len(overlap)} sequence(s) are in both training and validation sets, "
+                f"e.g. {list(overlap[:3])}"
+            )
+        return (all_ids, feats, evaluation), (v_ids, v_feats, v_eval)
+    if folds is None:
+        order = sorted(all_ids, key=str)
+        sub_ids, v_ids = order[0::2], order[1::2]
+    else:
+        f = folds.set_index("sequence_id")["set"] if isinstance(folds, pd.DataFrame) \
+            else pd.Series(folds)
+        f = f.reindex(all_ids)
+        if f.isna().any():
+            raise ValueError(f"folds has no set for sequence {f.index[f.isna()][0]!r}")
+        bad_sets = set(f) - {"subtrain", "validation"}
+        if bad_sets:
+            raise ValueError(f"folds values must be 'subtrain'/'validation', got {bad_sets}")
+        sub_ids = list(f.index[f == "subtrain"])
+        v_ids = list(f.index[f == "validation"])
+    if len(sub_ids) == 0 or len(v_ids) == 0:
+        raise ValueError("need at least one subtrain and one validation sequence")
+    ev_ids = evaluation["sequence_id"]
+    return ((sub_ids, feats.loc[sub_ids], evaluation[ev_ids.isin(sub_ids)]),
+            (v_ids, feats.loc[v_ids], evaluation[ev_ids.isin(v_ids)]))
+
+
+def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
+    """Standardisation of the finite columns over the rows that define the scale."""
+    scale_rows = pd.concat([sub_feats, v_feats]) if scale_features is None else \
+        _check_features(scale_features, "scale_features")
+    scaling = standardize_features(scale_rows)
+    for what, fr in (("subtrain", sub_feats), ("validation", v_feats)):
+        vals = fr.loc[:, list(scaling.columns)].to_numpy(float)
+        if not np.all(np.isfinite(vals)):
+            r, c = np.argwhere(~np.isfinite(vals))[0]
+            raise ValueError(
+                f"{what} features: sequence {fr.index[r]!r} has a non-finite value in kept "
+                f"column {scaling.columns[c]!r}"
+            )
+    if scaling.dropped:
+        warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
+                      f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=5)
+    return scaling
+
+
+def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
+    """Starting score weights and intercept on the standardised features, and details."""
+    (sub_ids, _, sub_eval), (v_ids, _, v_eval) = sub, val
+    p = X_sub.shape[1]
+    if isinstance(init, str) and init.startswith("interval_regression"):
+        if init not in ("interval_regression", "interval_regression_flipped"):
+            raise ValueError(f"unknown init {init!r}")
+        tr_ids = list(sub_ids) + list(v_ids)
+        if targets is None:
+            T = _target_intervals(pd.concat([sub_eval, v_eval]), tr_ids)
+        else:
+            tt = targets.set_index("sequence_id") if "sequence_id" in targets else targets
+            missing = pd.Index(tr_ids).difference(tt.index)
+            if len(missing):
+                raise ValueError(f"targets has no row for sequence(s) {list(missing[:3])}")
+            T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
+        Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
+        ir = IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
+        # IR on standardised features: log λ = Xs·coef + intercept; IR may drop more
+        w_ir = pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns)).fillna(0.0)
+        w_ir = w_ir.to_numpy()
+        sign = 1.0 if init == "interval_regression_flipped" else -1.0
+        info = {"init": init, "regularization": ir.regularization_,
+                "nonzero": int(np.count_nonzero(w_ir))}
+        return sign * w_ir, sign * ir.intercept_, info
+    if hasattr(init, "coef_") and hasattr(init, "intercept_"):
+        w0, b0 = _weights_from_model(init, scaling)
+        return w0, b0, {"init": "model"}
+    w = initial_weights(init, p, rng)
+    if w is None:
+        raise ValueError(
+            "init must be 'interval_regression', 'interval_regression_flipped', "
+            f"'zero', 'random', a fitted PenaltyModel or an array of weights, got {init!r}"
+        )
+    w0, b0 = (w[1:], float(w[0])) if len(w) == p + 1 else (w, 0.0)
+    return w0, b0, {"init": init if isinstance(init, str) else "weights"}
+
+
+def fit_penalty(
+    features: pd.DataFrame,
+    evaluation: pd.DataFrame,
+    *,
+    validation=None,
+    folds=None,
+    line_search: str = "first_min",
+    init="interval_regression",
+    normalize: str = "rate",
+    max_steps: int = 1000,
+    tol: float = 1e-5,
+    random_state=None,
+    progress: bool = False,
+    targets: pd.DataFrame | None = None,
+    scale_features: pd.DataFrame | None = None,
+) -> PenaltyFit:
+    """Learn log λ = f(features) by AUM gradient descent; the arguments of
+    :func:`penlearn.learn_penalty`, which wraps this function in a
+    :class:`~penlearn.PenaltyModel`.
+
+    Returns
+    -------
+    PenaltyFit
+        The iterate with the largest validation AUC, its intercept set to minimise
+        subtrain FP + FN (or interval regression's, when that start is the best).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> ids = [f"s{i:02d}" for i in range(40)]
+    >>> x = rng.normal(size=40)
+    >>> ev = pd.DataFrame([r for i, xi in zip(ids, x) for r in [
+    ...     (i, -np.inf, xi - 1, 1, 0), (i, xi - 1, xi + 1, 0, 0), (i, xi + 1, np.inf, 0, 1)]],
+    ...     columns=["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "fn"])
+    >>> ev["possible_fp"] = 1; ev["possible_fn"] = 1
+    >>> feats = pd.DataFrame({"x": x, "noise": rng.normal(size=40)}, index=ids)
+    >>> fit = fit_penalty(feats, ev, init="zero")
+    >>> bool(fit.descent.history["validation_auc"].max() > 0.9)
+    True
+    """
+    check_options(line_search, normalize, max_steps, tol)
+    sub, val = _split(features, evaluation, validation, folds)
+    (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
+    scaling = _scaling(sub_feats, v_feats, scale_features)
+    X_sub = scaling.transform(sub_feats)
+    X_val = scaling.transform(v_feats)
+    bp_sub = _set_breakpoints(sub_eval, sub_ids, normalize, "subtrain")
+    bp_val = _set_breakpoints(v_eval, v_ids, normalize, "validation")
+    roc_sub = ChangepointROC(sub_eval, sub_ids)
+    roc_val = ChangepointROC(v_eval, v_ids)
+    rng = np.random.default_rng(random_state)
+    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng)
+
+    def evaluate(w):
+        s_val = X_val @ w
+        return roc_sub.auc(X_sub @ w), aum(bp_val, s_val).aum, roc_val.auc(s_val)
+
+    res = descend(X_sub, bp_sub, w0, b0, variant=line_search, max_steps=max_steps, tol=tol,
+                  evaluate=evaluate, progress=progress)
+    w_best = res.weights[res.best]
+    if res.best == 0 and info["init"] not in ("weights", "zero", "random"):
+        b_best = b0  # the start's own intercept (interval regression or a model)
+    else:
+        b_best = min_error_shift(bp_sub, X_sub @ w_best)
+    # score weights on the standardised scale → log λ weights on the original scale
+    a = w_best / scaling.scale
+    a0 = b_best - float(np.dot(a, scaling.mean))
+    coef = pd.Series(-a, index=list(scaling.columns), name="coef")
+    return PenaltyFit(coef, float(-a0), scaling, res, info)
