@@ -216,6 +216,7 @@ def fit_squared_hinge_pairs(
     >>> rng = np.random.default_rng(1)
     >>> X = rng.normal(size=(150, 2)); y = (X[:, 1] > 0.5).astype(int)
     >>> m = fit_squared_hinge_pairs(X, y)
+    >>> from penlearn.binary.metrics import roc_auc
     >>> roc_auc(y, m.decision_function(X)) > 0.99
     True
     """

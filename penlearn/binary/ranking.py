@@ -80,6 +80,7 @@ def fit_polynomial_auc(
     >>> rng = np.random.default_rng(2)
     >>> X = rng.normal(size=(200, 3)); y = (X @ [1.0, -2.0, 0.0] > 0).astype(int)
     >>> m = fit_polynomial_auc(X, y, degree=20, max_iter=10)
+    >>> from penlearn.binary.metrics import partial_auc, roc_auc
     >>> roc_auc(y, m.decision_function(X)) > 0.98
     True
     """
@@ -257,6 +258,7 @@ def fit_svm_pauc(
     >>> rng = np.random.default_rng(3)
     >>> X = rng.normal(size=(300, 4)); y = (X[:, 0] - X[:, 2] > 1.0).astype(int)
     >>> m = fit_svm_pauc(X, y, fpr_max=0.2, C=10.0)
+    >>> from penlearn.binary.metrics import partial_auc
     >>> partial_auc(y, m.decision_function(X), 0, 0.2, normalize=True) > 0.9
     True
     """

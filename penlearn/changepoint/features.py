@@ -267,8 +267,6 @@ def feature_matrix(sequences: pd.DataFrame, features: str = "penaltyLearning") -
     Examples
     --------
     >>> import pandas as pd
-
-from penlearn.changepoint.segmentation import _check_sequences, segment
     >>> seqs = pd.DataFrame({"sequence_id": ["a"] * 3 + ["b"] * 2,
     ...                      "position": [1, 2, 3, 1, 5], "value": [0.0, 1.0, 2.0, 3.0, 3.0]})
     >>> fm = feature_matrix(seqs)
@@ -280,7 +278,6 @@ from penlearn.changepoint.segmentation import _check_sequences, segment
     >>> nb.shape, nb.loc["a", "mad"], nb.loc["b", ["chr1", "chrX"]].tolist()
     ((2, 117), np.float64(1.0), [0.0, 1.0])
     """
-
     if features not in FEATURE_SETS:
         raise ValueError(f"features must be one of {FEATURE_SETS}, got {features!r}")
     seq = _check_sequences(sequences)

@@ -222,7 +222,8 @@ def descend(
     >>> ev = lambda w: (0.0, 0.0, float(w[0]))
     >>> d = descend(X, bp, np.array([-1.0]), 0.0, variant="first_min", max_steps=5,
     ...             tol=1e-9, evaluate=ev)
-    >>> int(d.history["step"].iloc[-1]) >= 1, d.best == len(d.weights) - 1
+    >>> h = d.history
+    >>> int(h["step"].iloc[-1]) >= 1, d.best == int(h["validation_auc"].to_numpy().argmax())
     (True, True)
     """
     bar = None
