@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.breakpoints import breakpoints_from_errors
-from penlearn.datasets import default_data_dir, load_uci
+from penlearn.datasets import load_uci
 from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.roc import changepoint_auc
 
@@ -174,7 +174,7 @@ def write_section(text: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=default_data_dir())
+    ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data")))
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--variants", nargs="+", default=["first_min", "linear", "quadratic", "grid"])
     ap.add_argument("--folds", type=int, nargs="+", default=None)

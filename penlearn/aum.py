@@ -2,7 +2,7 @@
 
 Implements the sort-based algorithm of Hillman & Hocking (2023), "Optimizing ROC Curves
 with a Sort-Based Surrogate Loss for Binary Classification and Changepoint Detection"
-(``papers/003``, Section 3): with thresholds t_b = v_b − score[I_b] sorted,
+(Hillman & Hocking 2023, Section 3): with thresholds t_b = v_b − score[I_b] sorted,
 FP(c) = Σ ΔFP_b over t_b < c, FN(c) = Σ −ΔFN_b over t_b ≥ c and
 AUM = ∫ min(FP(c), FN(c)) dc. One sort gives AUM and the left/right directional
 derivatives with respect to every score, in O(B log B).
@@ -127,7 +127,7 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
 
     Notes
     -----
-    Follows ``papers/003`` (Hillman & Hocking 2023), Section 3 and Theorem 1: moving the
+    Follows (Hillman & Hocking 2023), Section 3 and Theorem 1: moving the
     score of example i by ±ε moves its thresholds by ∓ε, so each breakpoint of i adds
     min(FP_before+ΔFP, FN_before+ΔFN) − min(FP_before, FN_before) to the right derivative
     and −[min(FP_after−ΔFP, FN_after−ΔFN) − min(FP_after, FN_after)] to the left one.

@@ -3,10 +3,10 @@
 Each breakpoint b says: when the score of example ``example[b]`` crosses ``value[b]``
 from below, the false positive count jumps by ``fp_diff[b]`` and the false negative
 count by ``fn_diff[b]`` (Hillman & Hocking 2023, "Optimizing ROC curves with a sort-based
-surrogate loss ...", ``papers/003``; Fowler & Hocking 2024, ``papers/000``, Section 2).
+surrogate loss ...", Hillman & Hocking 2023; Fowler & Hocking 2024, Section 2).
 FP is 0 at score −∞ and FN is 0 at score +∞.
 
-Scores are ``−log λ`` for penalty learning (SPEC §2).
+Scores are ``−log λ`` for penalty learning.
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def breakpoints_from_errors(
 
     For each sequence, sorted by λ decreasing, each interval boundary λ > 0 gives a
     breakpoint at v = −log λ with the FP/FN jumps across it (from the larger-λ model to
-    the smaller-λ one); zero jumps are dropped (SPEC §2; ``papers/000`` Section 2).
+    the smaller-λ one); zero jumps are dropped (Fowler & Hocking 2024 Section 2).
 
     Parameters
     ----------

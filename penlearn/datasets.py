@@ -4,7 +4,7 @@ The UCI "chipseq" data and the neuroblastoma benchmark come as folders with
 ``inputs.csv`` (features per ``sequenceID``), ``outputs.csv`` (target intervals of
 log λ), ``evaluation.csv`` (error functions) and ``cv/<type>/folds.csv``, each possibly
 compressed (``.gz``, ``.xz``). :func:`load_uci` reads such a folder into DataFrames with
-penlearn's snake_case column names (SPEC §2, §6). No third-party data ships with
+penlearn's snake_case column names. No third-party data ships with
 penlearn; point :func:`load_uci` at your copy (see ``data/README.md``).
 """
 
@@ -57,18 +57,28 @@ def snake_case_columns(df: pd.DataFrame) -> pd.DataFrame:
     return df.rename(columns={c: snake_case(c) for c in df.columns})
 
 
-def default_data_dir() -> Path:
-    """Where the real data sets are: ``$PENLEARN_DATA``, else ``../shared/data``.
+def data_dir(path: str | os.PathLike | None = None) -> Path:
+    """The folder of the real data sets: ``path`` if given, else ``$PENLEARN_DATA``.
+
+    The library ships no data and guesses no location; benchmarks and tests pass the
+    folder (or set ``PENLEARN_DATA``).
+
+    Raises
+    ------
+    ValueError
+        When neither is given.
 
     Examples
     --------
-    >>> isinstance(default_data_dir(), Path)
-    True
+    >>> data_dir("/data/penlearn")
+    PosixPath('/data/penlearn')
     """
+    if path is not None:
+        return Path(path)
     env = os.environ.get("PENLEARN_DATA")
     if env:
         return Path(env)
-    return Path.cwd().parent / "shared" / "data"
+    raise ValueError("no data folder: pass one or set the PENLEARN_DATA environment variable")
 
 
 def _find(folder: Path, stem: str) -> Path | None:
@@ -264,7 +274,7 @@ class SimulatedDataSet:
     labels : DataFrame
         ``sequence_id, start, end, annotation``; each label covers (start, end].
     changes : DataFrame
-        The true changes ``sequence_id, position`` (SPEC §2 convention: a change between
+        The true changes ``sequence_id, position`` (convention: a change between
         positions p and p + 1 is located at p).
     segments : DataFrame
         The true signal: ``sequence_id, first, last, mean`` per segment (positions

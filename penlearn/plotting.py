@@ -4,7 +4,7 @@ Every function returns a :class:`matplotlib.figure.Figure` made without ``pyplot
 global state, no GUI backend needed), so figures can be made in threads, saved with
 ``fig.savefig(...)`` or turned into PNG bytes with :func:`figure_png`. The figures follow
 those of Fowler & Hocking (2024), "Efficient line search for optimizing Area Under the
-ROC Curve in gradient descent" (``papers/000``): error functions of a sequence over
+ROC Curve in gradient descent" (Fowler & Hocking 2024): error functions of a sequence over
 log λ (their Figure 2), ROC curves with loops and lettered points (Figures 1, 3), and
 AUM / AUC as functions of the step size (Figures 3-4).
 """
@@ -76,9 +76,9 @@ def plot_error_functions(
 ) -> Figure:
     """Plot FP, FN and errors as functions of log λ, one panel per sequence.
 
-    The error functions are piecewise constant over log λ (SPEC §2); each is drawn as a
+    The error functions are piecewise constant over log λ; each is drawn as a
     step function, with a vertical line at the predicted log λ of the sequence when
-    ``log_lambda`` is given (as the purple lines of Figure 2 in ``papers/000``).
+    ``log_lambda`` is given (as the purple lines of Figure 2 in Fowler & Hocking 2024).
 
     Parameters
     ----------
@@ -193,8 +193,8 @@ def plot_roc(
     """Plot a generalized ROC curve (with its loops) from :func:`penlearn.roc_change`.
 
     The path follows the ROC points in threshold order, so non-monotone error functions
-    show as loops (Hillman & Hocking 2023, ``papers/003``; AUC may then leave [0, 1]).
-    Points are lettered A, B, ... in that order (as in Figure 1 of ``papers/000``) when
+    show as loops (Hillman & Hocking 2023; AUC may then leave [0, 1]).
+    Points are lettered A, B, ... in that order (as in Figure 1 of Fowler & Hocking 2024) when
     there are at most ``max_labels`` of them; the point of the predicted threshold
     (constant 0 added to the predictions) is marked; dashed lines close the path with
     (0, 0) and (1, 1) where its ends miss them, as the AUC does; the title gives AUC and
@@ -307,7 +307,7 @@ def plot_line_search(result, *, figsize: tuple[float, float] = (6.0, 4.8)) -> Fi
     AUM is piecewise linear in the step size and AUC piecewise constant between the
     events (intersections of the threshold lines, Fowler & Hocking 2024, Theorems 1-2);
     each event is marked by a grey vertical line and the chosen step size by a red one,
-    as in Figure 4 of ``papers/000``.
+    as in Figure 4 of Fowler & Hocking 2024.
 
     Parameters
     ----------
@@ -412,7 +412,7 @@ def plot_segmentation(
     Parameters
     ----------
     sequences : DataFrame
-        ``sequence_id, position, value`` (long format; SPEC §2).
+        ``sequence_id, position, value`` (long format).
     sequence_id : optional
         The sequence to plot; may be omitted when ``sequences`` holds only one.
     labels : DataFrame, optional

@@ -57,7 +57,7 @@ def errors_at_predictions(evaluation: pd.DataFrame, log_lambda) -> pd.DataFrame:
     Parameters
     ----------
     evaluation : DataFrame
-        Error functions (SPEC §2).
+        Error functions.
     log_lambda : Series, dict, DataFrame or array
         One predicted log λ per sequence (as for :func:`penlearn.roc.roc_change`).
 
@@ -174,7 +174,7 @@ def roc_change_report(
     Parameters
     ----------
     evaluation : DataFrame
-        Error functions of the sequences to evaluate on (SPEC §2).
+        Error functions of the sequences to evaluate on.
     log_lambda : predictions, or Mapping of str to predictions
         One set of predicted log λ per sequence (Series / dict keyed by sequence id,
         DataFrame ``sequence_id, log_lambda``, or array in the evaluation's order), or a

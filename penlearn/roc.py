@@ -3,8 +3,8 @@
 A constant c added to every predicted log λ moves every sequence along its error
 function; the totals FP(c), FN(c) trace a ROC curve that can loop when the error
 functions are not monotone, so its signed area (AUC) can exceed 1 or be negative
-(Hillman & Hocking 2023, ``papers/003``, Section 2.2; Fowler & Hocking 2024,
-``papers/000``). :func:`roc_change` reproduces the tables of
+(Hillman & Hocking 2023, Section 2.2; Fowler & Hocking 2024,
+Fowler & Hocking 2024). :func:`roc_change` reproduces the tables of
 ``penaltyLearning::ROChange`` row for row; :func:`breakpoints_auc` gives the same AUC
 from a :class:`~penlearn.breakpoints.Breakpoints` set and scores.
 """
@@ -51,7 +51,7 @@ def partial_path_auc(fpr, tpr, fpr_max: float, fpr_min: float = 0.0) -> float:
     """Signed area under a (closed) ROC path restricted to fpr_min ≤ FPR ≤ fpr_max.
 
     Each segment of the path contributes the integral of its TPR over the part of its
-    FPR range inside [fpr_min, fpr_max] (McClish's partial AUC, ``papers/004``),
+    FPR range inside [fpr_min, fpr_max] (McClish's partial AUC, Narasimhan & Agarwal 2013),
     signed by the direction it is traversed, so loops are handled as in the full AUC.
 
     Examples
@@ -81,7 +81,7 @@ def breakpoints_auc(breakpoints: Breakpoints, scores) -> float:
 
     FPR = FP/ΣΔFP and TPR = 1 − FN/(−ΣΔFN) for each interval of thresholds; the path
     runs from (0, 0) (threshold −∞) to (1, 1) (threshold +∞) and may loop when the
-    error functions are not monotone (SPEC §2).
+    error functions are not monotone.
 
     Examples
     --------

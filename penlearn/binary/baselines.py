@@ -8,16 +8,17 @@ optionally ``validation=(X_valid, y_valid)`` for model selection, and returns a
 
 - :func:`fit_logistic`: logistic regression, unweighted or class-balanced
   (weights 1/n_y, so each class has total weight 1), as in Hocking's comparison
-  (``papers/001``, "Comparing AUM with weighted logistic loss").
+  (Hocking 2024, talk on sort-based ROC optimisation: "Comparing AUM with weighted
+  logistic loss").
 - :func:`fit_squared_hinge_pairs`: the squared hinge loss summed over all
-  (positive, negative) pairs, the surrogate AUC loss of ``papers/003`` (Yan et al. 2003),
+ (positive, negative) pairs, the surrogate AUC loss of Hillman & Hocking 2023 (Yan et al. 2003),
   evaluated in O(n log n) by sorting (:func:`squared_hinge_pairs_loss`).
 - :func:`fit_polynomial_auc`: Calders & Jaroszewicz's linear classifier maximising the
   polynomial approximation of AUC or soft-AUC by gradient steps with the angle search
-  (``papers/002``, Algorithms 1–2; see :mod:`penlearn.binary.polynomial_auc`).
+ (Calders & Jaroszewicz 2007, Algorithms 1–2; see :mod:`penlearn.binary.polynomial_auc`).
 - :func:`fit_svm_pauc`: Narasimhan & Agarwal's structural SVM for the partial AUC in
   FPR range [0, β], solved by the cutting-plane method with the most-violated
-  constraint of their Algorithm 2 (``papers/004``, Section 4); ``fpr_max=1`` is
+  constraint of their Algorithm 2 (Narasimhan & Agarwal 2013, Section 4); ``fpr_max=1`` is
   Joachims' SVM for the full AUC.
 
 All learners standardise the features internally (mean 0, standard deviation 1 on the
@@ -84,7 +85,7 @@ def fit_logistic(
     validation=None,
     max_iter: int = 500,
 ) -> BinaryLinearModel:
-    """Linear logistic regression, unweighted or class-balanced (``papers/001``).
+    """Linear logistic regression, unweighted or class-balanced (Hocking 2024, talk).
 
     Parameters
     ----------
@@ -148,7 +149,7 @@ def squared_hinge_pairs_loss(y, scores, margin: float = 1.0) -> tuple[float, np.
 
     Computed in O(n log n): sort the shifted negative scores a_j = s⁻_j + margin; for a
     positive with score s, the active pairs are the a_j > s, whose sum of (a_j − s)² is
-    Σa_j² − 2sΣa_j + k·s² from suffix sums (``papers/003``'s all-pairs squared hinge).
+    Σa_j² − 2sΣa_j + k·s² from suffix sums (Hillman & Hocking 2023 all-pairs squared hinge).
 
     Returns
     -------
@@ -198,7 +199,7 @@ def fit_squared_hinge_pairs(
     validation=None,
     max_iter: int = 500,
 ) -> BinaryLinearModel:
-    """Minimise the all-pairs squared hinge loss (surrogate AUC loss of ``papers/003``).
+    """Minimise the all-pairs squared hinge loss (surrogate AUC loss of Hillman & Hocking 2023).
 
     Objective: mean over (positive, negative) pairs of (margin − w·(x⁺ − x⁻))₊² +
     (l2/2)·‖w‖², on standardised features, by L-BFGS with the O(n log n) loss and gradient

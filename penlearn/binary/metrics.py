@@ -4,10 +4,10 @@ These are the metrics of the binary baselines (``auc_baselines``) and of
 ``fit_aum_linear``: plain functions of labels ``y`` and real-valued scores (larger score ⇒
 more positive). Tied scores give a diagonal ROC segment (a tie counts one half), so
 :func:`roc_auc` equals the Wilcoxon–Mann–Whitney statistic with ties counted ½
-(Calders & Jaroszewicz 2007, ``papers/002``, Section 2).
+(Calders & Jaroszewicz 2007, Section 2).
 
 :func:`partial_auc` is the area under the ROC curve between two false positive rates,
-the measure optimised by Narasimhan & Agarwal's structural SVM (``papers/004``,
+the measure optimised by Narasimhan & Agarwal's structural SVM (Narasimhan & Agarwal 2013,
 Section 2.1); with ``normalize=True`` it is divided by the width of the FPR range, as
 their "normalized partial AUC".
 
@@ -190,7 +190,7 @@ def partial_auc(
         The FPR range, ``0 <= fpr_min < fpr_max <= 1``.
     normalize : bool
         Divide by ``fpr_max − fpr_min``, giving the normalized partial AUC of
-        ``papers/004`` (1 for a perfect ranking). The default is the raw area (at most
+        Narasimhan & Agarwal 2013 (1 for a perfect ranking). The default is the raw area (at most
         ``fpr_max − fpr_min``). scikit-learn's ``roc_auc_score(max_fpr=...)`` reports a
         third variant, McClish's standardisation, which is neither of these.
 
@@ -198,7 +198,8 @@ def partial_auc(
     -----
     The ROC curve is linearly interpolated between its points (tied scores give a
     diagonal segment), and the area is exact at the range ends. Without ties, and with
-    ``n_neg·fpr_max`` an integer, the raw area equals ``papers/004`` eq. (2): the fraction
+    ``n_neg·fpr_max`` an integer, the raw area equals Narasimhan & Agarwal 2013 eq. (2):
+    the fraction
     of (positive, negative) pairs ranked correctly among the top ``n_neg·fpr_max``
     negatives, times ``fpr_max``.
 
@@ -221,7 +222,7 @@ def partial_auc(
 def soft_auc(y, scores, beta: float, *, chunk: int = 2048) -> float:
     """Exact soft-AUC: the mean of sigmoid(β·(s⁺ − s⁻)) over all (positive, negative) pairs.
 
-    This is ``papers/002``'s soft-AUC (Section 2), computed exactly in O(n⁺·n⁻) time by
+    This is Calders & Jaroszewicz 2007 soft-AUC (Section 2), computed exactly in O(n⁺·n⁻) time by
     chunks of positives; see :func:`penlearn.binary.polynomial_auc.polynomial_auc` for its
     one-scan polynomial approximation.
 

@@ -1,6 +1,6 @@
 """Polynomial approximation of AUC and soft-AUC in one scan (Calders & Jaroszewicz 2007).
 
-``papers/002`` ("Efficient AUC optimization for classification") replaces the step
+Calders & Jaroszewicz 2007 ("Efficient AUC optimization for classification") replaces the step
 function in AUC = mean over (positive, negative) pairs of H(s⁺ − s⁻) by a polynomial
 p(x) = Σ_k c_k x^k fitted on [−1, 1]. Expanding (s⁺ − s⁻)^k binomially turns the double
 sum over pairs into products of power sums Σ s^l of each class (their eqs. 1–2), so the
@@ -71,7 +71,7 @@ def heaviside_chebyshev(degree: int) -> np.ndarray:
     """Power-basis coefficients c_0..c_d of the Chebyshev series of the step function.
 
     The series is truncated at ``degree``: p(x) = Σ c_k x^k approximates H(x) = 1[x > 0]
-    on [−1, 1] (``papers/002``, Section 3, Fig. 1), with p(0) = ½.
+    on [−1, 1] (Calders & Jaroszewicz 2007, Section 3, Fig. 1), with p(0) = ½.
 
     Examples
     --------
@@ -147,7 +147,7 @@ class ScoreScaling(NamedTuple):
 
 
 def score_scaling(scores_pos: np.ndarray, scores_neg: np.ndarray) -> ScoreScaling:
-    """Shift and scale of ``papers/002`` Section 4: divide by max(M⁰ − m¹, M¹ − m⁰).
+    """Shift and scale of Calders & Jaroszewicz 2007 Section 4: divide by max(M⁰ − m¹, M¹ − m⁰).
 
     The shift (to the middle of all scores) does not change any difference; it keeps the
     power sums small so that the power-basis evaluation stays accurate. A zero scale
@@ -184,7 +184,7 @@ def polynomial_auc(y, scores, degree: int = 30, beta: float | None = None) -> fl
     scores : array-like
         Finite scores.
     degree : int
-        Degree of the polynomial; ``papers/002`` uses 30.
+        Degree of the polynomial; Calders & Jaroszewicz 2007 uses 30.
     beta : float, optional
         When given, approximate soft-AUC, the mean of sigmoid(β·(s⁺ − s⁻)) over pairs
         (exact value: :func:`penlearn.binary.metrics.soft_auc`).
@@ -220,7 +220,7 @@ def polynomial_auc_gradient(
     value : float
     gradient : ndarray of shape (n,)
         ∂ value / ∂ scores[i]. For a linear model s = Xw the gradient in w is
-        ``X.T @ gradient`` (``papers/002`` eqs. 3–5). The score scaling is treated as
+        ``X.T @ gradient`` (Calders & Jaroszewicz 2007 eqs. 3–5). The score scaling is treated as
         fixed (it is a constant of the approximation, not of the model).
 
     Examples
@@ -252,7 +252,7 @@ def polynomial_auc_gradient(
 
 
 def _cross_power_sums(fw: np.ndarray, fg: np.ndarray, degree: int) -> np.ndarray:
-    """S[m, q] = Σ_i fw_i^m · fg_i^q (``papers/002`` Algorithm 2, lines 7–8)."""
+    """S[m, q] = Σ_i fw_i^m · fg_i^q (Calders & Jaroszewicz 2007 Algorithm 2, lines 7–8)."""
     vw = np.vander(fw, degree + 1, increasing=True)
     vg = np.vander(fg, degree + 1, increasing=True)
     return vw.T @ vg
@@ -299,7 +299,7 @@ def angle_search(
     beta: float | None = None,
     norms: tuple[float, float, float] | None = None,
 ) -> AngleSearch:
-    """``papers/002`` Algorithm 1: approximate AUC of (cos α·w + sin α·g)/√2 for α ∈ [0, 2π).
+    """Calders & Jaroszewicz 2007 Algorithm 1: approximate AUC of (cos α·w + sin α·g)/√2.
 
     Parameters
     ----------

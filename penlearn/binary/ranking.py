@@ -43,7 +43,7 @@ def fit_polynomial_auc(
     validation=None,
     seed: int = 0,
 ) -> BinaryLinearModel:
-    """Calders & Jaroszewicz's AUC-maximising linear classifier (``papers/002``, Alg. 2).
+    """Calders & Jaroszewicz's AUC-maximising linear classifier (Alg. 2).
 
     Each iteration computes the gradient of the polynomial approximation of the
     training AUC (one scan, their eq. 5), rescales w and the gradient g so that
@@ -147,7 +147,7 @@ def fit_polynomial_auc(
 
 
 def _most_violated(s: np.ndarray, pos: np.ndarray, Z: np.ndarray, j_beta: int):
-    """``papers/004`` Algorithm 2 in the compact O((m + j_β) log + n log n) form (App. B.1).
+    """Narasimhan & Agarwal 2013 Algorithm 2, compact O((m + j_β) log + n log n) form.
 
     Returns (Δ, a, H-parts): Δ = (1/(m·j_β))·Σ π_ij and a = (1/(m·j_β))·Σ π_ij (x⁺_i − z_j),
     with Z̄ the top j_β negatives by score and π_ij = 1[s⁺_i − s(z_j) ≤ 1].
@@ -230,7 +230,7 @@ def fit_svm_pauc(
     max_iter: int = 500,
     validation=None,
 ) -> BinaryLinearModel:
-    """Structural SVM for the partial AUC in FPR range [0, ``fpr_max``] (``papers/004``, §4).
+    """Structural SVM for the partial AUC in FPR range [0, ``fpr_max``] (Narasimhan & Agarwal).
 
     Minimises ½‖w‖² + C·ξ subject to ξ ≥ Δ(π) − w·(φ(Z, π*) − φ(Z, π)) for every
     subset Z of j_β = ⌈n⁻·β⌉ negatives and ordering π (their eq. 14, equal to the
@@ -291,7 +291,7 @@ def fit_svm_pauc(
         raise ValueError(
             "degenerate scores: the partial-AUC SVM is minimised at w = 0 (every score equal) "
             f"for C in {grid}: no direction ranks the positives above the top "
-            f"{j_beta} negatives on average, so the convex surrogate (papers/004 eq. 10) "
+            f"{j_beta} negatives on average, so the convex surrogate (their eq. 10) "
             "cannot improve on a constant score; try a larger fpr_max"
         )
     params = {"fpr_max": float(fpr_max), "j_beta": j_beta, "C": c_val, "C_grid": grid,

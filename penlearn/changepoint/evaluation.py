@@ -3,7 +3,7 @@
 An evaluation table has one row per (sequence, interval of log λ on which the selected
 model is constant) with columns ``sequence_id, min_log_lambda, max_log_lambda, fp, fn``
 and usually ``possible_fp, possible_fn, labels, errors``. Per sequence the intervals
-partition (−∞, ∞) (SPEC §2).
+partition (−∞, ∞).
 """
 
 from __future__ import annotations

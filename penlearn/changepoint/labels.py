@@ -1,7 +1,7 @@
 """Region labels and the label errors (false positives / negatives) of changepoint models.
 
 A label is a region (start, end] of one sequence with an annotation giving the number of
-changes it allows (SPEC §2; Hocking et al. 2013, *BMC Bioinformatics* 14:164, and the
+changes it allows (Hocking et al. 2013, *BMC Bioinformatics* 14:164, and the
 "labeled changepoint" setup of Hillman & Hocking 2023, Section 2):
 
 =============================================  =============  =====================
