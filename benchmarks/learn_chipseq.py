@@ -38,6 +38,7 @@ from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.roc import changepoint_auc
 
 HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
@@ -174,7 +175,7 @@ def write_section(text: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data")))
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
     ap.add_argument("--variants", nargs="+", default=["first_min", "linear", "quadratic", "grid"])
     ap.add_argument("--folds", type=int, nargs="+", default=None)
