@@ -279,7 +279,28 @@ def breakpoints_from_errors(
     >>> breakpoints_from_errors(ev).to_frame().values.tolist()
     [[0.0, -2.0, 0.0, -1.0], [0.0, -0.0, 2.0, 0.0]]
     """
-    ev = check_evaluation(evaluation)
+    return breakpoints_from_checked(check_evaluation(evaluation), normalize, sequence_ids)
+
+
+def breakpoints_from_checked(
+    ev: pd.DataFrame,
+    normalize: Normalize = "count",
+    sequence_ids: Sequence | None = None,
+) -> Breakpoints:
+    """:func:`breakpoints_from_errors` of a table already returned by
+    :func:`penlearn._checks.check_evaluation` (or a subset of its sequences): internal
+    callers validate the evaluation table once where it enters the library.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from penlearn._checks import check_evaluation
+    >>> ev = check_evaluation(pd.DataFrame({"sequence_id": ["s", "s"],
+    ...     "min_log_lambda": [-np.inf, 0.0], "max_log_lambda": [0.0, np.inf],
+    ...     "fp": [1, 0], "fn": [0, 0]}))
+    >>> breakpoints_from_checked(ev).fp_diff.tolist()
+    [1.0]
+    """
     if sequence_ids is None:
         ids = pd.unique(ev["sequence_id"])
     else:

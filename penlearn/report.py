@@ -23,7 +23,7 @@ import pandas as pd
 from penlearn._checks import check_evaluation
 from penlearn._version import package_version
 from penlearn.atomic_files import write_text_atomic
-from penlearn.roc import _predictions_series, roc_change
+from penlearn.roc import _predictions_series, roc_change_checked
 
 _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:2em auto;
@@ -235,7 +235,7 @@ def roc_change_report(
         predictions = {"prediction": log_lambda}
     else:
         predictions = dict(log_lambda)
-    results = {str(name): roc_change(ev, pred) for name, pred in predictions.items()}
+    results = {str(name): roc_change_checked(ev, pred) for name, pred in predictions.items()}
     per_seq = {
         name: errors_at_predictions(ev, pred)
         for name, pred in zip(results, predictions.values(), strict=True)

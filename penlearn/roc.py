@@ -19,7 +19,7 @@ import pandas as pd
 
 from penlearn._checks import check_evaluation, require_columns
 from penlearn.aum import check_scores, threshold_groups
-from penlearn.breakpoints import Breakpoints, breakpoints_from_errors
+from penlearn.breakpoints import Breakpoints, breakpoints_from_checked
 
 
 def path_auc(fpr: np.ndarray, tpr: np.ndarray) -> float:
@@ -263,10 +263,11 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
          "possible_fn"],
         "evaluation",
     )
-    ev = check_evaluation(evaluation)
-    seq = ev["sequence_id"].to_numpy()
-    ids = pd.Index(pd.unique(seq))
-    codes = ids.get_indexer(seq)
+    return roc_change_checked(check_evaluation(evaluation), log_lambda)
+
+
+def _check_possible(ev: pd.DataFrame, seq, ids, codes) -> None:
+    """possible_fp/possible_fn/labels: non-negative, constant per sequence, ≥ fp/fn."""
     for col in ("possible_fp", "possible_fn") + (("labels",) if "labels" in ev else ()):
         vals = pd.to_numeric(ev[col]).to_numpy(dtype=float)
         if np.isnan(vals).any() or (vals < 0).any():
@@ -275,22 +276,70 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
         if (per.nunique() > 1).any():
             bad = ids[int(np.flatnonzero((per.nunique() > 1).to_numpy())[0])]
             raise ValueError(f"{col} should be constant for each sequence; {bad!r} varies")
+    for err, possible in (("fp", "possible_fp"), ("fn", "possible_fn")):
+        over = ev[err].to_numpy(float) > ev[possible].to_numpy(float)
+        if over.any():
+            raise ValueError(
+                f"{err} should be in [0, {possible}]; sequence {seq[over][0]!r} violates it"
+            )
+
+
+def _aum_gradient(ids, ex, d_fp, d_fn, fp_b, fn_b, fp_a, fn_a, group) -> pd.DataFrame:
+    """Directional derivatives of AUM with respect to each predicted log λ (moving it by
+    +ε moves the sequence's thresholds by −ε: the right derivative crosses each boundary
+    upward)."""
+    fpb, fnb, fpa, fna = fp_b[group], fn_b[group], fp_a[group], fn_a[group]
+    hi = np.minimum(fpb + d_fp, fnb + d_fn) - np.minimum(fpb, fnb)
+    lo = -(np.minimum(fpa - d_fp, fna - d_fn) - np.minimum(fpa, fna))
+    return pd.DataFrame(
+        {
+            "sequence_id": ids,
+            "lo": np.bincount(ex, weights=lo, minlength=len(ids)),
+            "hi": np.bincount(ex, weights=hi, minlength=len(ids)),
+        }
+    )
+
+
+def _path_auc_polygon(fpr, tpr) -> tuple[float, pd.DataFrame]:
+    """AUC of the ROC path oriented from its low-FPR end (ties: low TPR), as
+    ``penaltyLearning::ROChange`` does, closed with (0,0) and (1,1); and its polygon."""
+    if (fpr[0], tpr[0]) > (fpr[-1], tpr[-1]):
+        px, py = fpr[::-1], tpr[::-1]
+    else:
+        px, py = fpr, tpr
+    cx, cy = _close_path(px, py)
+    auc = float(np.sum(np.diff(cx) * (cy[1:] + cy[:-1])) / 2.0)
+    return auc, pd.DataFrame({"fpr": np.r_[cx, 1.0], "tpr": np.r_[cy, 0.0]})
+
+
+def roc_change_checked(ev: pd.DataFrame, log_lambda) -> ROCChange:
+    """:func:`roc_change` of an evaluation table already returned by
+    :func:`penlearn._checks.check_evaluation` (sorted, validated): callers that evaluate
+    many predictions on one table validate it once.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from penlearn._checks import check_evaluation
+    >>> ev = check_evaluation(pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 1.0],
+    ...     "max_log_lambda": [0.0, np.inf, 1.0, np.inf],
+    ...     "fp": [1, 0, 0, 0], "fn": [0, 0, 0, 1],
+    ...     "possible_fp": [1, 1, 0, 0], "possible_fn": [0, 0, 1, 1]}))
+    >>> roc_change_checked(ev, [0.5, 0.5]).auc
+    1.0
+    """
+    seq = ev["sequence_id"].to_numpy()
+    ids = pd.Index(pd.unique(seq))
+    codes = ids.get_indexer(seq)
+    _check_possible(ev, seq, ids, codes)
     fp = ev["fp"].to_numpy(float)
     fn = ev["fn"].to_numpy(float)
-    pfp = ev["possible_fp"].to_numpy(float)
-    pfn = ev["possible_fn"].to_numpy(float)
-    if (fp > pfp).any():
-        bad = seq[fp > pfp][0]
-        raise ValueError(f"fp should be in [0, possible_fp]; sequence {bad!r} violates it")
-    if (fn > pfn).any():
-        bad = seq[fn > pfn][0]
-        raise ValueError(f"fn should be in [0, possible_fn]; sequence {bad!r} violates it")
     pred = _predictions_series(log_lambda, ids).to_numpy()
-
     last = np.r_[seq[1:] != seq[:-1], True]  # smallest-λ row of each sequence
     first = np.r_[True, seq[1:] != seq[:-1]]
-    possible_fp = float(pfp[first].sum())
-    possible_fn = float(pfn[first].sum())
+    possible_fp = float(ev["possible_fp"].to_numpy(float)[first].sum())
+    possible_fn = float(ev["possible_fn"].to_numpy(float)[first].sum())
     n_labels = float(ev["labels"].to_numpy(float)[first].sum()) if "labels" in ev else np.nan
     if possible_fp <= 0:
         raise ValueError("no negative labels: the total possible_fp is 0, so FPR is undefined")
@@ -337,41 +386,15 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
             "error_percent": 100.0 * errors / n_labels,
         }
     )
-    width = max_thresh - min_thresh
     with np.errstate(invalid="ignore"):
-        area = np.where(min_fp_fn == 0, 0.0, min_fp_fn * width)
-    aum_value = float(np.sum(area))
-
-    # orient the path from its low-FPR end (ties: low TPR), as penaltyLearning does
-    if (fpr[0], tpr[0]) > (fpr[-1], tpr[-1]):
-        px, py = fpr[::-1], tpr[::-1]
-    else:
-        px, py = fpr, tpr
-    cx, cy = _close_path(px, py)
-    auc = float(np.sum(np.diff(cx) * (cy[1:] + cy[:-1])) / 2.0)
-    polygon = pd.DataFrame({"fpr": np.r_[cx, 1.0], "tpr": np.r_[cy, 0.0]})
-
+        area = np.where(min_fp_fn == 0, 0.0, min_fp_fn * (max_thresh - min_thresh))
+    auc, polygon = _path_auc_polygon(fpr, tpr)
     i_pred = int(np.flatnonzero((min_thresh < 0) & (0 <= max_thresh))[0])
-    i_min = int(np.argmin(errors))
-    thresholds = roc.iloc[[i_pred, i_min]].copy()
+    thresholds = roc.iloc[[i_pred, int(np.argmin(errors))]].copy()
     thresholds.index = pd.Index(["predicted", "min_error"], name="threshold")
-
-    # derivatives of AUM with respect to each predicted log λ (moving it by +ε moves the
-    # sequence's thresholds by -ε: the right derivative crosses each boundary upward)
-    g = group
-    dfp, dfn = d_fp[order], d_fn[order]
-    fpb, fnb, fpa, fna = fp_b[g], fn_b[g], fp_a[g], fn_a[g]
-    hi = np.minimum(fpb + dfp, fnb + dfn) - np.minimum(fpb, fnb)
-    lo = -(np.minimum(fpa - dfp, fna - dfn) - np.minimum(fpa, fna))
-    ex = codes[rows][order]
-    aum_grad = pd.DataFrame(
-        {
-            "sequence_id": ids,
-            "lo": np.bincount(ex, weights=lo, minlength=len(ids)),
-            "hi": np.bincount(ex, weights=hi, minlength=len(ids)),
-        }
-    )
-    return ROCChange(roc, auc, aum_value, thresholds, polygon, aum_grad)
+    aum_grad = _aum_gradient(ids, codes[rows][order], d_fp[order], d_fn[order],
+                             fp_b, fn_b, fp_a, fn_a, group)
+    return ROCChange(roc, auc, float(np.sum(area)), thresholds, polygon, aum_grad)
 
 
 # --------------------------------------------------------------------------- fast AUC of penalties
@@ -381,15 +404,28 @@ class ChangepointROC:
     """ROChange AUC (FPR = FP/Σpossible_fp) of scores on a fixed evaluation table.
 
     Precomputes the count breakpoints once, so that each AUC costs one sort; equal to
-    ``roc_change(evaluation, -scores).auc`` (tested).
+    ``roc_change(evaluation, -scores).auc`` (tested). ``ev`` is an evaluation table
+    returned by :func:`penlearn._checks.check_evaluation` (or a subset of its sequences).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from penlearn._checks import check_evaluation
+    >>> ev = check_evaluation(pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 1.0],
+    ...     "max_log_lambda": [0.0, np.inf, 1.0, np.inf],
+    ...     "fp": [1, 0, 0, 0], "fn": [0, 0, 0, 1],
+    ...     "possible_fp": [1, 1, 0, 0], "possible_fn": [0, 0, 1, 1]}))
+    >>> ChangepointROC(ev, ["a", "b"]).auc(np.array([-0.5, -0.5]))
+    1.0
     """
 
-    def __init__(self, evaluation: pd.DataFrame, ids: list) -> None:
-        ev = check_evaluation(evaluation)
+    def __init__(self, ev: pd.DataFrame, ids: list) -> None:
+        # ev: as returned by check_evaluation (sorted), or a subset of its sequences
         for col in ("possible_fp", "possible_fn"):
             if col not in ev:
                 raise ValueError(f"evaluation is missing column {col!r}")
-        self.bp = breakpoints_from_errors(ev, sequence_ids=ids)
+        self.bp = breakpoints_from_checked(ev, sequence_ids=ids)
         seq = ev["sequence_id"].to_numpy()
         last = np.r_[seq[1:] != seq[:-1], True]
         first = np.r_[True, seq[1:] != seq[:-1]]
@@ -443,4 +479,4 @@ def changepoint_auc(evaluation: pd.DataFrame, log_lambda) -> float:
         pred = np.asarray(log_lambda, dtype=float)
     if pred.shape != (len(ids),) or not np.all(np.isfinite(pred)):
         raise ValueError(f"log_lambda must hold one finite value for each of {len(ids)} sequences")
-    return ChangepointROC(evaluation, ids).auc(-pred)
+    return ChangepointROC(check_evaluation(evaluation), ids).auc(-pred)

@@ -26,7 +26,11 @@ import pandas as pd
 
 from penlearn._checks import check_evaluation
 from penlearn.aum import aum
-from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, examples_with_negative_errors
+from penlearn.breakpoints import (
+    Breakpoints,
+    breakpoints_from_checked,
+    examples_with_negative_errors,
+)
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.learn.descent import (
     check_classes,
@@ -135,7 +139,7 @@ def _check_match(features: pd.DataFrame, evaluation: pd.DataFrame, what: str) ->
 
 
 def _set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
-    bp = breakpoints_from_errors(evaluation, sequence_ids=ids)
+    bp = breakpoints_from_checked(evaluation, sequence_ids=ids)
     bad = examples_with_negative_errors(bp)
     if len(bad):
         # their FN (or FP) relative to the extreme penalties goes negative, where AUM is
@@ -176,7 +180,7 @@ def _weights_from_model(model, scaling: FeatureScaling):
 def _split(features, evaluation, validation, folds):
     """(ids, features, evaluation) of the subtrain and of the validation sets."""
     feats = _check_features(features, "features")
-    check_evaluation(evaluation)
+    evaluation = check_evaluation(evaluation)  # validated once here; trusted below
     all_ids = _check_match(feats, evaluation, "training")
     if validation is not None and folds is not None:
         raise ValueError("give validation= or folds=, not both")
@@ -184,8 +188,7 @@ def _split(features, evaluation, validation, folds):
         if not (isinstance(validation, tuple) and len(validation) == 2):
             raise TypeError("validation must be a (features, evaluation) pair")
         v_feats = _check_features(validation[0], "validation features")
-        v_eval = validation[1]
-        check_evaluation(v_eval, name="validation evaluation")
+        v_eval = check_evaluation(validation[1], name="validation evaluation")
         v_ids = _check_match(v_feats, v_eval, "validation")
         overlap = pd.Index(all_ids).intersection(v_ids)
         if len(overlap):
