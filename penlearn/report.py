@@ -221,16 +221,8 @@ def roc_change_report(
     >>> 'id="auc-table"' in p.read_text()
     True
     """
-    __version__ = package_version()
-    from penlearn.plotting import (  # matplotlib: imported only when a report is made
-        plot_error_functions,
-        plot_learning_curves,
-        plot_roc,
-        plot_segmentation,
-    )
-
     out = Path(out)
-    ev = check_evaluation(evaluation)
+    ev = check_evaluation(evaluation)  # validated once; the sections below trust it
     if _is_single_prediction(log_lambda):
         predictions = {"prediction": log_lambda}
     else:
@@ -240,25 +232,47 @@ def roc_change_report(
         name: errors_at_predictions(ev, pred)
         for name, pred in zip(results, predictions.values(), strict=True)
     }
-    ids = pd.Index(pd.unique(ev["sequence_id"]))
-    summary = summary_table(results, fpr_max=fpr_max)
-    summary.index.name = "prediction"
-    summary = summary.rename(columns={"partial_auc": f"partial_auc (FPR≤{fpr_max:g})"})
+    first_name = next(iter(results))
+    first = per_seq[first_name]
+    worst = first.sort_values(["errors", "sequence_id"], ascending=[False, True], kind="stable")
+    show = list(worst["sequence_id"].head(n_error_panels))
+    parts = _header(title, notes, ev, results)
+    parts += _summary_section(results, fpr_max)
+    parts += _error_functions_section(ev, first, first_name, show)
+    if model is not None and isinstance(getattr(model, "history_", None), pd.DataFrame):
+        parts += _learning_section(model)
+    if sequences is not None and labels is not None:
+        parts += _sequences_section(sequences, labels, changes, first, first_name, show)
+    parts += _per_sequence_section(ev, per_seq, first)
+    write_text_atomic(out, "\n".join(parts))
+    return out
 
+
+def _header(title: str, notes: str | None, ev: pd.DataFrame, results: dict) -> list[str]:
+    first = next(iter(results.values()))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="meta">penlearn {html.escape(__version__)} — '
-        f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M UTC} — {len(ids)} sequences, "
-        f"{int(results[next(iter(results))].roc['possible_fp'].iloc[0])} negative and "
-        f"{int(results[next(iter(results))].roc['possible_fn'].iloc[0])} positive label "
-        "possibilities</p>",
+        f'<p class="meta">penlearn {html.escape(package_version())} — '
+        f"{_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M UTC} — "
+        f"{ev['sequence_id'].nunique()} sequences, "
+        f"{int(first.roc['possible_fp'].iloc[0])} negative and "
+        f"{int(first.roc['possible_fn'].iloc[0])} positive label possibilities</p>",
     ]
     if notes:
         parts.append(f"<p>{html.escape(notes)}</p>")
-    parts += [
+    return parts
+
+
+def _summary_section(results: dict, fpr_max: float) -> list[str]:
+    from penlearn.plotting import plot_roc  # matplotlib: imported only for a report
+
+    summary = summary_table(results, fpr_max=fpr_max)
+    summary.index.name = "prediction"
+    summary = summary.rename(columns={"partial_auc": f"partial_auc (FPR≤{fpr_max:g})"})
+    return [
         "<h2>Summary</h2>",
         "<p>AUC is the signed area under the generalized ROC curve (it can leave [0, 1] "
         "when error functions are not monotone), AUM the area under min(FP, FN) over the "
@@ -274,49 +288,65 @@ def roc_change_report(
             "predicted log λ; circles mark the predictions themselves.",
         ),
     ]
-    first_name = next(iter(results))
-    first = per_seq[first_name]
-    worst = first.sort_values(["errors", "sequence_id"], ascending=[False, True], kind="stable")
-    show = list(worst["sequence_id"].head(n_error_panels))
-    if show:
-        pred_map = dict(zip(first["sequence_id"], first["log_lambda"], strict=True))
-        parts += [
-            "<h2>Error functions</h2>",
-            _img(
-                plot_error_functions(ev, show, log_lambda=pred_map),
-                "error-functions-figure",
-                "error functions",
-                f"FP, FN and errors over log λ for the {len(show)} sequences with the most "
-                f"errors under '{first_name}'; the vertical line is its prediction.",
-            ),
-        ]
-    if model is not None and isinstance(getattr(model, "history_", None), pd.DataFrame):
-        parts += [
-            "<h2>Learning curves</h2>",
-            _img(
-                plot_learning_curves(model),
-                "learning-curves-figure",
-                "learning curves",
-                "AUM and AUC per gradient-descent step on the subtrain and validation sets.",
-            ),
-        ]
-    if sequences is not None and labels is not None:
-        lab_ids = [s for s in show if s in set(labels["sequence_id"])][:3]
-        selected = first.set_index("sequence_id")
-        for j, sid in enumerate(lab_ids):
-            if j == 0:
-                parts.append("<h2>Labeled sequences</h2>")
-            k = None
-            if changes is not None and "n_segments" in selected.columns:
-                k = int(selected.loc[sid, "n_segments"])
-            fig = plot_segmentation(sequences, sid, labels=labels,
-                                    changes=None if k is None else changes, n_segments=k)
-            caption = f"Sequence {sid} and its labels"
-            if k is not None:
-                caption += (f", with the model selected by '{first_name}' ({k} segments, "
-                            f"{int(selected.loc[sid, 'errors'])} label errors)")
-            parts.append(_img(fig, f"sequence-{j}", f"sequence {sid}", caption + "."))
-    table = pd.DataFrame({"sequence_id": ids})
+
+
+def _error_functions_section(ev, first, first_name: str, show: list) -> list[str]:
+    from penlearn.plotting import plot_error_functions  # matplotlib
+
+    if not show:
+        return []
+    pred_map = dict(zip(first["sequence_id"], first["log_lambda"], strict=True))
+    return [
+        "<h2>Error functions</h2>",
+        _img(
+            plot_error_functions(ev, show, log_lambda=pred_map),
+            "error-functions-figure",
+            "error functions",
+            f"FP, FN and errors over log λ for the {len(show)} sequences with the most "
+            f"errors under '{first_name}'; the vertical line is its prediction.",
+        ),
+    ]
+
+
+def _learning_section(model) -> list[str]:
+    from penlearn.plotting import plot_learning_curves  # matplotlib
+
+    return [
+        "<h2>Learning curves</h2>",
+        _img(
+            plot_learning_curves(model),
+            "learning-curves-figure",
+            "learning curves",
+            "AUM and AUC per gradient-descent step on the subtrain and validation sets.",
+        ),
+    ]
+
+
+def _sequences_section(sequences, labels, changes, first, first_name: str,
+                       show: list) -> list[str]:
+    from penlearn.plotting import plot_segmentation  # matplotlib
+
+    parts: list[str] = []
+    lab_ids = [s for s in show if s in set(labels["sequence_id"])][:3]
+    selected = first.set_index("sequence_id")
+    for j, sid in enumerate(lab_ids):
+        if j == 0:
+            parts.append("<h2>Labeled sequences</h2>")
+        k = None
+        if changes is not None and "n_segments" in selected.columns:
+            k = int(selected.loc[sid, "n_segments"])
+        fig = plot_segmentation(sequences, sid, labels=labels,
+                                changes=None if k is None else changes, n_segments=k)
+        caption = f"Sequence {sid} and its labels"
+        if k is not None:
+            caption += (f", with the model selected by '{first_name}' ({k} segments, "
+                        f"{int(selected.loc[sid, 'errors'])} label errors)")
+        parts.append(_img(fig, f"sequence-{j}", f"sequence {sid}", caption + "."))
+    return parts
+
+
+def _per_sequence_section(ev, per_seq: dict, first) -> list[str]:
+    table = pd.DataFrame({"sequence_id": pd.unique(ev["sequence_id"])})
     extra = [c for c in ("labels", "possible_fp", "possible_fn", "min_errors") if c in first]
     table = table.merge(first[["sequence_id", *extra]], on="sequence_id", how="left")
     for name, df in per_seq.items():
@@ -324,12 +354,10 @@ def roc_change_report(
             columns={c: f"{name}: {c}" for c in ("log_lambda", "fp", "fn", "errors")}
         )
         table = table.merge(sub, on="sequence_id", how="left")
-    parts += [
+    return [
         "<h2>Per-sequence errors</h2>",
         f"<details open><summary>{len(table)} sequences</summary>",
         '<div class="wide">', _table(table, "sequence-table", index=False), "</div>",
         "</details>",
         "</body></html>",
     ]
-    write_text_atomic(out, "\n".join(parts))
-    return out
