@@ -232,7 +232,7 @@ def test_overlapping_labels_of_different_samples_are_fine():
         ({"chromStart": [20]}, ValueError, r"labels row 0: chromStart must be < chromEnd"),
         ({"chromEnd": [-1]}, ValueError, r"'chromEnd' must hold non-negative integers"),
         ({"chromStart": [1.5]}, ValueError, r"'chromStart' must hold non-negative integers"),
-        ({"chromStart": ["x"]}, TypeError, r"'chromStart' must hold integers; row 0"),
+        ({"chromStart": ["x"]}, TypeError, r"'chromStart' must hold integers; labels row 0"),
         ({"annotation": ["peak"]}, ValueError, r"unknown annotation 'peak'"),
     ],
 )

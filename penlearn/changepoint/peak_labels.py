@@ -71,14 +71,14 @@ class PeakLabelErrors(NamedTuple):
     totals: pd.DataFrame
 
 
-def _integer_column(df: pd.DataFrame, col: str, name: str) -> np.ndarray:
+def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
     values = df[col]
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
         converted = pd.to_numeric(values, errors="coerce")
         if converted.isna().any():
             i = int(np.flatnonzero(converted.isna().to_numpy())[0])
             raise TypeError(
-                f"{name} column {col!r} must hold integers; row {i} has {values.iloc[i]!r}"
+                f"{name} column {col!r} must hold integers; {loc(i)} has {values.iloc[i]!r}"
             )
         values = converted
     arr = values.to_numpy(dtype=float)
@@ -86,25 +86,26 @@ def _integer_column(df: pd.DataFrame, col: str, name: str) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} column {col!r} must hold non-negative integers; row {i} has "
+            f"{name} column {col!r} must hold non-negative integers; {loc(i)} has "
             f"{values.iloc[i]!r}"
         )
     return arr.astype(np.int64)
 
 
-def _check_regions(df: pd.DataFrame, columns, name: str, what: str) -> pd.DataFrame:
+def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) -> pd.DataFrame:
     """Common checks of labels and peaks: integer coordinates, start < end, no overlap."""
     require_columns(df, columns, name)
+    loc = where if where is not None else (lambda i: f"{name} row {i}")
     out = pd.DataFrame({"chrom": df["chrom"].astype(str).to_numpy()})
     if "sample_id" in df.columns:
         out.insert(0, "sample_id", df["sample_id"].astype(str).to_numpy())
     for col in ("chromStart", "chromEnd"):
-        out[col] = _integer_column(df, col, name)
+        out[col] = _integer_column(df, col, name, loc)
     bad = out["chromStart"].to_numpy() >= out["chromEnd"].to_numpy()
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} row {i}: chromStart must be < chromEnd, got "
+            f"{loc(i)}: chromStart must be < chromEnd, got "
             f"chromStart={out['chromStart'].iloc[i]}, chromEnd={out['chromEnd'].iloc[i]}"
         )
     keys = ["sample_id", "chrom"] if "sample_id" in out.columns else ["chrom"]
@@ -120,16 +121,16 @@ def _check_regions(df: pd.DataFrame, columns, name: str, what: str) -> pd.DataFr
     if overlap.any():
         j = int(np.flatnonzero(overlap)[0])
         r1, r2 = int(order[j]), int(order[j + 1])
-        where = "" if "sample_id" not in keys else f" of sample {srt['sample_id'].iloc[j]!r}"
+        sample = "" if "sample_id" not in keys else f" of sample {srt['sample_id'].iloc[j]!r}"
         raise ValueError(
-            f"{name}: overlapping {what}{where}: row {r1} ({srt['chrom'].iloc[j]}, "
-            f"{starts[j]}, {ends[j]}) and row {r2} ({starts[j + 1]}, {ends[j + 1]}); "
+            f"overlapping {what}{sample}: {loc(r1)} ({srt['chrom'].iloc[j]}, "
+            f"{starts[j]}, {ends[j]}) and {loc(r2)} ({starts[j + 1]}, {ends[j + 1]}); "
             f"{what} of one chromosome must not overlap (touching is fine)"
         )
     return out
 
 
-def check_peak_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
+def check_peak_labels(labels: pd.DataFrame, name: str = "labels", where=None) -> pd.DataFrame:
     """Validate peak labels and return a clean copy (input row order kept).
 
     Parameters
@@ -138,6 +139,9 @@ def check_peak_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFram
         ``chrom, chromStart, chromEnd, annotation`` and optionally ``sample_id``.
     name : str
         Argument name used in error messages.
+    where : callable, optional
+        Maps a row index to its location in messages (default ``"labels row i"``);
+        file readers pass one naming the file and line.
 
     Returns
     -------
@@ -164,14 +168,15 @@ noPeaks, peakStart, peakEnd, peaks
     """
     require_columns(labels, LABEL_COLUMNS, name)
     ann = labels["annotation"].astype(str).to_numpy()
+    loc = where if where is not None else (lambda i: f"{name} row {i}")
     bad = ~np.isin(ann, PEAK_ANNOTATIONS)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} row {i}: unknown annotation {ann[i]!r}; annotations must be one of: "
+            f"{loc(i)}: unknown annotation {ann[i]!r}; annotations must be one of: "
             + ", ".join(PEAK_ANNOTATIONS)
         )
-    out = _check_regions(labels, LABEL_COLUMNS, name, "labels")
+    out = _check_regions(labels, LABEL_COLUMNS, name, "labels", where)
     out["annotation"] = ann
     return out
 
@@ -190,8 +195,8 @@ def check_peaks(peaks: pd.DataFrame, name: str = "peaks") -> pd.DataFrame:
     >>> check_peaks(p)
     Traceback (most recent call last):
     ...
-    ValueError: peaks: overlapping peaks: row 0 (chr1, 1, 10) and row 1 (5, 20); peaks of \
-one chromosome must not overlap (touching is fine)
+    ValueError: overlapping peaks: peaks row 0 (chr1, 1, 10) and peaks row 1 (5, 20); \
+peaks of one chromosome must not overlap (touching is fine)
     """
     return _check_regions(peaks, PEAK_COLUMNS, name, "peaks")
 
