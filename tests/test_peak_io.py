@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, need
+from conftest import DATA, REFERENCE, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +21,7 @@ from penlearn.changepoint.coverage_io import (
     read_peak_labels,
     write_bed,
 )
+from penlearn.changepoint.peak_labels import peak_label_errors
 
 RAW = DATA / "chipseq_raw"
 
@@ -90,6 +91,13 @@ def test_malformed_bedgraph_names_file_and_line(tmp_path, body, line, match):
     with pytest.raises(ValueError, match=match) as info:
         read_bedgraph(p)
     assert f"{p}, line {line}:" in str(info.value)
+
+
+def test_empty_bedgraph(tmp_path):
+    p = tmp_path / "empty.bedGraph"
+    p.write_text("track type=bedGraph\n")
+    with pytest.raises(ValueError, match=rf"{p}: no data lines"):
+        read_bedgraph(p)
 
 
 def test_not_text_and_corrupt_gzip(tmp_path):
@@ -370,3 +378,19 @@ def test_read_bed_errors(tmp_path):
     with pytest.raises(ValueError, match=rf"{p}, line 1: chromStart must be < chromEnd"):
         read_bed(p)
 
+
+
+def test_mono27ac_peaks_through_bed_files(tmp_path):
+    """FPOP peaks of the R reference -> write_bed -> read_bed -> label errors as in R."""
+
+
+    segs = pd.read_csv(need(REFERENCE / "peakseg" / "mono27ac" / "fpop_segments.csv"))
+    summary = pd.read_csv(REFERENCE / "peakseg" / "mono27ac" / "fpop_error_summary.csv")
+    labels = read_peak_labels(need(RAW / "Mono27ac" / "labels.csv"))
+    for penalty, errors in zip(summary["penalty"], summary["errors"]):
+        peaks = segs[(segs["penalty"] == penalty) & (segs["status"] == "peak")]
+        path = tmp_path / f"{penalty}.bed.gz"
+        write_bed(peaks, path)
+        back = read_bed(path)
+        assert len(back) == len(peaks)
+        assert peak_label_errors(back, labels).totals["errors"].item() == errors

@@ -137,6 +137,9 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.D
     [['0001', 'chr1', 0, 10, 0], ['0001', 'chr1', 10, 12, 3]]
     """
     numbers, lines = data_lines(read_text(path))
+    if not lines:
+        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
+                         "count)")
 
     def where(i: int) -> str:
         return f"{path}, line {numbers[i]}"
@@ -148,7 +151,7 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.D
                 f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, count), "
                 f"got {len(f)}: {lines[i]!r}"
             )
-    columns = list(zip(*fields)) if fields else [(), (), (), ()]
+    columns = list(zip(*fields))
     chrom = np.array(columns[0], dtype=object)
     start = parse_integers(list(columns[1]), where, "chromStart")
     end = parse_integers(list(columns[2]), where, "chromEnd")

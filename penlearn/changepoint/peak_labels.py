@@ -108,22 +108,19 @@ def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) 
             f"{loc(i)}: chromStart must be < chromEnd, got "
             f"chromStart={out['chromStart'].iloc[i]}, chromEnd={out['chromEnd'].iloc[i]}"
         )
-    keys = ["sample_id", "chrom"] if "sample_id" in out.columns else ["chrom"]
-    srt = out.sort_values([*keys, "chromStart"], kind="stable")
-    order = srt.index.to_numpy()
-    same = np.ones(len(srt) - 1 if len(srt) else 0, bool)
-    for k in keys:
-        v = srt[k].to_numpy()
-        same &= v[1:] == v[:-1]
-    ends = srt["chromEnd"].to_numpy()
-    starts = srt["chromStart"].to_numpy()
-    overlap = same & (ends[:-1] > starts[1:])
+    per_sample = "sample_id" in out.columns
+    code = pd.factorize(_keys(out, per_sample))[0]
+    starts = out["chromStart"].to_numpy()
+    ends = out["chromEnd"].to_numpy()
+    order = np.lexsort((starts, code))
+    starts, ends, code = starts[order], ends[order], code[order]
+    overlap = (code[1:] == code[:-1]) & (ends[:-1] > starts[1:])
     if overlap.any():
         j = int(np.flatnonzero(overlap)[0])
         r1, r2 = int(order[j]), int(order[j + 1])
-        sample = "" if "sample_id" not in keys else f" of sample {srt['sample_id'].iloc[j]!r}"
+        sample = f" of sample {out['sample_id'].iloc[r1]!r}" if per_sample else ""
         raise ValueError(
-            f"overlapping {what}{sample}: {loc(r1)} ({srt['chrom'].iloc[j]}, "
+            f"overlapping {what}{sample}: {loc(r1)} ({out['chrom'].iloc[r1]}, "
             f"{starts[j]}, {ends[j]}) and {loc(r2)} ({starts[j + 1]}, {ends[j + 1]}); "
             f"{what} of one chromosome must not overlap (touching is fine)"
         )
@@ -245,8 +242,8 @@ def peak_label_counts(peak_start, peak_end, label_start, label_end, annotation):
 
 def _keys(df: pd.DataFrame, per_sample: bool) -> pd.Series:
     if per_sample:
-        return df["sample_id"] + "\t" + df["chrom"]
-    return df["chrom"]
+        return df["sample_id"].astype(str) + "\t" + df["chrom"].astype(str)
+    return df["chrom"].astype(str)
 
 
 def peak_label_errors(peaks: pd.DataFrame, labels: pd.DataFrame) -> PeakLabelErrors:
@@ -301,18 +298,18 @@ def peak_label_errors(peaks: pd.DataFrame, labels: pd.DataFrame) -> PeakLabelErr
     possible_tp = np.zeros(n, np.int64)
     fp = np.zeros(n, np.int64)
     possible_fp = np.zeros(n, np.int64)
-    pk = pk.assign(_key=_keys(pk, per_sample).to_numpy()).sort_values(
-        ["_key", "chromStart"], kind="stable")
-    peak_groups = {k: g for k, g in pk.groupby("_key", sort=False)}
-    label_key = _keys(lab, per_sample).to_numpy()
-    empty = np.zeros(0, np.int64)
-    for key, idx in pd.Series(np.arange(n)).groupby(label_key, sort=False):
-        rows = idx.to_numpy()
-        g = peak_groups.get(key)
-        ps = empty if g is None else g["chromStart"].to_numpy()
-        pe = empty if g is None else g["chromEnd"].to_numpy()
-        out = peak_label_counts(ps, pe, lab["chromStart"].to_numpy()[rows],
-                                lab["chromEnd"].to_numpy()[rows], codes[rows])
+    # one integer per (sample, chromosome), shared by labels and peaks
+    key = pd.factorize(np.concatenate([_keys(lab, per_sample).to_numpy(dtype=object),
+                                       _keys(pk, per_sample).to_numpy(dtype=object)]))[0]
+    label_key, peak_key = key[:n], key[n:]
+    ps, pe = pk["chromStart"].to_numpy(), pk["chromEnd"].to_numpy()
+    order = np.lexsort((ps, peak_key))
+    ps, pe, peak_key = ps[order], pe[order], peak_key[order]
+    ls, le = lab["chromStart"].to_numpy(), lab["chromEnd"].to_numpy()
+    for k in np.unique(label_key):
+        rows = np.flatnonzero(label_key == k)
+        lo, hi = np.searchsorted(peak_key, [k, k + 1])
+        out = peak_label_counts(ps[lo:hi], pe[lo:hi], ls[rows], le[rows], codes[rows])
         tp[rows], possible_tp[rows], fp[rows], possible_fp[rows] = out
     fn = possible_tp - tp
     status = np.where(fp > 0, "false positive", np.where(fn > 0, "false negative", "correct"))
@@ -324,9 +321,11 @@ def peak_label_errors(peaks: pd.DataFrame, labels: pd.DataFrame) -> PeakLabelErr
 def _totals(table: pd.DataFrame, per_sample: bool) -> pd.DataFrame:
     cols = ["possible_fp", "fp", "possible_fn", "fn"]
     if per_sample:
-        tot = table.groupby("sample_id", sort=False)[cols].sum()
-        tot.insert(0, "labels", table.groupby("sample_id", sort=False).size())
-        tot = tot.reset_index()
+        group, samples = pd.factorize(table["sample_id"])
+        tot = pd.DataFrame({"sample_id": np.asarray(samples, dtype=object),
+                            "labels": np.bincount(group, minlength=len(samples))})
+        for c in cols:
+            tot[c] = np.bincount(group, weights=table[c].to_numpy(), minlength=len(samples))
     else:
         tot = pd.DataFrame({"labels": [len(table)],
                             **{c: [int(table[c].sum())] for c in cols}})
