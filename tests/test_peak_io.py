@@ -225,6 +225,20 @@ def test_read_labels_csv_and_bed():
         "noPeaks": 20, "peakStart": 18, "peakEnd": 10}
 
 
+def test_read_labels_tsv_gzip_and_string_ids(tmp_path):
+    p = tmp_path / "labels.tsv"  # gzip despite the name
+    p.write_bytes(gzip.compress(b"sample_id\tchrom\tchromStart\tchromEnd\tannotation\n"
+                                b"0001\t1\t0\t10\tpeaks\n0002\t1\t0\t10\tnoPeaks\n"))
+    lab = read_peak_labels(p)
+    assert lab["sample_id"].tolist() == ["0001", "0002"]
+    assert lab["chrom"].tolist() == ["1", "1"]
+    assert lab["chromEnd"].dtype == np.int64
+    peaks = pd.DataFrame({"sample_id": ["0001"], "chrom": ["1"], "chromStart": [2],
+                          "chromEnd": [4]})
+    assert peak_label_errors(peaks, lab).label_errors["status"].tolist() == [
+        "correct", "correct"]
+
+
 BROWSER_TEXT = """
 chr10:33,061,897-33,162,814 noPeaks
 chr10:33,456,000-33,484,755 peakStart kidney
@@ -377,7 +391,6 @@ def test_read_bed_errors(tmp_path):
     p.write_text("chr1\t10\t5\n")
     with pytest.raises(ValueError, match=rf"{p}, line 1: chromStart must be < chromEnd"):
         read_bed(p)
-
 
 
 def test_mono27ac_peaks_through_bed_files(tmp_path):

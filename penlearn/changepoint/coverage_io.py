@@ -228,7 +228,8 @@ def _read_one(path: Path, sample_id: str | None) -> pd.DataFrame:
                          _sample_name(path))
 
 
-def _discover(folder: Path) -> dict[str, Path]:
+def _discover(folder: Path) -> list[tuple[str | None, Path]]:
+    """(sample id, file) of every bedGraph below ``folder``, then top-level tables."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and _is_bedgraph_name(p.name))
     found: dict[str, Path] = {}
     for p in files:
@@ -243,7 +244,7 @@ def _discover(folder: Path) -> dict[str, Path]:
             f"{folder}: no coverage found (expected *.bedGraph[.gz] files, or a "
             "coverage.csv[.gz] table with a sample_id column)"
         )
-    return {**found, **{f"\0table{i}": p for i, p in enumerate(tables)}}
+    return [*found.items(), *((None, p) for p in tables)]
 
 
 def read_coverage(paths_or_dir) -> pd.DataFrame:
@@ -288,8 +289,7 @@ def read_coverage(paths_or_dir) -> pd.DataFrame:
     elif isinstance(paths_or_dir, (str, os.PathLike)):
         path = Path(paths_or_dir)
         if path.is_dir():
-            items = [(None if k.startswith("\0") else k, p)
-                     for k, p in _discover(path).items()]
+            items = _discover(path)
         else:
             items = [(None, path)]
     else:
