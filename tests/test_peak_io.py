@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import DATA, REFERENCE, load_reference_json, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +93,27 @@ def test_malformed_bedgraph_names_file_and_line(tmp_path, body, line, match):
     assert f"{p}, line {line}:" in str(info.value)
 
 
+def test_peaksegdisk_solver_input_errors(tmp_path):
+    """The bedGraph inputs the PeakSegDisk solver rejects are rejected here too (the gap
+    only with contiguous=True: a bedGraph may skip bases, the peak model may not)."""
+    cases = {c["id"]: c for c in load_reference_json("peakseg/edge_cases.json")["cases"]}
+    expected = {"disk_error_three_columns": "expected 4 fields",
+                "disk_error_non_integer": "count must be an integer",
+                "disk_error_gap": "rows must be contiguous",
+                "disk_error_empty": "no data lines"}
+    p = tmp_path / "coverage.bedGraph"
+    for case_id, match in expected.items():
+        p.write_text(cases[case_id]["input"]["bedGraph_text"])
+        with pytest.raises(ValueError, match=match):
+            read_bedgraph(p, contiguous=True)
+    p.write_text(cases["disk_error_gap"]["input"]["bedGraph_text"])
+    assert read_bedgraph(p)["chromStart"].tolist() == [0, 2]
+    reverse = pd.DataFrame(cases["disk_reverse_data_error"]["input"]["coverage"])
+    reverse.to_csv(p, sep="\t", header=False, index=False)
+    with pytest.raises(ValueError, match=rf"{p}, line 2: rows must be sorted"):
+        read_bedgraph(p)
+
+
 def test_empty_bedgraph(tmp_path):
     p = tmp_path / "empty.bedGraph"
     p.write_text("track type=bedGraph\n")
@@ -124,6 +145,8 @@ def test_read_coverage_csv_many_samples():
         "McGill0037": 29338, "McGill0012": 15673, "McGill0013": 32784, "McGill0016": 33321}
     first = cov.groupby("sample_id", sort=False)["chromStart"].min()
     assert first["McGill0012"] == 43118550
+    # every sample is contiguous (README of the data)
+    assert len(read_coverage(path, contiguous=True)) == 230_024
     raw = pd.read_csv(path, dtype={"sample_id": str})
     np.testing.assert_array_equal(cov["count"].to_numpy(), raw["count"].to_numpy())
     assert cov["cell_type"].tolist() == raw["cell_type"].tolist()  # extra column kept

@@ -48,12 +48,14 @@ _BEDGRAPH_SUFFIXES = (".bedgraph", ".bg", ".bdg")
 
 
 def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
-                        count: np.ndarray, where: Callable[[int], str]) -> None:
+                        count: np.ndarray, where: Callable[[int], str], *,
+                        contiguous: bool = False) -> None:
     """Validate the rows of one sample's coverage, naming the first bad row.
 
     Rows must have ``0 <= chromStart < chromEnd``, ``count >= 0``, and be grouped by
     chromosome and sorted by position without overlaps (``chromStart`` of a row >= the
-    previous ``chromEnd`` on the same chromosome; gaps are allowed).
+    previous ``chromEnd`` on the same chromosome; gaps are allowed unless
+    ``contiguous``).
 
     Parameters
     ----------
@@ -61,6 +63,9 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
         Columns of the rows (integer arrays for the last three).
     where : callable
         Maps a row index to its location for messages (e.g. ``"file.bedGraph, line 3"``).
+    contiguous : bool
+        Also require no gaps: each chromStart equals the previous chromEnd of its
+        chromosome (the input of the PeakSeg solvers, where every base is a datum).
 
     Examples
     --------
@@ -92,6 +97,13 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
             f"{where(i)}: rows must be sorted by position without overlaps; chromStart="
             f"{start[i]} is before the previous row's chromEnd={end[i - 1]}"
         )
+    gap = same & (start[1:] != end[:-1])
+    if contiguous and gap.any():
+        i = int(np.flatnonzero(gap)[0]) + 1
+        raise ValueError(
+            f"{where(i)}: rows must be contiguous (no gaps); chromStart={start[i]} but the "
+            f"previous row's chromEnd={end[i - 1]}"
+        )
     firsts = np.flatnonzero(np.r_[True, ~same])
     _, once = np.unique(chrom[firsts], return_index=True)
     if len(once) < len(firsts):
@@ -105,7 +117,8 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
             seen.add(chrom[i])
 
 
-def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.DataFrame:
+def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
+                  contiguous: bool = False) -> pd.DataFrame:
     """Read one bedGraph file of read counts (plain or gzip).
 
     Parameters
@@ -115,6 +128,8 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.D
         header; ``track``, ``browser``, ``#`` and blank lines are skipped.
     sample_id : str, optional
         When given, a first column ``sample_id`` holding it (as a string).
+    contiguous : bool
+        Also reject gaps between the rows of a chromosome (as the PeakSeg solvers do).
 
     Returns
     -------
@@ -156,7 +171,7 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.D
     start = parse_integers(list(columns[1]), where, "chromStart")
     end = parse_integers(list(columns[2]), where, "chromEnd")
     count = parse_integers(list(columns[3]), where, "count", allow_float=True)
-    check_coverage_rows(chrom, start, end, count, where)
+    check_coverage_rows(chrom, start, end, count, where, contiguous=contiguous)
     out = pd.DataFrame({"chrom": pd.array(chrom, dtype=str), "chromStart": start,
                         "chromEnd": end, "count": count})
     if sample_id is not None:
@@ -164,8 +179,8 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None) -> pd.D
     return out
 
 
-def _read_coverage_table(path: str | os.PathLike, text: str,
-                         sample_id: str | None = None) -> pd.DataFrame:
+def _read_coverage_table(path: str | os.PathLike, text: str, sample_id: str | None = None,
+                         contiguous: bool = False) -> pd.DataFrame:
     """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument)."""
     first = first_data_line(text)
     header = header_fields(first) or []
@@ -194,7 +209,7 @@ def _read_coverage_table(path: str | os.PathLike, text: str,
         idx = np.asarray(idx)
         check_coverage_rows(out["chrom"].to_numpy()[idx], cols["chromStart"][idx],
                             cols["chromEnd"][idx], cols["count"][idx],
-                            lambda i, idx=idx: where(int(idx[i])))
+                            lambda i, idx=idx: where(int(idx[i])), contiguous=contiguous)
     return out
 
 
@@ -220,12 +235,12 @@ def _is_bedgraph_name(name: str) -> bool:
     return low.endswith(_BEDGRAPH_SUFFIXES)
 
 
-def _read_one(path: Path, sample_id: str | None) -> pd.DataFrame:
+def _read_one(path: Path, sample_id: str | None, contiguous: bool) -> pd.DataFrame:
     text = read_text(path)
     if header_fields(first_data_line(text)) is not None:
-        return _read_coverage_table(path, text, sample_id)
+        return _read_coverage_table(path, text, sample_id, contiguous)
     return read_bedgraph(path, sample_id=sample_id if sample_id is not None else
-                         _sample_name(path))
+                         _sample_name(path), contiguous=contiguous)
 
 
 def _discover(folder: Path) -> list[tuple[str | None, Path]]:
@@ -247,7 +262,7 @@ def _discover(folder: Path) -> list[tuple[str | None, Path]]:
     return [*found.items(), *((None, p) for p in tables)]
 
 
-def read_coverage(paths_or_dir) -> pd.DataFrame:
+def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
     """Read the coverage of many samples into one long table.
 
     Parameters
@@ -263,6 +278,9 @@ def read_coverage(paths_or_dir) -> pd.DataFrame:
         * one file or a list of files: bedGraph files (sample id from the name as
           above) or CSV / TSV tables with a header and the columns ``sample_id, chrom,
           chromStart, chromEnd, count`` (other columns are kept).
+    contiguous : bool
+        Also reject gaps between the rows of a sample's chromosome (see
+        :func:`check_coverage_rows`).
 
     Returns
     -------
@@ -302,7 +320,7 @@ def read_coverage(paths_or_dir) -> pd.DataFrame:
             ) from exc
     if not items:
         raise ValueError("paths_or_dir holds no files")
-    tables = [_read_one(p, sid) for sid, p in items]
+    tables = [_read_one(p, sid, contiguous) for sid, p in items]
     out = pd.concat(tables, ignore_index=True)
     first = {}
     for (_, p), t in zip(items, tables):
