@@ -1,0 +1,67 @@
+"""The labels text format of genome-browser users (helpers of ``read_peak_labels``).
+
+One label per line, ``chrom:first-last annotation [group ...]`` with thousands commas,
+blank lines between windows (the regions viewed together when labelling), as in the
+labelling protocol of Hocking et al. (2017), "Optimizing ChIP-seq peak detectors using
+visual labels and supervised machine learning", *Bioinformatics* 33(4):491-499.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import pandas as pd
+
+from penlearn._checks import require_columns
+
+BROWSER_LINE = re.compile(r"^\s*([^\s:]+):([\d,]+)-([\d,]+)\s+(\S+)((?:\s+\S+)*)\s*$")
+
+
+def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, list[int]]:
+    """The genome-browser labels text format (one window per block of lines)."""
+    rows, numbers = [], []
+    window, in_block = -1, False
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped:
+            in_block = False
+            continue
+        if stripped.startswith("#"):
+            continue
+        m = BROWSER_LINE.match(line)
+        if m is None:
+            raise ValueError(
+                f"{path}, line {lineno}: expected 'chrom:start-end annotation [groups]' "
+                f"(for example 'chr10:33,456,000-33,484,755 peakStart kidney'), got {line!r}"
+            )
+        if not in_block:
+            window, in_block = window + 1, True
+        first, last = (int(m.group(k).replace(",", "")) for k in (2, 3))
+        start = first - 1 if coordinates == "browser" else first
+        rows.append((m.group(1), start, last, m.group(4), " ".join(m.group(5).split()),
+                     window))
+        numbers.append(lineno)
+    cols = ["chrom", "chromStart", "chromEnd", "annotation", "groups", "window"]
+    return pd.DataFrame(rows, columns=cols), numbers
+
+
+def expand_groups(labels: pd.DataFrame, samples) -> pd.DataFrame:
+    """One row per (sample, label): the annotation where the sample's group (or id) is
+    listed or nothing is listed, ``noPeaks`` elsewhere."""
+    if isinstance(samples, pd.DataFrame):
+        require_columns(samples, ["sample_id", "group"], "samples")
+        groups = dict(zip(samples["sample_id"].astype(str), samples["group"].astype(str)))
+    elif isinstance(samples, Mapping):
+        groups = {str(k): str(v) for k, v in samples.items()}
+    else:
+        raise TypeError("samples must be a mapping sample_id -> group or a DataFrame with "
+                        f"columns sample_id, group; got {type(samples).__name__}")
+    parts = []
+    listed = labels["groups"].str.split()
+    for sid, group in groups.items():
+        hit = listed.map(lambda g, sid=sid, group=group: not g or sid in g or group in g)
+        parts.append(labels.assign(
+            sample_id=sid, annotation=labels["annotation"].where(hit.to_numpy(), "noPeaks")))
+    out = pd.concat(parts, ignore_index=True) if parts else labels.iloc[:0].assign(sample_id="")
+    return out[["sample_id", "chrom", "chromStart", "chromEnd", "annotation", "window"]]

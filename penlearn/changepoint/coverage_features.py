@@ -1,0 +1,223 @@
+"""The 36 features of the UCI ChIP-seq sets, computed from aligned-read coverage.
+
+One row per (sample, window) of coverage, the inputs of a learned penalty for the peak
+model (Hocking et al. 2017, "Optimizing ChIP-seq peak detectors using visual labels and
+supervised machine learning", *Bioinformatics* 33(4):491-499; the benchmark sets of
+Hocking et al. 2020, *JMLR* 21(87)). With ``long`` the coverage expanded to one count
+per base (a row repeated ``chromEnd - chromStart`` times), the nine statistics are
+
+* ``quartile.0%`` … ``quartile.100%``: quantiles of ``long`` at 0, 0.25, 0.5, 0.75, 1,
+  by linear interpolation between order statistics (R's default, "type 7"; Hyndman &
+  Fan 1996);
+* ``mean`` and ``sd`` (n − 1 denominator) of ``long``;
+* ``bases`` = its length, ``data`` = the number of coverage rows;
+
+each then also as ``log+1.`` = log(x + 1), ``log.`` = log x and ``log.log.`` =
+log(log x): log 0 = −inf and NaN where undefined (log of a negative number), as in the
+UCI ``inputs.csv`` files. Nothing is expanded: the statistics come from the distinct
+counts and their total weights, and mean and variance are exact rational numbers of
+integer sums rounded once.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import ceil, floor, sqrt
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import require_columns
+from penlearn.changepoint.coverage_io import check_coverage_rows
+
+_STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
+          "mean", "sd", "bases", "data")
+#: The 36 feature columns, in the order of the UCI ``inputs.csv`` files.
+FEATURE_COLUMNS = tuple(f"{pre}{s}" for pre in ("", "log+1.", "log.", "log.log.")
+                        for s in _STATS)
+_PROBS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def window_id(sample_id, chrom: str, chrom_start: int, chrom_end: int) -> str:
+    """The id of a (sample, window): ``"<sample_id>/<chrom>:<start>-<end>"``.
+
+    Without a sample (``sample_id=None``) it is ``"<chrom>:<start>-<end>"``, the
+    ``problems/<chr:start-end>`` part of the UCI sequence ids.
+
+    Examples
+    --------
+    >>> window_id("McGill0023", "chr21", 43005559, 44632664)
+    'McGill0023/chr21:43005559-44632664'
+    >>> window_id(None, "chr11", 60000, 580000)
+    'chr11:60000-580000'
+    """
+    region = f"{chrom}:{int(chrom_start)}-{int(chrom_end)}"
+    return region if sample_id is None else f"{sample_id}/{region}"
+
+
+def weighted_features(counts, weights) -> np.ndarray:
+    """The 36 features of one window from its counts and their weights (bases).
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Non-negative integer counts, one per coverage row.
+    weights : array_like of int
+        Positive integer weights (``chromEnd - chromStart``), same length.
+
+    Returns
+    -------
+    ndarray
+        36 floats in the order of :data:`FEATURE_COLUMNS`.
+
+    Examples
+    --------
+    >>> f = weighted_features([0, 2], [3, 1])  # the bases 0, 0, 0, 2
+    >>> f[:9].tolist()
+    [0.0, 0.0, 0.0, 0.5, 2.0, 0.5, 1.0, 4.0, 2.0]
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    w = np.asarray(weights, dtype=np.int64)
+    if len(c) == 0 or w.sum() <= 0:
+        raise ValueError("a window needs at least one coverage row with a positive weight")
+    values, inverse = np.unique(c, return_inverse=True)
+    totals = np.bincount(inverse, weights=w).astype(np.int64)  # exact: sums < 2**53
+    cum = np.cumsum(totals)
+    n = int(cum[-1])
+
+    def order_statistic(k: int) -> float:  # the k-th (1-based) smallest value of long
+        return float(values[np.searchsorted(cum, k, side="left")])
+
+    quartiles = []
+    for p in _PROBS:
+        index = 1 + (n - 1) * p
+        lo, hi = floor(index), ceil(index)
+        q = order_statistic(lo)
+        x_hi = order_statistic(hi)
+        if index > lo and x_hi != q:
+            h = index - lo
+            q = (1 - h) * q + h * x_hi
+        quartiles.append(q)
+    s1 = sum(int(v) * int(t) for v, t in zip(values, totals))
+    s2 = sum(int(v) * int(v) * int(t) for v, t in zip(values, totals))
+    mean = float(Fraction(s1, n))
+    sd = sqrt(float(Fraction(n * s2 - s1 * s1, n * (n - 1)))) if n > 1 else np.nan
+    base = np.array([*quartiles, mean, sd, float(n), float(len(c))])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.concatenate([base, np.log(base + 1), np.log(base), np.log(np.log(base))])
+
+
+def _integers(df: pd.DataFrame, col: str) -> np.ndarray:
+    values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values) | (values != np.round(values))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"coverage column {col!r} must hold integers; row {i} has "
+                         f"{df[col].iloc[i]!r}")
+    return values.astype(np.int64)
+
+
+def _check_coverage(coverage: pd.DataFrame) -> pd.DataFrame:
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    cov = pd.DataFrame({
+        "sample_id": (coverage["sample_id"].astype(str).to_numpy()
+                      if "sample_id" in coverage.columns else ""),
+        "chrom": coverage["chrom"].astype(str).to_numpy(),
+        **{c: _integers(coverage, c) for c in ("chromStart", "chromEnd", "count")},
+    })
+    for idx in cov.groupby("sample_id", sort=False).indices.values():
+        idx = np.asarray(idx)
+        check_coverage_rows(cov["chrom"].to_numpy()[idx], cov["chromStart"].to_numpy()[idx],
+                            cov["chromEnd"].to_numpy()[idx], cov["count"].to_numpy()[idx],
+                            lambda i, idx=idx: f"coverage row {int(idx[i])}")
+    return cov
+
+
+def _windows(windows, cov: pd.DataFrame) -> pd.DataFrame:
+    """The (sample, window) table: given windows, or each sample's chromosome extent."""
+    if windows is None:
+        g = cov.groupby(["sample_id", "chrom"], sort=False)
+        out = g.agg(chromStart=("chromStart", "min"), chromEnd=("chromEnd", "max"))
+        return out.reset_index()
+    require_columns(windows, ["chrom", "chromStart", "chromEnd"], "windows")
+    win = pd.DataFrame({"chrom": windows["chrom"].astype(str).to_numpy(),
+                        "chromStart": _integers(windows, "chromStart"),
+                        "chromEnd": _integers(windows, "chromEnd")})
+    if "sequence_id" in windows.columns:
+        win["sequence_id"] = windows["sequence_id"].astype(str).to_numpy()
+    bad = win["chromStart"].to_numpy() >= win["chromEnd"].to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"windows row {i}: chromStart must be < chromEnd")
+    if "sample_id" in windows.columns:
+        win.insert(0, "sample_id", windows["sample_id"].astype(str).to_numpy())
+        return win
+    return pd.concat([win.assign(sample_id=s) for s in pd.unique(cov["sample_id"])],
+                     ignore_index=True)
+
+
+def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = None
+                      ) -> pd.DataFrame:
+    """The 36 UCI ChIP-seq features of every (sample, window) of coverage.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``chrom, chromStart, chromEnd, count`` and optionally ``sample_id`` (the long
+        table of :func:`~penlearn.changepoint.coverage_io.read_coverage`); per sample,
+        rows grouped by chromosome and sorted without overlaps, integer counts >= 0.
+    windows : DataFrame, optional
+        ``chrom, chromStart, chromEnd`` (0-based half-open) and optionally ``sample_id``
+        (the window then applies to that sample only, else to every sample) and
+        ``sequence_id`` (its id in the output). Coverage rows are clipped to the window;
+        rows outside it are not counted. By default each sample's chromosome is one
+        window, from its first chromStart to its last chromEnd.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``sequence_id`` (from ``windows``, else :func:`window_id`), with the 36
+        columns :data:`FEATURE_COLUMNS`, one row per (sample, window) in input order.
+
+    Raises
+    ------
+    ValueError
+        On invalid coverage, or a window that holds no coverage of its sample.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cov = pd.DataFrame({"sample_id": "s1", "chrom": "chr1", "chromStart": [0, 3],
+    ...                     "chromEnd": [3, 4], "count": [0, 2]})
+    >>> f = coverage_features(cov)
+    >>> f.index.tolist(), float(f.loc["s1/chr1:0-4", "quartile.75%"]), f.shape
+    (['s1/chr1:0-4'], 0.5, (1, 36))
+    """
+    cov = _check_coverage(coverage)
+    has_samples = "sample_id" in coverage.columns
+    win = _windows(windows, cov)
+    groups = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    rows, ids = [], []
+    for r in win.itertuples(index=False):
+        sid = r.sample_id if has_samples else None
+        g = groups.get((r.sample_id, r.chrom))
+        start = np.zeros(0, np.int64) if g is None else g["chromStart"].to_numpy()
+        end = np.zeros(0, np.int64) if g is None else g["chromEnd"].to_numpy()
+        first = int(np.searchsorted(end, r.chromStart, side="right"))
+        last = int(np.searchsorted(start, r.chromEnd, side="left"))
+        name = getattr(r, "sequence_id", None) or window_id(sid, r.chrom, r.chromStart,
+                                                            r.chromEnd)
+        if last <= first:
+            raise ValueError(f"window {name!r} holds no coverage rows"
+                             + ("" if sid is None else f" of sample {sid!r}"))
+        weights = (np.minimum(end[first:last], r.chromEnd)
+                   - np.maximum(start[first:last], r.chromStart))
+        rows.append(weighted_features(g["count"].to_numpy()[first:last], weights))
+        ids.append(name)
+    out = pd.DataFrame(np.array(rows).reshape(-1, len(FEATURE_COLUMNS)),
+                       columns=list(FEATURE_COLUMNS),
+                       index=pd.Index(ids, name="sequence_id"))
+    if out.index.has_duplicates:
+        raise ValueError(f"windows give duplicate sequence ids, e.g. "
+                         f"{out.index[out.index.duplicated()][0]!r}")
+    return out

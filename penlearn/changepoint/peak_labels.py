@@ -1,0 +1,333 @@
+"""Label errors of peak calls: false positives and false negatives of predicted peaks.
+
+A peak label is a genomic region ``chrom, chromStart, chromEnd`` (BED coordinates: it
+covers the bases ``chromStart+1 .. chromEnd``) with one of four annotations, the visual
+labels of Hocking et al. (2017), "Optimizing ChIP-seq peak detectors using visual labels
+and supervised machine learning", *Bioinformatics* 33(4):491-499, and the label error of
+Hocking et al. (2020), "Constrained dynamic programming and supervised penalty learning
+algorithms for peak detection in genomic data", *JMLR* 21(87):
+
+=============  ==================================================  =====  =====
+annotation     correct when                                        FP     FN
+=============  ==================================================  =====  =====
+``noPeaks``    no peak overlaps the region                         yes    no
+``peakStart``  exactly one peak starts in the region (first base)  yes    yes
+``peakEnd``    exactly one peak ends in the region (last base)     yes    yes
+``peaks``      at least one peak overlaps the region               no     yes
+=============  ==================================================  =====  =====
+
+For ``peakStart`` / ``peakEnd``, no start (end) inside is a false negative and two or
+more are a false positive. Exact ends, in base coordinates: a peak ``(s, e)`` (bases
+s+1..e) overlaps the region ``(a, b)`` when ``s < b`` and ``e > a``; it starts in the
+region when its first base s+1 is in a+1..b (``a <= s < b``) and ends in it when its last
+base e is in a+1..b (``a < e <= b``).
+
+Per label the table has ``tp, possible_tp`` (a peak / start / end was wanted and found),
+``fp, possible_fp``, ``fn = possible_tp - tp, possible_fn = possible_tp`` and ``status``
+(correct / false positive / false negative).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import require_columns
+
+#: The four peak-label annotations, in this order (their integer codes).
+PEAK_ANNOTATIONS = ("noPeaks", "peakStart", "peakEnd", "peaks")
+_POSSIBLE_TP = np.array([0, 1, 1, 1])
+_POSSIBLE_FP = np.array([1, 1, 1, 0])
+LABEL_COLUMNS = ("chrom", "chromStart", "chromEnd", "annotation")
+PEAK_COLUMNS = ("chrom", "chromStart", "chromEnd")
+TOTAL_COLUMNS = ("labels", "possible_fp", "fp", "possible_fn", "fn", "errors")
+
+
+class PeakLabelErrors(NamedTuple):
+    """Result of :func:`peak_label_errors`.
+
+    Attributes
+    ----------
+    label_errors : DataFrame
+        One row per label, in the input order: ``[sample_id,] chrom, chromStart, chromEnd,
+        annotation, tp, possible_tp, fp, possible_fp, fn, possible_fn, status``.
+    totals : DataFrame
+        ``[sample_id,] labels, possible_fp, fp, possible_fn, fn, errors``: one row, or one
+        per sample when the labels have a ``sample_id`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> labels = pd.DataFrame({"chrom": ["chr1"], "chromStart": [10], "chromEnd": [20],
+    ...                        "annotation": ["peaks"]})
+    >>> peaks = pd.DataFrame({"chrom": ["chr1"], "chromStart": [15], "chromEnd": [30]})
+    >>> peak_label_errors(peaks, labels).totals["errors"].tolist()
+    [0]
+    """
+
+    label_errors: pd.DataFrame
+    totals: pd.DataFrame
+
+
+def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
+    values = df[col]
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        converted = pd.to_numeric(values, errors="coerce")
+        if converted.isna().any():
+            i = int(np.flatnonzero(converted.isna().to_numpy())[0])
+            raise TypeError(
+                f"{name} column {col!r} must hold integers; {loc(i)} has {values.iloc[i]!r}"
+            )
+        values = converted
+    arr = values.to_numpy(dtype=float)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} column {col!r} must hold non-negative integers; {loc(i)} has "
+            f"{values.iloc[i]!r}"
+        )
+    return arr.astype(np.int64)
+
+
+def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) -> pd.DataFrame:
+    """Common checks of labels and peaks: integer coordinates, start < end, no overlap."""
+    require_columns(df, columns, name)
+    loc = where if where is not None else (lambda i: f"{name} row {i}")
+    out = pd.DataFrame({"chrom": df["chrom"].astype(str).to_numpy()})
+    if "sample_id" in df.columns:
+        out.insert(0, "sample_id", df["sample_id"].astype(str).to_numpy())
+    for col in ("chromStart", "chromEnd"):
+        out[col] = _integer_column(df, col, name, loc)
+    bad = out["chromStart"].to_numpy() >= out["chromEnd"].to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{loc(i)}: chromStart must be < chromEnd, got "
+            f"chromStart={out['chromStart'].iloc[i]}, chromEnd={out['chromEnd'].iloc[i]}"
+        )
+    per_sample = "sample_id" in out.columns
+    code = pd.factorize(_keys(out, per_sample))[0]
+    starts = out["chromStart"].to_numpy()
+    ends = out["chromEnd"].to_numpy()
+    order = np.lexsort((starts, code))
+    starts, ends, code = starts[order], ends[order], code[order]
+    overlap = (code[1:] == code[:-1]) & (ends[:-1] > starts[1:])
+    if overlap.any():
+        j = int(np.flatnonzero(overlap)[0])
+        r1, r2 = int(order[j]), int(order[j + 1])
+        sample = f" of sample {out['sample_id'].iloc[r1]!r}" if per_sample else ""
+        raise ValueError(
+            f"overlapping {what}{sample}: {loc(r1)} ({out['chrom'].iloc[r1]}, "
+            f"{starts[j]}, {ends[j]}) and {loc(r2)} ({starts[j + 1]}, {ends[j + 1]}); "
+            f"{what} of one chromosome must not overlap (touching is fine)"
+        )
+    return out
+
+
+def check_peak_labels(labels: pd.DataFrame, name: str = "labels", where=None) -> pd.DataFrame:
+    """Validate peak labels and return a clean copy (input row order kept).
+
+    Parameters
+    ----------
+    labels : DataFrame
+        ``chrom, chromStart, chromEnd, annotation`` and optionally ``sample_id``.
+    name : str
+        Argument name used in error messages.
+    where : callable, optional
+        Maps a row index to its location in messages (default ``"labels row i"``);
+        file readers pass one naming the file and line.
+
+    Returns
+    -------
+    DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, annotation`` with int64 coordinates
+        and string ids.
+
+    Raises
+    ------
+    ValueError
+        On an unknown annotation, chromStart >= chromEnd, negative or non-integer
+        coordinates, or overlapping labels of one sample and chromosome.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> lab = pd.DataFrame({"chrom": ["chr1"], "chromStart": [1], "chromEnd": [10],
+    ...                     "annotation": ["foo"]})
+    >>> check_peak_labels(lab)
+    Traceback (most recent call last):
+    ...
+    ValueError: labels row 0: unknown annotation 'foo'; annotations must be one of: \
+noPeaks, peakStart, peakEnd, peaks
+    """
+    require_columns(labels, LABEL_COLUMNS, name)
+    ann = labels["annotation"].astype(str).to_numpy()
+    loc = where if where is not None else (lambda i: f"{name} row {i}")
+    bad = ~np.isin(ann, PEAK_ANNOTATIONS)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{loc(i)}: unknown annotation {ann[i]!r}; annotations must be one of: "
+            + ", ".join(PEAK_ANNOTATIONS)
+        )
+    out = _check_regions(labels, LABEL_COLUMNS, name, "labels", where)
+    out["annotation"] = ann
+    return out
+
+
+def check_peaks(peaks: pd.DataFrame, name: str = "peaks") -> pd.DataFrame:
+    """Validate a peak table (``chrom, chromStart, chromEnd[, sample_id]``).
+
+    Returns a copy with int64 coordinates and string ids; raises ``ValueError`` when
+    chromStart >= chromEnd or two peaks of one sample and chromosome overlap.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [1, 5],
+    ...                   "chromEnd": [10, 20]})
+    >>> check_peaks(p)
+    Traceback (most recent call last):
+    ...
+    ValueError: overlapping peaks: peaks row 0 (chr1, 1, 10) and peaks row 1 (5, 20); \
+peaks of one chromosome must not overlap (touching is fine)
+    """
+    return _check_regions(peaks, PEAK_COLUMNS, name, "peaks")
+
+
+def peak_label_counts(peak_start, peak_end, label_start, label_end, annotation):
+    """Label errors of the peaks of one chromosome (the functional core, on arrays).
+
+    Parameters
+    ----------
+    peak_start, peak_end : array_like of int
+        Peaks sorted by start and not overlapping (so both arrays are sorted).
+    label_start, label_end : array_like of int
+        The labels' regions.
+    annotation : array_like of int
+        Codes into :data:`PEAK_ANNOTATIONS` (0 noPeaks, 1 peakStart, 2 peakEnd, 3 peaks).
+
+    Returns
+    -------
+    tp, possible_tp, fp, possible_fp : ndarray of int
+        Per label; ``fn = possible_tp - tp``.
+
+    Examples
+    --------
+    >>> tp, ptp, fp, pfp = peak_label_counts([30, 35], [33, 38], [30], [40], [1])
+    >>> int(tp[0]), int(fp[0])
+    (1, 1)
+    """
+    ps = np.asarray(peak_start, dtype=np.int64)
+    pe = np.asarray(peak_end, dtype=np.int64)
+    ls = np.asarray(label_start, dtype=np.int64)
+    le = np.asarray(label_end, dtype=np.int64)
+    code = np.asarray(annotation, dtype=np.int64)
+    started_before_end = np.searchsorted(ps, le, side="left")  # peaks with s < b
+    # starts: a <= s < b;  ends: a < e <= b;  overlap: s < b and e > a
+    n_start = started_before_end - np.searchsorted(ps, ls, side="left")
+    n_end = np.searchsorted(pe, le, side="right") - np.searchsorted(pe, ls, side="right")
+    n_overlap = started_before_end - np.searchsorted(pe, ls, side="right")
+    inside = np.select([code == 1, code == 2], [n_start, n_end], default=n_overlap)
+    possible_tp = _POSSIBLE_TP[code]
+    possible_fp = _POSSIBLE_FP[code]
+    tp = possible_tp * (inside >= 1)
+    # noPeaks: one overlapping peak is already too many; peakStart/End: two or more
+    fp = possible_fp * np.where(code == 0, inside >= 1, inside >= 2)
+    return tp.astype(np.int64), possible_tp, fp.astype(np.int64), possible_fp
+
+
+def _keys(df: pd.DataFrame, per_sample: bool) -> pd.Series:
+    if per_sample:
+        return df["sample_id"].astype(str) + "\t" + df["chrom"].astype(str)
+    return df["chrom"].astype(str)
+
+
+def peak_label_errors(peaks: pd.DataFrame, labels: pd.DataFrame) -> PeakLabelErrors:
+    """False positive / negative labels of predicted peaks.
+
+    Parameters
+    ----------
+    peaks : DataFrame
+        ``chrom, chromStart, chromEnd`` (0-based half-open, as BED), not overlapping
+        within a chromosome. Peaks on chromosomes without labels are ignored.
+    labels : DataFrame
+        ``chrom, chromStart, chromEnd, annotation`` (see :data:`PEAK_ANNOTATIONS`), not
+        overlapping within a chromosome. When both tables have a ``sample_id`` column,
+        the peaks of each sample are matched with the labels of that sample only (ids
+        compared as strings); a labelled sample without peaks has zero peaks.
+
+    Returns
+    -------
+    PeakLabelErrors
+        ``label_errors`` (one row per label, input order) and ``totals``.
+
+    Raises
+    ------
+    ValueError
+        On invalid tables (see :func:`check_peak_labels`, :func:`check_peaks`), or when
+        only one of the two tables has a ``sample_id`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> labels = pd.DataFrame({"chrom": "chr1", "chromStart": [10, 30],
+    ...                        "chromEnd": [20, 40], "annotation": ["noPeaks", "peakStart"]})
+    >>> peaks = pd.DataFrame({"chrom": ["chr1"], "chromStart": [15], "chromEnd": [35]})
+    >>> res = peak_label_errors(peaks, labels)
+    >>> res.label_errors["status"].tolist()
+    ['false positive', 'false negative']
+    >>> res.totals[["fp", "fn", "errors"]].values.tolist()
+    [[1, 1, 2]]
+    """
+    lab = check_peak_labels(labels)
+    pk = check_peaks(peaks)
+    per_sample = "sample_id" in lab.columns
+    if per_sample != ("sample_id" in pk.columns):
+        has, lacks = ("labels", "peaks") if per_sample else ("peaks", "labels")
+        raise ValueError(
+            f"{has} have a sample_id column but {lacks} do not; give sample_id in both "
+            "tables (per-sample matching) or in neither"
+        )
+    codes = pd.Categorical(lab["annotation"], categories=PEAK_ANNOTATIONS).codes
+    n = len(lab)
+    tp = np.zeros(n, np.int64)
+    possible_tp = np.zeros(n, np.int64)
+    fp = np.zeros(n, np.int64)
+    possible_fp = np.zeros(n, np.int64)
+    # one integer per (sample, chromosome), shared by labels and peaks
+    key = pd.factorize(np.concatenate([_keys(lab, per_sample).to_numpy(dtype=object),
+                                       _keys(pk, per_sample).to_numpy(dtype=object)]))[0]
+    label_key, peak_key = key[:n], key[n:]
+    ps, pe = pk["chromStart"].to_numpy(), pk["chromEnd"].to_numpy()
+    order = np.lexsort((ps, peak_key))
+    ps, pe, peak_key = ps[order], pe[order], peak_key[order]
+    ls, le = lab["chromStart"].to_numpy(), lab["chromEnd"].to_numpy()
+    for k in np.unique(label_key):
+        rows = np.flatnonzero(label_key == k)
+        lo, hi = np.searchsorted(peak_key, [k, k + 1])
+        out = peak_label_counts(ps[lo:hi], pe[lo:hi], ls[rows], le[rows], codes[rows])
+        tp[rows], possible_tp[rows], fp[rows], possible_fp[rows] = out
+    fn = possible_tp - tp
+    status = np.where(fp > 0, "false positive", np.where(fn > 0, "false negative", "correct"))
+    table = lab.assign(tp=tp, possible_tp=possible_tp, fp=fp, possible_fp=possible_fp,
+                       fn=fn, possible_fn=possible_tp, status=status)
+    return PeakLabelErrors(table, _totals(table, per_sample))
+
+
+def _totals(table: pd.DataFrame, per_sample: bool) -> pd.DataFrame:
+    cols = ["possible_fp", "fp", "possible_fn", "fn"]
+    if per_sample:
+        group, samples = pd.factorize(table["sample_id"])
+        tot = pd.DataFrame({"sample_id": np.asarray(samples, dtype=object),
+                            "labels": np.bincount(group, minlength=len(samples))})
+        for c in cols:
+            tot[c] = np.bincount(group, weights=table[c].to_numpy(), minlength=len(samples))
+    else:
+        tot = pd.DataFrame({"labels": [len(table)],
+                            **{c: [int(table[c].sum())] for c in cols}})
+    tot["errors"] = tot["fp"] + tot["fn"]
+    return tot.astype({c: np.int64 for c in TOTAL_COLUMNS})
