@@ -24,10 +24,20 @@ from penlearn.binary import (
     soft_auc,
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
+from penlearn.changepoint.coverage_features import coverage_features
+from penlearn.changepoint.coverage_io import (
+    read_bed,
+    read_bedgraph,
+    read_bigwig,
+    read_coverage,
+    read_peak_labels,
+    write_bed,
+)
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.changepoint.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.changepoint.segmentation import (
     Segmentation,
     SequenceSegmentations,
@@ -55,6 +65,15 @@ from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 __version__ = package_version()
 
 __all__ = [
+    "PeakLabelErrors",
+    "coverage_features",
+    "peak_label_errors",
+    "read_bed",
+    "read_bedgraph",
+    "read_bigwig",
+    "read_coverage",
+    "read_peak_labels",
+    "write_bed",
     "FirstMinResult",
     "first_min_monotone",
     "IntervalRegression",
