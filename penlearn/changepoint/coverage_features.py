@@ -133,8 +133,19 @@ def _check_coverage(coverage: pd.DataFrame) -> pd.DataFrame:
     return cov
 
 
-def _windows(windows, cov: pd.DataFrame) -> pd.DataFrame:
-    """The (sample, window) table: given windows, or each sample's chromosome extent."""
+def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
+    """The (sample, window) table: given windows, or each sample's chromosome extent.
+
+    ``cov`` is a coverage table with a ``sample_id`` column; ``windows`` as for
+    :func:`coverage_features`.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": "s1", "chrom": "chr1", "chromStart": [0, 3],
+    ...                     "chromEnd": [3, 4], "count": [0, 2]})
+    >>> sample_windows(cov).values.tolist()
+    [['s1', 'chr1', 0, 4]]
+    """
     if windows is None:
         g = cov.groupby(["sample_id", "chrom"], sort=False)
         out = g.agg(chromStart=("chromStart", "min"), chromEnd=("chromEnd", "max"))
@@ -195,7 +206,7 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     """
     cov = _check_coverage(coverage)
     has_samples = "sample_id" in coverage.columns
-    win = _windows(windows, cov)
+    win = sample_windows(cov, windows)
     groups = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     rows, ids = [], []
     for r in win.itertuples(index=False):

@@ -1,0 +1,200 @@
+"""ChIP-seq error functions straight from coverage and peak labels.
+
+For every (sample, window) of coverage that holds labels: the PeakSeg models selected
+by some penalty (:func:`~penlearn.changepoint.peakseg.peakseg_path`, Hocking et al.
+2020, *JMLR*; Hocking et al. 2022, *JSS*), the label errors of each
+(:func:`~penlearn.changepoint.peak_labels.peak_label_counts`; Hocking et al. 2017,
+*Bioinformatics*), and from them the evaluation table — one row per interval of log λ
+on which the selected model is constant — that :func:`penlearn.learn_penalty` and
+:func:`penlearn.roc_change` take unchanged. Sequence ids are those of
+:func:`~penlearn.changepoint.coverage_features.coverage_features`, so its feature
+table lines up with the evaluation table.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Executor, as_completed
+
+import numpy as np
+import pandas as pd
+
+from penlearn.changepoint.coverage_features import sample_windows, window_id
+from penlearn.changepoint.peak_labels import (
+    PEAK_ANNOTATIONS,
+    check_peak_labels,
+    peak_label_counts,
+)
+from penlearn.changepoint.peakseg import check_coverage, peakseg_path
+
+__all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "window_error_functions"]
+
+EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
+                      "fn", "possible_fn", "labels", "errors", "peaks", "total_loss"]
+
+
+def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
+                           sequence_id: str = "window", max_peaks: int | None = None
+                           ) -> pd.DataFrame:
+    """The error functions of one sample's window: its PeakSeg path and label errors.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        One sample's contiguous coverage of the window, ``chrom, chromStart, chromEnd,
+        count`` (as for :func:`~penlearn.changepoint.peakseg.peakseg`).
+    labels : DataFrame
+        That sample's labels inside the window: ``chrom, chromStart, chromEnd,
+        annotation`` (noPeaks, peakStart, peakEnd, peaks).
+    sequence_id : str
+        The id written in the ``sequence_id`` column.
+    max_peaks : int, optional
+        Bound of the path (see :func:`~penlearn.changepoint.peakseg.peakseg_path`); the
+        most complex model kept is then used for every smaller penalty.
+
+    Returns
+    -------
+    DataFrame
+        :data:`EVALUATION_COLUMNS`, one row per model of the path, λ decreasing; the
+        intervals partition (−∞, ∞) of log λ.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> lab = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [15, 40],
+    ...                     "chromEnd": [25, 60], "annotation": ["peakStart", "noPeaks"]})
+    >>> ev = window_error_functions(cov, lab, sequence_id="s/chr1:0-60")
+    >>> ev[["peaks", "fp", "fn"]].values.tolist()[-1], ev["max_log_lambda"].iloc[0]
+    ([0, 0, 1], inf)
+    """
+    lab = check_peak_labels(labels)
+    path = peakseg_path(coverage, max_peaks=max_peaks)
+    codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
+    l_start = lab["chromStart"].to_numpy(np.int64)
+    l_end = lab["chromEnd"].to_numpy(np.int64)
+    l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
+    segs = path.segments
+    rows = []
+    for m in path.models.itertuples(index=False):
+        pk = segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")]
+        tp, ptp, fp, pfp = peak_label_counts(pk["chromStart"].to_numpy(np.int64),
+                                             pk["chromEnd"].to_numpy(np.int64),
+                                             l_start, l_end, l_code)
+        fn = ptp - tp
+        rows.append((sequence_id, m.min_log_lambda, m.max_log_lambda, int(fp.sum()),
+                     int(pfp.sum()), int(fn.sum()), int(ptp.sum()), len(lab),
+                     int(fp.sum() + fn.sum()), int(m.peaks), float(m.total_loss)))
+    ev = pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
+    ev = ev.sort_values("min_log_lambda", ascending=False, kind="stable")
+    ev = ev.reset_index(drop=True)
+    ev.loc[len(ev) - 1, "min_log_lambda"] = -math.inf  # most complex model kept: λ → 0
+    return ev
+
+
+def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
+    """(sequence_id, window coverage, window labels) of every labeled (sample, window)."""
+    cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
+    lab = labels
+    if "sample_id" not in lab.columns:
+        lab = pd.concat([lab.assign(sample_id=s) for s in pd.unique(cov["sample_id"])],
+                        ignore_index=True)
+    win = sample_windows(cov, windows)
+    by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    lab_by = dict(list(lab.groupby(["sample_id", "chrom"], sort=False)))
+    for w in win.itertuples(index=False):
+        sid = w.sample_id if "sample_id" in coverage.columns else None
+        g = by_sample.get((w.sample_id, w.chrom))
+        la = lab_by.get((w.sample_id, w.chrom))
+        if g is None or la is None:
+            continue
+        la = la[(la["chromStart"] < w.chromEnd) & (la["chromEnd"] > w.chromStart)]
+        if len(la) == 0:
+            continue
+        inside = (g["chromEnd"] > w.chromStart) & (g["chromStart"] < w.chromEnd)
+        gw = g[inside].copy()
+        gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
+        gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
+        name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
+                                                            w.chromEnd)
+        yield name, gw[["chrom", "chromStart", "chromEnd", "count"]], la
+
+
+def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
+                         windows: pd.DataFrame | None = None, max_peaks: int | None = None,
+                         executor: Executor | None = None, progress: bool = True
+                         ) -> pd.DataFrame:
+    """The evaluation table of every labeled (sample, window), from coverage and labels.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, count`` (as
+        :func:`~penlearn.changepoint.coverage_io.read_coverage` returns), contiguous per
+        sample and chromosome.
+    labels : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (as
+        :func:`~penlearn.changepoint.coverage_io.read_peak_labels` returns); labels
+        without ``sample_id`` hold for every sample.
+    windows : DataFrame, optional
+        As for :func:`~penlearn.changepoint.coverage_features.coverage_features`; by
+        default each sample's chromosome is one window. Windows without labels are
+        left out (their error functions are identically zero).
+    max_peaks : int, optional
+        Bound of each path (default: the full path down to penalty 0).
+    executor : concurrent.futures.Executor, optional
+        One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
+        cluster's ``distributed.Client(...).get_executor()``. Default: this process.
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    DataFrame
+        ``sequence_id, min_log_lambda, max_log_lambda, fp, possible_fp, fn, possible_fn,
+        labels, errors, peaks, total_loss``; per sequence the intervals partition
+        (−∞, ∞) of log λ.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": "s", "chrom": "chr1",
+    ...                     "chromStart": range(0, 60, 10), "chromEnd": range(10, 70, 10),
+    ...                     "count": [1, 2, 30, 28, 2, 1]})
+    >>> lab = pd.DataFrame({"sample_id": "s", "chrom": "chr1", "chromStart": [15],
+    ...                     "chromEnd": [25], "annotation": ["peakStart"]})
+    >>> ev = peak_error_functions(cov, lab, progress=False)
+    >>> ev["sequence_id"].unique().tolist(), int(ev["errors"].min())
+    (['s/chr1:0-60'], 0)
+    """
+    from tqdm.auto import tqdm  # only when error functions are computed
+
+    if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
+        raise ValueError("labels have a sample_id column but coverage has none")
+    tasks = list(_tasks(coverage, labels, windows))
+    if not tasks:
+        raise ValueError("no (sample, window) of the coverage holds a label")
+    for name, cov, _ in tasks:
+        check_coverage(cov, name=f"coverage of {name}")
+    out: list = [None] * len(tasks)
+    bar = tqdm(total=len(tasks), disable=not progress, desc="peak models")
+    try:
+        if executor is None:
+            for i, (name, cov, lab) in enumerate(tasks):
+                out[i] = window_error_functions(cov, lab, sequence_id=name,
+                                                max_peaks=max_peaks)
+                bar.update()
+        else:
+            futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
+                                       max_peaks=max_peaks): i
+                       for i, (name, cov, lab) in enumerate(tasks)}
+            try:
+                for fut in as_completed(futures):
+                    out[futures[fut]] = fut.result()
+                    bar.update()
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+    finally:
+        bar.close()
+    return pd.concat(out, ignore_index=True)
