@@ -89,11 +89,64 @@ def _find(folder: Path, stem: str) -> Path | None:
     return None
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
+#: Columns holding sequence ids: always read as strings ("0001" stays "0001"; "1" and
+#: "1.0" are two ids).
+ID_COLUMNS = ("sequenceID", "sequence_id")
+
+
+def _compression(path: Path) -> str:
+    """``"infer"`` from the name, but ``"gzip"`` for gzip data under any name."""
     try:
-        return pd.read_csv(path, na_values=["NA"], keep_default_na=True)
+        with open(path, "rb") as fh:
+            magic = fh.read(2)
+    except OSError:
+        return "infer"
+    return "gzip" if magic == b"\x1f\x8b" else "infer"
+
+
+def _delimiter_hint(df: pd.DataFrame) -> str:
+    """A hint when a one-column table looks like another delimiter's."""
+    if df.shape[1] != 1:
+        return ""
+    head = str(df.columns[0])
+    for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "'|'")):
+        if sep in head:
+            return (f" (its header {head[:60]!r} looks {name}-separated; penlearn reads "
+                    "comma-separated CSV: save it with ',' as the delimiter)")
+    return ""
+
+
+def _read_csv(path: Path, required=()) -> pd.DataFrame:
+    """Read a CSV (plain or compressed) with sequence ids as strings.
+
+    Names the file in every error; a one-column table with missing ``required`` columns
+    gets a delimiter hint.
+    """
+    try:
+        df = pd.read_csv(path, na_values=["NA"], keep_default_na=True,
+                         compression=_compression(path),
+                         dtype={c: str for c in ID_COLUMNS})
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"could not read {path}: not a text CSV file ({exc.reason})") from exc
     except Exception as exc:  # pandas raises many kinds; name the file
-        raise ValueError(f"could not read {path}: {exc}") from exc
+        raise ValueError(f"could not read {path}: {' '.join(str(exc).split())}") from exc
+    missing = [c for c in required if c not in df.columns]
+    if missing and _delimiter_hint(df):
+        raise ValueError(f"{path} is missing column(s) {missing}{_delimiter_hint(df)}")
+    for col in ID_COLUMNS:
+        if col in df.columns and df[col].isna().any():
+            row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
+            raise ValueError(f"{path}: column {col!r} has an empty id on data row {row + 1}")
+    return df
+
+
+def _unique_ids(df: pd.DataFrame, path: Path, col: str = "sequence_id") -> None:
+    """Raise when a table that has one row per sequence repeats an id."""
+    dup = df[col][df[col].duplicated()]
+    if len(dup):
+        ids = list(pd.unique(dup))
+        raise ValueError(f"{path}: {len(ids)} sequence id(s) appear on more than one row, "
+                         f"e.g. {ids[:5]}; each sequence must have one row")
 
 
 @dataclass
@@ -152,6 +205,29 @@ class UCIDataSet:
         )
 
 
+def _features_table(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Features per sequence from a raw inputs table: id index, numeric columns."""
+    col = next((c for c in ID_COLUMNS if c in raw.columns), None)
+    if col is None:
+        raise ValueError(f"inputs file {path} has no sequenceID (or sequence_id) column; it "
+                         f"has {list(raw.columns)[:5]}{_delimiter_hint(raw)}")
+    raw = raw.rename(columns={col: "sequence_id"})
+    _unique_ids(raw, path)
+    inputs = raw.set_index("sequence_id")
+    inputs.attrs["id_column"] = col
+    for c in inputs.columns:
+        if not pd.api.types.is_numeric_dtype(inputs[c]):
+            num = pd.to_numeric(inputs[c], errors="coerce")
+            bad = num.isna() & inputs[c].notna()
+            if bad.any():
+                r = int(np.flatnonzero(bad.to_numpy())[0])
+                raise ValueError(
+                    f"inputs file {path}: feature column {c!r} must be numeric; row {r + 1} "
+                    f"(sequence {inputs.index[r]!r}) has {inputs[c].iloc[r]!r}")
+            inputs[c] = num
+    return inputs.astype(float)
+
+
 def load_uci(path: str | os.PathLike) -> UCIDataSet:
     """Read a data set folder in the UCI / neuroblastoma-data format.
 
@@ -190,26 +266,18 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     ev_path = _find(folder, "evaluation")
     if ev_path is None:
         raise FileNotFoundError(f"{folder} has no evaluation.csv(.gz|.xz)")
-    evaluation = snake_case_columns(_read_csv(ev_path))
+    evaluation = snake_case_columns(_read_csv(ev_path, ["sequenceID"]))
     check_evaluation(evaluation, name=f"{ev_path.name}")
 
     inputs = None
     in_path = _find(folder, "inputs")
     if in_path is not None:
-        raw = _read_csv(in_path)
-        if "sequenceID" not in raw.columns and "sequence_id" not in raw.columns:
-            raise ValueError(f"{in_path} has no sequenceID column")
-        raw = raw.rename(columns={"sequenceID": "sequence_id"})
-        inputs = raw.set_index("sequence_id")
-        non_numeric = [c for c in inputs.columns if not pd.api.types.is_numeric_dtype(inputs[c])]
-        if non_numeric:
-            raise ValueError(f"{in_path}: feature column(s) {non_numeric[:5]} are not numeric")
-        inputs = inputs.astype(float)
+        inputs = _features_table(_read_csv(in_path, ["sequenceID"]), in_path)
 
     outputs = None
     out_path = _find(folder, "outputs")
     if out_path is not None:
-        outputs = snake_case_columns(_read_csv(out_path))
+        outputs = snake_case_columns(_read_csv(out_path, ["sequenceID"]))
         outputs = outputs.rename(
             columns={"min_log_penalty": "min_log_lambda", "max_log_penalty": "max_log_lambda"}
         )
@@ -221,7 +289,7 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
         for sub in sorted(p for p in cv_dir.iterdir() if p.is_dir()):
             f = _find(sub, "folds")
             if f is not None:
-                table = snake_case_columns(_read_csv(f))
+                table = snake_case_columns(_read_csv(f, ["sequenceID"]))
                 require_columns(table, ["sequence_id", "fold"], str(f))
                 folds[sub.name] = table
 
@@ -567,6 +635,12 @@ def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> Non
 def read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
     """Read a user's CSV table, naming the file and ``what`` it is in every error.
 
+    Sequence ids (``sequence_id`` or ``sequenceID``) are read as strings: ``0001`` stays
+    ``0001`` and ``1`` and ``1.0`` are two ids. When ``sequence_id`` is required, a
+    ``sequenceID`` column is accepted for it; ``df.attrs["id_column"]`` records the name
+    the file used, so outputs can use it too. Gzip data is read whatever the file name;
+    a table that looks semicolon- or tab-separated gets a hint.
+
     Examples
     --------
     >>> read_table("no-such.csv", ["a"], "labels")
@@ -581,10 +655,14 @@ def read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
         raise ValueError(f"{what} must be a CSV file, {p} is a directory")
     if not os.access(p, os.R_OK):
         raise PermissionError(f"cannot read {what} file {p}")
-    try:
-        df = _read_csv(p)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"could not read {p}: not a text CSV file ({exc.reason})") from exc
+    required = list(required)
+    df = _read_csv(p, required)
+    if "sequence_id" in required and "sequence_id" not in df.columns \
+            and "sequenceID" in df.columns:
+        df = df.rename(columns={"sequenceID": "sequence_id"})
+        df.attrs["id_column"] = "sequenceID"
+    elif "sequence_id" in df.columns:
+        df.attrs["id_column"] = "sequence_id"
     require_columns(df, required, f"{what} file {p.name}")
     if len(df) == 0:
         raise ValueError(f"{what} file {p} has no rows")
@@ -607,12 +685,4 @@ def read_inputs(path: str | os.PathLike) -> pd.DataFrame:
         if f is None:
             raise FileNotFoundError(f"{p} has no inputs.csv(.gz|.xz) (features per sequence)")
         p = f
-    df = read_table(p, [], "inputs")
-    col = next((c for c in ("sequenceID", "sequence_id") if c in df.columns), None)
-    if col is None:
-        raise ValueError(f"inputs file {p.name} has no sequenceID (or sequence_id) column")
-    df = df.rename(columns={col: "sequence_id"}).set_index("sequence_id")
-    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
-    if bad:
-        raise ValueError(f"inputs file {p.name}: feature column(s) {bad[:5]} are not numeric")
-    return df.astype(float)
+    return _features_table(read_table(p, [], "inputs"), p)

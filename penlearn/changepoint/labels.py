@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import id_list, require_columns
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -85,6 +85,8 @@ def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
     [[0.0, 0.0, 0.0], [10.0, 1.0, 1.0]]
     """
     require_columns(labels, ["sequence_id", "start", "end", "annotation"], name)
+    if len(labels) == 0:
+        raise ValueError(f"{name} has no rows: at least one label is needed")
     lab = labels.copy()
     for col in ("start", "end"):
         try:
@@ -135,6 +137,82 @@ def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
             "be <= the next label start"
         )
     return lab.drop(columns="_seq")
+
+
+def id_type_hint(missing, known) -> str:
+    """A hint when ids differ only by type (e.g. ``1`` in labels, ``"1"`` in models).
+
+    Examples
+    --------
+    >>> id_type_hint([1, 2], ["1", "2"])
+    "; the missing ids are int but the known ids are str: ids must have one type (read id columns as strings, e.g. pd.read_csv(..., dtype={'sequence_id': str}))"
+    >>> id_type_hint(["a"], ["b"])
+    ''
+    """
+    def kinds(ids):
+        return sorted({type(getattr(i, "item", lambda: i)()).__name__ for i in ids})
+
+    k_missing, k_known = kinds(missing), kinds(known)
+    if not k_known or k_missing == k_known:
+        return ""
+    as_str = {str(i) for i in known}
+    if not any(str(i) in as_str for i in missing) and set(k_missing) & set(k_known):
+        return ""
+    return (f"; the missing ids are {'/'.join(k_missing)} but the known ids are "
+            f"{'/'.join(k_known)}: ids must have one type (read id columns as strings, "
+            "e.g. pd.read_csv(..., dtype={'sequence_id': str}))")
+
+
+def labels_outside_data(sequences: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """Labels that no change can ever fall in: a sign of labels in other units.
+
+    A change between consecutive data at positions p_i < p_{i+1} is located at
+    ⌊(p_i + p_{i+1})/2⌋, so a label (start, end] that holds none of these positions
+    (e.g. a label past the last position, or in kilobases on data in bases) can never
+    contain a change: a ``1change`` label there is a false negative for every penalty.
+    Labels of sequences that are not in ``sequences`` are not checked here.
+
+    Parameters
+    ----------
+    sequences : DataFrame
+        ``sequence_id, position`` (the long sequences table).
+    labels : DataFrame
+        ``sequence_id, start, end, annotation``.
+
+    Returns
+    -------
+    DataFrame
+        The offending rows of ``labels`` (with their original index), plus
+        ``first_position, last_position`` of their sequence.
+
+    Examples
+    --------
+    >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3, 4]})
+    >>> lab = pd.DataFrame({"sequence_id": "a", "start": [1, 400], "end": [3, 500],
+    ...                     "annotation": ["1change", "1change"]})
+    >>> labels_outside_data(seqs, lab)[["start", "end", "last_position"]].values.tolist()
+    [[400, 500, 4]]
+    """
+    require_columns(sequences, ["sequence_id", "position"], "sequences")
+    require_columns(labels, ["sequence_id", "start", "end"], "labels")
+    pos = sequences.groupby("sequence_id", sort=False)["position"]
+    rows, first, last = [], [], []
+    for sid, lab in labels.groupby("sequence_id", sort=False):
+        if sid not in pos.groups:
+            continue
+        p = np.sort(pos.get_group(sid).to_numpy(dtype=np.int64))
+        mid = p[:-1] + (p[1:] - p[:-1]) // 2
+        start = lab["start"].to_numpy()
+        end = lab["end"].to_numpy()
+        n_in = np.searchsorted(mid, end, side="right") - np.searchsorted(mid, start, "right")
+        out = lab.index[n_in <= 0]
+        rows.extend(out)
+        first.extend([p[0]] * len(out))
+        last.extend([p[-1]] * len(out))
+    res = labels.loc[rows].copy()
+    res["first_position"] = np.asarray(first, dtype=np.int64)
+    res["last_position"] = np.asarray(last, dtype=np.int64)
+    return res
 
 
 def label_errors(
@@ -208,8 +286,8 @@ def label_errors(
     missing = [s for s in labeled if s not in has_models]
     if missing:
         raise ValueError(
-            f"labeled sequence(s) {missing[:5]!r} have no models (no data segmented?); "
-            "every labeled sequence needs models"
+            f"labeled sequence(s) {id_list(missing)} have no models (no data segmented?); "
+            f"every labeled sequence needs models{id_type_hint(missing, has_models)}"
         )
     lab = lab.assign(_label=np.arange(len(lab)))
     pairs = lab.merge(model_ids, on="sequence_id", how="inner", sort=False)

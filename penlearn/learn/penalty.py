@@ -19,7 +19,7 @@ paper's script feeds interval regression's log λ predictions in as scores (a si
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -228,6 +228,11 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
                 f"{what} features: sequence {fr.index[r]!r} has a non-finite value in kept "
                 f"column {scaling.columns[c]!r}"
             )
+    # the training range (non-finite features are clipped to it at prediction time)
+    rows = np.vstack([fr.loc[:, list(scaling.columns)].to_numpy(float)
+                      for fr in (sub_feats, v_feats)])
+    scaling = replace(scaling, low=np.minimum(scaling.low, rows.min(axis=0, initial=np.inf)),
+                      high=np.maximum(scaling.high, rows.max(axis=0, initial=-np.inf)))
     if scaling.dropped:
         warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
                       f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=5)
