@@ -51,20 +51,20 @@ def sequence_label(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
-def id_list(ids, limit: int = 5) -> str:
-    """Ids for a message: all of them when few, else a count and the first ``limit``.
+def id_list(ids, what: str = "sequence(s)", limit: int = 5) -> str:
+    """A count and the ids for a message (the first ``limit`` of them when many).
 
     Examples
     --------
     >>> id_list(["a", "b"])
-    "2 (['a', 'b'])"
+    "2 sequence(s) ['a', 'b']"
     >>> id_list([f"s{i}" for i in range(7)], limit=2)
-    "7 (first 2: ['s0', 's1'])"
+    "7 sequence(s) (first 2: ['s0', 's1'])"
     """
     ids = [sequence_label(i) for i in ids]
     if len(ids) <= limit:
-        return f"{len(ids)} ({ids})"
-    return f"{len(ids)} (first {limit}: {ids[:limit]})"
+        return f"{len(ids)} {what} {ids}"
+    return f"{len(ids)} {what} (first {limit}: {ids[:limit]})"
 
 
 def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:

@@ -65,8 +65,11 @@ def existing_ancestor(path: Path) -> Path:
     return p
 
 
-def check_output(path: Path, *, directory: bool) -> None:
+def check_output(path: Path, *, directory: bool, force: bool = True) -> None:
     """Fail early (before any work) on an output path that cannot be written.
+
+    With ``force=False`` an existing file (or a non-empty folder) is an error: outputs
+    replace what is there only when the user says so.
 
     Examples
     --------
@@ -77,6 +80,10 @@ def check_output(path: Path, *, directory: bool) -> None:
         raise ValueError(f"--out {path} exists and is not a directory")
     if not directory and path.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name")
+    if not force and path.exists() and (not directory or any(path.iterdir())):
+        what = "folder" if directory else "file"
+        raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"
+                         + (" (its whole content)" if directory else ""))
     anc = existing_ancestor(path.parent if not directory else path)
     if not anc.is_dir():
         raise ValueError(f"cannot create {path}: {anc} is not a directory")
@@ -85,8 +92,13 @@ def check_output(path: Path, *, directory: bool) -> None:
 
 
 @contextlib.contextmanager
-def staged_dir(out: Path) -> Iterator[Path]:
+def staged_dir(out: Path, *, replace: bool = False) -> Iterator[Path]:
     """Write files into a temporary directory; move them to ``out`` only on success.
+
+    With ``replace=True`` the whole folder ``out`` is replaced (no stale files of an
+    earlier run stay); otherwise the new files are moved into it. On any exception,
+    ``KeyboardInterrupt`` and ``SystemExit`` included (e.g. SIGTERM turned into one), the
+    temporary directory is removed and ``out`` is left as it was.
 
     Examples
     --------
@@ -101,6 +113,9 @@ def staged_dir(out: Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp"))
     try:
         yield tmp
+        if replace and out.is_dir():
+            _swap_dir(tmp, out)
+            return
         out.mkdir(parents=True, exist_ok=True)
         for f in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
             target = out / f.relative_to(tmp)
@@ -111,6 +126,26 @@ def staged_dir(out: Path) -> Iterator[Path]:
                 os.replace(f, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _swap_dir(new: Path, out: Path) -> None:
+    """Replace folder ``out`` by ``new``: rename the old one aside, then delete it."""
+    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old.tmp"))
+    os.rmdir(old)
+    os.replace(out, old)
+    try:
+        os.chmod(new, 0o777 & ~_umask())
+        os.replace(new, out)
+    except BaseException:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager

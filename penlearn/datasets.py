@@ -10,6 +10,7 @@ penlearn; point :func:`load_uci` at your copy (see ``data/README.md``).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ _RENAME = {
 }
 
 _SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2")
+
+#: The file of a UCI-format folder that records how ``penlearn segment`` made it.
+SETTINGS_FILE = "segment.json"
 
 
 def snake_case(name: str) -> str:
@@ -171,6 +175,9 @@ class UCIDataSet:
         ``cv/<type>/folds``: per CV type a table ``sequence_id, fold``.
     extra : dict of str to DataFrame
         Other tables found (``labels``, ``errors``), snake_case columns.
+    segmentation : dict or None
+        How the models were made (``loss``, ``max_segments``, ``feature_set``), from the
+        folder's ``segment.json`` (written by ``penlearn segment``); None without it.
 
     Examples
     --------
@@ -191,6 +198,7 @@ class UCIDataSet:
     evaluation: pd.DataFrame
     folds: dict[str, pd.DataFrame] = field(default_factory=dict)
     extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    segmentation: dict | None = None
 
     @property
     def sequence_ids(self) -> pd.Index:
@@ -298,7 +306,16 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
         p = _find(folder, stem)
         if p is not None:
             extra[stem] = snake_case_columns(_read_csv(p))
-    return UCIDataSet(folder.name, folder, inputs, outputs, evaluation, folds, extra)
+    settings = None
+    if (folder / SETTINGS_FILE).is_file():
+        try:
+            settings = json.loads((folder / SETTINGS_FILE).read_text())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{folder / SETTINGS_FILE} is not valid JSON: {exc}") from exc
+        if not isinstance(settings, dict):
+            raise ValueError(f"{folder / SETTINGS_FILE} must hold a JSON object")
+    return UCIDataSet(folder.name, folder, inputs, outputs, evaluation, folds, extra,
+                      settings)
 
 
 def finite_feature_columns(inputs: pd.DataFrame, drop_constant: bool = True) -> list[str]:
@@ -599,11 +616,13 @@ def uci_names(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> None:
+def write_uci(folder: Path, *, evaluation, targets, features, folds=None,
+              segmentation: dict | None = None) -> None:
     """Write the tables of a UCI-format folder (what :func:`load_uci` reads).
 
     ``evaluation.csv``, ``outputs.csv`` (targets), ``inputs.csv`` (features indexed by
-    sequence id) and, with ``folds=(cv_type, table)``, ``cv/<cv_type>/folds.csv``; dotted
+    sequence id), with ``folds=(cv_type, table)`` ``cv/<cv_type>/folds.csv``, and with
+    ``segmentation`` (a dict: ``loss``, ``max_segments``, ...) ``segment.json``; dotted
     column names and R's ``Inf``/``-Inf``, so that R reads them too. The caller stages
     the folder (:func:`penlearn.atomic_files.staged_dir`).
 
@@ -619,8 +638,11 @@ def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> Non
     >>> sorted(p.name for p in out.iterdir())
     ['evaluation.csv', 'inputs.csv', 'outputs.csv']
     """
-    _to_csv(uci_names(evaluation), folder / "evaluation.csv")
-    _to_csv(uci_names(targets), folder / "outputs.csv")
+    if evaluation is not None:
+        _to_csv(uci_names(evaluation), folder / "evaluation.csv")
+        _to_csv(uci_names(targets), folder / "outputs.csv")
+    if segmentation is not None:
+        (folder / SETTINGS_FILE).write_text(json.dumps(segmentation, indent=1) + "\n")
     inputs = _r_infinities(features)
     inputs.index.name = "sequenceID"
     inputs.to_csv(folder / "inputs.csv")
@@ -686,3 +708,64 @@ def read_inputs(path: str | os.PathLike) -> pd.DataFrame:
             raise FileNotFoundError(f"{p} has no inputs.csv(.gz|.xz) (features per sequence)")
         p = f
     return _features_table(read_table(p, [], "inputs"), p)
+
+
+def assign_folds(ids, n_folds: int, seed: int = 1) -> pd.DataFrame:
+    """A random ``sequence_id, fold`` table (folds 1..``n_folds`` of near-equal sizes).
+
+    Examples
+    --------
+    >>> assign_folds(["a", "b", "c", "d"], 2, seed=0)["fold"].value_counts().tolist()
+    [2, 2]
+    """
+    ids = list(ids)
+    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}")
+    if len(ids) < n_folds:
+        raise ValueError(f"{len(ids)} sequence(s) cannot make {n_folds} folds")
+    fold = np.random.default_rng(seed).permutation(np.arange(len(ids)) % n_folds) + 1
+    return pd.DataFrame({"sequence_id": ids, "fold": fold})
+
+
+def read_predictions(path, ids, name: str | None = None) -> dict[str, pd.Series]:
+    """Prediction columns (log λ) of a CSV, by name, aligned on ``ids`` where possible.
+
+    Every column but the id column must be numeric and finite on the rows of ``ids``;
+    an error names the file, column and row. ``name`` renames the first column (only
+    that one is read then).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "pred.csv"
+    >>> _ = p.write_text("sequence_id,log_lambda\\na,1.5\\nb,x\\n")
+    >>> read_predictions(p, ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions file pred.csv: column 'log_lambda' must be numeric; row 2 (sequence 'b') has 'x'
+    """
+    path = Path(path)
+    table = read_table(path, ["sequence_id"], "predictions")
+    cols = [c for c in table.columns if c != "sequence_id"]
+    if not cols:
+        raise ValueError(f"predictions file {path} has no prediction column")
+    _unique_ids(table, path)
+    table = table.set_index("sequence_id")
+    out = {}
+    for c in cols if name is None else cols[:1]:
+        col = table[c]
+        num = pd.to_numeric(col, errors="coerce")
+        bad = num.isna() & col.notna()
+        if bad.any():
+            r = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"predictions file {path.name}: column {c!r} must be numeric; "
+                             f"row {r + 1} (sequence {col.index[r]!r}) has {col.iloc[r]!r}")
+        if set(ids) <= set(num.index):
+            num = num.reindex(list(ids))
+        bad = ~np.isfinite(num.to_numpy(dtype=float))
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"predictions file {path.name}: column {c!r} must be finite; "
+                             f"sequence {num.index[r]!r} has {num.iloc[r]!r}")
+        out[name or (path.stem if c == "log_lambda" else c)] = num.astype(float)
+    return out

@@ -72,7 +72,7 @@ def error_functions(
     missing = [s for s in labeled if s not in known]
     if missing:
         raise ValueError(
-            f"labeled sequence(s) {id_list(missing)} have no models: a labeled sequence "
+            f"{id_list(missing, 'labeled sequence(s)')} have no models: a labeled sequence "
             f"needs data (and models) to have error functions{id_type_hint(missing, known)}"
         )
     mod = models[models["sequence_id"].isin(labeled)].reset_index(drop=True)

@@ -216,6 +216,58 @@ def labels_outside_data(sequences: pd.DataFrame, labels: pd.DataFrame) -> pd.Dat
     return res
 
 
+def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
+                     unmatched: str = "error", outside: str = "warn") -> pd.DataFrame:
+    """Check labels against the data before any work; return the labels to use.
+
+    Two silent sources of wrong error functions are caught here: labeled sequences that
+    are not in ``sequences`` (``unmatched="error"`` raises, ``"warn"`` warns and drops
+    their labels), and labels that no change can fall in (:func:`labels_outside_data`,
+    e.g. a label past the last position or in other units; ``outside="warn"`` warns,
+    ``"error"`` raises). Messages give the count and the first ids.
+
+    Examples
+    --------
+    >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3, 4]})
+    >>> lab = pd.DataFrame({"sequence_id": ["a", "b"], "start": [1, 1], "end": [3, 3],
+    ...                     "annotation": "1change"})
+    >>> labels_with_data(seqs, lab)
+    Traceback (most recent call last):
+    ...
+    ValueError: labels: 1 labeled sequence(s) ['b'] have no data in sequences (1 of 2 labeled sequences have data)
+    """
+    import warnings
+
+    for arg, v in (("unmatched", unmatched), ("outside", outside)):
+        if v not in ("error", "warn"):
+            raise ValueError(f"{arg} must be 'error' or 'warn', got {v!r}")
+    require_columns(labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    have = set(pd.unique(sequences["sequence_id"]))
+    labeled = pd.unique(labels["sequence_id"])
+    missing = [s for s in labeled if s not in have]
+    if missing:
+        msg = (f"labels: {id_list(missing, 'labeled sequence(s)')} have no data in sequences "
+               f"({len(labeled) - len(missing)} of {len(labeled)} labeled sequences have "
+               f"data){id_type_hint(missing, have)}")
+        if unmatched == "error" or len(missing) == len(labeled):
+            raise ValueError(msg)
+        warnings.warn(msg + "; their labels are left out", UserWarning, stacklevel=2)
+        labels = labels[~labels["sequence_id"].isin(set(missing))]
+    out = labels_outside_data(sequences, labels)
+    if len(out):
+        ids = pd.unique(out["sequence_id"])
+        r = out.iloc[0]
+        msg = (f"labels: {len(out)} label(s) of {id_list(ids)} contain no "
+               f"position where a change can be (e.g. ({r['start']}, {r['end']}] of "
+               f"sequence {r['sequence_id']!r}, whose data span {r['first_position']}.."
+               f"{r['last_position']}): labels outside the data, or in other units? A label "
+               "needing a change there is a false negative at every penalty")
+        if outside == "error":
+            raise ValueError(msg)
+        warnings.warn(msg, UserWarning, stacklevel=2)
+    return labels
+
+
 def label_errors(
     models: pd.DataFrame,
     changes: pd.DataFrame,
@@ -287,7 +339,7 @@ def label_errors(
     missing = [s for s in labeled if s not in has_models]
     if missing:
         raise ValueError(
-            f"labeled sequence(s) {id_list(missing)} have no models (no data segmented?); "
+            f"{id_list(missing, 'labeled sequence(s)')} have no models (no data segmented?); "
             f"every labeled sequence needs models{id_type_hint(missing, has_models)}"
         )
     lab = lab.assign(_label=np.arange(len(lab)))
