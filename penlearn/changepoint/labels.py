@@ -21,6 +21,7 @@ error counts of a model are then weighted sums (as ``penaltyLearning::labelError
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -196,17 +197,23 @@ def labels_outside_data(sequences: pd.DataFrame, labels: pd.DataFrame) -> pd.Dat
     """
     require_columns(sequences, ["sequence_id", "position"], "sequences")
     require_columns(labels, ["sequence_id", "start", "end"], "labels")
-    pos = sequences.groupby("sequence_id", sort=False)["position"]
+    # unusable values are left to the checks of segmentation and labels
+    seqs = sequences.assign(position=pd.to_numeric(sequences["position"], errors="coerce"))
+    seqs = seqs[np.isfinite(seqs["position"].to_numpy(dtype=float))]
+    pos = seqs.groupby("sequence_id", sort=False)["position"]
     rows, first, last = [], [], []
     for sid, lab in labels.groupby("sequence_id", sort=False):
         if sid not in pos.groups:
             continue
-        p = np.sort(pos.get_group(sid).to_numpy(dtype=np.int64))
-        mid = p[:-1] + (p[1:] - p[:-1]) // 2
-        start = lab["start"].to_numpy()
-        end = lab["end"].to_numpy()
+        p = np.unique(pos.get_group(sid).to_numpy())
+        if p.dtype.kind == "i":
+            mid = p[:-1] + (p[1:] - p[:-1]) // 2
+        else:
+            mid = np.floor((p[:-1] + p[1:]) / 2)
+        start = pd.to_numeric(lab["start"], errors="coerce").to_numpy(dtype=float)
+        end = pd.to_numeric(lab["end"], errors="coerce").to_numpy(dtype=float)
         n_in = np.searchsorted(mid, end, side="right") - np.searchsorted(mid, start, "right")
-        out = lab.index[n_in <= 0]
+        out = lab.index[(n_in <= 0) & (start < end)]
         rows.extend(out)
         first.extend([p[0]] * len(out))
         last.extend([p[-1]] * len(out))
@@ -231,13 +238,11 @@ def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
     >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3, 4]})
     >>> lab = pd.DataFrame({"sequence_id": ["a", "b"], "start": [1, 1], "end": [3, 3],
     ...                     "annotation": "1change"})
-    >>> labels_with_data(seqs, lab)
+    >>> labels_with_data(seqs, lab)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: labels: 1 labeled sequence(s) ['b'] have no data in sequences (1 of 2 labeled sequences have data)
+    ValueError: labels: 1 labeled sequence(s) ['b'] have no data in sequences (1 of 2 ...)
     """
-    import warnings
-
     for arg, v in (("unmatched", unmatched), ("outside", outside)):
         if v not in ("error", "warn"):
             raise ValueError(f"{arg} must be 'error' or 'warn', got {v!r}")
