@@ -242,7 +242,8 @@ class PenaltyModel:
         naming the row and column. A prediction that overflows raises too.
         """
         A, index = self._design(X)
-        pred = A @ self.coef_.to_numpy() + self.intercept_
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
+            pred = A @ self.coef_.to_numpy() + self.intercept_
         if not np.all(np.isfinite(pred)):
             r = int(np.flatnonzero(~np.isfinite(pred))[0])
             who = index[r] if index is not None else r
