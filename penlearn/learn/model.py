@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import id_list
 from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import segment
@@ -211,7 +212,7 @@ class PenaltyModel:
         if isinstance(X, pd.DataFrame):
             missing = [c for c in cols if c not in X.columns]
             if missing:
-                raise ValueError(f"X is missing feature column(s) {missing[:5]}")
+                raise ValueError(f"X is missing {id_list(missing, 'feature column(s)')}")
             A, index = X.loc[:, cols].to_numpy(dtype=float), X.index
         else:
             A, index = np.asarray(X, dtype=float), None

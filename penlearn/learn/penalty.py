@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation
+from penlearn._checks import check_evaluation, id_list
 from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, examples_with_negative_errors
 from penlearn.changepoint.evaluation import target_intervals
@@ -253,7 +253,7 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
             tt = targets.set_index("sequence_id") if "sequence_id" in targets else targets
             missing = pd.Index(tr_ids).difference(tt.index)
             if len(missing):
-                raise ValueError(f"targets has no row for sequence(s) {list(missing[:3])}")
+                raise ValueError(f"targets has no row for {id_list(list(missing))}")
             T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
         Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
         ir = IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
