@@ -67,11 +67,12 @@ def existing_ancestor(path: Path) -> Path:
     return p
 
 
-def check_output(path: Path, *, directory: bool, force: bool = True) -> None:
+def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) -> None:
     """Fail early (before any work) on an output path that cannot be written.
 
     With ``force=False`` an existing file (or a non-empty folder) is an error: outputs
-    replace what is there only when the user says so.
+    replace what is there only when the user says so. An output folder (replaced as a
+    whole) must not hold any of the ``inputs`` files.
 
     Examples
     --------
@@ -82,6 +83,12 @@ def check_output(path: Path, *, directory: bool, force: bool = True) -> None:
         raise ValueError(f"--out {path} exists and is not a directory")
     if not directory and path.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name")
+    if directory:
+        inside = [str(p) for p in inputs if p is not None
+                  and Path(path).resolve() in Path(p).resolve().parents]
+        if inside:
+            raise ValueError(f"--out {path} holds the input file(s) {inside}: write the "
+                             "output to another folder")
     if not force and path.exists() and (not directory or any(path.iterdir())):
         what = "folder" if directory else "file"
         raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"

@@ -245,7 +245,7 @@ def cmd_demo(args) -> int:
 
 def cmd_segment(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=True, force=args.force)
+    check_output(out, directory=True, force=args.force, inputs=(args.sequences, args.labels))
     report = _Reporter(args.quiet)
     sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
     id_col = sequences.attrs.get("id_column", "sequence_id")

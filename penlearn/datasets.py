@@ -254,7 +254,13 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     FileNotFoundError
         If the folder or its evaluation file is missing.
     ValueError
-        If a file lacks its required columns or cannot be parsed.
+        If a file lacks its required columns, repeats a sequence in inputs, has more
+        errors than possible (``fp > possible_fp``) or cannot be parsed.
+
+    Notes
+    -----
+    Sequence ids are read as strings in every file (``0001`` stays ``0001``; ``1`` and
+    ``1.0`` are two sequences). Gzip data is recognised whatever the file name.
 
     Examples
     --------

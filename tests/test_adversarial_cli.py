@@ -267,6 +267,16 @@ def test_segment_into_a_used_folder_needs_force_and_leaves_nothing_stale(small, 
     assert leftovers(tmp_path) == []
 
 
+def test_force_never_replaces_a_folder_holding_the_inputs(small, tmp_path, capsys):
+    d, _ = small
+    for name in ("sequences.csv", "labels.csv"):
+        (tmp_path / name).write_bytes((d / name).read_bytes())
+    code, _, err = run(["segment", tmp_path / "sequences.csv", tmp_path / "labels.csv",
+                        "--max-segments", 3, "--out", tmp_path, "--force", "-q"], capsys)
+    one_line_error(code, err, "holds the input file(s)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.csv", "sequences.csv"]
+
+
 @pytest.mark.parametrize("cmd", ["learn", "predict", "report"])
 def test_existing_out_file_is_replaced_only_with_force(small, tmp_path, capsys, cmd):
     d, _ = small
