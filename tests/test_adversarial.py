@@ -324,3 +324,16 @@ def test_non_numeric_prediction_names_file_column_and_row(tmp_path):
     with pytest.raises(ValueError, match=r"pred.csv: column 'log_lambda' .* row 2 "
                        r"\(sequence 'b'\) has 'oops'"):
         read_predictions(path, ["a", "b"])
+
+
+def test_penalty_model_segment_positions_near_2_62(fitted):
+    model = PenaltyModel.from_dict(fitted[0].to_dict())
+    model.coef_ = pd.Series([0.0, 0.0], index=["a", "b"])
+    model.intercept_ = -50.0  # a tiny penalty: the largest model (stored max_segments 6)
+    pos = 2**62 + np.arange(12, dtype=np.int64) * 2**50
+    seq = pd.DataFrame({"position": pos, "value": np.repeat([0.0, 9.0, 0.0], 4)
+                        + np.linspace(0, 0.1, 12)})
+    got = model.segment(seq, features=pd.DataFrame({"a": [0.0], "b": [0.0]}))
+    p = [int(v) for v in pos]
+    expected = {(p[i] + p[i + 1]) // 2 for i in range(11)}  # Python ints: no overflow
+    assert len(got) == 5 and set(int(v) for v in got) <= expected
