@@ -212,7 +212,7 @@ class PenaltyModel:
         if isinstance(X, pd.DataFrame):
             missing = [c for c in cols if c not in X.columns]
             if missing:
-                raise ValueError(f"X is missing {id_list(missing, 'feature column(s)')}")
+                raise ValueError(f"X is missing feature column(s): {id_list(missing, 'column(s)')}")
             A, index = X.loc[:, cols].to_numpy(dtype=float), X.index
         else:
             A, index = np.asarray(X, dtype=float), None
