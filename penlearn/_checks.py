@@ -51,10 +51,27 @@ def sequence_label(x):
     return x.item() if isinstance(x, np.generic) else x
 
 
+def id_list(ids, what: str = "sequence(s)", limit: int = 5) -> str:
+    """A count and the ids for a message (the first ``limit`` of them when many).
+
+    Examples
+    --------
+    >>> id_list(["a", "b"])
+    "2 sequence(s) ['a', 'b']"
+    >>> id_list([f"s{i}" for i in range(7)], limit=2)
+    "7 sequence(s) (first 2: ['s0', 's1'])"
+    """
+    ids = [sequence_label(i) for i in ids]
+    if len(ids) <= limit:
+        return f"{len(ids)} {what} {ids}"
+    return f"{len(ids)} {what} (first {limit}: {ids[:limit]})"
+
+
 def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:
     """Validate an evaluation table and return it sorted by sequence, λ decreasing.
 
-    Checks the required columns, that fp/fn are finite and non-negative, and that the
+    Checks the required columns, that fp/fn are finite and non-negative (and at most
+    ``possible_fp`` / ``possible_fn`` where those columns are given), and that the
     intervals of each sequence partition (−∞, ∞) in log λ (contiguous, no gaps or
     overlaps).
 
@@ -95,6 +112,20 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
             raise ValueError(
                 f"{name} column {col!r} must be finite and >= 0; sequence {sid!r} has "
                 f"{ev[col].to_numpy()[bad][0]!r}"
+            )
+    for err, possible in (("fp", "possible_fp"), ("fn", "possible_fn")):
+        if possible not in ev.columns:
+            continue
+        cap = pd.to_numeric(ev[possible], errors="coerce").to_numpy(dtype=float)
+        bad = ~(ev[err].to_numpy() <= cap)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            sid = sequence_label(ev["sequence_id"].to_numpy()[i])
+            raise ValueError(
+                f"{name}: {err} must be <= {possible} (the errors cannot exceed the labels "
+                f"that can have them); sequence {sid!r} has {err}={ev[err].iloc[i]!r}, "
+                f"{possible}={ev[possible].iloc[i]!r} (row {i + 1}; {int(bad.sum())} such "
+                "row(s))"
             )
     lo = ev["min_log_lambda"].to_numpy()
     hi = ev["max_log_lambda"].to_numpy()

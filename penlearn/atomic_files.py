@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,8 +84,12 @@ def existing_ancestor(path: Path) -> Path:
     return p
 
 
-def check_output(path: Path, *, directory: bool) -> None:
+def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) -> None:
     """Fail early (before any work) on an output path that cannot be written.
+
+    With ``force=False`` an existing file (or a non-empty folder) is an error: outputs
+    replace what is there only when the user says so. An output folder (replaced as a
+    whole) must not hold any of the ``inputs`` files.
 
     Examples
     --------
@@ -94,6 +100,16 @@ def check_output(path: Path, *, directory: bool) -> None:
         raise ValueError(f"--out {path} exists and is not a directory")
     if not directory and path.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name")
+    if directory:
+        inside = [str(p) for p in inputs if p is not None
+                  and Path(path).resolve() in Path(p).resolve().parents]
+        if inside:
+            raise ValueError(f"--out {path} holds the input file(s) {inside}: write the "
+                             "output to another folder")
+    if not force and path.exists() and (not directory or any(path.iterdir())):
+        what = "folder" if directory else "file"
+        raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"
+                         + (" (its whole content)" if directory else ""))
     anc = existing_ancestor(path.parent if not directory else path)
     if not anc.is_dir():
         raise ValueError(f"cannot create {path}: {anc} is not a directory")
@@ -102,8 +118,13 @@ def check_output(path: Path, *, directory: bool) -> None:
 
 
 @contextlib.contextmanager
-def staged_dir(out: Path) -> Iterator[Path]:
+def staged_dir(out: Path, *, replace: bool = False) -> Iterator[Path]:
     """Write files into a temporary directory; move them to ``out`` only on success.
+
+    With ``replace=True`` the whole folder ``out`` is replaced (no stale files of an
+    earlier run stay); otherwise the new files are moved into it. On any exception,
+    ``KeyboardInterrupt`` and ``SystemExit`` included (e.g. SIGTERM turned into one), the
+    temporary directory is removed and ``out`` is left as it was.
 
     Examples
     --------
@@ -118,6 +139,9 @@ def staged_dir(out: Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=anc, prefix=f".{out.name}.", suffix=".tmp"))
     try:
         yield tmp
+        if replace and out.is_dir():
+            _swap_dir(tmp, out)
+            return
         out.mkdir(parents=True, exist_ok=True)
         for f in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
             target = out / f.relative_to(tmp)
@@ -128,6 +152,26 @@ def staged_dir(out: Path) -> Iterator[Path]:
                 os.replace(f, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _swap_dir(new: Path, out: Path) -> None:
+    """Replace folder ``out`` by ``new``: rename the old one aside, then delete it."""
+    old = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".old.tmp"))
+    os.rmdir(old)
+    os.replace(out, old)
+    try:
+        os.chmod(new, 0o777 & ~_umask())
+        os.replace(new, out)
+    except BaseException:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
@@ -155,3 +199,34 @@ def staged_file(out: Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that staged outputs are cleaned up."""
+
+
+@contextlib.contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (a ``KeyboardInterrupt``).
+
+    The ``finally`` blocks of :func:`staged_dir` and :func:`staged_file` then remove
+    their temporary files, as they do on Ctrl-C; the default SIGTERM action would kill
+    the process and leave them behind. Outside the main thread it does nothing.
+
+    Examples
+    --------
+    >>> with sigterm_unwinds():
+    ...     pass
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation
+from penlearn._checks import check_evaluation, id_list
 
 Normalize = Literal["count", "rate"]
 
@@ -309,8 +309,8 @@ def breakpoints_from_checked(
             raise ValueError("sequence_ids must be unique")
         missing = ~pd.Index(pd.unique(ev["sequence_id"])).isin(ids)
         if missing.any():
-            extra = pd.unique(ev["sequence_id"])[missing][:5].tolist()
-            raise ValueError(f"evaluation has sequence(s) not in sequence_ids: {extra}")
+            extra = pd.unique(ev["sequence_id"])[missing].tolist()
+            raise ValueError(f"evaluation has {id_list(extra)} not in sequence_ids")
     index = pd.Index(ids)
     seq = ev["sequence_id"].to_numpy()
     lo = ev["min_log_lambda"].to_numpy()

@@ -1,22 +1,18 @@
 """The ``penlearn`` command line.
 
-Subcommands (``penlearn <command> --help`` for each):
+Subcommands (``penlearn <command> --help`` for each): ``demo`` (the whole pipeline on
+simulated sequences, with an HTML report), ``segment`` (models, changes, features and,
+with labels, the evaluation table and CV folds, as a UCI-format folder that ``learn``
+reads), ``learn`` (a penalty model, optionally holding out a CV fold), ``predict``
+(predicted log λ) and ``report`` (an HTML ROC-change report).
 
-- ``demo``: simulate labeled sequences, segment them, compute their error functions,
-  learn a penalty model and write an HTML ROC-change report — the whole pipeline on the
-  built-in default data set;
-- ``segment``: optimal models, changes and the evaluation table of labeled sequences
-  (written as a UCI-format folder that ``learn`` reads);
-- ``learn``: learn a penalty model on a UCI-format folder (optionally holding out a
-  CV fold);
-- ``predict``: predicted log λ of a model for the sequences of a folder;
-- ``report``: an HTML ROC-change report of models or prediction files on a folder.
-
-Bad input (missing files or columns, unreadable tables, a model file of another
-version: a ``ValueError`` or ``OSError``) ends with a one-line message on stderr and exit
-code 1 (2 for usage errors); any other exception is a bug and keeps its traceback;
-outputs are written only when the whole command succeeded (staged in a temporary
-directory next to the target, then moved in place with ``os.replace``).
+Bad input (a ``ValueError`` or ``OSError``: missing files or columns, unreadable tables,
+a model file of another kind or version) ends with a one-line message on stderr and exit
+code 1 (2 for usage errors); any other exception is a bug and keeps its traceback.
+Warnings are one line too. Outputs are written only when the whole command succeeded
+(staged next to the target, then moved in place); an existing ``--out`` is replaced only
+with ``--force``; Ctrl-C (exit 130) and SIGTERM (exit 143) leave no temporary files.
+Sequence ids are text; output tables name their id column as the input did.
 """
 
 from __future__ import annotations
@@ -32,17 +28,21 @@ from pathlib import Path
 
 import pandas as pd
 
+from penlearn._checks import id_list
 from penlearn._version import package_version
-from penlearn.atomic_files import check_output, staged_dir, staged_file
+from penlearn.atomic_files import Terminated, check_output, sigterm_unwinds, staged_dir, staged_file
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import FEATURE_SETS, feature_matrix
+from penlearn.changepoint.labels import labels_with_data
 from penlearn.changepoint.model_selection import bic_log_lambda
 from penlearn.changepoint.segmentation import segment_sequences
 from penlearn.datasets import (
+    assign_folds,
     finite_feature_columns,
     load_uci,
     read_inputs,
+    read_predictions,
     read_table,
     simulate,
     write_uci,
@@ -53,6 +53,7 @@ from penlearn.roc import roc_change
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
+DEMO_MIN_SEQUENCES = 12
 
 
 class _Parser(argparse.ArgumentParser):
@@ -111,8 +112,19 @@ def _subset_evaluation(evaluation: pd.DataFrame, ids) -> pd.DataFrame:
     return evaluation[evaluation["sequence_id"].isin(set(ids))]
 
 
-def _write_csv(df: pd.DataFrame, path: Path, *, index: bool = False) -> None:
-    df.to_csv(path, index=index)
+def _write_csv(df: pd.DataFrame, path: Path, *, index: bool = False,
+               id_column: str = "sequence_id") -> None:
+    """Write a table, its id column named as the user's input named it."""
+    df.rename(columns={"sequence_id": id_column}).to_csv(path, index=index)
+
+
+def _checked_labels(args, sequences):
+    """The labels file (or None), checked against the data before any work."""
+    if args.labels is None:
+        return None
+    labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    return labels_with_data(sequences, labels, outside="error" if args.strict else "warn",
+                            unmatched="warn" if args.ignore_unmatched_labels else "error")
 
 
 def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
@@ -121,9 +133,11 @@ def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter
     report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
            f"(1..{max_segments} segments, {loss} loss)")
     models, changes = segment_sequences(sequences, max_segments, loss=loss, progress=not quiet)
-    report("error functions over log λ")
-    evaluation = error_functions(models, changes, labels)
-    targets = target_intervals(evaluation)
+    evaluation = targets = None
+    if labels is not None:
+        report("error functions over log λ")
+        evaluation = error_functions(models, changes, labels)
+        targets = target_intervals(evaluation)
     report(f"features ({feature_set})")
     features = feature_matrix(sequences, feature_set)
     return models, changes, evaluation, targets, features
@@ -137,7 +151,10 @@ def cmd_demo(args) -> int:
     from penlearn.learn import learn_penalty, subtrain_validation_split
 
     out = Path(args.out)
-    check_output(out, directory=True)
+    if args.n_sequences < DEMO_MIN_SEQUENCES:
+        raise ValueError(f"--n-sequences must be >= {DEMO_MIN_SEQUENCES} (3 folds: a test fold, "
+                         f"and subtrain and validation sequences), got {args.n_sequences}")
+    check_output(out, directory=True, force=args.force)
     report = _Reporter(args.quiet)
     t0 = time.perf_counter()
     report(f"simulating {args.n_sequences} labeled sequences (seed {args.seed})")
@@ -158,8 +175,8 @@ def cmd_demo(args) -> int:
     bp = breakpoints_from_errors(evaluation)
     bad = [bp.example_ids[i] for i in examples_with_negative_errors(bp)]
     if bad:
-        report(f"{len(bad)} sequence(s) left out of training (FN or FP below its value at "
-               f"an extreme penalty): {bad[:5]}")
+        report(f"{id_list(bad)} left out of training (FN or FP below its value at "
+               "an extreme penalty)")
         sub = [s for s in sub if s not in set(bad)]
         val = [s for s in val if s not in set(bad)]
     report(f"learning a penalty model: {len(sub)} subtrain, {len(val)} validation, "
@@ -170,15 +187,12 @@ def cmd_demo(args) -> int:
         random_state=args.seed,
         progress=not args.quiet,
         scale_features=usable.loc[sub + val],
+        segmentation={"loss": "l2", "max_segments": args.max_segments},
     )
-    with warnings.catch_warnings():
-        if args.quiet:
-            warnings.simplefilter("ignore")
-        with contextlib.redirect_stdout(sys.stderr):
-            init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
-                                 max_steps=0, **common)
-            model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
-                                  **common)
+    with contextlib.redirect_stdout(sys.stderr):
+        init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
+                             max_steps=0, **common)
+        model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub), **common)
     ev_test = _subset_evaluation(evaluation, test)
     x_test = usable.loc[test]
     predictions = {
@@ -187,9 +201,11 @@ def cmd_demo(args) -> int:
         "BIC": bic_log_lambda(data.sequences).loc[test],
     }
     report("writing the report")
-    with staged_dir(out) as tmp:
+    with staged_dir(out, replace=args.force) as tmp:
         write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
-                          folds=("demo", folds))
+                  folds=("demo", folds), segmentation={
+                      "loss": "l2", "max_segments": args.max_segments,
+                      "feature_set": args.features})
         _write_csv(data.sequences, tmp / "sequences.csv")
         _write_csv(data.labels, tmp / "labels.csv")
         _write_csv(models, tmp / "models.csv")
@@ -229,50 +245,78 @@ def cmd_demo(args) -> int:
 
 def cmd_segment(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=True)
+    check_output(out, directory=True, force=args.force, inputs=(args.sequences, args.labels))
     report = _Reporter(args.quiet)
     sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
-    labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    id_col = sequences.attrs.get("id_column", "sequence_id")
+    labels = _checked_labels(args, sequences)
     models, changes, evaluation, targets, features = _pipeline(
         sequences, labels, args.max_segments, args.loss, report, args.quiet, args.features
     )
-    with staged_dir(out) as tmp:
-        _write_csv(models, tmp / "models.csv")
-        _write_csv(changes, tmp / "changes.csv")
-        write_uci(tmp, evaluation=evaluation, targets=targets, features=features)
-    print(f"penlearn segment: wrote models.csv, changes.csv, evaluation.csv, inputs.csv, "
-          f"outputs.csv to {out} ({evaluation['sequence_id'].nunique()} labeled sequences)")
+    folds, written = None, ["models.csv", "changes.csv", "inputs.csv", "segment.json"]
+    if evaluation is not None:
+        written[2:2] = ["evaluation.csv", "outputs.csv"]
+        ids = list(pd.unique(evaluation["sequence_id"]))
+        if args.n_folds and len(ids) >= 2 * args.n_folds:
+            folds = ("random", assign_folds(ids, args.n_folds, args.seed))
+            written.append("cv/random/folds.csv")
+        elif args.n_folds:
+            warnings.warn(f"{len(ids)} labeled sequences are too few for {args.n_folds} "
+                          "CV folds (2 per fold): no cv/ written", UserWarning, stacklevel=2)
+    settings = {"loss": args.loss, "max_segments": args.max_segments,
+                "feature_set": args.features}
+    with staged_dir(out, replace=args.force) as tmp:
+        _write_csv(models, tmp / "models.csv", id_column=id_col)
+        _write_csv(changes, tmp / "changes.csv", id_column=id_col)
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
+                  folds=folds, segmentation=settings)
+    n = "no" if evaluation is None else evaluation["sequence_id"].nunique()
+    print(f"penlearn segment: wrote {', '.join(written)} to {out} "
+          f"({sequences['sequence_id'].nunique()} sequences, {n} labeled)")
     return 0
 
 
 def _training_data(ds, fold, cv_type):
-    """features / evaluation of the training sequences, and the test ids (or None)."""
+    """Training ids, the CV split (or None) and its type; every id checked up front."""
     if ds.inputs is None:
         raise ValueError(f"{ds.path} has no inputs.csv: features are needed to learn")
-    ev = ds.evaluation
+    have = set(ds.inputs.index)
     if fold is None:
-        ids = [s for s in ds.sequence_ids if s in ds.inputs.index]
-        return ids, None, None, None
+        ids = [s for s in ds.sequence_ids if s in have]
+        dropped = [s for s in ds.sequence_ids if s not in have]
+        if not ids:
+            raise ValueError(f"no labeled sequence of {ds.path} has features in inputs.csv")
+        if dropped:
+            warnings.warn(f"{id_list(dropped, 'labeled sequence(s)')} have no features in "
+                          "inputs.csv and are left out of training", UserWarning, stacklevel=2)
+        return ids, None, None
     split, cv_type = _fold_split(ds, fold, cv_type)
-    return split["subtrain"] + split["validation"], split, cv_type, _subset_evaluation(
-        ev, split["test"])
+    for part in ("subtrain", "validation", "test"):
+        missing = [s for s in split[part] if s not in have]
+        if missing:
+            raise ValueError(f"{ds.path}: {id_list(missing, part + ' sequence(s)')} of "
+                             f"cv/{cv_type} (test fold {fold}) have no features in inputs.csv")
+    return split["subtrain"] + split["validation"], split, cv_type
+
+
+def _segmentation_settings(ds) -> dict | None:
+    """``loss`` and ``max_segments`` of the folder's segment.json, for the model."""
+    if not ds.segmentation:
+        return None
+    return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
 def cmd_learn(args) -> int:
-
     out = Path(args.out)
-    check_output(out, directory=False)
+    check_output(out, directory=False, force=args.force)
     report = _Reporter(args.quiet)
     ds = load_uci(args.data_dir)
-    train_ids, split, cv_type, ev_test = _training_data(ds, args.fold, args.cv_type)
+    train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
-    missing = pd.Index(train_ids).difference(ds.inputs.index)
-    if len(missing):
-        raise ValueError(f"inputs has no features for sequence(s) {list(missing[:3])}")
     kwargs = dict(line_search=args.line_search, init=args.init, normalize=args.normalize,
                   max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
-                  scale_features=ds.inputs)
+                  scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
     if ds.outputs is not None:
         kwargs["targets"] = ds.outputs
     if split is None:
@@ -285,15 +329,20 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
-        model = learn_penalty(x, ev, **kwargs)
+        try:
+            model = learn_penalty(x, ev, **kwargs)
+        except TypeError as exc:
+            if "segmentation" not in str(exc):
+                raise
+            raise ValueError(f"{ds.path / 'segment.json'}: {exc}") from exc
+    msg = f"penlearn learn: wrote {out} ({model!r})"
+    if split is not None:  # evaluated before writing: an error leaves no model file
+        test_ids = split["test"]
+        res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
+                         pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
+        msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
     with staged_file(out) as tmp:
         model.save(tmp)
-    msg = f"penlearn learn: wrote {out} ({model!r})"
-    if ev_test is not None:
-        test_ids = split["test"]
-        res = roc_change(ev_test, pd.Series(model.predict(ds.inputs.loc[test_ids]),
-                                            index=test_ids))
-        msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
     print(msg)
     return 0
 
@@ -302,16 +351,19 @@ def cmd_predict(args) -> int:
     model = _load_model(args.model)
     inputs = read_inputs(args.data)
     if args.out is not None:
-        check_output(Path(args.out), directory=False)
+        check_output(Path(args.out), directory=False, force=args.force)
     ids = list(inputs.index)
     if args.fold is not None:
         ds = load_uci(args.data)
         split, _ = _fold_split(ds, args.fold, args.cv_type)
         ids = [s for s in split["test"] if s in inputs.index]
     pred = model.predict(inputs.loc[ids])
-    table = pd.DataFrame({"sequence_id": ids, "log_lambda": pred})
+    # the id column is named as in the inputs file (sequenceID in the UCI format)
+    table = pd.DataFrame({inputs.attrs.get("id_column", "sequence_id"): ids,
+                          "log_lambda": pred})
     if args.out is None:
         table.to_csv(sys.stdout, index=False)
+        sys.stdout.flush()  # a closed pipe (predict | head) is reported here, in main
     else:
         out = Path(args.out)
         with staged_file(out) as tmp:
@@ -331,7 +383,7 @@ def _parse_named(spec: str, flag: str) -> tuple[str | None, str]:
 
 def cmd_report(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=False)
+    check_output(out, directory=False, force=args.force)
     if not args.model and not args.predictions:
         raise ValueError("give at least one --model MODEL.json or --predictions CSV")
     ds = load_uci(args.data_dir)
@@ -349,21 +401,14 @@ def cmd_report(args) -> int:
             raise ValueError(f"{ds.path} has no inputs.csv: --model needs features")
         missing = pd.Index(ids).difference(ds.inputs.index)
         if len(missing):
-            raise ValueError(f"inputs has no features for sequence(s) {list(missing[:3])}")
+            raise ValueError(f"inputs.csv of {ds.path} has no features for "
+                             f"{id_list(list(missing))}")
         predictions[name or Path(path).stem] = pd.Series(model.predict(ds.inputs.loc[ids]),
                                                          index=ids)
         first_model = first_model or model
     for spec in args.predictions or []:
         name, path = _parse_named(spec, "--predictions")
-        table = read_table(path, ["sequence_id"], "predictions")
-        cols = [c for c in table.columns if c != "sequence_id"]
-        if not cols:
-            raise ValueError(f"predictions file {path} has no prediction column")
-        table = table.set_index("sequence_id")
-        for c in cols if name is None else cols[:1]:
-            key = name or (Path(path).stem if c == "log_lambda" else c)
-            predictions[key] = table[c].reindex(ids) if set(ids) <= set(table.index) \
-                else table[c]
+        predictions.update(read_predictions(path, ids, name))
     # roc_change_report writes atomically (temp file + os.replace)
     roc_change_report(ev, predictions, out, title=args.title or f"penlearn report: {ds.name}",
                       model=first_model)
@@ -396,7 +441,10 @@ def build_parser() -> argparse.ArgumentParser:
     def add(name: str, help_: str, func) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
         p.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bars or messages (errors are still shown)")
+                       help="nothing on stderr but errors (no progress, messages or warnings); "
+                       "the command's result on stdout stays")
+        p.add_argument("--force", action="store_true",
+                       help="replace an existing --out (a folder is replaced as a whole)")
         p.set_defaults(func=func)
         return p
 
@@ -412,14 +460,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
                    help="gradient descent step rule (default: %(default)s)")
     p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",
-                   help="feature set (default: %(default)s)")
+                   help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
+                   "penaltyLearning)")
 
-    p = add("segment", "optimal models (1..K segments), changes and the evaluation table of "
-            "labeled sequences, written as a UCI-format folder", cmd_segment)
+    p = add("segment", "optimal models (1..K segments), changes, features and (with labels) "
+            "the evaluation table and CV folds of sequences, written as a UCI-format folder "
+            "that 'learn' reads", cmd_segment)
     p.add_argument("sequences", metavar="SEQUENCES.csv",
-                   help="long table: sequence_id, position, value")
-    p.add_argument("labels", metavar="LABELS.csv",
-                   help="labels: sequence_id, start, end, annotation (regions (start, end])")
+                   help="long table: sequence_id (or sequenceID), position, value, and an "
+                   "optional chromosome column (chr1..chrX indicators of the neuroblastoma "
+                   "features); ids are read as text")
+    p.add_argument("labels", metavar="LABELS.csv", nargs="?", default=None,
+                   help="labels: sequence_id, start, end, annotation (regions (start, end]); "
+                   "optional: without it, no evaluation table (e.g. new sequences to predict)")
+    p.add_argument("--strict", action="store_true",
+                   help="labels no change can fall in (outside the data, other units) are an "
+                   "error, not a warning")
+    p.add_argument("--ignore-unmatched-labels", action="store_true",
+                   help="leave out (with a warning) labels of sequences that are not in "
+                   "SEQUENCES.csv, instead of stopping")
+    p.add_argument("--n-folds", type=int, default=3, metavar="K",
+                   help="random CV folds written to cv/random/folds.csv, so that 'learn --fold' "
+                   "can follow (default: %(default)s; 0: none)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the folds (default: %(default)s)")
     p.add_argument("--max-segments", type=int, required=True, metavar="K",
                    help="largest number of segments")
     p.add_argument("--loss", choices=("l2", "poisson"), default="l2",
@@ -429,7 +492,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
 
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
-            "evaluation.csv, outputs.csv, cv/<type>/folds.csv)", cmd_learn)
+            "evaluation.csv, outputs.csv, cv/<type>/folds.csv); the model records the "
+            "segmentation settings of the folder's segment.json", cmd_learn)
     p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
     p.add_argument("--fold", default=None, metavar="K",
                    help="hold out this test fold (subtrain/validation: the others, "
@@ -455,7 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fold", default=None, metavar="K", help="only this CV fold's sequences")
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--out", default=None, metavar="PREDICTIONS.csv",
-                   help="CSV to write (sequence_id, log_lambda); default: standard output")
+                   help="CSV to write (the id column as named in the inputs, e.g. sequenceID; "
+                   "log_lambda); default: standard output")
 
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
             "folder's evaluation table", cmd_report)
@@ -499,14 +564,33 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print(f"penlearn {args.command}: interrupted", file=sys.stderr)
-        return 130
-    except (ValueError, OSError) as exc:  # input errors; anything else keeps its traceback
-        print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-        return 1
+    with sigterm_unwinds(), warnings.catch_warnings():
+        warnings.showwarning = _warning_printer(args.command)
+        if args.quiet:
+            warnings.simplefilter("ignore")
+        try:
+            return int(args.func(args) or 0)
+        except Terminated:
+            print(f"penlearn {args.command}: terminated", file=sys.stderr)
+            return 143
+        except KeyboardInterrupt:
+            print(f"penlearn {args.command}: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:  # e.g. predict | head: the reader has what it wanted
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        except (ValueError, OSError) as exc:  # input errors; anything else: traceback
+            print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+            return 1
+
+
+def _warning_printer(command: str):
+    """Warnings as one line ``penlearn CMD: warning: ...`` (no Python source lines)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"penlearn {command}: warning: {text}", file=file or sys.stderr)
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

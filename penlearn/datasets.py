@@ -10,6 +10,7 @@ penlearn; point :func:`load_uci` at your copy (see ``data/README.md``).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,7 +20,21 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation, require_columns
+from penlearn._tables import (
+    _features_table,
+    _find,
+    _read_csv,
+    assign_folds,
+    read_inputs,
+    read_predictions,
+    read_table,
+)
 from penlearn.learn.scaling import standardize_features
+
+__all__ = ["SETTINGS_FILE", "SimulatedDataSet", "UCIDataSet", "assign_folds", "data_dir",
+           "finite_feature_columns", "load_uci", "read_inputs", "read_predictions",
+           "read_table", "simulate", "snake_case", "snake_case_columns", "uci_names",
+           "write_uci", "binary_timing_problem"]
 
 #: Column renames applied to every structural (non-feature) table.
 _RENAME = {
@@ -28,7 +43,8 @@ _RENAME = {
     "labelEnd": "end",
 }
 
-_SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2")
+#: The file of a UCI-format folder that records how ``penlearn segment`` made it.
+SETTINGS_FILE = "segment.json"
 
 
 def snake_case(name: str) -> str:
@@ -81,21 +97,6 @@ def data_dir(path: str | os.PathLike | None = None) -> Path:
     raise ValueError("no data folder: pass one or set the PENLEARN_DATA environment variable")
 
 
-def _find(folder: Path, stem: str) -> Path | None:
-    for suf in _SUFFIXES:
-        p = folder / (stem + suf)
-        if p.exists():
-            return p
-    return None
-
-
-def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, na_values=["NA"], keep_default_na=True)
-    except Exception as exc:  # pandas raises many kinds; name the file
-        raise ValueError(f"could not read {path}: {exc}") from exc
-
-
 @dataclass
 class UCIDataSet:
     """A labeled data set in the UCI / neuroblastoma-data format.
@@ -118,6 +119,9 @@ class UCIDataSet:
         ``cv/<type>/folds``: per CV type a table ``sequence_id, fold``.
     extra : dict of str to DataFrame
         Other tables found (``labels``, ``errors``), snake_case columns.
+    segmentation : dict or None
+        How the models were made (``loss``, ``max_segments``, ``feature_set``), from the
+        folder's ``segment.json`` (written by ``penlearn segment``); None without it.
 
     Examples
     --------
@@ -138,6 +142,7 @@ class UCIDataSet:
     evaluation: pd.DataFrame
     folds: dict[str, pd.DataFrame] = field(default_factory=dict)
     extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    segmentation: dict | None = None
 
     @property
     def sequence_ids(self) -> pd.Index:
@@ -170,7 +175,13 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     FileNotFoundError
         If the folder or its evaluation file is missing.
     ValueError
-        If a file lacks its required columns or cannot be parsed.
+        If a file lacks its required columns, repeats a sequence in inputs, has more
+        errors than possible (``fp > possible_fp``) or cannot be parsed.
+
+    Notes
+    -----
+    Sequence ids are read as strings in every file (``0001`` stays ``0001``; ``1`` and
+    ``1.0`` are two sequences). Gzip data is recognised whatever the file name.
 
     Examples
     --------
@@ -190,26 +201,18 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     ev_path = _find(folder, "evaluation")
     if ev_path is None:
         raise FileNotFoundError(f"{folder} has no evaluation.csv(.gz|.xz)")
-    evaluation = snake_case_columns(_read_csv(ev_path))
+    evaluation = snake_case_columns(_read_csv(ev_path, ["sequenceID"]))
     check_evaluation(evaluation, name=f"{ev_path.name}")
 
     inputs = None
     in_path = _find(folder, "inputs")
     if in_path is not None:
-        raw = _read_csv(in_path)
-        if "sequenceID" not in raw.columns and "sequence_id" not in raw.columns:
-            raise ValueError(f"{in_path} has no sequenceID column")
-        raw = raw.rename(columns={"sequenceID": "sequence_id"})
-        inputs = raw.set_index("sequence_id")
-        non_numeric = [c for c in inputs.columns if not pd.api.types.is_numeric_dtype(inputs[c])]
-        if non_numeric:
-            raise ValueError(f"{in_path}: feature column(s) {non_numeric[:5]} are not numeric")
-        inputs = inputs.astype(float)
+        inputs = _features_table(_read_csv(in_path, ["sequenceID"]), in_path)
 
     outputs = None
     out_path = _find(folder, "outputs")
     if out_path is not None:
-        outputs = snake_case_columns(_read_csv(out_path))
+        outputs = snake_case_columns(_read_csv(out_path, ["sequenceID"]))
         outputs = outputs.rename(
             columns={"min_log_penalty": "min_log_lambda", "max_log_penalty": "max_log_lambda"}
         )
@@ -221,7 +224,7 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
         for sub in sorted(p for p in cv_dir.iterdir() if p.is_dir()):
             f = _find(sub, "folds")
             if f is not None:
-                table = snake_case_columns(_read_csv(f))
+                table = snake_case_columns(_read_csv(f, ["sequenceID"]))
                 require_columns(table, ["sequence_id", "fold"], str(f))
                 folds[sub.name] = table
 
@@ -230,7 +233,16 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
         p = _find(folder, stem)
         if p is not None:
             extra[stem] = snake_case_columns(_read_csv(p))
-    return UCIDataSet(folder.name, folder, inputs, outputs, evaluation, folds, extra)
+    settings = None
+    if (folder / SETTINGS_FILE).is_file():
+        try:
+            settings = json.loads((folder / SETTINGS_FILE).read_text())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{folder / SETTINGS_FILE} is not valid JSON: {exc}") from exc
+        if not isinstance(settings, dict):
+            raise ValueError(f"{folder / SETTINGS_FILE} must hold a JSON object")
+    return UCIDataSet(folder.name, folder, inputs, outputs, evaluation, folds, extra,
+                      settings)
 
 
 def finite_feature_columns(inputs: pd.DataFrame, drop_constant: bool = True) -> list[str]:
@@ -531,11 +543,13 @@ def uci_names(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> None:
+def write_uci(folder: Path, *, evaluation, targets, features, folds=None,
+              segmentation: dict | None = None) -> None:
     """Write the tables of a UCI-format folder (what :func:`load_uci` reads).
 
     ``evaluation.csv``, ``outputs.csv`` (targets), ``inputs.csv`` (features indexed by
-    sequence id) and, with ``folds=(cv_type, table)``, ``cv/<cv_type>/folds.csv``; dotted
+    sequence id), with ``folds=(cv_type, table)`` ``cv/<cv_type>/folds.csv``, and with
+    ``segmentation`` (a dict: ``loss``, ``max_segments``, ...) ``segment.json``; dotted
     column names and R's ``Inf``/``-Inf``, so that R reads them too. The caller stages
     the folder (:func:`penlearn.atomic_files.staged_dir`).
 
@@ -551,68 +565,14 @@ def write_uci(folder: Path, *, evaluation, targets, features, folds=None) -> Non
     >>> sorted(p.name for p in out.iterdir())
     ['evaluation.csv', 'inputs.csv', 'outputs.csv']
     """
-    _to_csv(uci_names(evaluation), folder / "evaluation.csv")
-    _to_csv(uci_names(targets), folder / "outputs.csv")
+    if evaluation is not None:
+        _to_csv(uci_names(evaluation), folder / "evaluation.csv")
+        _to_csv(uci_names(targets), folder / "outputs.csv")
+    if segmentation is not None:
+        (folder / SETTINGS_FILE).write_text(json.dumps(segmentation, indent=1) + "\n")
     inputs = _r_infinities(features)
     inputs.index.name = "sequenceID"
     inputs.to_csv(folder / "inputs.csv")
     if folds is not None:
         (folder / "cv" / folds[0]).mkdir(parents=True, exist_ok=True)
         _to_csv(uci_names(folds[1]), folder / "cv" / folds[0] / "folds.csv")
-
-
-# --------------------------------------------------------------------------- user tables
-
-
-def read_table(path: str | os.PathLike, required, what: str) -> pd.DataFrame:
-    """Read a user's CSV table, naming the file and ``what`` it is in every error.
-
-    Examples
-    --------
-    >>> read_table("no-such.csv", ["a"], "labels")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: labels file not found: no-such.csv
-    """
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"{what} file not found: {p}")
-    if p.is_dir():
-        raise ValueError(f"{what} must be a CSV file, {p} is a directory")
-    if not os.access(p, os.R_OK):
-        raise PermissionError(f"cannot read {what} file {p}")
-    try:
-        df = _read_csv(p)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"could not read {p}: not a text CSV file ({exc.reason})") from exc
-    require_columns(df, required, f"{what} file {p.name}")
-    if len(df) == 0:
-        raise ValueError(f"{what} file {p} has no rows")
-    return df
-
-
-def read_inputs(path: str | os.PathLike) -> pd.DataFrame:
-    """Features per sequence: ``inputs.csv(.gz|.xz)`` of a folder, or a CSV file.
-
-    Examples
-    --------
-    >>> read_inputs("no-such-folder")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: inputs file not found: no-such-folder
-    """
-    p = Path(path)
-    if p.is_dir():
-        f = _find(p, "inputs")
-        if f is None:
-            raise FileNotFoundError(f"{p} has no inputs.csv(.gz|.xz) (features per sequence)")
-        p = f
-    df = read_table(p, [], "inputs")
-    col = next((c for c in ("sequenceID", "sequence_id") if c in df.columns), None)
-    if col is None:
-        raise ValueError(f"inputs file {p.name} has no sequenceID (or sequence_id) column")
-    df = df.rename(columns={col: "sequence_id"}).set_index("sequence_id")
-    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
-    if bad:
-        raise ValueError(f"inputs file {p.name}: feature column(s) {bad[:5]} are not numeric")
-    return df.astype(float)

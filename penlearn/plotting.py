@@ -20,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from penlearn._checks import check_evaluation, require_columns
+from penlearn._checks import check_evaluation, id_list, require_columns
 
 #: Colour of each label annotation (as in penaltyLearning's plots) and of FP / FN.
 ANNOTATION_COLORS = {
@@ -118,7 +118,7 @@ def plot_error_functions(
         ids = list(sequence_ids)
         missing = [s for s in ids if s not in set(all_ids)]
         if missing:
-            raise ValueError(f"sequence_ids {missing[:5]} are not in evaluation")
+            raise ValueError(f"sequence_ids: {id_list(list(missing))} are not in evaluation")
     if not ids:
         raise ValueError("sequence_ids is empty: nothing to plot")
     if log_lambda is not None and not isinstance(log_lambda, (Mapping, pd.Series)):

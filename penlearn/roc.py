@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, require_columns
+from penlearn._checks import check_evaluation, id_list, require_columns
 from penlearn.aum import check_scores, threshold_groups
 from penlearn.breakpoints import Breakpoints, breakpoints_from_checked
 
@@ -209,11 +209,11 @@ def _predictions_series(log_lambda, ids: pd.Index) -> pd.Series:
         raise ValueError(f"all predictions must be finite; sequence {bad!r} has {pred[bad]!r}")
     missing = ids.difference(pred.index)
     if len(missing):
-        raise ValueError(f"no prediction for sequence(s) {list(missing[:5])}")
+        raise ValueError(f"no prediction for {id_list(list(missing))}")
     extra = pred.index.difference(ids)
     if len(extra):
         raise ValueError(
-            f"prediction(s) for sequence(s) not in the evaluation table: {list(extra[:5])}"
+            f"prediction(s) for {id_list(list(extra))} not in the evaluation table"
         )
     return pd.Series(values, index=pred.index).reindex(ids)
 

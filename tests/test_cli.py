@@ -117,14 +117,14 @@ def test_learn_and_predict_on_the_demo_folder(demo, tmp_path, capsys):
     code, out, err = run(["predict", model_path, demo.out, "--fold", 3, "--cv-type", "demo",
                           "--out", pred_path], capsys)
     assert code == 0, err
-    pred = pd.read_csv(pred_path)
+    pred = pd.read_csv(pred_path, dtype={"sequenceID": str})
     ds = load_uci(demo.out)
     test = list(ds.folds["demo"].query("fold == 3")["sequence_id"])
-    assert list(pred["sequence_id"]) == test
+    assert list(pred["sequenceID"]) == test  # the id column is named as in inputs.csv
     assert np.allclose(pred["log_lambda"], model.predict(ds.inputs.loc[test]))
     # to standard output without --out
     code, out, err = run(["predict", model_path, demo.out / "inputs.csv"], capsys)
-    assert code == 0 and out.splitlines()[0] == "sequence_id,log_lambda"
+    assert code == 0 and out.splitlines()[0] == "sequenceID,log_lambda"
     assert len(out.splitlines()) == 1 + len(ds.inputs)
     # a report comparing the model with its own prediction file: identical rows
     rep = tmp_path / "report.html"
@@ -225,7 +225,7 @@ def test_failure_after_work_leaves_no_partial_output(small_data, tmp_path, capsy
     out.mkdir()
     (out / "keep.txt").write_text("existing file")
     code, _, err = run(["segment", d / "sequences.csv", tmp_path / "labels.csv",
-                        "--max-segments", 3, "--out", out, "--quiet"], capsys)
+                        "--max-segments", 3, "--out", out, "--quiet", "--force"], capsys)
     assert_one_line_error(code, err, "overlap")
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
     assert leftovers(tmp_path) == []

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, require_columns
-from penlearn.changepoint.labels import check_labels, label_errors
+from penlearn._checks import check_evaluation, id_list, require_columns
+from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
 from penlearn.changepoint.model_selection import _as_vector, selection_path
 
 
@@ -72,8 +72,8 @@ def error_functions(
     missing = [s for s in labeled if s not in known]
     if missing:
         raise ValueError(
-            f"labeled sequence(s) {missing[:5]!r} have no models: a labeled sequence needs "
-            "data (and models) to have error functions"
+            f"{id_list(missing, 'labeled sequence(s)')} have no models: a labeled sequence "
+            f"needs data (and models) to have error functions{id_type_hint(missing, known)}"
         )
     mod = models[models["sequence_id"].isin(labeled)].reset_index(drop=True)
     rows, lo_all, hi_all = [], [], []

@@ -21,12 +21,13 @@ error counts of a model are then weighted sums (as ``penaltyLearning::labelError
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import id_list, require_columns
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -85,6 +86,8 @@ def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
     [[0.0, 0.0, 0.0], [10.0, 1.0, 1.0]]
     """
     require_columns(labels, ["sequence_id", "start", "end", "annotation"], name)
+    if len(labels) == 0:
+        raise ValueError(f"{name} has no rows: at least one label is needed")
     lab = labels.copy()
     for col in ("start", "end"):
         try:
@@ -135,6 +138,139 @@ def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
             "be <= the next label start"
         )
     return lab.drop(columns="_seq")
+
+
+def id_type_hint(missing, known) -> str:
+    """A hint when ids differ only by type (e.g. ``1`` in labels, ``"1"`` in models).
+
+    Examples
+    --------
+    >>> "missing ids are int but the known ids are str" in id_type_hint([1, 2], ["1", "2"])
+    True
+    >>> id_type_hint(["a"], ["b"])
+    ''
+    """
+    def kinds(ids):
+        return sorted({type(i.item() if isinstance(i, np.generic) else i).__name__
+                       for i in ids})
+
+    k_missing, k_known = kinds(missing), kinds(known)
+    if not k_known or k_missing == k_known:
+        return ""
+    as_str = {str(i) for i in known}
+    if not any(str(i) in as_str for i in missing) and set(k_missing) & set(k_known):
+        return ""
+    return (f"; the missing ids are {'/'.join(k_missing)} but the known ids are "
+            f"{'/'.join(k_known)}: ids must have one type (read id columns as strings, "
+            "e.g. pd.read_csv(..., dtype={'sequence_id': str}))")
+
+
+def labels_outside_data(sequences: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
+    """Labels that no change can ever fall in: a sign of labels in other units.
+
+    A change between consecutive data at positions p_i < p_{i+1} is located at
+    ⌊(p_i + p_{i+1})/2⌋, so a label (start, end] that holds none of these positions
+    (e.g. a label past the last position, or in kilobases on data in bases) can never
+    contain a change: a ``1change`` label there is a false negative for every penalty.
+    Labels of sequences that are not in ``sequences`` are not checked here.
+
+    Parameters
+    ----------
+    sequences : DataFrame
+        ``sequence_id, position`` (the long sequences table).
+    labels : DataFrame
+        ``sequence_id, start, end, annotation``.
+
+    Returns
+    -------
+    DataFrame
+        The offending rows of ``labels`` (with their original index), plus
+        ``first_position, last_position`` of their sequence.
+
+    Examples
+    --------
+    >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3, 4]})
+    >>> lab = pd.DataFrame({"sequence_id": "a", "start": [1, 400], "end": [3, 500],
+    ...                     "annotation": ["1change", "1change"]})
+    >>> labels_outside_data(seqs, lab)[["start", "end", "last_position"]].values.tolist()
+    [[400, 500, 4]]
+    """
+    require_columns(sequences, ["sequence_id", "position"], "sequences")
+    require_columns(labels, ["sequence_id", "start", "end"], "labels")
+    # unusable values are left to the checks of segmentation and labels
+    seqs = sequences.assign(position=pd.to_numeric(sequences["position"], errors="coerce"))
+    seqs = seqs[np.isfinite(seqs["position"].to_numpy(dtype=float))]
+    pos = seqs.groupby("sequence_id", sort=False)["position"]
+    rows, first, last = [], [], []
+    for sid, lab in labels.groupby("sequence_id", sort=False):
+        if sid not in pos.groups:
+            continue
+        p = np.unique(pos.get_group(sid).to_numpy())
+        if p.dtype.kind == "i":
+            mid = p[:-1] + (p[1:] - p[:-1]) // 2
+        else:
+            mid = np.floor((p[:-1] + p[1:]) / 2)
+        start = pd.to_numeric(lab["start"], errors="coerce").to_numpy(dtype=float)
+        end = pd.to_numeric(lab["end"], errors="coerce").to_numpy(dtype=float)
+        n_in = np.searchsorted(mid, end, side="right") - np.searchsorted(mid, start, "right")
+        out = lab.index[(n_in <= 0) & (start < end)]
+        rows.extend(out)
+        first.extend([p[0]] * len(out))
+        last.extend([p[-1]] * len(out))
+    res = labels.loc[rows].copy()
+    res["first_position"] = np.asarray(first, dtype=np.int64)
+    res["last_position"] = np.asarray(last, dtype=np.int64)
+    return res
+
+
+def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
+                     unmatched: str = "error", outside: str = "warn") -> pd.DataFrame:
+    """Check labels against the data before any work; return the labels to use.
+
+    Two silent sources of wrong error functions are caught here: labeled sequences that
+    are not in ``sequences`` (``unmatched="error"`` raises, ``"warn"`` warns and drops
+    their labels), and labels that no change can fall in (:func:`labels_outside_data`,
+    e.g. a label past the last position or in other units; ``outside="warn"`` warns,
+    ``"error"`` raises). Messages give the count and the first ids.
+
+    Examples
+    --------
+    >>> seqs = pd.DataFrame({"sequence_id": "a", "position": [1, 2, 3, 4]})
+    >>> lab = pd.DataFrame({"sequence_id": ["a", "b"], "start": [1, 1], "end": [3, 3],
+    ...                     "annotation": "1change"})
+    >>> labels_with_data(seqs, lab)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: labels: 1 labeled sequence(s) ['b'] have no data in sequences (1 of 2 ...)
+    """
+    for arg, v in (("unmatched", unmatched), ("outside", outside)):
+        if v not in ("error", "warn"):
+            raise ValueError(f"{arg} must be 'error' or 'warn', got {v!r}")
+    require_columns(labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    have = set(pd.unique(sequences["sequence_id"]))
+    labeled = pd.unique(labels["sequence_id"])
+    missing = [s for s in labeled if s not in have]
+    if missing:
+        msg = (f"labels: {id_list(missing, 'labeled sequence(s)')} have no data in sequences "
+               f"({len(labeled) - len(missing)} of {len(labeled)} labeled sequences have "
+               f"data){id_type_hint(missing, have)}")
+        if unmatched == "error" or len(missing) == len(labeled):
+            raise ValueError(msg)
+        warnings.warn(msg + "; their labels are left out", UserWarning, stacklevel=2)
+        labels = labels[~labels["sequence_id"].isin(set(missing))]
+    out = labels_outside_data(sequences, labels)
+    if len(out):
+        ids = pd.unique(out["sequence_id"])
+        r = out.iloc[0]
+        msg = (f"labels: {len(out)} label(s) of {id_list(ids)} contain no "
+               f"position where a change can be (e.g. ({r['start']}, {r['end']}] of "
+               f"sequence {r['sequence_id']!r}, whose data span {r['first_position']}.."
+               f"{r['last_position']}): labels outside the data, or in other units? A label "
+               "needing a change there is a false negative at every penalty")
+        if outside == "error":
+            raise ValueError(msg)
+        warnings.warn(msg, UserWarning, stacklevel=2)
+    return labels
 
 
 def label_errors(
@@ -208,8 +344,8 @@ def label_errors(
     missing = [s for s in labeled if s not in has_models]
     if missing:
         raise ValueError(
-            f"labeled sequence(s) {missing[:5]!r} have no models (no data segmented?); "
-            "every labeled sequence needs models"
+            f"{id_list(missing, 'labeled sequence(s)')} have no models (no data segmented?); "
+            f"every labeled sequence needs models{id_type_hint(missing, has_models)}"
         )
     lab = lab.assign(_label=np.arange(len(lab)))
     pairs = lab.merge(model_ids, on="sequence_id", how="inner", sort=False)

@@ -392,7 +392,8 @@ def _tables(ids, positions, results):
         after = np.concatenate([e[:-1] for e in ends]).astype(np.int64)
         c_sid.append(np.full(len(after), g))
         c_k.append(np.repeat(np.arange(1, k + 1), np.arange(k)))
-        c_pos.append((pos[after - 1] + pos[after]) // 2)
+        # ⌊(p_i + p_{i+1})/2⌋ without overflowing int64 near 2^62
+        c_pos.append(pos[after - 1] + (pos[after] - pos[after - 1]) // 2)
     ids = pd.Index(ids)
     models = pd.DataFrame(
         {"sequence_id": ids.take(np.concatenate(m_sid)).to_numpy(),

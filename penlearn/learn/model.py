@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import id_list
 from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import segment
@@ -22,6 +23,71 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "PenaltyModel", "learn_penalty"]
 
 FORMAT = "penlearn.PenaltyModel"
 FORMAT_VERSION = 1
+
+
+#: What :meth:`PenaltyModel.segment` uses when the model does not record its settings.
+DEFAULT_SEGMENTATION = {"loss": "l2", "max_segments": 20}
+
+
+def check_segmentation(settings) -> dict | None:
+    """Validate segmentation settings ``{"loss": str, "max_segments": int}`` (or None).
+
+    Examples
+    --------
+    >>> check_segmentation({"loss": "poisson", "max_segments": 5})
+    {'loss': 'poisson', 'max_segments': 5}
+    """
+    if settings is None:
+        return None
+    if not isinstance(settings, dict):
+        raise TypeError(f"segmentation must be a dict with 'loss' and 'max_segments', got "
+                        f"{type(settings).__name__}")
+    unknown = set(settings) - {"loss", "max_segments"}
+    if unknown:
+        raise ValueError(f"segmentation has unknown key(s) {sorted(unknown)}; expected 'loss' "
+                         "and 'max_segments'")
+    out = {}
+    if "loss" in settings:
+        if settings["loss"] not in ("l2", "poisson"):
+            raise ValueError(f"segmentation 'loss' must be 'l2' or 'poisson', got "
+                             f"{settings['loss']!r}")
+        out["loss"] = settings["loss"]
+    if "max_segments" in settings:
+        k = settings["max_segments"]
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"segmentation 'max_segments' must be an integer >= 1, got {k!r}")
+        out["max_segments"] = int(k)
+    return out or None
+
+
+def _scaling_dict(scaling: FeatureScaling) -> dict:
+    out = {"mean": [float(v) for v in scaling.mean], "scale": [float(v) for v in scaling.scale]}
+    if scaling.low is not None:
+        out["low"] = [float(v) for v in scaling.low]
+        out["high"] = [float(v) for v in scaling.high]
+    return out
+
+
+def _finite_design(A, index, cols, coef, scaling) -> np.ndarray:
+    """The prediction rule for non-finite features (see :meth:`PenaltyModel.predict`)."""
+    bad = ~np.isfinite(A)
+    if not bad.any():
+        return A
+    A = A.copy()
+    A[:, coef == 0] = 0.0  # a zero weight ignores the feature, whatever its value
+    bad = ~np.isfinite(A)
+    low = None if scaling is None else scaling.low
+    if low is not None and list(scaling.columns) == list(cols):
+        A = np.where(np.isposinf(A), scaling.high, np.where(np.isneginf(A), low, A))
+        bad = np.isnan(A)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        who = index[r] if index is not None else r
+        why = ("no value can stand for NaN" if np.isnan(A[r, c]) else
+               "the model records no training range to clip it to")
+        raise ValueError(f"X has a non-finite value in row {who!r}, column {cols[c]!r} "
+                         f"(weight {coef[c]:.3g}; {why}); {int(bad.sum())} such value(s)")
+    return A
 
 
 class PenaltyModel:
@@ -66,6 +132,11 @@ class PenaltyModel:
         Feature columns dropped for non-finite values or zero variance.
     init_ : dict
         Initialisation details (e.g. the interval-regression regulariser).
+    segmentation_ : dict or None
+        ``loss`` and ``max_segments`` of the training data's segmentations (as given to
+        ``fit``), the defaults of :meth:`segment`.
+    scaling_ : FeatureScaling
+        Standardisation and training range of the features (see :meth:`predict`).
 
     Examples
     --------
@@ -110,11 +181,13 @@ class PenaltyModel:
             setattr(self, k, v)
         return self
 
-    def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None):
+    def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None,
+            segmentation=None):
         """Fit on features ``X`` (indexed by sequence id) and the evaluation table ``y``.
 
         See :func:`learn_penalty` for the arguments.
         """
+        settings = check_segmentation(segmentation)
         fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
                           scale_features=scale_features, **self.get_params())
         self.coef_ = fit.coef
@@ -125,6 +198,7 @@ class PenaltyModel:
         self.history_ = fit.descent.history
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
+        self.segmentation_ = settings
         return self
 
     # prediction ----------------------------------------------------------------------
@@ -138,7 +212,7 @@ class PenaltyModel:
         if isinstance(X, pd.DataFrame):
             missing = [c for c in cols if c not in X.columns]
             if missing:
-                raise ValueError(f"X is missing feature column(s) {missing[:5]}")
+                raise ValueError(f"X is missing feature column(s): {id_list(missing, 'column(s)')}")
             A, index = X.loc[:, cols].to_numpy(dtype=float), X.index
         else:
             A, index = np.asarray(X, dtype=float), None
@@ -151,22 +225,35 @@ class PenaltyModel:
                 A = A[:, [pos[str(c)] for c in cols]]
             if A.ndim != 2 or A.shape[1] != len(cols):
                 raise ValueError(f"X must have {n_in} feature columns, got shape {A.shape}")
-        if not np.all(np.isfinite(A)):
-            r, c = np.argwhere(~np.isfinite(A))[0]
-            who = index[r] if index is not None else r
-            raise ValueError(f"X has a non-finite value in row {who!r}, column {cols[c]!r}")
-        return A, index
+        return _finite_design(A, index, cols, self.coef_.to_numpy(),
+                              getattr(self, "scaling_", None)), index
 
     def decision_function(self, X) -> np.ndarray:
         """Scores of the AUM machinery: −log λ."""
         return -self.predict(X)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted log λ, one per row of ``X``."""
-        A, _ = self._design(X)
-        return A @ self.coef_.to_numpy() + self.intercept_
+        """Predicted log λ, one per row of ``X``.
 
-    def segment(self, sequence, features=None, max_segments: int = 20, loss: str = "l2"):
+        Non-finite feature values follow one rule: a feature of weight 0 is ignored
+        (any value, NaN included); ±inf in a feature of non-zero weight is clipped to
+        the range that feature had in training (recorded in ``scaling_.low`` /
+        ``scaling_.high``), as a value beyond every training value; NaN in such a
+        feature, or ±inf in a model without a recorded range, raises a ``ValueError``
+        naming the row and column. A prediction that overflows raises too.
+        """
+        A, index = self._design(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
+            pred = A @ self.coef_.to_numpy() + self.intercept_
+        if not np.all(np.isfinite(pred)):
+            r = int(np.flatnonzero(~np.isfinite(pred))[0])
+            who = index[r] if index is not None else r
+            raise ValueError(f"the predicted log λ of row {who!r} is {pred[r]!r}: the "
+                             "features are beyond what the model's coefficients can handle")
+        return pred
+
+    def segment(self, sequence, features=None, max_segments: int | None = None,
+                loss: str | None = None):
         """Change positions of ``sequence`` selected by the predicted penalty.
 
         Optimal models with 1..K segments (:func:`penlearn.changepoint.segmentation.segment`), the
@@ -182,10 +269,12 @@ class PenaltyModel:
             The sequence's features (the model's columns). Default: computed from the
             sequence with :func:`penlearn.changepoint.features.feature_matrix`, using the first of
             its feature sets that has every column of the model.
-        max_segments : int
-            K, the largest model considered.
-        loss : str
-            Segmentation loss (``"l2"`` or ``"poisson"``).
+        max_segments : int, optional
+            K, the largest model considered. Default: the ``max_segments`` the model's
+            training data was segmented with (``segmentation_``), else 20.
+        loss : str, optional
+            Segmentation loss (``"l2"`` or ``"poisson"``). Default: the training
+            data's loss (``segmentation_``), else ``"l2"``.
 
         Returns
         -------
@@ -206,13 +295,19 @@ class PenaltyModel:
         if isinstance(features, pd.Series):
             features = features.to_frame().T
         log_lambda = float(self.predict(features)[0])
+        settings = getattr(self, "segmentation_", None) or {}
+        if max_segments is None:
+            max_segments = settings.get("max_segments", DEFAULT_SEGMENTATION["max_segments"])
+        if loss is None:
+            loss = settings.get("loss", DEFAULT_SEGMENTATION["loss"])
         seg = segment(values, min(int(max_segments), len(values)), loss=loss)
         k = np.arange(1, seg.max_segments + 1)
         path = model_selection(seg.loss, k)
         inside = (path["min_log_lambda"] <= log_lambda) & (log_lambda < path["max_log_lambda"])
         n_seg = int(path.loc[inside, "complexity"].iloc[0])
         ends = seg.ends(n_seg)[:-1]
-        return ((positions[ends - 1] + positions[ends]) // 2).astype(np.int64)
+        positions = np.asarray(positions, dtype=np.int64)
+        return positions[ends - 1] + (positions[ends] - positions[ends - 1]) // 2
 
     # persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -234,10 +329,9 @@ class PenaltyModel:
             "features": [str(c) for c in self.coef_.index],
             "coef": [float(v) for v in self.coef_.to_numpy()],
             "intercept": float(self.intercept_),
-            "scaling": {
-                "mean": [float(v) for v in self.scaling_.mean],
-                "scale": [float(v) for v in self.scaling_.scale],
-            },
+            "scaling": _scaling_dict(self.scaling_),
+            **({"segmentation": dict(self.segmentation_)}
+               if getattr(self, "segmentation_", None) else {}),
             "dropped_features": [str(c) for c in self.dropped_features_],
             "feature_names_in": [str(c) for c in self.feature_names_in_],
             "best_step": int(self.best_step_),
@@ -265,6 +359,8 @@ class PenaltyModel:
         feats = f.names("features")
         coef = f.vector("coef", len(feats), bound=MAX_ABS_COEF)
         intercept = float(f.number("intercept"))
+        if abs(intercept) > MAX_ABS_COEF:
+            raise f.error(f"field 'intercept' is beyond ±{MAX_ABS_COEF:g}")
         scaling = f.data["scaling"]
         if not isinstance(scaling, dict):
             raise f.error("field 'scaling' must be an object with 'mean' and 'scale'")
@@ -272,6 +368,16 @@ class PenaltyModel:
         scale = f.vector("scale", len(feats), data=scaling)
         if np.any(scale <= 0):
             raise f.error("field 'scale' must hold positive numbers")
+        low = high = None
+        if "low" in scaling or "high" in scaling:  # absent in older files
+            low = f.vector("low", len(feats), data=scaling)
+            high = f.vector("high", len(feats), data=scaling)
+            if np.any(low > high):
+                raise f.error("field 'scaling': 'low' must be <= 'high'")
+        try:
+            settings = check_segmentation(f.data.get("segmentation"))
+        except (TypeError, ValueError) as exc:
+            raise f.error(f"field 'segmentation': {exc}") from exc
         dropped = f.names("dropped_features", nonempty=False)
         names_in = f.names("feature_names_in") if "feature_names_in" in f.data else feats
         best = f.number("best_step", integer=True)
@@ -290,7 +396,8 @@ class PenaltyModel:
         model = cls(**{k: v for k, v in params.items() if k != "kind"})
         model.coef_ = pd.Series(coef, index=feats, name="coef")
         model.intercept_ = intercept
-        model.scaling_ = FeatureScaling(tuple(feats), mean, scale, tuple(dropped))
+        model.scaling_ = FeatureScaling(tuple(feats), mean, scale, tuple(dropped), low, high)
+        model.segmentation_ = settings
         model.dropped_features_ = dropped
         model.feature_names_in_ = names_in
         model.best_step_ = int(best)
@@ -339,6 +446,7 @@ def learn_penalty(
     progress: bool = True,
     targets: pd.DataFrame | None = None,
     scale_features: pd.DataFrame | None = None,
+    segmentation: dict | None = None,
 ) -> PenaltyModel:
     """Learn a linear penalty function log λ = f(features).
 
@@ -378,6 +486,10 @@ def learn_penalty(
     scale_features : DataFrame, optional
         Features whose rows define the standardisation (the paper scales over all
         sequences of the data set, test fold included); default: subtrain + validation.
+    segmentation : dict, optional
+        How the evaluation table's models were made, ``{"loss": "l2", "max_segments":
+        20}``: stored in the model (and its file) and used by
+        :meth:`PenaltyModel.segment`.
 
     Returns
     -------
@@ -408,4 +520,4 @@ def learn_penalty(
     """
     model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress)
     return model.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
-                     scale_features=scale_features)
+                     scale_features=scale_features, segmentation=segmentation)

@@ -19,12 +19,12 @@ paper's script feeds interval regression's log λ predictions in as scores (a si
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation
+from penlearn._checks import check_evaluation, id_list
 from penlearn.aum import aum
 from penlearn.breakpoints import (
     Breakpoints,
@@ -231,6 +231,11 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
                 f"{what} features: sequence {fr.index[r]!r} has a non-finite value in kept "
                 f"column {scaling.columns[c]!r}"
             )
+    # the training range (non-finite features are clipped to it at prediction time)
+    rows = np.vstack([fr.loc[:, list(scaling.columns)].to_numpy(float)
+                      for fr in (sub_feats, v_feats)])
+    scaling = replace(scaling, low=np.minimum(scaling.low, rows.min(axis=0, initial=np.inf)),
+                      high=np.maximum(scaling.high, rows.max(axis=0, initial=-np.inf)))
     if scaling.dropped:
         warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
                       f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=5)
@@ -251,7 +256,7 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
             tt = targets.set_index("sequence_id") if "sequence_id" in targets else targets
             missing = pd.Index(tr_ids).difference(tt.index)
             if len(missing):
-                raise ValueError(f"targets has no row for sequence(s) {list(missing[:3])}")
+                raise ValueError(f"targets has no row for {id_list(list(missing))}")
             T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
         Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
         ir = IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)

@@ -22,6 +22,10 @@ class FeatureScaling:
     mean: np.ndarray
     scale: np.ndarray
     dropped: tuple
+    #: Smallest / largest training value of each kept column (None: not recorded, as in
+    #: model files written before it was); the range non-finite features are clipped to.
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
 
     def transform(self, X) -> np.ndarray:
         """Standardise ``X`` (DataFrame with the kept columns, or an array of them)."""
@@ -62,7 +66,8 @@ def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
     Returns
     -------
     FeatureScaling
-        ``columns`` kept, ``mean``, ``scale`` and the ``dropped`` column names.
+        ``columns`` kept, ``mean``, ``scale``, the ``dropped`` column names, and the
+        training range ``low``, ``high`` of each kept column.
 
     Examples
     --------
@@ -102,4 +107,6 @@ def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
         )
     cols = tuple(n for n, k in zip(names, keep) if k)
     dropped = tuple(n for n, k in zip(names, keep) if not k)
-    return FeatureScaling(cols, mean[keep], sd[keep], dropped)
+    low = A[:, keep].min(axis=0)
+    high = A[:, keep].max(axis=0)
+    return FeatureScaling(cols, mean[keep], sd[keep], dropped, low, high)
