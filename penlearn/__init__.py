@@ -10,6 +10,8 @@ in gradient descent"; Hillman & Hocking (2023), "Optimizing ROC curves with a so
 surrogate loss for binary classification and changepoint detection".
 """
 
+# first: a Ctrl-C of the command during the imports below prints one line, not a traceback
+from penlearn import _interrupt  # noqa: F401, I001
 from penlearn._version import package_version
 from penlearn.aum import AUMResult, aum
 from penlearn.binary import (

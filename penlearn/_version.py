@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-# imported first by penlearn/__init__.py: a Ctrl-C of the command during the imports
-# that follow prints one line, not a traceback (see penlearn._interrupt)
-from penlearn import _interrupt  # noqa: F401
-
 __all__ = ["package_version"]
 
 
