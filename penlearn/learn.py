@@ -191,15 +191,9 @@ def changepoint_auc(evaluation: pd.DataFrame, log_lambda) -> float:
 def _line_step(bp: Breakpoints, scores, slopes, variant: str) -> tuple[float, int]:
     """Step size chosen by ``variant`` and the number of line-search events processed
     (for ``"grid"``: the number of grid points)."""
-    from penlearn.line_search import grid_search, line_search
+    from penlearn.line_search import choose_step
 
-    if variant == "grid":
-        g = grid_search(bp, scores, slopes, step_sizes=GRID_STEP_SIZES)
-        # which.min: the smallest step size on ties (step 0 is not a candidate)
-        return float(g["step_size"].iloc[int(np.argmin(g["aum"].to_numpy()))]), len(g)
-    res = line_search(bp, scores, slopes, stop=_STOP[variant])
-    events = res.info.get("events", res.iterations) if res.info else res.iterations
-    return float(res.step_size), int(events)
+    return choose_step(variant, bp, scores, slopes)
 
 
 def _min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
