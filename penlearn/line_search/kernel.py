@@ -398,3 +398,28 @@ def prepare_lines(intercept, slope, fp_diff, fn_diff, what: str = "", lazy: bool
     fp_tot, fn_tot = check_totals(fp, fn, what)
     ic, sl, fp, fn = merge_lines(ic, sl, fp, fn)
     return State(ic, sl, fp, fn, fp_tot, fn_tot, lazy=lazy), n
+
+
+def state_from_order(base: State, order: np.ndarray, FP, FN, s_lo: float, step: float,
+                     aum: float, slope: float, auc_after: float) -> State:
+    """A :class:`State` in the middle of a sweep: lines in ``order`` (valid just after
+    ``s_lo``), gap values ``FP``/``FN``, the last event at ``step`` with its AUM, the AUM
+    slope and the AUC accumulator after it. The queue holds the adjacent pairs that still
+    cross (after ``s_lo``, even if rounding says otherwise). ``base`` gives the lines."""
+    st = object.__new__(State)
+    for name in ("B", "tw", "scale", "np"):
+        setattr(st, name, getattr(base, name))
+    st.listify(np.asarray(order), np.asarray(FP), np.asarray(FN),
+               np.minimum(np.asarray(FP), np.asarray(FN)))
+    ic, sl = base.np[0], base.np[1]
+    o = np.asarray(order)
+    d_sl = sl[o[:-1]] - sl[o[1:]]
+    cross = np.flatnonzero(d_sl > 0)
+    x = (ic[o[cross + 1]] - ic[o[cross]]) / d_sl[cross]
+    x = np.maximum(x, math.nextafter(s_lo, math.inf))
+    st.pushed = x.tolist()
+    st.log_extra = []
+    st.heap = list(zip(st.pushed, o[cross].tolist(), o[cross + 1].tolist()))
+    heapq.heapify(st.heap)
+    st.step, st.aum, st.slope, st.auc_after, st.auc = step, aum, slope, auc_after, auc_after
+    return st

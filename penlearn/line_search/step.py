@@ -15,8 +15,11 @@ import math
 import numpy as np
 
 from penlearn.breakpoints import Breakpoints
-from penlearn.line_search._common import breakpoint_lines
+from penlearn.line_search._common import breakpoint_lines, parse_stop
+from penlearn.line_search.blocks import blocks_step
+from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import GRID_STEP_SIZES, grid_values
+from penlearn.line_search.kernel import prepare_lines
 
 __all__ = ["STEP_VARIANTS", "choose_step", "descent_should_stop"]
 
@@ -58,14 +61,18 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     """
     if variant not in STEP_VARIANTS:
         raise ValueError(f"variant must be one of {tuple(STEP_VARIANTS)}, got {variant!r}")
+    ic, sl, fp, fn = breakpoint_lines(breakpoints, scores, slopes)
     if variant == "grid":
-        ic, sl, fp, fn = breakpoint_lines(breakpoints, scores, slopes)
         aum_v, _ = grid_values(ic, sl, fp, fn, GRID_STEP_SIZES)
         return float(GRID_STEP_SIZES[int(np.argmin(aum_v))]), len(GRID_STEP_SIZES)
-    from penlearn.line_search.search import line_search  # the drivers sit above this module
-
-    res = line_search(breakpoints, scores, slopes, stop=STEP_VARIANTS[variant])
-    return float(res.step_size), int(res.events)
+    stop = STEP_VARIANTS[variant]
+    if stop == "first_min" and np.all(fp >= 0) and np.all(fn <= 0):
+        r = first_min_monotone(ic, sl, fp, fn, check=False)  # convex AUM: bracketing
+        return float(r.step_size), int(r.n_events)
+    st, n = prepare_lines(ic, sl, fp, fn, lazy=True)
+    mode, limit = parse_stop(stop, n, None)
+    step, _, events, _ = blocks_step(st, mode, limit)
+    return step, events
 
 
 def descent_should_stop(
