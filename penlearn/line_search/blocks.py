@@ -21,12 +21,18 @@ stay small (the work is quadratic in the block size): s_hi lies between the K-th
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
-from penlearn.line_search._common import FIRST_MIN_ZERO, TIE_RTOL, gaps, sort_right
+from penlearn.line_search._common import (
+    AUC_TIE,
+    FIRST_MIN_ZERO,
+    MAX_AUC_DROP,
+    TIE_RTOL,
+    gaps,
+    sort_right,
+)
 from penlearn.line_search.kernel import State, state_from_order, sweep
 
 __all__ = ["BlocksResult", "sweep_blocks"]
@@ -45,6 +51,7 @@ class BlocksResult(NamedTuple):
     aums: np.ndarray
     slopes: np.ndarray
     auc_after: np.ndarray
+    auc_at: np.ndarray
     reason: str
     brackets: int
     fallbacks: int
@@ -162,10 +169,13 @@ def _kernel_bracket(sw: _Sweep, s_hi: float, limit):
                           sw.slope, sw.S)
     rows, _ = sweep(st, 0, limit, None, until=s_hi)
     steps, slopes, dss = (np.asarray(r, dtype=float) for r in rows[:3])
+    at = 0.5 * dss  # AUC at a single swap: the mean of before and after (a diagonal)
+    for k, (_, _, d_at) in rows[4].items():
+        at[k] = d_at  # a cluster: its own diagonal through the block
     sw.order = np.asarray(st.order)
     sw.FP, sw.FN = np.asarray(st.FP), np.asarray(st.FN)
     sw.s_lo = max(s_hi, st.step)
-    return steps, slopes, dss
+    return steps, slopes, dss, at
 
 
 def _first_stop(mode: int, best: float, aums, afters, drop: float) -> int:
@@ -176,8 +186,6 @@ def _first_stop(mode: int, best: float, aums, afters, drop: float) -> int:
         hit = np.flatnonzero((aums > prevmin) | (aums < FIRST_MIN_ZERO))
         return int(hit[0]) if len(hit) else -1
     if mode == 2:
-        from penlearn.line_search._common import AUC_TIE
-
         for k, v in enumerate(afters.tolist()):
             if v > best + AUC_TIE * abs(best):
                 best = v
@@ -198,8 +206,9 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
     K = max(4, int(B * K_FRACTION))
     steps_l, aums_l, slopes_l, afters_l = [np.zeros(1)], [np.array([sw.aum])], \
         [np.array([sw.slope])], [np.array([sw.S])]
+    ats_l = [np.array([st.auc])]
     best = sw.aum if mode == 1 else sw.S
-    drop = 1e-6 / st.scale
+    drop = MAX_AUC_DROP / st.scale
     n_ev, brackets, fallbacks = 0, 0, 0
     reason = "exhausted"
     max_pairs = PAIR_BUDGET * B + 64
@@ -222,9 +231,10 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
             got = None
         if got is None:
             fallbacks += 1
-            ev, slopes_after, ds = _kernel_bracket(sw, s_hi, limit - n_ev)
+            ev, slopes_after, ds, at = _kernel_bracket(sw, s_hi, limit - n_ev)
         else:
             ev, d_slope, ds, sw.order = got
+            at = 0.5 * ds
             slopes_after = np.cumsum(np.concatenate(([sw.slope], d_slope)))[1:]
             sw.FP, sw.FN, _ = gaps(sw.fpd[sw.order], sw.fnd[sw.order])
             sw.s_lo = s_hi
@@ -234,17 +244,21 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
         inc = prev_slopes * np.diff(np.concatenate(([sw.step], ev)))
         aums = np.cumsum(np.concatenate(([sw.aum], inc)))[1:]
         afters = np.cumsum(np.concatenate(([sw.S], ds)))[1:]
+        ats = np.concatenate(([sw.S], afters[:-1])) + at
         stop = _first_stop(mode, best, aums, afters, drop) if mode else -1
         cut = len(ev)
         if stop >= 0:
             cut, reason = stop + 1, "rule"
         if n_ev + cut >= limit and mode == 0:
             cut, reason = int(limit - n_ev), "limit"
+            xs = sw.adjacent_crossings()
+            if cut == len(ev) and not np.any(xs > ev[-1]):
+                reason = "exhausted"  # the limit is the last event
         for lst, arr in ((steps_l, ev), (aums_l, aums), (slopes_l, slopes_after),
-                         (afters_l, afters)):
+                         (afters_l, afters), (ats_l, ats)):
             lst.append(arr[:cut])
         n_ev += cut
-        if reason != "exhausted":
+        if reason != "exhausted" or n_ev >= limit:
             break
         sw.step, sw.aum, sw.slope, sw.S = float(ev[-1]), float(aums[-1]), \
             float(slopes_after[-1]), float(afters[-1])
@@ -252,15 +266,13 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
             best = min(best, float(aums.min()))
         elif mode == 2:
             best = _running_best(best, afters)
-    if reason == "exhausted" and n_ev >= limit:
+    if limit == 0 and len(sw.adjacent_crossings()):
         reason = "limit"
-    cat = [np.concatenate(x) for x in (steps_l, aums_l, slopes_l, afters_l)]
+    cat = [np.concatenate(x) for x in (steps_l, aums_l, slopes_l, afters_l, ats_l)]
     return BlocksResult(*cat, reason, brackets, fallbacks)
 
 
 def _running_best(best: float, afters: np.ndarray) -> float:
-    from penlearn.line_search._common import AUC_TIE
-
     for v in afters.tolist():
         if v > best + AUC_TIE * abs(best):
             best = v
@@ -284,8 +296,6 @@ def choose_blocks(mode: int, r: BlocksResult) -> tuple[float, float]:
         prev = s[last - 1] if up else s[last]
         return float((prev + best_step) / 2), float(best)
     if mode == 2:
-        from penlearn.line_search._common import AUC_TIE
-
         best, best_step = r.auc_after[0], 0.0
         for k in range(1, n):
             v = r.auc_after[k]
@@ -302,9 +312,71 @@ def choose_blocks(mode: int, r: BlocksResult) -> tuple[float, float]:
 
 
 def blocks_step(st: State, mode: int, limit) -> tuple[float, float, int, BlocksResult]:
-    """Chosen step, its AUM and the number of events, by brackets (see the module doc)."""
+    """Chosen step, its AUM and the number of events, by brackets (see the module doc).
+
+    When the choice hangs on rounding noise (:func:`fragile`), the whole search is rerun
+    by the sequential kernel from step 0, so the step is the kernel's to the last bit.
+    """
     r = sweep_blocks(st, mode, limit)
+    if fragile(st, mode, r):
+        r = _sequential(st, mode, limit)
     step, aum_at = choose_blocks(mode, r)
-    if not math.isfinite(step):  # pragma: no cover - defensive
-        raise ArithmeticError("non-finite step")
     return step, aum_at, len(r.steps) - 1, r
+
+
+def fragile(st: State, mode: int, r: BlocksResult) -> bool:
+    """Whether the stopping rule's choice could differ from the kernel's by rounding.
+
+    The two engines sum the same terms in different orders, so values agree to a few ulps.
+    A choice is fragile when it compares values that are equal in exact arithmetic: a
+    slope within ``1e-9·max|slope|·min(ΣFP, ΣFN)`` of 0 before the first minimum (a flat
+    piece of AUM, whose noisy sign decides the rule), AUM values within ``1e-9`` relative
+    of the minimum at more than one event (count rules), AUM at the 1e-6 level, or AUC
+    values at the tie margin or the drop threshold of ``"max_auc"``.
+    """
+    sl = st.np[1]
+    if mode == 1:
+        tot = min(1.0 / (st.scale * st.tw), st.tw / 2)  # min(ΣFP, ΣFN)
+        tol = 1e-9 * float(np.abs(sl).max()) * tot
+        if np.any(np.abs(r.slopes[:-1]) <= tol) or np.any(np.abs(r.slopes[-1:]) <= tol):
+            return True
+        return bool(np.any(np.abs(r.aums - FIRST_MIN_ZERO) <= 1e-12))
+    if mode == 2:
+        v = r.auc_after
+        best = np.maximum.accumulate(v)
+        prev = np.concatenate(([v[0]], best[:-1]))
+        gap = np.abs(v - prev)
+        near_tie = (gap > 0) & (gap <= 4 * AUC_TIE * np.abs(prev))
+        drop = MAX_AUC_DROP / st.scale
+        return bool(np.any(near_tie) or np.any(np.abs(prev - v - drop) <= 1e-9 * drop))
+    a = r.aums
+    lo = a.min()
+    return int(np.count_nonzero(a <= lo + 1e-9 * max(abs(lo), float(np.abs(a).max())))) > 1
+
+
+def _sequential(st: State, mode: int, limit) -> BlocksResult:
+    """The kernel's sequential sweep from step 0, as a :class:`BlocksResult`."""
+    ic, sl, fpd, fnd = st.np[:4]
+    fp_tot, fn_tot = 1.0 / (st.scale * st.tw), st.tw / 2
+    seq = State(ic, sl, fpd, fnd, fp_tot, fn_tot)
+    rows, (reason, *_) = sweep(seq, mode, limit, None)
+    steps = np.concatenate(([0.0], np.asarray(rows[0], dtype=float)))
+    slopes = np.concatenate(([st.slope], np.asarray(rows[1], dtype=float)))
+    dss = np.asarray(rows[2], dtype=float)
+    aums = np.cumsum(np.concatenate(([st.aum], slopes[:-1] * np.diff(steps))))
+    afters = np.cumsum(np.concatenate(([st.auc_after], dss)))
+    at = 0.5 * dss
+    for k, (_, _, d_at) in rows[4].items():
+        at[k] = d_at
+    ats = np.concatenate(([st.auc], afters[:-1] + at))
+    if reason == "limit" and not seq.heap:
+        reason = "exhausted"
+    return BlocksResult(steps, aums, slopes, afters, ats, reason, 0, 1)
+
+
+def auc_at_step(st: State, r: BlocksResult, step: float) -> float:
+    """AUC at ``step`` from the processed events: at an event, its diagonal value;
+    between events, the AUC after the last event before it."""
+    q = int(np.searchsorted(r.steps, step, side="right")) - 1
+    S = r.auc_at[q] if r.steps[q] == step else r.auc_after[q]
+    return float(S * st.scale)

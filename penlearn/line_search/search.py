@@ -32,6 +32,7 @@ from penlearn.aum import aum as _aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search._common import TIE_RTOL, breakpoint_lines, parse_stop
 from penlearn.line_search.batched import BATCH_MIN_LINES, batch_sweep
+from penlearn.line_search.blocks import auc_at_step, blocks_step
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import grid_values
 from penlearn.line_search.kernel import State, prepare_lines, sweep
@@ -280,8 +281,10 @@ def line_search(
         A second set whose AUM, AUC at the step and AUC after it are added to the path
         (``validation_aum``, ``validation_auc``, ``validation_auc_after``) at the same step
         sizes; see :meth:`LineSearchResult.best_validation`.
-    method : {"auto", "sequential", "bracket"}
-        ``"sequential"`` runs the event-by-event engine. ``"bracket"`` runs
+    method : {"auto", "sequential", "bracket", "blocks"}
+        ``"sequential"`` runs the event-by-event engine. ``"blocks"`` processes the same
+        events a bracket at a time with vectorised updates (:mod:`.blocks`; any ``stop``,
+        no ``validation`` or ``max_step``); same step and AUM, path = row 0 only. ``"bracket"`` runs
         :func:`~penlearn.line_search.first_min_monotone`, an exact first-min search in a
         few sorts for monotone error functions (all ΔFP ≥ 0, ΔFN ≤ 0); its path holds row 0
         only and ``events``/``n_sorts`` its counters. ``"auto"`` (default) takes ``"bracket"`` for
@@ -333,9 +336,13 @@ def line_search(
 
 def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchResult:
     """Run the bracketing first-min search or the sequential engine (see ``method``)."""
-    if method not in ("auto", "sequential", "bracket"):
-        raise ValueError(f"method must be 'auto', 'sequential' or 'bracket', got {method!r}")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     ic, sl, fp, fn = (np.asarray(x, dtype=float) for x in lines)
+    if method == "blocks":
+        if vst is not None or max_step is not None:
+            raise ValueError("method='blocks' gives no path: it takes no validation or max_step")
+        return _run_blocks(ic, sl, fp, fn, stop, max_iterations)
     simple = (
         isinstance(stop, str)
         and stop == "first_min"
@@ -357,11 +364,12 @@ def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchR
     return _run(st, n, stop, max_iterations, max_step, vst)
 
 
-def _run_bracket(ic, sl, fp, fn) -> LineSearchResult:
-    """First-min step by the sub-quadratic bracketing search; path = row 0 only."""
-    st, _ = prepare_lines(ic, sl, fp, fn, lazy=True)  # row 0 only: no queue needed
-    r = first_min_monotone(ic, sl, fp, fn)
-    path = pd.DataFrame(
+_METHODS = ("auto", "sequential", "bracket", "blocks")
+
+
+def _row0(st: State) -> pd.DataFrame:
+    """The path's row for step 0 (the drivers without a path)."""
+    return pd.DataFrame(
         {
             "step_size": [0.0],
             "aum": [st.aum],
@@ -373,6 +381,33 @@ def _run_bracket(ic, sl, fp, fn) -> LineSearchResult:
             "q_size": _queue_sizes(st.pushed, np.zeros(1), np.array([len(st.pushed)])),
         }
     )
+
+
+def _run_blocks(ic, sl, fp, fn, stop, max_iterations) -> LineSearchResult:
+    """Any stopping rule by brackets of events (:mod:`.blocks`); path = row 0 only."""
+    st, n = prepare_lines(ic, sl, fp, fn, lazy=True)
+    mode, limit = parse_stop(stop, n, max_iterations)
+    step, aum_at, events, r = blocks_step(st, mode, limit)
+    return LineSearchResult(
+        path=_row0(st),
+        step_size=step,
+        aum=aum_at,
+        auc=auc_at_step(st, r, step),
+        stop=stop,
+        method="blocks",
+        n_lines=st.B,
+        exhausted=r.reason == "exhausted",
+        reason=r.reason,
+        events=events,
+        n_sorts=r.brackets,
+    )
+
+
+def _run_bracket(ic, sl, fp, fn) -> LineSearchResult:
+    """First-min step by the sub-quadratic bracketing search; path = row 0 only."""
+    st, _ = prepare_lines(ic, sl, fp, fn, lazy=True)  # row 0 only: no queue needed
+    r = first_min_monotone(ic, sl, fp, fn)
+    path = _row0(st)
     _, auc = grid_values(*st.np[:4], np.array([r.step_size]))
     return LineSearchResult(
         path=path,
