@@ -238,10 +238,14 @@ def _descend(
     rows, weights = [], [w.copy()]
     sub_auc, v_aum, v_auc = evaluate(w)
     rows.append((0, 0.0, cur.aum, sub_auc, v_aum, v_auc, 0, time.perf_counter() - start))
-    prev = np.inf
+    from penlearn.line_search import descent_should_stop
+
+    prev, prev_auc, s = np.inf, -np.inf, np.inf
     step = 0
     try:
-        while prev - cur.aum > tol and step < max_steps:
+        while step < max_steps and not descent_should_stop(
+            variant, prev, cur.aum, s, tol, prev_auc, sub_auc
+        ):
             g = cur.derivatives.mean(axis=1)
             d = -(X.T @ g)
             if not np.any(d):
@@ -250,7 +254,7 @@ def _descend(
             s, events = _line_step(bp, scores, slopes, variant)
             w = w + s * d
             scores = X @ w + b0
-            prev = cur.aum
+            prev, prev_auc = cur.aum, sub_auc
             cur = aum(bp, scores)
             step += 1
             sub_auc, v_aum, v_auc = evaluate(w)

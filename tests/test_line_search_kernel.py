@@ -201,11 +201,12 @@ def test_method_blocks_rejects_path_options():
 def test_descent_should_stop():
     assert descent_should_stop("grid", 1.0, 0.5, 0.1, 1e-5) is False
     assert descent_should_stop("linear", 1.0, 1.0, 0.1, 1e-5) is True
-    # max_auc: a rise of AUM is allowed while small, a zero step or a blow-up stops
-    assert descent_should_stop("max_auc", 1.0, 1.0 + 1e-4, 0.1, 1e-5) is False
-    assert descent_should_stop("max_auc", 1.0, 1.5, 0.1, 1e-5) is True
-    assert descent_should_stop("max_auc", 1.0, 0.5, 0.0, 1e-5) is True
-    assert descent_should_stop("max_auc", 1.0, np.inf, 0.1, 1e-5) is True
+    assert descent_should_stop("first_min", np.inf, 1.0, np.inf, 1e-5) is False
+    # max_auc: AUM may rise; the subtrain AUC must rise by more than tol, the step be > 0
+    assert descent_should_stop("max_auc", 1.0, 1.5, 0.1, 1e-5, 0.8, 0.81) is False
+    assert descent_should_stop("max_auc", 1.0, 0.5, 0.1, 1e-5, 0.8, 0.8) is True
+    assert descent_should_stop("max_auc", 1.0, 0.5, 0.0, 1e-5, 0.8, 0.9) is True
+    assert descent_should_stop("max_auc", np.inf, 1.0, np.inf, 1e-5) is False
 
 
 def _chipseq_steps(n_steps=4):
