@@ -176,12 +176,22 @@ def test_choose_step_matches_line_search_and_grid():
     scores = rng.standard_normal(80)
     slopes = rng.standard_normal(80)
     for variant, stop in [("first_min", "first_min"), ("linear", "linear"),
-                          ("quadratic", "all"), ("max_auc", "max_auc")]:  # fmt: skip
+                          ("quadratic", "all")]:  # fmt: skip
         ref = line_search(bp, scores, slopes, stop=stop, method="sequential")
         step, events = choose_step(variant, bp, scores, slopes)
         assert step == pytest.approx(ref.step_size, rel=1e-12)
         if variant != "first_min":  # monotone first_min: the bracketing search
             assert events == ref.events
+    # max_auc: the interval of largest AUC on the sequential first-min path
+    path = line_search(bp, scores, slopes, stop="first_min", method="sequential").path
+    a, s, after = path["aum"].to_numpy(), path["step_size"].to_numpy(), path["auc_after"]
+    last = len(a) - 1
+    k_max = last - 1 if a[last] > a[:last].min() else last
+    k = int(np.argmax(after.to_numpy()[:k_max]))
+    assert after[k] - after[0] > 1e-5
+    step, events = choose_step("max_auc", bp, scores, slopes)
+    assert step == pytest.approx((s[k] + s[k + 1]) / 2, rel=1e-12)
+    assert events == last
     g = grid_search(bp, scores, slopes)
     step, n = choose_step("grid", bp, scores, slopes)
     assert step == g["step_size"][int(np.argmin(g["aum"]))]
@@ -202,9 +212,10 @@ def test_descent_should_stop():
     assert descent_should_stop("grid", 1.0, 0.5, 0.1, 1e-5) is False
     assert descent_should_stop("linear", 1.0, 1.0, 0.1, 1e-5) is True
     assert descent_should_stop("first_min", np.inf, 1.0, np.inf, 1e-5) is False
-    # max_auc: AUM may rise; the subtrain AUC must rise by more than tol, the step be > 0
+    # max_auc: AUM may rise if AUC rises (by more than tol); a zero step stops
     assert descent_should_stop("max_auc", 1.0, 1.5, 0.1, 1e-5, 0.8, 0.81) is False
-    assert descent_should_stop("max_auc", 1.0, 0.5, 0.1, 1e-5, 0.8, 0.8) is True
+    assert descent_should_stop("max_auc", 1.0, 0.5, 0.1, 1e-5, 0.8, 0.8) is False
+    assert descent_should_stop("max_auc", 1.0, 1.0, 0.1, 1e-5, 0.8, 0.8) is True
     assert descent_should_stop("max_auc", 1.0, 0.5, 0.0, 1e-5, 0.8, 0.9) is True
     assert descent_should_stop("max_auc", np.inf, 1.0, np.inf, 1e-5) is False
 
