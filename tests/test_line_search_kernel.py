@@ -107,14 +107,15 @@ def near_tied_lines(draw, max_points=4):
     """Lines through a few common points, intercepts rounded: near-ties in the last bits."""
     rows = []
     for _ in range(draw(st.integers(1, max_points))):
-        s0 = draw(st.floats(0.05, 3.0))
-        t0 = draw(st.floats(-2.0, 2.0))
+        s0 = draw(st.integers(1, 30)) / 10  # the common point (s0, t0)
+        t0 = draw(st.integers(-20, 20)) / 10
         for _ in range(draw(st.integers(2, 4))):
-            m = draw(st.floats(-3.0, 3.0))
+            m = draw(st.integers(-21, 21)) / 7  # inexact: t0 - s0·m is rounded
             rows.append((t0 - s0 * m, m, float(draw(st.integers(-1, 2))),
                          float(draw(st.integers(-2, 1)))))  # fmt: skip
     for _ in range(draw(st.integers(0, 4))):
-        rows.append((draw(st.floats(-3, 3)), draw(st.floats(-3, 3)), 1.0, -1.0))
+        rows.append((draw(st.integers(-30, 30)) / 10, draw(st.integers(-30, 30)) / 10,
+                     1.0, -1.0))
     assume(sum(r[2] for r in rows) > 0 and sum(r[3] for r in rows) < 0)
     return [list(c) for c in zip(*rows)]
 

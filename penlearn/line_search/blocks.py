@@ -68,8 +68,12 @@ class _Sweep:
         self.s_lo = 0.0
         self.step, self.aum, self.slope, self.S = 0.0, st.aum, st.slope, st.auc_after
         self.base = st
+        # crossing steps of the adjacent pairs (None: recompute)
+        self.xs = st.pushed if isinstance(st.pushed, np.ndarray) else None
 
     def adjacent_crossings(self) -> np.ndarray:
+        if self.xs is not None:
+            return self.xs
         o = self.order
         d_sl = self.sl[o[:-1]] - self.sl[o[1:]]
         cross = np.flatnonzero(d_sl > 0)
@@ -98,7 +102,7 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     end = np.maximum.accumulate(p) == np.arange(n)
     if end.all():
         e = np.zeros(0)
-        return e, e, e, o
+        return e, e, e, o, sig
     start = np.empty(n, bool)
     start[0] = True
     start[1:] = end[:-1]
@@ -160,7 +164,7 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     m_new = np.minimum(f0 + fb, n0 + nb)
     d_slope = (sla - slb) * (m_old + m_new - np.minimum(f0, n0) - np.minimum(f2, n2))
     d_s = (fb - fa) * (n2 - n0) - (nb - na) * (f2 - f0)
-    return xs, d_slope, d_s, o[p]
+    return xs, d_slope, d_s, o[p], sig
 
 
 def _kernel_bracket(sw: _Sweep, s_hi: float, limit):
@@ -174,6 +178,7 @@ def _kernel_bracket(sw: _Sweep, s_hi: float, limit):
         at[k] = d_at  # a cluster: its own diagonal through the block
     sw.order = np.asarray(st.order)
     sw.FP, sw.FN = np.asarray(st.FP), np.asarray(st.FN)
+    sw.xs = None
     sw.s_lo = max(s_hi, st.step)
     return steps, slopes, dss, at
 
@@ -233,7 +238,7 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
             fallbacks += 1
             ev, slopes_after, ds, at = _kernel_bracket(sw, s_hi, limit - n_ev)
         else:
-            ev, d_slope, ds, sw.order = got
+            ev, d_slope, ds, sw.order, sw.xs = got
             at = 0.5 * ds
             slopes_after = np.cumsum(np.concatenate(([sw.slope], d_slope)))[1:]
             sw.FP, sw.FN, _ = gaps(sw.fpd[sw.order], sw.fnd[sw.order])

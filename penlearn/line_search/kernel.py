@@ -423,3 +423,10 @@ def state_from_order(base: State, order: np.ndarray, FP, FN, s_lo: float, step: 
     heapq.heapify(st.heap)
     st.step, st.aum, st.slope, st.auc_after, st.auc = step, aum, slope, auc_after, auc_after
     return st
+
+
+def lines_state(ic: np.ndarray, sl: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> State:
+    """:func:`prepare_lines` for lines known to be finite float arrays (no copies, no
+    checks beyond the totals): the lazy :class:`State` of the vectorised drivers."""
+    fp_tot, fn_tot = check_totals(fp, fn)
+    return State(*merge_lines(ic, sl, fp, fn), fp_tot, fn_tot, lazy=True)

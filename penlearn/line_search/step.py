@@ -20,7 +20,7 @@ from penlearn.line_search._common import breakpoint_lines, parse_stop
 from penlearn.line_search.blocks import blocks_step
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import GRID_STEP_SIZES, grid_values
-from penlearn.line_search.kernel import State, prepare_lines
+from penlearn.line_search.kernel import State, lines_state
 
 __all__ = ["STEP_VARIANTS", "choose_step", "descent_should_stop"]
 
@@ -70,10 +70,10 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     if variant == "first_min" and np.all(fp >= 0) and np.all(fn <= 0):
         r = first_min_monotone(ic, sl, fp, fn, check=False)  # convex AUM: bracketing
         return float(r.step_size), int(r.n_events)
-    st, n = prepare_lines(ic, sl, fp, fn, lazy=True)
+    st = lines_state(ic, sl, fp, fn)  # breakpoints and scores are checked: finite
     if variant == "max_auc":
         return max_auc_step(st)
-    mode, limit = parse_stop(stop, n, None)
+    mode, limit = parse_stop(stop, len(ic), None)
     step, _, events, _ = blocks_step(st, mode, limit)
     return step, events
 
