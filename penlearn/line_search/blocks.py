@@ -30,8 +30,6 @@ from penlearn.line_search._common import (
     FIRST_MIN_ZERO,
     MAX_AUC_DROP,
     TIE_RTOL,
-    gaps,
-    sort_right,
 )
 from penlearn.line_search.kernel import State, state_from_order, sweep
 
@@ -64,12 +62,22 @@ class _Sweep:
         ic, sl, fpd, fnd, FP, FN, _ = st.np
         self.ic, self.sl, self.fpd, self.fnd = ic, sl, fpd, fnd
         self.order = np.arange(st.B)
+        self.ar = np.arange(st.B)
+        self.diffs = np.column_stack((fpd, fnd))  # gathered in order for the gaps
+        self.fn_tot = st.tw / 2
         self.FP, self.FN = FP, FN
         self.s_lo = 0.0
         self.step, self.aum, self.slope, self.S = 0.0, st.aum, st.slope, st.auc_after
         self.base = st
         # crossing steps of the adjacent pairs (None: recompute)
         self.xs = st.pushed if isinstance(st.pushed, np.ndarray) else None
+
+    def set_gaps(self) -> None:
+        """FP and FN of the gaps of the current order (FN from its total downwards)."""
+        c = np.empty((len(self.order) + 1, 2))
+        c[0] = 0.0
+        np.cumsum(self.diffs[self.order], axis=0, out=c[1:])
+        self.FP, self.FN = c[:, 0], self.fn_tot + c[:, 1]
 
     def adjacent_crossings(self) -> np.ndarray:
         if self.xs is not None:
@@ -89,7 +97,8 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     o = sw.order
     ic, sl, fpd, fnd = sw.ic, sw.sl, sw.fpd, sw.fnd
     a_ic, a_sl = ic[o], sl[o]
-    p = sort_right(a_ic + a_sl * s_hi, a_sl, "stable")  # nearly sorted: adaptive sort
+    # nearly sorted: adaptive sort; a tie at s_hi in the wrong order fails the check below
+    p = np.argsort(a_ic + a_sl * s_hi, kind="stable")
     n = len(p)
     # the order at s_hi must agree with the crossing steps of its adjacent lines, none
     # of which may come within the tie window after s_hi
@@ -99,7 +108,7 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     sig = (ic_h[ahead + 1] - ic_h[ahead]) / dsl[ahead]
     if len(sig) and sig.min() <= s_hi + 4 * s_hi * TIE_RTOL:
         return None
-    end = np.maximum.accumulate(p) == np.arange(n)
+    end = np.maximum.accumulate(p) == sw.ar
     if end.all():
         e = np.zeros(0)
         return e, e, e, o, sig
@@ -120,7 +129,7 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     off = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt) + 1
     j = i + off
     pos_hi = np.empty(n, np.int64)
-    pos_hi[p] = np.arange(n)
+    pos_hi[p] = sw.ar
     inv = pos_hi[i] > pos_hi[j]
     i, j = i[inv], j[inv]
     la, lb = o[i], o[j]
@@ -241,7 +250,7 @@ def sweep_blocks(st: State, mode: int, limit) -> BlocksResult:
             ev, d_slope, ds, sw.order, sw.xs = got
             at = 0.5 * ds
             slopes_after = np.cumsum(np.concatenate(([sw.slope], d_slope)))[1:]
-            sw.FP, sw.FN, _ = gaps(sw.fpd[sw.order], sw.fnd[sw.order])
+            sw.set_gaps()
             sw.s_lo = s_hi
         if not len(ev):
             continue
