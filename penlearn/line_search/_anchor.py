@@ -103,6 +103,7 @@ def repair(anchor: Anchor) -> Anchor:
     return Anchor(s, a, d, fp, fn, aum, slope)
 
 
+# Long by design: the hot event loop of the bracketing search (locals, inlined updates).
 def sweep_from(anchor: Anchor, s_hi: float, stop, must=None, budget=None):
     """Process the events after ``anchor.s`` one by one (Fowler & Hocking 2024, eqs. 7–13).
 

@@ -20,6 +20,8 @@ from penlearn.line_search.kernel import State
 BATCH_MIN_LINES = 4096
 
 
+# Long by design: one vectorised pass per batch whose steps share many arrays; splitting
+# would pass a dozen arrays between helpers on every batch.
 def batch_sweep(st: State, limit):
     """Process leading single-swap events in vectorised batches (count-limited sweeps).
 

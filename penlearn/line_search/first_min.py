@@ -336,6 +336,7 @@ def _refresh(anchor: Anchor) -> Anchor:
 # --------------------------------------------------------------------------- public
 
 
+# Long by design: the phases (L, R, the 1e-6 rule) of one exact rule, read top to bottom.
 def first_min_monotone(
     intercept, slope, fp_diff, fn_diff, *, kmax: int | None = None, check: bool = True
 ) -> FirstMinResult:
