@@ -328,14 +328,41 @@ def choose_blocks(mode: int, r: BlocksResult) -> tuple[float, float]:
 def blocks_step(st: State, mode: int, limit) -> tuple[float, float, int, BlocksResult]:
     """Chosen step, its AUM and the number of events, by brackets (see the module doc).
 
-    When the choice hangs on rounding noise (:func:`fragile`), the whole search is rerun
-    by the sequential kernel from step 0, so the step is the kernel's to the last bit.
+    When the choice hangs on rounding noise (:func:`fragile`), the search is rerun by the
+    sequential kernel from step 0, so the step is the kernel's to the last bit. For the
+    count rules only the events up to the last candidate minimum are replayed: later
+    events are above the minimum by more than the noise in both engines.
     """
     r = sweep_blocks(st, mode, limit)
-    if fragile(st, mode, r):
+    if not fragile(st, mode, r):
+        step, aum_at = choose_blocks(mode, r)
+        return step, aum_at, len(r.steps) - 1, r
+    if mode:
         r = _sequential(st, mode, limit)
-    step, aum_at = choose_blocks(mode, r)
-    return step, aum_at, len(r.steps) - 1, r
+        step, aum_at = choose_blocks(mode, r)
+        return step, aum_at, len(r.steps) - 1, r
+    m = int(_near_min(r.aums)[-1])  # events to replay
+    while True:
+        pre = _sequential(st, 0, min(m + 1, limit))
+        a = pre.aums
+        i = int(np.argmin(a))
+        if len(a) == len(r.aums) or a[-1] != a[i]:  # a flat minimum ends inside the replay
+            break
+        m *= 2
+    step, aum_at = choose_blocks(0, pre)
+    auc_at = pre.auc_at if len(pre.steps) == len(r.steps) else r.auc_at
+    auc_after = pre.auc_after if len(pre.steps) == len(r.steps) else r.auc_after
+    q = int(np.searchsorted(pre.steps, step, side="right")) - 1
+    merged = r._replace(auc_at=auc_at.copy(), auc_after=auc_after.copy())
+    merged.auc_at[q], merged.auc_after[q] = pre.auc_at[q], pre.auc_after[q]
+    return step, aum_at, len(r.steps) - 1, merged
+
+
+def _near_min(a: np.ndarray) -> np.ndarray:
+    """Events whose AUM is within 1e-9 (relative) of the minimum: candidates of the
+    count rules' choice that rounding could reorder (noise is ~1e-12 at that scale)."""
+    lo = a.min()
+    return np.flatnonzero(a <= lo + 1e-9 * max(abs(lo), 1e-300))
 
 
 def fragile(st: State, mode: int, r: BlocksResult) -> bool:
@@ -363,9 +390,7 @@ def fragile(st: State, mode: int, r: BlocksResult) -> bool:
         near_tie = (gap > 0) & (gap <= 4 * AUC_TIE * np.abs(prev))
         drop = MAX_AUC_DROP / st.scale
         return bool(np.any(near_tie) or np.any(np.abs(prev - v - drop) <= 1e-9 * drop))
-    a = r.aums
-    lo = a.min()
-    return int(np.count_nonzero(a <= lo + 1e-9 * max(abs(lo), float(np.abs(a).max())))) > 1
+    return len(_near_min(r.aums)) > 1
 
 
 def _sequential(st: State, mode: int, limit) -> BlocksResult:
