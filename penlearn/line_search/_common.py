@@ -22,7 +22,7 @@ from penlearn.breakpoints import Breakpoints
 #: are computed within ~6u of each other; 2**-48 = 32u leaves a safe margin.
 TIE_RTOL = 2.0**-48
 
-#: Absolute tolerances of the reference's stopping rules (README of reference/aum).
+#: Absolute tolerances of the stopping rules of the R package aum (Fowler & Hocking 2024).
 FIRST_MIN_ZERO = 1e-6
 MAX_AUC_DROP = 1e-6
 
