@@ -32,7 +32,10 @@ import numpy as np
 
 from penlearn import aum, breakpoints_from_labels
 from penlearn.datasets import binary_timing_problem
-from penlearn.first_min import _aum_slope, _gaps, _sort_right, first_min_monotone
+from penlearn.line_search import first_min_monotone
+from penlearn.line_search._common import aum_slope as _aum_slope
+from penlearn.line_search._common import gaps as _gaps
+from penlearn.line_search._common import sort_right as _sort_right
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

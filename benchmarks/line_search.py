@@ -97,7 +97,7 @@ def one_case(source: str, n: int, weight: str, kind: str) -> dict:
 
             scores = X @ W
             pre = line_search_linear(bp, X, W, stop=0)
-            lines = breakpoint_lines(bp, scores, X @ pre.info["direction"])
+            lines = breakpoint_lines(bp, scores, X @ pre.direction)
         t0 = time.perf_counter()
         c0 = time.process_time()
         res = line_search_lines(*lines, stop="linear")

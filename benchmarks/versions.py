@@ -111,7 +111,8 @@ def main() -> None:
         f"on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; load average at the end "
         f"{load:.1f}. Median of {args.repeats} runs per tree, the two trees alternating "
-        f"(total {time.time() - t0:.0f} s). Each run is a fresh process timing the best of 3 calls (import excluded).",
+        f"(total {time.time() - t0:.0f} s). Each run is a fresh process timing the best of 3 "
+        "calls (import excluded).",
         "",
         *table,
     ])

@@ -47,7 +47,6 @@ from penlearn.changepoint.segmentation import (
     segment_sequences,
 )
 from penlearn.datasets import SimulatedDataSet, UCIDataSet, load_uci, simulate
-from penlearn.first_min import FirstMinResult, first_min_monotone
 from penlearn.learn import (
     IntervalRegression,
     PenaltyModel,
@@ -55,7 +54,9 @@ from penlearn.learn import (
     subtrain_validation_split,
 )
 from penlearn.line_search import (
+    FirstMinResult,
     LineSearchResult,
+    first_min_monotone,
     grid_search,
     line_search,
     line_search_linear,

@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from penlearn import aum, breakpoints_from_labels
 from penlearn.breakpoints import Breakpoints
 from penlearn.datasets import binary_timing_problem
-from penlearn.first_min import AUM_ZERO, FirstMinResult, first_min_monotone
+from penlearn.line_search import FirstMinResult, first_min_monotone
+from penlearn.line_search.first_min import AUM_ZERO
 
 # ----------------------------------------------------------------------------- oracles
 

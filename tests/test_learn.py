@@ -444,18 +444,20 @@ def test_fit_aum_linear_rejects_nan_features():
 
 def test_first_min_learning_uses_the_bracket_search(monkeypatch):
     """Issue 4: gradient descent with first_min runs the O(log) bracketing search whenever
-    the error functions are monotone (binary labels), the sequential engine otherwise."""
-    import penlearn.learn.descent as ls  # where gradient descent calls the line search
+    the error functions are monotone (binary labels), the bracket-of-events engine
+    (``penlearn.line_search.blocks``) otherwise."""
+    import sys
 
+    step = sys.modules["penlearn.line_search.step"]
     methods = []
-    original = ls.line_search
+    for name, tag in (("first_min_monotone", "bracket"), ("blocks_step", "blocks")):
+        original = getattr(step, name)
 
-    def spy(*args, **kwargs):
-        res = original(*args, **kwargs)
-        methods.append(res.method)
-        return res
+        def spy(*args, _original=original, _tag=tag, **kwargs):
+            methods.append(_tag)
+            return _original(*args, **kwargs)
 
-    monkeypatch.setattr(ls, "line_search", spy)
+        monkeypatch.setattr(step, name, spy)
     rng = np.random.default_rng(2)
     X = rng.normal(size=(120, 3))
     y = (X[:, 0] + rng.normal(size=120) > 0).astype(int)
@@ -466,4 +468,4 @@ def test_first_min_learning_uses_the_bracket_search(monkeypatch):
     feats, ev = synthetic(n=40, seed=11)  # non-monotone FP for a quarter of the sequences
     (fs, es), (fv, evv) = split(feats, ev)  # (the internal split puts them all in validation)
     learn_penalty(fs, es, validation=(fv, evv), init="zero", progress=False, max_steps=2)
-    assert methods and set(methods) == {"sequential"}
+    assert methods and set(methods) == {"blocks"}

@@ -193,7 +193,7 @@ def test_reference_from_breakpoints(name):
         # few 1e-15 relative), well inside the 1e-12
         _assert_frame_close(res.path, ref)
         np.testing.assert_allclose(
-            -res.info["direction"], d["line_search"]["gradient_weight"], rtol=1e-12, atol=1e-12
+            -res.direction, d["line_search"]["gradient_weight"], rtol=1e-12, atol=1e-12
         )
     assert res.path["aum"][0] == pytest.approx(d["aum"]["aum"], rel=1e-12, abs=1e-12)
 
@@ -353,7 +353,7 @@ def test_line_search_linear_matches_line_search():
     bp = breakpoints_from_labels(y, normalize="rate")
     scores = X @ w
     res = line_search_linear(bp, X, w, stop="all")
-    d = res.info["direction"]
+    d = res.direction
     deriv = aum(bp, scores).derivatives
     np.testing.assert_allclose(d, -X.T @ deriv.mean(axis=1), rtol=1e-12)
     other = line_search(bp, scores, X @ d, stop="all")
@@ -382,7 +382,7 @@ def test_validation_other_set_matches_grid_search():
     bp, bpv = breakpoints_from_labels(y), breakpoints_from_labels(yv)
     res = line_search_linear(bp, X, w, stop="all", validation=(bpv, Xv))
     p = res.path
-    d = res.info["direction"]
+    d = res.direction
     steps = p["step_size"].to_numpy()
     # the validation set's own events can lie between the main events: compare AUM
     # (continuous, piecewise linear) at the steps themselves, and AUC right after a step
@@ -451,7 +451,7 @@ def test_result_type_and_chosen_values():
 def force_batch(monkeypatch):
     import sys
 
-    monkeypatch.setattr(sys.modules["penlearn.line_search"], "BATCH_MIN_LINES", 2)
+    monkeypatch.setattr(sys.modules["penlearn.line_search.search"], "BATCH_MIN_LINES", 2)
 
 
 def _count_runs():
@@ -479,7 +479,7 @@ def test_reference_run_batched(name, i, force_batch):
 def test_batched_equals_sequential(stop, ties, monkeypatch):
     import sys
 
-    mod = sys.modules["penlearn.line_search"]
+    mod = sys.modules["penlearn.line_search.search"]
     X, y, w = _random_binary(300, 8)
     if ties:  # integer scores and slopes: many multi-way ties, the batch hands over early
         X = np.round(X)

@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from penlearn.line_search import _prepare_lines, _sweep, line_search_lines
+from penlearn.line_search import line_search_lines
+from penlearn.line_search.kernel import prepare_lines as _prepare_lines
+from penlearn.line_search.kernel import sweep as _sweep
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -286,7 +288,8 @@ def test_known_reference_failure_triple_point():
     assert len(exact) >= 1
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(line_sets(max_lines=6), line_sets(max_lines=6))
 def test_validation_columns_equal_brute_force(lines, vlines):
     res = run(lines, stop="all", validation=tuple(list(c) for c in zip(*vlines)))

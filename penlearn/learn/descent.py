@@ -20,10 +20,9 @@ import pandas as pd
 
 from penlearn.aum import aum, threshold_groups
 from penlearn.breakpoints import Breakpoints
-from penlearn.line_search import grid_search, line_search
+from penlearn.line_search import choose_step, descent_should_stop
 
 __all__ = [
-    "GRID_STEP_SIZES",
     "HISTORY_COLUMNS",
     "LINE_SEARCHES",
     "Descent",
@@ -34,8 +33,6 @@ __all__ = [
 ]
 
 LINE_SEARCHES = ("first_min", "linear", "quadratic", "max_auc", "grid")
-_STOP = {"first_min": "first_min", "linear": "linear", "quadratic": "all", "max_auc": "max_auc"}
-GRID_STEP_SIZES = 10.0 ** np.arange(-9, 1)
 HISTORY_COLUMNS = [
     "step",
     "step_size",
@@ -134,26 +131,6 @@ def initial_weights(init, p: int, rng: np.random.Generator) -> np.ndarray | None
     return arr
 
 
-def line_step(bp: Breakpoints, scores, slopes, variant: str) -> tuple[float, int]:
-    """Step size chosen by ``variant`` and the number of line-search events processed
-    (for ``"grid"``: the number of grid points).
-
-    Examples
-    --------
-    >>> from penlearn.breakpoints import breakpoints_from_labels
-    >>> bp = breakpoints_from_labels([0, 1])
-    >>> line_step(bp, np.array([1.0, 0.0]), np.array([-1.0, 1.0]), "first_min")[0]
-    0.5
-    """
-    if variant == "grid":
-        g = grid_search(bp, scores, slopes, step_sizes=GRID_STEP_SIZES)
-        # which.min: the smallest step size on ties (step 0 is not a candidate)
-        return float(g["step_size"].iloc[int(np.argmin(g["aum"].to_numpy()))]), len(g)
-    res = line_search(bp, scores, slopes, stop=_STOP[variant])
-    events = res.info.get("events", res.iterations) if res.info else res.iterations
-    return float(res.step_size), int(events)
-
-
 def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
     """The constant c minimising FP + FN of ``scores + c`` on ``bp``.
 
@@ -238,17 +215,20 @@ def descend(
     rows, weights = [], [w.copy()]
     sub_auc, v_aum, v_auc = evaluate(w)
     rows.append((0, 0.0, cur.aum, sub_auc, v_aum, v_auc, 0, time.perf_counter() - start))
-    prev = np.inf
+    prev, prev_auc, s = np.inf, -np.inf, np.inf
     step = 0
     try:
-        while prev - cur.aum > tol and step < max_steps:
+        while step < max_steps and not descent_should_stop(
+            variant, prev, cur.aum, s, tol, prev_auc, sub_auc
+        ):
             d = -(X.T @ cur.derivatives.mean(axis=1))
             if not np.any(d):
                 break
-            s, events = line_step(bp, scores, X @ d, variant)
+            # the step rule of the variant (exact line search or grid), and its events
+            s, events = choose_step(variant, bp, scores, X @ d)
             w = w + s * d
             scores = X @ w + b0
-            prev = cur.aum
+            prev, prev_auc = cur.aum, sub_auc
             cur = aum(bp, scores)
             step += 1
             sub_auc, v_aum, v_auc = evaluate(w)

@@ -1,0 +1,140 @@
+"""First-min line search on non-monotone error functions: work per step as B grows.
+
+Issue 14, goal 4. Subsets of growing size of a data set (default: ``systematic``, the
+neuroblastoma error functions, non-monotone for some sequences) give B breakpoints; from
+a zero start, a few gradient-descent steps with the first-min step are taken, and each
+step's line search runs with the event-by-event engine (``method="sequential"``) and the
+bracket engine (``method="blocks"``). Printed per B: events per step (the same for both:
+the first-min rule needs every event up to the first minimum), brackets (one sort of B
+lines each), seconds per step of both engines, the fraction of steps that the bracket
+engine handed back to the sequential kernel, and the log-log growth of events with B.
+
+Usage::
+
+    python benchmarks/line_search_blocks.py [--data systematic] [--steps 4] [--results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from penlearn.aum import aum
+from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
+from penlearn.datasets import default_data_dir, load_uci
+from penlearn.line_search import breakpoint_lines, choose_step, line_search_lines
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+
+SECTION = "## line_search_blocks"
+
+
+def steps_of(ds, n_seq: int, n_steps: int, rng):
+    """Lines of the first ``n_steps`` first-min descent steps on ``n_seq`` sequences."""
+    ids = list(rng.permutation(ds.inputs.index))[:n_seq]
+    ev = ds.evaluation[ds.evaluation["sequence_id"].isin(ids)]
+    bp = breakpoints_from_errors(ev, sequence_ids=ids)
+    bad = examples_with_negative_errors(bp)
+    if len(bad):
+        keep = ~np.isin(bp.example, bad)
+        bp = type(bp)(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
+                      bp.n_examples, bp.example_ids)
+    bp = bp.normalize("rate")
+    X = ds.inputs.loc[ids].to_numpy(float)
+    X = X[:, np.all(np.isfinite(X), axis=0)]
+    sd = X.std(0)
+    X = (X[:, sd > 0] - X[:, sd > 0].mean(0)) / sd[sd > 0]
+    w = np.zeros(X.shape[1])
+    out = []
+    for _ in range(n_steps):
+        scores = X @ w
+        d = -(X.T @ aum(bp, scores).derivatives.mean(axis=1))
+        lines = breakpoint_lines(bp, scores, X @ d)
+        out.append(lines)
+        s, _ = choose_step("first_min", bp, scores, X @ d)
+        if s == 0:
+            break
+        w = w + s * d
+    return len(bp), int(np.sum((bp.fp_diff < 0) | (bp.fn_diff > 0))), out
+
+
+def run(data_dir: Path, name: str, sizes, n_steps: int, seed: int = 1) -> pd.DataFrame:
+    ds = load_uci(data_dir / name)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n_seq in sizes:
+        if n_seq > len(ds.inputs):
+            continue
+        B, nonmono, steps = steps_of(ds, n_seq, n_steps, rng)
+        for k, lines in enumerate(steps):
+            t = time.perf_counter()
+            seq = line_search_lines(*lines, stop="first_min", method="sequential")
+            t_seq = time.perf_counter() - t
+            t = time.perf_counter()
+            blk = line_search_lines(*lines, stop="first_min", method="blocks")
+            t_blk = time.perf_counter() - t
+            assert blk.step_size == seq.step_size or \
+                abs(blk.step_size - seq.step_size) <= 1e-12 * abs(seq.step_size)
+            rows.append(dict(data=name, sequences=n_seq, B=B, non_monotone=nonmono, step=k,
+                             events=blk.events, brackets=blk.n_sorts,
+                             sequential_s=t_seq, blocks_s=t_blk))
+            print(f"  n={n_seq} B={B} step {k}: events {blk.events} brackets {blk.n_sorts} "
+                  f"seq {t_seq:.4f}s blocks {t_blk:.4f}s", file=sys.stderr, flush=True)
+    return pd.DataFrame(rows)
+
+
+def summary(df: pd.DataFrame) -> tuple[str, float]:
+    g = df.groupby(["data", "sequences", "B", "non_monotone"], sort=False).agg(
+        steps=("step", "count"), events_per_step=("events", "mean"),
+        brackets_per_step=("brackets", "mean"), sequential_s=("sequential_s", "mean"),
+        blocks_s=("blocks_s", "mean")).reset_index()
+    g["events_per_B"] = g["events_per_step"] / g["B"]
+    g["speedup"] = g["sequential_s"] / g["blocks_s"]
+    ok = g["events_per_step"] > 0
+    slope = float(np.polyfit(np.log(g["B"][ok]), np.log(g["events_per_step"][ok]), 1)[0]) \
+        if ok.sum() > 1 else float("nan")
+    cols = list(g.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in g.itertuples(index=False):
+        lines.append("| " + " | ".join(
+            f"{v:.4f}" if isinstance(v, float) else str(v) for v in r) + " |")
+    return "\n".join(lines), slope
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", type=Path, default=default_data_dir())
+    ap.add_argument("--data", default="systematic")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800, 3000])
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--results", action="store_true")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore", UserWarning)
+    t0 = time.perf_counter()
+    df = run(args.data_dir, args.data, args.sizes, args.steps)
+    md, slope = summary(df)
+    note = (f"Events per first-min step grow as B^{slope:.2f} (log-log fit over the sizes); "
+            "the quadratic worst case would be B^2.")
+    print(md)
+    print(note)
+    if args.results:
+        cmd = "python benchmarks/line_search_blocks.py " + " ".join(argv or sys.argv[1:])
+        results_file.write_section(SECTION, "\n".join([
+            SECTION, "",
+            f"- Command: `{cmd.strip()}` (total {time.perf_counter() - t0:.0f} s, shared "
+            "machine: seconds are under load). Zero start, first-min descent steps on random "
+            "subsets of the sequences, AUM rate; `brackets` = sorts of B lines per step.",
+            "", md, "", f"- {note}", ""]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
