@@ -117,15 +117,22 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
         if possible not in ev.columns:
             continue
         cap = pd.to_numeric(ev[possible], errors="coerce").to_numpy(dtype=float)
+        if not (cap >= 0).all():
+            i = int(np.flatnonzero(~(cap >= 0))[0])
+            sid = sequence_label(ev["sequence_id"].to_numpy()[i])
+            raise ValueError(
+                f"{name}: possible_fn/possible_fp/labels should be non-negative; sequence "
+                f"{sid!r} has {possible}={ev[possible].iloc[i]!r} (row {i + 1})"
+            )
         bad = ~(ev[err].to_numpy() <= cap)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             sid = sequence_label(ev["sequence_id"].to_numpy()[i])
             raise ValueError(
-                f"{name}: {err} must be <= {possible} (the errors cannot exceed the labels "
-                f"that can have them); sequence {sid!r} has {err}={ev[err].iloc[i]!r}, "
-                f"{possible}={ev[possible].iloc[i]!r} (row {i + 1}; {int(bad.sum())} such "
-                "row(s))"
+                f"{name}: {err} should be in [0, {possible}] (the errors cannot exceed the "
+                f"labels that can have them); sequence {sid!r} has "
+                f"{err}={float(ev[err].iloc[i])!r}, {possible}={float(cap[i])!r} "
+                f"(row {i + 1}; {int(bad.sum())} such row(s))"
             )
     lo = ev["min_log_lambda"].to_numpy()
     hi = ev["max_log_lambda"].to_numpy()
