@@ -26,16 +26,16 @@ import numba
 import numpy as np
 
 from penlearn.changepoint._fp_core import (
-    C,
     HI,
     LO,
     N_COLS,
     PREV_I,
     PREV_MEAN,
+    C,
+    find_piece,
     fn_add,
     fn_argmin,
     fn_min,
-    find_piece,
     min_less,
     min_more,
 )

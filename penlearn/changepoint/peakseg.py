@@ -291,3 +291,266 @@ def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
     0
     """
     return _solve(_Data.from_coverage(coverage), _check_penalty(penalty))
+
+
+def _cost(model: PeakSegModel, penalty: float) -> float:
+    return model.total_loss + penalty * model.n_peaks
+
+
+def _crossing(more: PeakSegModel, fewer: PeakSegModel) -> float:
+    """The penalty at which two models (more / fewer peaks) have equal penalised cost."""
+    return (fewer.total_loss - more.total_loss) / (more.n_peaks - fewer.n_peaks)
+
+
+@dataclass(frozen=True)
+class PeakSegPath:
+    """The models on the lower convex hull of (peaks, total_loss) of one sample.
+
+    Attributes
+    ----------
+    models : DataFrame
+        One row per model, most peaks first: ``min_lambda, max_lambda, min_log_lambda,
+        max_log_lambda`` (the model is optimal for penalties in that interval), ``peaks,
+        segments, total_loss, equality_constraints`` and ``penalty`` (where it was solved).
+    segments : DataFrame
+        The segments of every model, with a leading ``peaks`` column.
+    complete : bool
+        True when the path reaches penalty 0 (no model was left out by ``max_peaks``).
+    stopped_at_lambda : float
+        The smallest penalty covered: ``min_lambda`` of the most complex model kept
+        (0 when ``complete``). Below it the optimal models have more than ``max_peaks``.
+    n_solves : int
+        Number of penalised solves the search used.
+    """
+
+    models: pd.DataFrame
+    segments: pd.DataFrame
+    complete: bool
+    stopped_at_lambda: float
+    n_solves: int
+    _fits: dict = field(repr=False, default_factory=dict)
+
+    def model(self, peaks: int) -> PeakSegModel:
+        """The model of the path with ``peaks`` peaks (KeyError if it is not on the path)."""
+        if peaks not in self._fits:
+            raise KeyError(f"no model with {peaks} peaks on the path; it has "
+                           f"{sorted(self._fits)}")
+        return self._fits[peaks]
+
+
+def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
+    if max_peaks is None:
+        return None
+    if isinstance(max_peaks, (bool, np.bool_)) or not isinstance(max_peaks, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= 0, got {type(max_peaks).__name__}")
+    if max_peaks < 0:
+        raise ValueError(f"{name} must be >= 0, got {max_peaks}")
+    return int(max_peaks)
+
+
+def _hull_search(data: _Data, max_peaks: int | None):
+    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one."""
+    solves = 0
+
+    def solve(pen: float) -> PeakSegModel:
+        nonlocal solves
+        solves += 1
+        return _solve(data, pen)
+
+    fewest = solve(math.inf)
+    most = solve(0.0)
+    found = {fewest.n_peaks: fewest, most.n_peaks: most}
+    stack = [(most, fewest)]
+    while stack:
+        more, fewer = stack.pop()
+        if more.n_peaks - fewer.n_peaks <= 1:
+            continue
+        if max_peaks is not None and fewer.n_peaks > max_peaks:
+            continue
+        lam = _crossing(more, fewer)
+        mid = solve(lam)
+        tol = 1e-12 * max(1.0, abs(_cost(more, lam)))
+        if (
+            mid.n_peaks in (more.n_peaks, fewer.n_peaks)
+            or _cost(mid, lam) >= _cost(more, lam) - tol
+        ):
+            continue  # more and fewer are adjacent vertices of the hull
+        found[mid.n_peaks] = mid
+        stack.append((mid, fewer))
+        stack.append((more, mid))
+    return found, solves
+
+
+def peakseg_path(coverage: pd.DataFrame, max_peaks: int | None = None) -> PeakSegPath:
+    """Every model on the lower convex hull of (peaks, total_loss), found exactly.
+
+    The hull vertices are the models that some penalty selects. They are found with
+    O(models) penalised solves (Haynes, Eckley & Fearnhead 2017, JCGS): solve at penalties
+    ∞ and 0; for two models that differ, solve at the penalty where their penalised costs
+    are equal; a model cheaper there is a new vertex between them, otherwise the two are
+    neighbours. Each model's penalty interval comes from
+    :func:`~penlearn.changepoint.model_selection.model_selection`.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        One sample's coverage, as for :func:`peakseg`.
+    max_peaks : int, optional
+        Keep only models with at most this many peaks. The full path goes down to
+        penalty 0 and can hold thousands of models (up to about N/2 peaks); with a bound
+        the search stops early and ``stopped_at_lambda`` says where.
+
+    Returns
+    -------
+    PeakSegPath
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> path = peakseg_path(cov)
+    >>> path.models["peaks"].tolist()
+    [2, 1, 0]
+    >>> path.complete
+    True
+    """
+    data = _Data.from_coverage(coverage)
+    max_peaks = _check_max_peaks(max_peaks)
+    found, solves = _hull_search(data, max_peaks)
+    order = sorted(found)
+    fits = [found[k] for k in order]
+    table = pd.concat([f.loss for f in fits], ignore_index=True)
+    sel = model_selection("total_loss", "peaks", models=table)
+    sel = sel.drop(columns=["input_row", "mean_pen_cost", "bases", "bedgraph_lines"])
+    keep = sel["peaks"] <= (max_peaks if max_peaks is not None else np.inf)
+    complete = bool(keep.all())
+    sel = sel[keep].reset_index(drop=True)
+    stopped = float(sel["min_lambda"].iloc[0])
+    kept = {int(k): found[int(k)] for k in sel["peaks"]}
+    segs = pd.concat(
+        [kept[k].segments.assign(peaks=k) for k in sel["peaks"]], ignore_index=True
+    )
+    segs = segs[["peaks"] + [c for c in segs.columns if c != "peaks"]]
+    return PeakSegPath(
+        models=sel, segments=segs, complete=complete, stopped_at_lambda=stopped,
+        n_solves=solves, _fits=kept,
+    )
+
+
+@dataclass(frozen=True)
+class PeakSegSearch:
+    """The model found by :func:`peakseg_search`.
+
+    Attributes
+    ----------
+    model : PeakSegModel
+        The model with ``target_peaks`` peaks, or the next simpler model of the path.
+    target_peaks : int
+        The requested number of peaks.
+    reached : bool
+        False when no penalty gives exactly ``target_peaks`` peaks.
+    iterations : DataFrame
+        One row per solve: ``iteration, penalty, peaks, total_loss, under, over`` (the
+        peak counts of the bracketing models when the solve was launched).
+    """
+
+    model: PeakSegModel
+    target_peaks: int
+    reached: bool
+    iterations: pd.DataFrame
+
+    @property
+    def segments(self) -> pd.DataFrame:
+        return self.model.segments
+
+    @property
+    def loss(self) -> pd.DataFrame:
+        return self.model.loss
+
+    @property
+    def peaks(self) -> pd.DataFrame:
+        return self.model.peaks
+
+
+def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
+    """The PeakSeg model with a given number of peaks, by a search over penalties.
+
+    Starts from penalties 0 ("over") and ∞ ("under"), then repeatedly solves at the
+    penalty where the two bracketing models have equal penalised cost (given with 15
+    significant digits, as the reference solver receives it), replacing ``under`` when
+    the new model has fewer peaks than the target and ``over`` otherwise (Hocking et al.
+    2020, JMLR). A number of peaks that no penalty selects (not on the convex hull of
+    (peaks, loss)) gives the next simpler model, ``reached=False`` and a warning.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        One sample's coverage, as for :func:`peakseg`.
+    peaks : int
+        Target number of peaks, at most ``(rows − 1) // 2``.
+
+    Returns
+    -------
+    PeakSegSearch
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> fit = peakseg_search(cov, peaks=1)
+    >>> fit.reached, fit.loss["peaks"].item()
+    (True, 1)
+    """
+    data = _Data.from_coverage(coverage)
+    target = _check_max_peaks(peaks, "peaks")
+    n = len(data.y)
+    most_possible = (n - 1) // 2
+    if target > most_possible:
+        raise ValueError(
+            f"peaks={target} is impossible: at most {most_possible} peaks for {n} "
+            "coverage rows (a model has 2·peaks + 1 segments of at least one row)"
+        )
+    rows = []
+
+    def run(pen: float, under, over) -> PeakSegModel:
+        fit = _solve(data, pen)
+        rows.append({
+            "iteration": len(rows) + 1, "penalty": pen, "peaks": fit.n_peaks,
+            "total_loss": fit.total_loss,
+            "under": under.n_peaks if under is not None else None,
+            "over": over.n_peaks if over is not None else None,
+        })
+        return fit
+
+    over = run(0.0, None, None)
+    under = run(math.inf, None, None)
+    result = None
+    while result is None:
+        if under.n_peaks == target:
+            result = under
+        elif over.n_peaks == target:
+            result = over
+        else:
+            pen = float(f"{_crossing(over, under):.15g}")
+            if pen < 0:
+                result = under
+                break
+            new = run(pen, under, over)
+            if new.n_peaks in (under.n_peaks, over.n_peaks):
+                result = under
+            elif new.n_peaks < target:
+                under = new
+            else:
+                over = new
+    reached = result.n_peaks == target
+    if not reached:
+        warnings.warn(
+            f"no penalty gives exactly {target} peaks (not on the convex hull of "
+            f"(peaks, loss)); returning the next simpler model with {result.n_peaks} peaks",
+            UserWarning,
+            stacklevel=2,
+        )
+    return PeakSegSearch(
+        model=result, target_peaks=target, reached=reached,
+        iterations=pd.DataFrame(rows).astype({"under": "Int64", "over": "Int64"}),
+    )
