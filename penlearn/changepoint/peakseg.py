@@ -203,18 +203,17 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     k = len(first)
     W = data.cum_w[last + 1] - data.cum_w[first]
     S = data.cum_s[last + 1] - data.cum_s[first]
-    means = np.empty(k)
-    losses = []
-    j = 0
-    while j < k:
-        r = j + 1
-        while r < k and eq_prev[r]:
-            r += 1
-        m, loss = _run_loss(float(W[j:r].sum()), float(S[j:r].sum()))
-        means[j:r] = m
-        losses.append(loss)
-        j = r
-    total = math.fsum(losses)
+    # runs of segments tied by an active equality constraint share their pooled mean
+    run_id = np.cumsum(~np.asarray(eq_prev, bool)) - 1
+    means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
+    # adjacent segments whose means come out equal (the same ratio of exact integer sums)
+    # form one run too, so that equally good models get bitwise equal losses
+    same = np.r_[False, means[1:] == means[:-1]]
+    run_id = np.cumsum(~same) - 1
+    run_w = np.bincount(run_id, W)
+    run_s = np.bincount(run_id, S)
+    total = math.fsum(_run_loss(float(a), float(b))[1] for a, b in zip(run_w, run_s))
+    eq_prev = same
     n_peaks = int(np.sum(peak))
     segments = pd.DataFrame(
         {
