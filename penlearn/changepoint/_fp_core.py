@@ -278,7 +278,7 @@ def push_const(out, k, value, lo, hi, prev_i, prev_mean):
 
 
 @numba.njit(cache=True)
-def fn_min(F, nf, G, ng, out, prefer_g):
+def fn_min(F, nf, G, ng, out, prefer_g, tie_tol=0.0):
     """Pointwise minimum of two piece lists on the same domain; returns the row count.
 
     On an exact tie the piece of ``G`` is kept if ``prefer_g``, else that of ``F``.
@@ -310,7 +310,8 @@ def fn_min(F, nf, G, ng, out, prefer_g):
                         mid = 0.5 * (left + right)
                     fv = eval_piece(F, i, mid)
                     gv = eval_piece(G, j, mid)
-                    if gv < fv or (prefer_g and gv == fv):
+                    tol = tie_tol * max(1.0, abs(fv)) if prefer_g else 0.0
+                    if gv < fv or (prefer_g and gv <= fv + tol):
                         k = push_piece(out, k, G, j, left, right)
                     else:
                         k = push_piece(out, k, F, i, left, right)

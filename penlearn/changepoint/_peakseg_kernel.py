@@ -12,10 +12,11 @@ segment is background (B) or peak (P), as functions of that segment's mean, are
     P_t = ℓ_t + min(P_{t−1}, B_{t−1}^≤ + λ),
 
 where ``f^≤`` / ``f^≥`` are the min-less / min-more operators (a change up into a peak,
-a change down out of it, both non-strict). On exact ties the pointwise minima keep the
-new segment (the second argument), so among equal-cost models the changes are placed as
-late as possible; this reproduces the reference solver's choices when equality
-constraints are active. The optimum is ``min_m B_{N−1}(m)``. For the
+a change down out of it, both non-strict). On ties (costs within ``tie_tol`` relative)
+the pointwise minima keep the new segment (the second argument), so among equal-cost
+models the changes are placed as late as possible: models with active equality
+constraints are then the same as those of the reference solver (PeakSegDisk), whose
+ties would otherwise be decided by rounding noise. The optimum is ``min_m B_{N−1}(m)``. For the
 decoding, each cost function is kept in compressed form (right ends of the pieces and
 their ``PREV_I`` / ``PREV_MEAN``) and the segmentation is read backwards from the argmin.
 """
@@ -74,7 +75,7 @@ def _store(F, n, his, prev_i, prev_mean, pos):
 
 
 @numba.njit(cache=True)
-def peakseg_solve(y, w, penalty):
+def peakseg_solve(y, w, penalty, tie_tol=0.0):
     """Solve the penalised up-down Poisson problem on weighted data (min y < max y).
 
     Returns
@@ -132,10 +133,10 @@ def peakseg_solve(y, w, penalty):
             for i in range(nl):
                 T1[i, C] += penalty
             if np_ > 0:
-                nnp = fn_min(Pf, np_, T1, nl, T2, True)
+                nnp = fn_min(Pf, np_, T1, nl, T2, True, tie_tol)
                 # B_t = ℓ_t + min(B_{t-1}, P_{t-1}^≥); T1 and the old P are free now
                 nm = min_more(Pf, np_, T1, float(t - 1))
-                nnb = fn_min(Bf, nb, T1, nm, Pf, True)
+                nnb = fn_min(Bf, nb, T1, nm, Pf, True, tie_tol)
                 Bf, Pf, T2 = Pf, T2, Bf
                 np_ = nnp
                 nb = nnb

@@ -33,6 +33,9 @@ from penlearn.changepoint.model_selection import model_selection
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
+# Costs within this relative distance count as a tie, which goes to the model whose last
+# change is the latest (see the kernel); equal-cost models differ by rounding only.
+_TIE_TOL = 1e-13
 LOSS_COLUMNS = (
     "penalty", "segments", "peaks", "bases", "bedgraph_lines", "total_loss",
     "mean_pen_cost", "equality_constraints",
@@ -213,7 +216,6 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     run_w = np.bincount(run_id, W)
     run_s = np.bincount(run_id, S)
     total = math.fsum(_run_loss(float(a), float(b))[1] for a, b in zip(run_w, run_s))
-    eq_prev = same
     n_peaks = int(np.sum(peak))
     segments = pd.DataFrame(
         {
@@ -252,7 +254,7 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     # the numba kernel is compiled (or loaded from cache) on first use only
     from penlearn.changepoint._peakseg_kernel import peakseg_solve
 
-    out = peakseg_solve(data.y, data.w, penalty)
+    out = peakseg_solve(data.y, data.w, penalty, _TIE_TOL)
     _, first, last, peak, _, eq_prev = out[:6]
     return _model(data, penalty, first, last, peak, eq_prev)
 
