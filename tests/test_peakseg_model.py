@@ -319,3 +319,11 @@ def test_search_bad_peaks():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert peakseg_search(four_rows(), peaks=0).reached
+
+
+def test_path_stop_callback_equals_bound(mono27ac):
+    by_bound = peakseg_path(mono27ac, max_peaks=7)
+    by_stop = peakseg_path(mono27ac, stop=lambda fit: fit.n_peaks >= 7)
+    pd.testing.assert_frame_equal(by_bound.models, by_stop.models)
+    assert by_stop.models["peaks"].max() == 7 and not by_stop.complete
+    assert by_stop.n_solves <= by_bound.n_solves

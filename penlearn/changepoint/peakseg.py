@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -349,14 +350,21 @@ def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
     return int(max_peaks)
 
 
-def _hull_search(data: _Data, max_peaks: int | None):
-    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one."""
+def _hull_search(data: _Data, max_peaks: int | None, stop=None):
+    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one.
+
+    ``stop(model)`` True lowers the bound to that model's number of peaks.
+    """
     solves = 0
+    bound = math.inf if max_peaks is None else max_peaks
 
     def solve(pen: float) -> PeakSegModel:
-        nonlocal solves
+        nonlocal solves, bound
         solves += 1
-        return _solve(data, pen)
+        fit = _solve(data, pen)
+        if stop is not None and fit.n_peaks < bound and stop(fit):
+            bound = fit.n_peaks
+        return fit
 
     fewest = solve(math.inf)
     most = solve(0.0)
@@ -366,7 +374,7 @@ def _hull_search(data: _Data, max_peaks: int | None):
         more, fewer = stack.pop()
         if more.n_peaks - fewer.n_peaks <= 1:
             continue
-        if max_peaks is not None and fewer.n_peaks > max_peaks:
+        if fewer.n_peaks > bound:
             continue
         lam = _crossing(more, fewer)
         mid = solve(lam)
@@ -377,12 +385,16 @@ def _hull_search(data: _Data, max_peaks: int | None):
         ):
             continue  # more and fewer are adjacent vertices of the hull
         found[mid.n_peaks] = mid
-        stack.append((mid, fewer))
         stack.append((more, mid))
-    return found, solves
+        stack.append((mid, fewer))  # simpler models first, so that ``stop`` prunes early
+    return found, solves, bound
 
 
-def peakseg_path(coverage: pd.DataFrame, max_peaks: int | None = None) -> PeakSegPath:
+def peakseg_path(
+    coverage: pd.DataFrame,
+    max_peaks: int | None = None,
+    stop: Callable[[PeakSegModel], bool] | None = None,
+) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
     The hull vertices are the models that some penalty selects. They are found with
@@ -400,6 +412,10 @@ def peakseg_path(coverage: pd.DataFrame, max_peaks: int | None = None) -> PeakSe
         Keep only models with at most this many peaks. The full path goes down to
         penalty 0 and can hold thousands of models (up to about N/2 peaks); with a bound
         the search stops early and ``stopped_at_lambda`` says where.
+    stop : callable, optional
+        ``stop(model) -> bool``; True means that models with more peaks than ``model``
+        are not wanted (e.g. more peaks can no longer change any label's error). The
+        path then ends at the simplest such model.
 
     Returns
     -------
@@ -417,13 +433,13 @@ def peakseg_path(coverage: pd.DataFrame, max_peaks: int | None = None) -> PeakSe
     """
     data = _Data.from_coverage(coverage)
     max_peaks = _check_max_peaks(max_peaks)
-    found, solves = _hull_search(data, max_peaks)
+    found, solves, bound = _hull_search(data, max_peaks, stop)
     order = sorted(found)
     fits = [found[k] for k in order]
     table = pd.concat([f.loss for f in fits], ignore_index=True)
     sel = model_selection("total_loss", "peaks", models=table)
     sel = sel.drop(columns=["input_row", "mean_pen_cost", "bases", "bedgraph_lines"])
-    keep = sel["peaks"] <= (max_peaks if max_peaks is not None else np.inf)
+    keep = sel["peaks"] <= bound
     complete = bool(keep.all())
     sel = sel[keep].reset_index(drop=True)
     stopped = float(sel["min_lambda"].iloc[0])
