@@ -172,6 +172,21 @@ def _sign(v):
 
 
 @numba.njit(cache=True)
+def _root_between(q, a, b, c, left, right, v0, out, nr, last):
+    """Root of a monotone part ``[left, right]`` (``v0 = d(left)``); returns (d(right), nr)."""
+    v1 = piece_value(q, a, b, c, right)
+    s0 = _sign(v0)
+    s1 = _sign(v1)
+    if s0 != 0.0 and s1 != 0.0 and s0 != s1:
+        out[nr] = root_monotone(q, a, b, c, left, right, s0)
+        nr += 1
+    elif s1 == 0.0 and not last:
+        out[nr] = right
+        nr += 1
+    return v1, nr
+
+
+@numba.njit(cache=True)
 def diff_roots(q, a, b, c, lo, hi, out):
     """Roots of ``d(m) = q·m² + a·m + b·log m + c`` strictly inside ``(lo, hi)``.
 
@@ -179,21 +194,13 @@ def diff_roots(q, a, b, c, lo, hi, out):
     splits into at most three monotone parts, each holding at most one root. Writes the
     roots, increasing, to ``out`` and returns how many.
     """
-    cuts = np.empty(4)
-    ncut = 0
-    cuts[ncut] = lo
-    ncut += 1
+    s1 = np.nan
+    s2 = np.nan
     if q == 0.0:
         if a != 0.0 and b != 0.0:
-            s = -b / a
-            if lo < s < hi:
-                cuts[ncut] = s
-                ncut += 1
+            s1 = -b / a
     elif b == 0.0:
-        s = -a / (2.0 * q)
-        if lo < s < hi:
-            cuts[ncut] = s
-            ncut += 1
+        s1 = -a / (2.0 * q)
     else:
         disc = a * a - 8.0 * q * b
         if disc > 0.0:
@@ -202,29 +209,22 @@ def diff_roots(q, a, b, c, lo, hi, out):
             s2 = (-a + r) / (4.0 * q)
             if s1 > s2:
                 s1, s2 = s2, s1
-            if lo < s1 < hi:
-                cuts[ncut] = s1
-                ncut += 1
-            if lo < s2 < hi and s2 != s1:
-                cuts[ncut] = s2
-                ncut += 1
-    cuts[ncut] = hi
-    ncut += 1
+    if not (lo < s1 < hi):
+        s1, s2 = s2, np.nan
+    if not (lo < s1 < hi):
+        s1 = np.nan
+    if not (lo < s2 < hi) or s2 == s1:
+        s2 = np.nan
     nr = 0
-    v0 = piece_value(q, a, b, c, cuts[0])
-    for k in range(ncut - 1):
-        left = cuts[k]
-        right = cuts[k + 1]
-        v1 = piece_value(q, a, b, c, right)
-        s0 = _sign(v0)
-        s1 = _sign(v1)
-        if s0 != 0.0 and s1 != 0.0 and s0 != s1:
-            out[nr] = root_monotone(q, a, b, c, left, right, s0)
-            nr += 1
-        elif s1 == 0.0 and k < ncut - 2:
-            out[nr] = right
-            nr += 1
-        v0 = v1
+    v0 = piece_value(q, a, b, c, lo)
+    left = lo
+    if not np.isnan(s1):
+        v0, nr = _root_between(q, a, b, c, left, s1, v0, out, nr, False)
+        left = s1
+        if not np.isnan(s2):
+            v0, nr = _root_between(q, a, b, c, left, s2, v0, out, nr, False)
+            left = s2
+    v0, nr = _root_between(q, a, b, c, left, hi, v0, out, nr, True)
     return nr
 
 
@@ -278,13 +278,13 @@ def push_const(out, k, value, lo, hi, prev_i, prev_mean):
 
 
 @numba.njit(cache=True)
-def fn_min(F, nf, G, ng, out, prefer_g, tie_tol=0.0):
+def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     """Pointwise minimum of two piece lists on the same domain; returns the row count.
 
     On an exact tie the piece of ``G`` is kept if ``prefer_g``, else that of ``F``.
-    ``out`` needs ``3·(nf + ng)`` rows.
+    Costs within ``tie_tol`` (relative) count as ties. ``out`` needs ``3·(nf + ng)``
+    rows; ``roots`` is a work array of length 3.
     """
-    roots = np.empty(3)
     i = 0
     j = 0
     k = 0
@@ -308,8 +308,13 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol=0.0):
                         mid = 0.5 * right if right > 0.0 else 0.0
                     else:
                         mid = 0.5 * (left + right)
-                    fv = eval_piece(F, i, mid)
-                    gv = eval_piece(G, j, mid)
+                    if mid == 0.0:
+                        fv = eval_piece(F, i, mid)
+                        gv = eval_piece(G, j, mid)
+                    else:
+                        lm = math.log(mid)
+                        fv = (F[i, Q] * mid + F[i, A]) * mid + F[i, B] * lm + F[i, C]
+                        gv = (G[j, Q] * mid + G[j, A]) * mid + G[j, B] * lm + G[j, C]
                     tol = tie_tol * max(1.0, abs(fv)) if prefer_g else 0.0
                     if gv < fv or (prefer_g and gv <= fv + tol):
                         k = push_piece(out, k, G, j, left, right)

@@ -101,6 +101,7 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
     Pf = np.empty((cap, N_COLS))
     T1 = np.empty((cap, N_COLS))
     T2 = np.empty((cap, N_COLS))
+    roots = np.empty(3)
     scap = 1024
     s_hi = np.empty(scap)
     s_pi = np.empty(scap)
@@ -133,10 +134,10 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
             for i in range(nl):
                 T1[i, C] += penalty
             if np_ > 0:
-                nnp = fn_min(Pf, np_, T1, nl, T2, True, tie_tol)
+                nnp = fn_min(Pf, np_, T1, nl, T2, True, tie_tol, roots)
                 # B_t = ℓ_t + min(B_{t-1}, P_{t-1}^≥); T1 and the old P are free now
                 nm = min_more(Pf, np_, T1, float(t - 1))
-                nnb = fn_min(Bf, nb, T1, nm, Pf, True, tie_tol)
+                nnb = fn_min(Bf, nb, T1, nm, Pf, True, tie_tol, roots)
                 Bf, Pf, T2 = Pf, T2, Bf
                 np_ = nnp
                 nb = nnb
