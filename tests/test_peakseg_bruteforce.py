@@ -176,3 +176,74 @@ def test_medium_random_against_path_consistency(seed):
         fit = peakseg(cov, lam)
         assert fit.n_peaks == row["peaks"]
         assert abs(fit.total_loss - row["total_loss"]) <= 1e-9 * abs(row["total_loss"])
+
+
+# --- the functional-pruning core on its own, against dense grids -------------------------
+
+def _piece_list(rows):
+    """A piece list from (lo, hi, a, b, c) tuples (Poisson family, q = 0)."""
+    F = np.zeros((max(8, 3 * len(rows) + 8), 8))
+    for k, (lo, hi, a, b, c) in enumerate(rows):
+        F[k] = [lo, hi, 0.0, a, b, c, -1.0, np.nan]
+    return F, len(rows)
+
+
+def _evaluate(F, n, m):
+    from penlearn.changepoint._fp_core import find_piece, piece_value
+
+    out = np.empty(len(m))
+    his = F[:n, 1].copy()
+    for k, x in enumerate(m):
+        i = find_piece(his, 0, n, x)
+        out[k] = piece_value(F[i, 2], F[i, 3], F[i, 4], F[i, 5], x)
+    return out
+
+
+poisson_piece = st.tuples(st.integers(1, 6), st.integers(0, 40), st.floats(-20, 20))
+
+
+@settings(max_examples=100, deadline=None)
+@given(poisson_piece, poisson_piece, st.floats(0.0, 3.0), st.floats(0.5, 10.0))
+def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width):
+    from penlearn.changepoint._fp_core import fn_min, min_less, min_more
+
+    hi = lo + width
+    (w1, s1, c1), (w2, s2, c2) = p1, p2
+    F, nf = _piece_list([(lo, hi, w1, -s1, c1)])
+    G, ng = _piece_list([(lo, hi, w2, -s2, c2)])
+    H = np.zeros((32, 8))
+    nh = fn_min(F, nf, G, ng, H, True, 0.0, np.empty(3))
+    grid = np.linspace(lo, hi, 4001)
+    with np.errstate(divide="ignore"):
+        log = np.log(grid)
+    f = w1 * grid + c1 - (s1 * log if s1 else 0.0)
+    g = w2 * grid + c2 - (s2 * log if s2 else 0.0)
+    h = _evaluate(H, nh, grid)
+    fin = np.isfinite(np.minimum(f, g))
+    assert np.array_equal(np.isfinite(h), fin)
+    grid, f, g, h = grid[fin], f[fin], g[fin], h[fin]
+    scale = 1.0 + np.abs(np.minimum(f, g))
+    assert np.all(np.abs(h - np.minimum(f, g)) <= 1e-9 * scale)
+    assert H[0, 0] == lo and H[nh - 1, 1] == hi
+    assert np.all(H[1:nh, 0] == H[: nh - 1, 1])  # contiguous pieces
+    # min-less / min-more: running minima from the left / right (the grid is fine enough
+    # that its running minimum is within 1e-6 of the exact one for these smooth pieces)
+    L = np.zeros((64, 8))
+    nl = min_less(H, nh, L, 7.0)
+    got = _evaluate(L, nl, grid)
+    want = np.minimum.accumulate(h)
+    assert np.all(got <= want + 1e-9 * scale)
+    assert np.all(got >= want - 1e-6 * scale)
+    assert np.all(np.diff(got) <= 1e-9 * scale[1:])
+    assert np.all(L[:nl, 6] == 7.0)
+    const = (L[:nl, 3] == 0) & (L[:nl, 4] == 0)
+    # a constant piece remembers where the minimum was: its value is h there
+    for row in L[:nl][const]:
+        assert abs(_evaluate(H, nh, np.array([row[7]]))[0] - row[5]) <= 1e-9 * (1 + abs(row[5]))
+    M = np.zeros((64, 8))
+    nm = min_more(H, nh, M, 3.0)
+    got = _evaluate(M, nm, grid)
+    want = np.minimum.accumulate(h[::-1])[::-1]
+    assert np.all(got <= want + 1e-9 * scale)
+    assert np.all(got >= want - 1e-6 * scale)
+    assert np.all(M[1:nm, 0] == M[: nm - 1, 1])

@@ -267,8 +267,8 @@ def test_edge_case_sequential_search():
     fit = peakseg_search(disk_coverage(case), peaks=2)
     assert fit.reached
     assert_same_segments(fit.segments, pd.DataFrame(case["expected"]["segments"]))
-    assert rel(fit.total_loss if hasattr(fit, "total_loss") else fit.model.total_loss,
-               case["expected"]["loss"]["total.loss"]) < 1e-12
+    assert fit.n_peaks == 2
+    assert rel(fit.total_loss, case["expected"]["loss"]["total.loss"]) < 1e-12
     case = cases["disk_seqsearch_too_many_peaks"]
     with pytest.raises(ValueError, match="peaks=5 is impossible: at most 2 peaks for 6"):
         peakseg_search(disk_coverage(case), peaks=5)

@@ -478,15 +478,28 @@ class PeakSegSearch:
 
     @property
     def segments(self) -> pd.DataFrame:
+        """The model's segments (see :class:`PeakSegModel`)."""
         return self.model.segments
 
     @property
     def loss(self) -> pd.DataFrame:
+        """The model's loss row (see :class:`PeakSegModel`)."""
         return self.model.loss
 
     @property
     def peaks(self) -> pd.DataFrame:
+        """The model's peaks as a BED table."""
         return self.model.peaks
+
+    @property
+    def n_peaks(self) -> int:
+        """Number of peaks of the model found."""
+        return self.model.n_peaks
+
+    @property
+    def total_loss(self) -> float:
+        """Poisson loss of the model found."""
+        return self.model.total_loss
 
 
 def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
