@@ -327,3 +327,14 @@ def test_path_stop_callback_equals_bound(mono27ac):
     pd.testing.assert_frame_equal(by_bound.models, by_stop.models)
     assert by_stop.models["peaks"].max() == 7 and not by_stop.complete
     assert by_stop.n_solves <= by_bound.n_solves
+
+
+def test_constant_coverage_has_no_peaks():
+    cov = four_rows().assign(count=5)
+    for pen in (0.0, 1.0, math.inf):
+        fit = peakseg(cov, pen)
+        assert fit.n_peaks == 0 and fit.segments["mean"].tolist() == [5.0]
+    with pytest.warns(UserWarning, match="exactly 1 peaks"):
+        assert peakseg_search(cov, peaks=1).n_peaks == 0
+    path = peakseg_path(cov)
+    assert path.models["peaks"].tolist() == [0] and path.complete

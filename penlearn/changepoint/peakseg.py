@@ -560,6 +560,8 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
             result = under
         elif over.n_peaks == target:
             result = over
+        elif over.n_peaks <= under.n_peaks:
+            result = under  # even penalty 0 gives no more peaks than the simpler model
         else:
             pen = float(f"{_crossing(over, under):.15g}")
             if pen < 0:
