@@ -338,3 +338,13 @@ def test_constant_coverage_has_no_peaks():
         assert peakseg_search(cov, peaks=1).n_peaks == 0
     path = peakseg_path(cov)
     assert path.models["peaks"].tolist() == [0] and path.complete
+
+
+def test_mono27ac_function_sizes_match_the_reference_solver(mono_fits):
+    """The cost functions hold the same pieces as PeakSegDisk's (its diagnostics)."""
+    ref = pd.read_csv(need(MONO / "fpop_loss.csv"))
+    for _, row in ref.iterrows():
+        fit = mono_fits[float(row["penalty"])]
+        assert fit.max_intervals == row["max.intervals"]
+        # the mean differs by up to 1.4% (how the first datum and merges are counted)
+        assert abs(fit.mean_intervals / row["mean.intervals"] - 1) < 0.02

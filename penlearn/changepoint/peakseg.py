@@ -58,10 +58,15 @@ class PeakSegModel:
         One row: ``penalty, segments, peaks, bases, bedgraph_lines, total_loss,
         mean_pen_cost, equality_constraints`` (``mean_pen_cost = (total_loss +
         penalty·peaks) / bases``).
+    mean_intervals, max_intervals : float, int
+        Diagnostics of the functional pruning: mean and maximum number of pieces of the
+        two cost functions over the data (0 when no dynamic programming was needed).
     """
 
     segments: pd.DataFrame
     loss: pd.DataFrame
+    mean_intervals: float = 0.0
+    max_intervals: int = 0
 
     @property
     def peaks(self) -> pd.DataFrame:
@@ -255,9 +260,11 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     # the numba kernel is compiled (or loaded from cache) on first use only
     from penlearn.changepoint._peakseg_kernel import peakseg_solve
 
-    out = peakseg_solve(data.y, data.w, penalty, _TIE_TOL)
-    _, first, last, peak, _, eq_prev = out[:6]
-    return _model(data, penalty, first, last, peak, eq_prev)
+    _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
+        data.y, data.w, penalty, _TIE_TOL
+    )
+    fit = _model(data, penalty, first, last, peak, eq_prev)
+    return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
 
 def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
