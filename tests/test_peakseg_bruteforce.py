@@ -247,3 +247,22 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     assert np.all(got <= want + 1e-9 * scale)
     assert np.all(got >= want - 1e-6 * scale)
     assert np.all(M[1:nm, 0] == M[: nm - 1, 1])
+
+
+big_data = st.integers(3, 6).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.sampled_from([0, 1, 2, 999, 1000, 123456, 10**6]), min_size=n, max_size=n),
+        st.lists(st.integers(1, 100_000), min_size=n, max_size=n),
+    )
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(big_data, st.sampled_from([0.0, 1.0, 1e3, 1e6, 1e9]))
+def test_large_counts_and_weights_against_brute_force(data, penalty):
+    y, w = data
+    best = brute_by_peaks(y, w)
+    fit = peakseg(coverage(y, w), penalty)
+    expected = min(loss + penalty * k for k, loss in best.items())
+    got = fit.total_loss + penalty * fit.n_peaks
+    assert abs(got - expected) <= 1e-9 * max(1.0, abs(expected))
