@@ -164,18 +164,25 @@ def test_deltarod_known_answer():
     np.testing.assert_allclose(fit.segments["mean"], ref["data_mean"], rtol=1e-12)
 
 
-def test_synthetic_1e4_penalty_1000():
+@pytest.mark.parametrize(
+    "n", [10_000, 100_000, pytest.param(1_000_000, marks=pytest.mark.slow)]
+)
+def test_synthetic_penalty_1000(n):
     tim = REFERENCE / "peakseg" / "timings"
-    y = pd.read_csv(need(tim / "synthetic_counts_1e6.csv.gz"))["count"].to_numpy()[:10_000]
-    cov = pd.DataFrame({"chrom": "chrSim", "chromStart": np.arange(10_000),
-                        "chromEnd": np.arange(1, 10_001), "count": y})
+    y = pd.read_csv(need(tim / "synthetic_counts_1e6.csv.gz"))["count"].to_numpy()[:n]
+    cov = pd.DataFrame({"chrom": "chrSim", "chromStart": np.arange(n),
+                        "chromEnd": np.arange(1, n + 1), "count": y})
     fit = peakseg(cov, 1000.0)
     ref_loss = pd.read_csv(need(tim / "synthetic_fpop_penalty1000_loss.csv"))
-    ref_loss = ref_loss[ref_loss["N"] == 10_000].iloc[0]
+    ref_loss = ref_loss[ref_loss["N"] == n].iloc[0]
     assert fit.loss["peaks"].item() == ref_loss["peaks"]
+    assert fit.loss["equality_constraints"].item() == ref_loss["equality.constraints"]
     assert rel(fit.total_loss, ref_loss["total.loss"]) < 1e-9
+    assert fit.max_intervals == ref_loss["max.intervals"]
     ref = pd.read_csv(need(tim / "synthetic_fpop_penalty1000_segments.csv"))
-    assert_same_segments(fit.segments, ref[ref["N"] == 10_000].reset_index(drop=True))
+    ref = ref[ref["N"] == n].reset_index(drop=True)
+    assert_same_segments(fit.segments, ref)
+    np.testing.assert_allclose(fit.segments["mean"], ref["data_mean"], rtol=1e-12)
 
 
 def xj_sample(sample: str) -> pd.DataFrame:
