@@ -61,6 +61,16 @@ class PeakSegModel:
     mean_intervals, max_intervals : float, int
         Diagnostics of the functional pruning: mean and maximum number of pieces of the
         two cost functions over the data (0 when no dynamic programming was needed).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 20, 30],
+    ...                     "chromEnd": [10, 20, 30, 40], "count": [2, 10, 14, 13]})
+    >>> fit = peakseg(cov, 10.5)
+    >>> fit.peaks.values.tolist()
+    [['chr1', 10, 30]]
+    >>> fit.loss[["peaks", "equality_constraints"]].values.tolist()
+    [[1, 1]]
     """
 
     segments: pd.DataFrame
@@ -330,6 +340,16 @@ class PeakSegPath:
         (0 when ``complete``). Below it the optimal models have more than ``max_peaks``.
     n_solves : int
         Number of penalised solves the search used.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> path = peakseg_path(cov, max_peaks=1)
+    >>> path.models["peaks"].tolist(), path.complete
+    ([1, 0], False)
+    >>> path.model(1).peaks.values.tolist()
+    [['chr1', 2, 5]]
     """
 
     models: pd.DataFrame
@@ -476,6 +496,14 @@ class PeakSegSearch:
     iterations : DataFrame
         One row per solve: ``iteration, penalty, peaks, total_loss, under, over`` (the
         peak counts of the bracketing models when the solve was launched).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> found = peakseg_search(cov, peaks=2)
+    >>> found.reached, found.n_peaks, len(found.iterations)
+    (True, 2, 2)
     """
 
     model: PeakSegModel
