@@ -68,7 +68,7 @@ def _store(F, n, his, prev_i, prev_mean, pos):
             his[pos - 1] = F[i, HI]
             continue
         his[pos] = F[i, HI]
-        prev_i[pos] = pi
+        prev_i[pos] = int(pi)
         prev_mean[pos] = pm
         pos += 1
     return pos
@@ -104,7 +104,7 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
     roots = np.empty(3)
     scap = 1024
     s_hi = np.empty(scap)
-    s_pi = np.empty(scap)
+    s_pi = np.empty(scap, np.int32)  # n < 2**31 data (checked by the caller)
     s_pm = np.empty(scap)
     # rows [off[2s, t], off[2s+1, t]) of the store: function s (0 = B, 1 = P) at t
     off = np.zeros((4, n), np.int64)

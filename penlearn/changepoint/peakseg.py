@@ -267,6 +267,8 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
         # one segment: infinite penalty, too few data for a peak, or constant data
         # (a peak could not lower the loss, so the model with fewest peaks is kept)
         return _model(data, penalty, [0], [n - 1], [False], [False])
+    if n >= 2**31:
+        raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
     # the numba kernel is compiled (or loaded from cache) on first use only
     from penlearn.changepoint._peakseg_kernel import peakseg_solve
 
