@@ -355,3 +355,30 @@ def test_mono27ac_function_sizes_match_the_reference_solver(mono_fits):
         assert fit.max_intervals == row["max.intervals"]
         # the mean differs by up to 1.4% (how the first datum and merges are counted)
         assert abs(fit.mean_intervals / row["mean.intervals"] - 1) < 0.02
+
+
+@pytest.mark.slow
+def test_h3k36me3_paths_are_consistent():
+    """Every sample of H3K36me3_TDH_other_chunk1: each path model is the one solved inside
+    its penalty interval, feasible, and its loss is recomputed from the data."""
+    cov = pd.read_csv(need(DATA / "chipseq_raw" / "H3K36me3_TDH_other_chunk1" /
+                           "coverage.csv.gz"))
+    for sample, one in cov.groupby("sample_id", sort=False):
+        one = one.reset_index(drop=True)
+        y = one["count"].to_numpy(float)
+        w = (one["chromEnd"] - one["chromStart"]).to_numpy(float)
+        path = peakseg_path(one.drop(columns="cell_type"), max_peaks=4)
+        assert not path.complete and path.models["peaks"].iloc[-1] == 0
+        for _, row in path.models.iterrows():
+            hi = row["max_lambda"]
+            lam = (row["min_lambda"] + hi) / 2 if np.isfinite(hi) else 2 * row["min_lambda"]
+            fit = peakseg(one, lam)
+            assert fit.n_peaks == row["peaks"], sample
+            assert rel(fit.total_loss, row["total_loss"]) < 1e-12
+            seg = fit.segments
+            m = np.repeat(seg["mean"].to_numpy(), seg["last_row"] - seg["first_row"] + 1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                terms = np.where(y > 0, w * (m - y * np.log(m)), w * m)
+            assert rel(math.fsum(terms), fit.total_loss) < 1e-12
+            d = np.diff(seg["mean"].to_numpy())
+            assert (d[0::2] >= 0).all() and (d[1::2] <= 0).all()
