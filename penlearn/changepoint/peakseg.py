@@ -1,0 +1,625 @@
+"""The PeakSeg peak model: exact up-down constrained Poisson segmentation of coverage.
+
+A sample's coverage (bedGraph rows ``chrom, chromStart, chromEnd, count``; each row is
+one datum ``y_i = count`` with weight ``w_i = chromEnd − chromStart``) is segmented into
+background / peak / background / … / background segments with the Poisson loss
+``Σ w_i (m_i − y_i log m_i)`` (``0·log 0 = 0``, no ``log y!`` term), each change into a
+peak up and each change out of it down (non-strict), minimising
+``loss + penalty·peaks`` exactly by functional pruning (Hocking et al. 2020,
+"Constrained dynamic programming and supervised penalty learning algorithms for peak
+detection in genomic data", JMLR; Hocking et al. 2022, "Generalized functional pruning
+optimal partitioning (GFPOP) for constrained changepoint detection in genomic data",
+JSS).
+
+* :func:`peakseg` — the model at one penalty;
+* :func:`peakseg_path` — every model on the lower convex hull of (peaks, loss), found
+  with O(models) penalised solves (the CROPS search of Haynes, Eckley & Fearnhead 2017,
+  "Computationally efficient changepoint detection for a range of penalties", JCGS),
+  with its penalty interval from :func:`~penlearn.changepoint.model_selection.model_selection`;
+* :func:`peakseg_search` — the model with a given number of peaks by the same search.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import require_columns
+from penlearn.changepoint.model_selection import model_selection
+
+COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
+SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
+# Costs within this relative distance count as a tie, which goes to the model whose last
+# change is the latest (see the kernel); equal-cost models differ by rounding only.
+_TIE_TOL = 1e-13
+LOSS_COLUMNS = (
+    "penalty", "segments", "peaks", "bases", "bedgraph_lines", "total_loss",
+    "mean_pen_cost", "equality_constraints",
+)
+
+
+@dataclass(frozen=True)
+class PeakSegModel:
+    """One PeakSeg model of one sample's coverage.
+
+    Attributes
+    ----------
+    segments : DataFrame
+        ``chrom, chromStart, chromEnd, status, mean, first_row, last_row``: one row per
+        segment in genomic order; ``status`` is ``"background"`` or ``"peak"``, ``mean``
+        the optimal segment mean (the pooled weighted mean of each run of equal-mean
+        segments), ``first_row`` / ``last_row`` the 0-based coverage rows it covers.
+    loss : DataFrame
+        One row: ``penalty, segments, peaks, bases, bedgraph_lines, total_loss,
+        mean_pen_cost, equality_constraints`` (``mean_pen_cost = (total_loss +
+        penalty·peaks) / bases``).
+    mean_intervals, max_intervals : float, int
+        Diagnostics of the functional pruning: mean and maximum number of pieces of the
+        two cost functions over the data (0 when no dynamic programming was needed).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 20, 30],
+    ...                     "chromEnd": [10, 20, 30, 40], "count": [2, 10, 14, 13]})
+    >>> fit = peakseg(cov, 10.5)
+    >>> fit.peaks.values.tolist()
+    [['chr1', 10, 30]]
+    >>> fit.loss[["peaks", "equality_constraints"]].values.tolist()
+    [[1, 1]]
+    """
+
+    segments: pd.DataFrame
+    loss: pd.DataFrame
+    mean_intervals: float = 0.0
+    max_intervals: int = 0
+
+    @property
+    def peaks(self) -> pd.DataFrame:
+        """The peak segments as a BED table ``chrom, chromStart, chromEnd``."""
+        pk = self.segments[self.segments["status"] == "peak"]
+        return pk[["chrom", "chromStart", "chromEnd"]].reset_index(drop=True)
+
+    @property
+    def n_peaks(self) -> int:
+        """Number of peaks."""
+        return int(self.loss["peaks"].iloc[0])
+
+    @property
+    def total_loss(self) -> float:
+        """The Poisson loss of the model."""
+        return float(self.loss["total_loss"].iloc[0])
+
+
+def _integer_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
+    raw = df[col].to_numpy()
+    try:
+        vals = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what} column {col!r} must be numeric") from exc
+    bad = ~np.isfinite(vals) | (vals != np.round(vals))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what} column {col!r} must hold integers; row {i} has {raw[i]!r}")
+    return vals
+
+
+def check_coverage(coverage: pd.DataFrame, name: str = "coverage") -> pd.DataFrame:
+    """Validate one sample's coverage and return ``chrom, chromStart, chromEnd, count``.
+
+    Rows must be sorted and contiguous (each ``chromEnd`` equals the next
+    ``chromStart``), on one chromosome, with ``chromEnd > chromStart`` and non-negative
+    integer counts. A ``sample_id`` column is accepted when it holds a single value.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 5], "chromEnd": [5, 9],
+    ...                     "count": [2, 0]})
+    >>> check_coverage(cov)["count"].tolist()
+    [2, 0]
+    """
+    require_columns(coverage, COVERAGE_COLUMNS, name)
+    if len(coverage) == 0:
+        raise ValueError(f"{name} has no rows")
+    if "sample_id" in coverage.columns and coverage["sample_id"].nunique(dropna=False) > 1:
+        ids = list(pd.unique(coverage["sample_id"]))[:3]
+        raise ValueError(
+            f"{name} must hold one sample; column 'sample_id' has several values "
+            f"({ids} ...): call once per sample"
+        )
+    chroms = coverage["chrom"].to_numpy()
+    if len(pd.unique(chroms)) > 1:
+        i = int(np.flatnonzero(chroms != chroms[0])[0])
+        raise ValueError(
+            f"{name} must be on one chromosome; row {i} has chrom {chroms[i]!r}, "
+            f"row 0 has {chroms[0]!r}"
+        )
+    start = _integer_column(coverage, "chromStart", name)
+    end = _integer_column(coverage, "chromEnd", name)
+    count = _integer_column(coverage, "count", name)
+    if (start < 0).any():
+        i = int(np.flatnonzero(start < 0)[0])
+        raise ValueError(f"{name} column 'chromStart' must be >= 0; row {i} has {start[i]:g}")
+    bad = end <= start
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} row {i} has chromEnd {end[i]:g} <= chromStart {start[i]:g}; "
+            "each row must cover at least one base"
+        )
+    gap = end[:-1] != start[1:]
+    if gap.any():
+        i = int(np.flatnonzero(gap)[0])
+        raise ValueError(
+            f"{name} rows must be sorted and contiguous (chromEnd == next chromStart); "
+            f"row {i} ends at {end[i]:g} but row {i + 1} starts at {start[i + 1]:g}"
+        )
+    if (count < 0).any():
+        i = int(np.flatnonzero(count < 0)[0])
+        raise ValueError(f"{name} column 'count' must be >= 0; row {i} has {count[i]:g}")
+    return pd.DataFrame(
+        {
+            "chrom": chroms,
+            "chromStart": start.astype(np.int64),
+            "chromEnd": end.astype(np.int64),
+            "count": count.astype(np.int64),
+        }
+    )
+
+
+def _check_penalty(penalty) -> float:
+    if isinstance(penalty, (bool, np.bool_)) or not isinstance(
+        penalty, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"penalty must be a number >= 0, got {type(penalty).__name__}")
+    pen = float(penalty)
+    if math.isnan(pen) or pen < 0:
+        raise ValueError(f"penalty must be >= 0 (inf for no peaks), got {pen!r}")
+    return pen
+
+
+@dataclass(frozen=True)
+class _Data:
+    """Validated arrays of one sample (counts, weights, positions)."""
+
+    chrom: object
+    start: np.ndarray
+    end: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    cum_w: np.ndarray = field(repr=False)
+    cum_s: np.ndarray = field(repr=False)
+
+    @classmethod
+    def from_coverage(cls, coverage: pd.DataFrame) -> _Data:
+        cov = check_coverage(coverage)
+        start = cov["chromStart"].to_numpy()
+        end = cov["chromEnd"].to_numpy()
+        y = cov["count"].to_numpy().astype(float)
+        w = (end - start).astype(float)
+        return cls(
+            chrom=cov["chrom"].iloc[0], start=start, end=end, y=y, w=w,
+            cum_w=np.r_[0.0, np.cumsum(w)], cum_s=np.r_[0.0, np.cumsum(w * y)],
+        )
+
+
+def _run_loss(W: float, S: float) -> tuple[float, float]:
+    """Mean and Poisson loss of a run with total weight W and weighted count sum S."""
+    if S == 0.0:
+        return 0.0, 0.0
+    m = S / W
+    return m, W * m - S * math.log(m)
+
+
+def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegModel:
+    """Build the result from segment boundaries and equality flags (means pooled)."""
+    first = np.asarray(first, np.int64)
+    last = np.asarray(last, np.int64)
+    k = len(first)
+    W = data.cum_w[last + 1] - data.cum_w[first]
+    S = data.cum_s[last + 1] - data.cum_s[first]
+    # runs of segments tied by an active equality constraint share their pooled mean
+    run_id = np.cumsum(~np.asarray(eq_prev, bool)) - 1
+    means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
+    # adjacent segments whose means come out equal (the same ratio of exact integer sums)
+    # form one run too, so that equally good models get bitwise equal losses
+    same = np.r_[False, means[1:] == means[:-1]]
+    run_id = np.cumsum(~same) - 1
+    run_w = np.bincount(run_id, W)
+    run_s = np.bincount(run_id, S)
+    total = math.fsum(_run_loss(float(a), float(b))[1] for a, b in zip(run_w, run_s))
+    n_peaks = int(np.sum(peak))
+    segments = pd.DataFrame(
+        {
+            "chrom": data.chrom,
+            "chromStart": data.start[first],
+            "chromEnd": data.end[last],
+            "status": np.where(peak, "peak", "background"),
+            "mean": means,
+            "first_row": first,
+            "last_row": last,
+        }
+    )
+    bases = int(data.end[-1] - data.start[0])
+    pen_cost = total + (penalty * n_peaks if n_peaks else 0.0)
+    loss = pd.DataFrame(
+        {
+            "penalty": [penalty],
+            "segments": [k],
+            "peaks": [n_peaks],
+            "bases": [bases],
+            "bedgraph_lines": [len(data.y)],
+            "total_loss": [total],
+            "mean_pen_cost": [pen_cost / bases],
+            "equality_constraints": [int(np.sum(eq_prev))],
+        }
+    )
+    return PeakSegModel(segments=segments, loss=loss)
+
+
+def _solve(data: _Data, penalty: float) -> PeakSegModel:
+    n = len(data.y)
+    if math.isinf(penalty) or n < 3 or data.y.min() == data.y.max():
+        # one segment: infinite penalty, too few data for a peak, or constant data
+        # (a peak could not lower the loss, so the model with fewest peaks is kept)
+        return _model(data, penalty, [0], [n - 1], [False], [False])
+    if n >= 2**31:
+        raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
+    # the numba kernel is compiled (or loaded from cache) on first use only
+    from penlearn.changepoint._peakseg_kernel import peakseg_solve
+
+    _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
+        data.y, data.w, penalty, _TIE_TOL
+    )
+    fit = _model(data, penalty, first, last, peak, eq_prev)
+    return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
+
+
+def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
+    """The optimal PeakSeg model of one sample's coverage at one penalty.
+
+    Minimises ``Σ w_i (m_i − y_i log m_i) + penalty·peaks`` over segmentations into
+    background / peak / … / background segments with non-decreasing changes into and
+    non-increasing changes out of each peak (Hocking et al. 2020, JMLR), exactly, by
+    functional pruning (O(N log N) in practice).
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``chrom, chromStart, chromEnd, count`` of one sample (optionally a single-valued
+        ``sample_id``): rows sorted and contiguous, counts non-negative integers.
+    penalty : float
+        λ >= 0 per peak. ``inf`` gives the one-segment model without any dynamic
+        programming; 0 gives the model with the most peaks that the loss can use.
+
+    Returns
+    -------
+    PeakSegModel
+        ``.segments``, ``.loss`` (one row) and ``.peaks`` (BED).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 1, 2, 3, 4],
+    ...                     "chromEnd": [1, 2, 3, 4, 5], "count": [1, 3, 0, 4, 2]})
+    >>> fit = peakseg(cov, 0.0)
+    >>> fit.segments["status"].tolist()
+    ['background', 'peak', 'background', 'peak', 'background']
+    >>> peakseg(cov, float("inf")).loss["peaks"].item()
+    0
+    """
+    return _solve(_Data.from_coverage(coverage), _check_penalty(penalty))
+
+
+def _cost(model: PeakSegModel, penalty: float) -> float:
+    return model.total_loss + penalty * model.n_peaks
+
+
+def _crossing(more: PeakSegModel, fewer: PeakSegModel) -> float:
+    """The penalty at which two models (more / fewer peaks) have equal penalised cost."""
+    return (fewer.total_loss - more.total_loss) / (more.n_peaks - fewer.n_peaks)
+
+
+@dataclass(frozen=True)
+class PeakSegPath:
+    """The models on the lower convex hull of (peaks, total_loss) of one sample.
+
+    Attributes
+    ----------
+    models : DataFrame
+        One row per model, most peaks first: ``min_lambda, max_lambda, min_log_lambda,
+        max_log_lambda`` (the model is optimal for penalties in that interval), ``peaks,
+        segments, total_loss, equality_constraints`` and ``penalty`` (where it was solved).
+    segments : DataFrame
+        The segments of every model, with a leading ``peaks`` column.
+    complete : bool
+        True when the path reaches penalty 0 (no model was left out by ``max_peaks``).
+    stopped_at_lambda : float
+        The smallest penalty covered: ``min_lambda`` of the most complex model kept
+        (0 when ``complete``). Below it the optimal models have more than ``max_peaks``.
+    n_solves : int
+        Number of penalised solves the search used.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> path = peakseg_path(cov, max_peaks=1)
+    >>> path.models["peaks"].tolist(), path.complete
+    ([1, 0], False)
+    >>> path.model(1).peaks.values.tolist()
+    [['chr1', 2, 5]]
+    """
+
+    models: pd.DataFrame
+    segments: pd.DataFrame
+    complete: bool
+    stopped_at_lambda: float
+    n_solves: int
+    _fits: dict = field(repr=False, default_factory=dict)
+
+    def model(self, peaks: int) -> PeakSegModel:
+        """The model of the path with ``peaks`` peaks (KeyError if it is not on the path)."""
+        if peaks not in self._fits:
+            raise KeyError(f"no model with {peaks} peaks on the path; it has "
+                           f"{sorted(self._fits)}")
+        return self._fits[peaks]
+
+
+def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
+    if max_peaks is None:
+        return None
+    if isinstance(max_peaks, (bool, np.bool_)) or not isinstance(max_peaks, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= 0, got {type(max_peaks).__name__}")
+    if max_peaks < 0:
+        raise ValueError(f"{name} must be >= 0, got {max_peaks}")
+    return int(max_peaks)
+
+
+def _hull_search(data: _Data, max_peaks: int | None, stop=None):
+    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one.
+
+    ``stop(model)`` True lowers the bound to that model's number of peaks.
+    """
+    solves = 0
+    bound = math.inf if max_peaks is None else max_peaks
+
+    def solve(pen: float) -> PeakSegModel:
+        nonlocal solves, bound
+        solves += 1
+        fit = _solve(data, pen)
+        if stop is not None and fit.n_peaks < bound and stop(fit):
+            bound = fit.n_peaks
+        return fit
+
+    fewest = solve(math.inf)
+    most = solve(0.0)
+    found = {fewest.n_peaks: fewest, most.n_peaks: most}
+    stack = [(most, fewest)]
+    while stack:
+        more, fewer = stack.pop()
+        if more.n_peaks - fewer.n_peaks <= 1:
+            continue
+        if fewer.n_peaks > bound:
+            continue
+        lam = _crossing(more, fewer)
+        mid = solve(lam)
+        tol = 1e-12 * max(1.0, abs(_cost(more, lam)))
+        if (
+            mid.n_peaks in (more.n_peaks, fewer.n_peaks)
+            or _cost(mid, lam) >= _cost(more, lam) - tol
+        ):
+            continue  # more and fewer are adjacent vertices of the hull
+        found[mid.n_peaks] = mid
+        stack.append((more, mid))
+        stack.append((mid, fewer))  # simpler models first, so that ``stop`` prunes early
+    return found, solves, bound
+
+
+def peakseg_path(
+    coverage: pd.DataFrame,
+    max_peaks: int | None = None,
+    stop: Callable[[PeakSegModel], bool] | None = None,
+) -> PeakSegPath:
+    """Every model on the lower convex hull of (peaks, total_loss), found exactly.
+
+    The hull vertices are the models that some penalty selects. They are found with
+    O(models) penalised solves (Haynes, Eckley & Fearnhead 2017, JCGS): solve at penalties
+    ∞ and 0; for two models that differ, solve at the penalty where their penalised costs
+    are equal; a model cheaper there is a new vertex between them, otherwise the two are
+    neighbours. Each model's penalty interval comes from
+    :func:`~penlearn.changepoint.model_selection.model_selection`.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        One sample's coverage, as for :func:`peakseg`.
+    max_peaks : int, optional
+        Keep only models with at most this many peaks. The full path goes down to
+        penalty 0 and can hold thousands of models (up to about N/2 peaks); with a bound
+        the search stops early and ``stopped_at_lambda`` says where.
+    stop : callable, optional
+        ``stop(model) -> bool``; True means that models with more peaks than ``model``
+        are not wanted (e.g. more peaks can no longer change any label's error). The
+        path then ends at the simplest such model.
+
+    Returns
+    -------
+    PeakSegPath
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> path = peakseg_path(cov)
+    >>> path.models["peaks"].tolist()
+    [2, 1, 0]
+    >>> path.complete
+    True
+    """
+    data = _Data.from_coverage(coverage)
+    max_peaks = _check_max_peaks(max_peaks)
+    found, solves, bound = _hull_search(data, max_peaks, stop)
+    order = sorted(found)
+    fits = [found[k] for k in order]
+    table = pd.concat([f.loss for f in fits], ignore_index=True)
+    sel = model_selection("total_loss", "peaks", models=table)
+    sel = sel.drop(columns=["input_row", "mean_pen_cost", "bases", "bedgraph_lines"])
+    keep = sel["peaks"] <= bound
+    complete = bool(keep.all())
+    sel = sel[keep].reset_index(drop=True)
+    stopped = float(sel["min_lambda"].iloc[0])
+    kept = {int(k): found[int(k)] for k in sel["peaks"]}
+    segs = pd.concat(
+        [kept[k].segments.assign(peaks=k) for k in sel["peaks"]], ignore_index=True
+    )
+    segs = segs[["peaks"] + [c for c in segs.columns if c != "peaks"]]
+    return PeakSegPath(
+        models=sel, segments=segs, complete=complete, stopped_at_lambda=stopped,
+        n_solves=solves, _fits=kept,
+    )
+
+
+@dataclass(frozen=True)
+class PeakSegSearch:
+    """The model found by :func:`peakseg_search`.
+
+    Attributes
+    ----------
+    model : PeakSegModel
+        The model with ``target_peaks`` peaks, or the next simpler model of the path.
+    target_peaks : int
+        The requested number of peaks.
+    reached : bool
+        False when no penalty gives exactly ``target_peaks`` peaks.
+    iterations : DataFrame
+        One row per solve: ``iteration, penalty, peaks, total_loss, under, over`` (the
+        peak counts of the bracketing models when the solve was launched).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> found = peakseg_search(cov, peaks=2)
+    >>> found.reached, found.n_peaks, len(found.iterations)
+    (True, 2, 2)
+    """
+
+    model: PeakSegModel
+    target_peaks: int
+    reached: bool
+    iterations: pd.DataFrame
+
+    @property
+    def segments(self) -> pd.DataFrame:
+        """The model's segments (see :class:`PeakSegModel`)."""
+        return self.model.segments
+
+    @property
+    def loss(self) -> pd.DataFrame:
+        """The model's loss row (see :class:`PeakSegModel`)."""
+        return self.model.loss
+
+    @property
+    def peaks(self) -> pd.DataFrame:
+        """The model's peaks as a BED table."""
+        return self.model.peaks
+
+    @property
+    def n_peaks(self) -> int:
+        """Number of peaks of the model found."""
+        return self.model.n_peaks
+
+    @property
+    def total_loss(self) -> float:
+        """Poisson loss of the model found."""
+        return self.model.total_loss
+
+
+def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
+    """The PeakSeg model with a given number of peaks, by a search over penalties.
+
+    Starts from penalties 0 ("over") and ∞ ("under"), then repeatedly solves at the
+    penalty where the two bracketing models have equal penalised cost (given with 15
+    significant digits, as the reference solver receives it), replacing ``under`` when
+    the new model has fewer peaks than the target and ``over`` otherwise (Hocking et al.
+    2020, JMLR). A number of peaks that no penalty selects (not on the convex hull of
+    (peaks, loss)) gives the next simpler model, ``reached=False`` and a warning.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        One sample's coverage, as for :func:`peakseg`.
+    peaks : int
+        Target number of peaks, at most ``(rows − 1) // 2``.
+
+    Returns
+    -------
+    PeakSegSearch
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(6),
+    ...                     "chromEnd": range(1, 7), "count": [3, 9, 18, 15, 20, 2]})
+    >>> fit = peakseg_search(cov, peaks=1)
+    >>> fit.reached, fit.loss["peaks"].item()
+    (True, 1)
+    """
+    data = _Data.from_coverage(coverage)
+    target = _check_max_peaks(peaks, "peaks")
+    n = len(data.y)
+    most_possible = (n - 1) // 2
+    if target > most_possible:
+        raise ValueError(
+            f"peaks={target} is impossible: at most {most_possible} peaks for {n} "
+            "coverage rows (a model has 2·peaks + 1 segments of at least one row)"
+        )
+    rows = []
+
+    def run(pen: float, under, over) -> PeakSegModel:
+        fit = _solve(data, pen)
+        rows.append({
+            "iteration": len(rows) + 1, "penalty": pen, "peaks": fit.n_peaks,
+            "total_loss": fit.total_loss,
+            "under": under.n_peaks if under is not None else None,
+            "over": over.n_peaks if over is not None else None,
+        })
+        return fit
+
+    over = run(0.0, None, None)
+    under = run(math.inf, None, None)
+    result = None
+    while result is None:
+        if under.n_peaks == target:
+            result = under
+        elif over.n_peaks == target:
+            result = over
+        elif over.n_peaks <= under.n_peaks:
+            result = under  # even penalty 0 gives no more peaks than the simpler model
+        else:
+            pen = float(f"{_crossing(over, under):.15g}")
+            if pen < 0:
+                result = under
+                break
+            new = run(pen, under, over)
+            if new.n_peaks in (under.n_peaks, over.n_peaks):
+                result = under
+            elif new.n_peaks < target:
+                under = new
+            else:
+                over = new
+    reached = result.n_peaks == target
+    if not reached:
+        warnings.warn(
+            f"no penalty gives exactly {target} peaks (not on the convex hull of "
+            f"(peaks, loss)); returning the next simpler model with {result.n_peaks} peaks",
+            UserWarning,
+            stacklevel=2,
+        )
+    return PeakSegSearch(
+        model=result, target_peaks=target, reached=reached,
+        iterations=pd.DataFrame(rows).astype({"under": "Int64", "over": "Int64"}),
+    )
