@@ -39,7 +39,16 @@ from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.changepoint.peak_evaluation import peak_error_functions
 from penlearn.changepoint.peak_labels import PeakLabelErrors, peak_label_errors
+from penlearn.changepoint.peakseg import (
+    PeakSegModel,
+    PeakSegPath,
+    PeakSegSearch,
+    peakseg,
+    peakseg_path,
+    peakseg_search,
+)
 from penlearn.changepoint.segmentation import (
     Segmentation,
     SequenceSegmentations,
@@ -68,6 +77,13 @@ from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 __version__ = package_version()
 
 __all__ = [
+    "PeakSegModel",
+    "PeakSegPath",
+    "PeakSegSearch",
+    "peak_error_functions",
+    "peakseg",
+    "peakseg_path",
+    "peakseg_search",
     "PeakLabelErrors",
     "coverage_features",
     "peak_label_errors",

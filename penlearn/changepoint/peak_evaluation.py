@@ -25,7 +25,7 @@ from penlearn.changepoint.peak_labels import (
     check_peak_labels,
     peak_label_counts,
 )
-from penlearn.changepoint.peakseg import check_coverage, peakseg_path
+from penlearn.changepoint.peakseg import check_coverage, peakseg, peakseg_path
 
 __all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "window_error_functions"]
 
@@ -49,8 +49,11 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     sequence_id : str
         The id written in the ``sequence_id`` column.
     max_peaks : int, optional
-        Bound of the path (see :func:`~penlearn.changepoint.peakseg.peakseg_path`); the
-        most complex model kept is then used for every smaller penalty.
+        Bound of the path (see :func:`~penlearn.changepoint.peakseg.peakseg_path`). The
+        path also stops at the first model whose label errors (TP and FP of every label)
+        are those of the most complex model, the one of penalty 0: from there on more
+        peaks change no label's error at the path's two ends. The most complex model
+        kept is used for every smaller penalty.
 
     Returns
     -------
@@ -65,22 +68,34 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     >>> lab = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [15, 40],
     ...                     "chromEnd": [25, 60], "annotation": ["peakStart", "noPeaks"]})
     >>> ev = window_error_functions(cov, lab, sequence_id="s/chr1:0-60")
-    >>> ev[["peaks", "fp", "fn"]].values.tolist()[-1], ev["max_log_lambda"].iloc[0]
-    ([0, 0, 1], inf)
+    >>> ev[["peaks", "fp", "fn"]].values.tolist()  # λ decreasing: 0 peaks, then 1
+    [[0, 0, 1], [1, 0, 0]]
+    >>> float(ev["max_log_lambda"].iloc[0]), float(ev["min_log_lambda"].iloc[-1])
+    (inf, -inf)
     """
     lab = check_peak_labels(labels)
-    path = peakseg_path(coverage, max_peaks=max_peaks)
     codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
     l_start = lab["chromStart"].to_numpy(np.int64)
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
+
+    def counts(peaks: pd.DataFrame):
+        return peak_label_counts(peaks["chromStart"].to_numpy(np.int64),
+                                 peaks["chromEnd"].to_numpy(np.int64), l_start, l_end, l_code)
+
+    # the label errors of the most complex model (penalty 0, the end of the path)
+    tp0, _, fp0, _ = counts(peakseg(coverage, 0.0).peaks)
+
+    def saturated(model) -> bool:
+        # every label already has its error at penalty 0: more peaks change nothing
+        tp, _, fp, _ = counts(model.peaks)
+        return bool((fp == fp0).all() and (tp == tp0).all())
+
+    path = peakseg_path(coverage, max_peaks=max_peaks, stop=saturated)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
-        pk = segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")]
-        tp, ptp, fp, pfp = peak_label_counts(pk["chromStart"].to_numpy(np.int64),
-                                             pk["chromEnd"].to_numpy(np.int64),
-                                             l_start, l_end, l_code)
+        tp, ptp, fp, pfp = counts(segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")])
         fn = ptp - tp
         rows.append((sequence_id, m.min_log_lambda, m.max_log_lambda, int(fp.sum()),
                      int(pfp.sum()), int(fn.sum()), int(ptp.sum()), len(lab),
