@@ -158,7 +158,7 @@ def _min_with_constant(p, ps, n_p, q, qs, c, start, dom_lo, dom_hi, loss):
     for i in range(n_p):
         lo, hi = p[LO, i], p[HI, i]
         r1, r2 = _below(p, i, c, loss)
-        if not r1 < r2:
+        if not r1 <= r2:  # a single point is kept: the older start wins exact ties
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
         nq = _emit_const(q, qs, nq, lo, r1, c, start)
