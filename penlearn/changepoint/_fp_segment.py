@@ -150,15 +150,19 @@ def _emit_const(q, qs, nq, lo, hi, c, start):
 
 
 @numba.njit(cache=True)
-def _min_with_constant(p, ps, n_p, q, qs, c, start, dom_lo, dom_hi, loss):
-    """q <- min(p, c) where c starts at ``start``; p keeps ties. Returns the piece count."""
+def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
+    """q <- min(p, c) where c starts at ``start``; returns the piece count.
+
+    A piece of p is kept wherever it is <= c + tol: the older start wins ties within
+    rounding, so rounding never prunes a start that is optimal in exact arithmetic.
+    """
     if n_p == 0:
         return _emit_const(q, qs, 0, dom_lo, dom_hi, c, start)
     nq = 0
     for i in range(n_p):
         lo, hi = p[LO, i], p[HI, i]
-        r1, r2 = _below(p, i, c, loss)
-        if not r1 <= r2:  # a single point is kept: the older start wins exact ties
+        r1, r2 = _below(p, i, c + tol, loss)
+        if not r1 <= r2:
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
         nq = _emit_const(q, qs, nq, lo, r1, c, start)
@@ -229,7 +233,8 @@ def run_layer(y, w, term, prev, penalty, F, last, t0, t1, loss, dom_lo, dom_hi,
             need = 2 * n_p + 2
             p, ps = _grow(p, ps, need)
             q, qs = _grow(q, qs, need)
-            n_p = _min_with_constant(p, ps, n_p, q, qs, c, t - 1, dom_lo, dom_hi, loss)
+            tol = _TIE * (abs(c) + run_scale)
+            n_p = _min_with_constant(p, ps, n_p, q, qs, c, tol, t - 1, dom_lo, dom_hi, loss)
             p, ps, q, qs = q, qs, p, ps
         run_scale += term[t - 1]
         if n_p == 0:
