@@ -24,8 +24,9 @@ with value quadratic·μ² + linear·μ + log·log(μ) + constant, where τ is t
 of the segmentation it represents. Square loss uses (w, −2wy, 0, wy²) per datum, Poisson
 loss (0, w, −wy, 0) (no log y! term). The minimum with the constant c_{t-1} keeps a piece
 where it is <= c (so an older start wins ties) and gives the rest to a new piece of start
-t−1; a start without pieces is pruned for good. ``pieces`` is a (6, capacity) float array
-(rows lo, hi, quadratic, linear, log, constant) plus an int64 array of starts.
+t−1; a start without pieces is pruned for good. The pieces are a (7, capacity) float array
+(rows lo, hi, quadratic, linear, log, constant, and the piece's minimum over its interval,
+cached for the next step) plus an int64 array of starts.
 
 Ties: among the pieces whose minimum is within a rounding tolerance of F(t), the smallest
 start is the last change, so exactly tied segmentations resolve like the quadratic DP
@@ -34,6 +35,8 @@ start is the last change, so exactly tied segmentations resolve like the quadrat
 
 from __future__ import annotations
 
+import warnings
+
 import numba
 import numpy as np
 
@@ -41,7 +44,8 @@ L2 = 0
 POISSON = 1
 _EPS = np.finfo(float).eps
 _TIE = 64.0 * _EPS  # relative tolerance for equal-cost ties (x the magnitude of the terms)
-LO, HI, QUAD, LIN, LOGC, CONST = 0, 1, 2, 3, 4, 5
+LO, HI, QUAD, LIN, LOGC, CONST, MINV = 0, 1, 2, 3, 4, 5, 6
+ROWS = 7
 
 
 @numba.njit(cache=True)
@@ -106,17 +110,19 @@ def _poisson_left_root(p, i, c, lo):
 
 
 @numba.njit(cache=True)
-def _below(p, i, c, loss):
-    """Interval [r1, r2] of μ in piece i where f(μ) <= c, or (1, 0) if empty."""
+def _below(p, i, c, loss, v):
+    """Interval [r1, r2] of μ in piece i where f(μ) <= c, or (1, 0) if empty.
+
+    ``v`` is the piece's minimum over its interval (known from the previous step).
+    """
+    if not v <= c:
+        return 1.0, 0.0
     lo, hi = p[LO, i], p[HI, i]
     f_lo = _value(p, i, lo, loss)
     f_hi = _value(p, i, hi, loss)
     if f_lo <= c and f_hi <= c:
         return lo, hi  # convex: the whole piece
     m = min(max(_vertex(p, i, loss), lo), hi)
-    v = _value(p, i, m, loss)
-    if not v <= c:
-        return 1.0, 0.0
     r1, r2 = lo, hi
     if loss == L2:
         m0 = -p[LIN, i] / (2.0 * p[QUAD, i])
@@ -161,7 +167,7 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
     nq = 0
     for i in range(n_p):
         lo, hi = p[LO, i], p[HI, i]
-        r1, r2 = _below(p, i, c + tol, loss)
+        r1, r2 = _below(p, i, c + tol, loss, p[MINV, i])
         if not r1 <= r2:
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
@@ -176,7 +182,7 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
 
 
 @numba.njit(cache=True)
-def _add_and_min(q, qs, nq, y, w, loss, tol_scale, vals):
+def _add_and_min(q, qs, nq, y, w, loss, tol_scale):
     """Add w·ℓ(y, μ) to every piece; return (min value, start of the chosen piece)."""
     best = np.inf
     for i in range(nq):
@@ -189,13 +195,13 @@ def _add_and_min(q, qs, nq, y, w, loss, tol_scale, vals):
             q[LOGC, i] -= w * y
         m = min(max(_vertex(q, i, loss), q[LO, i]), q[HI, i])
         v = _value(q, i, m, loss)
-        vals[i] = v
+        q[MINV, i] = v
         if v < best:
             best = v
     tol = _TIE * (abs(best) + tol_scale)
     chosen = -1
     for i in range(nq):
-        if vals[i] <= best + tol and (chosen < 0 or qs[i] < chosen):
+        if q[MINV, i] <= best + tol and (chosen < 0 or qs[i] < chosen):
             chosen = qs[i]
     return best, chosen
 
@@ -206,7 +212,7 @@ def _grow(p, ps, need):
     if need <= cap:
         return p, ps
     new_cap = max(need, 2 * cap)
-    p2 = np.empty((6, new_cap))
+    p2 = np.empty((ROWS, new_cap))
     ps2 = np.empty(new_cap, dtype=np.int64)
     p2[:, :cap] = p
     ps2[:cap] = ps
@@ -223,7 +229,6 @@ def run_layer(y, w, term, prev, penalty, F, last, t0, t1, loss, dom_lo, dom_hi,
     for t = 1). ``term[t-1]`` is the magnitude of datum t's cost terms, for the tie
     tolerance. ``F[t]`` and ``last[t]`` (the last change) are written for each step.
     """
-    vals = np.empty(p.shape[1])
     for t in range(t0, t1):
         if penalty >= 0.0:
             c = 0.0 if t == 1 else F[t - 1] + penalty
@@ -241,9 +246,7 @@ def run_layer(y, w, term, prev, penalty, F, last, t0, t1, loss, dom_lo, dom_hi,
             F[t] = np.inf
             last[t] = -1
             continue
-        if vals.shape[0] < p.shape[1]:
-            vals = np.empty(p.shape[1])
-        best, chosen = _add_and_min(p, ps, n_p, y[t - 1], w[t - 1], loss, run_scale, vals)
+        best, chosen = _add_and_min(p, ps, n_p, y[t - 1], w[t - 1], loss, run_scale)
         F[t] = best
         last[t] = chosen
     return p, ps, q, qs, n_p, run_scale
@@ -279,26 +282,26 @@ _CHUNK = 1 << 15  # steps per kernel call between progress reports
 
 
 def _prepared(values: np.ndarray, weights: np.ndarray, loss: str):
-    """Working data, the μ domain, per-datum term magnitudes and the loss unit.
+    """Working data, the μ domain, per-datum term magnitudes and the scale.
 
     Square loss: the data are centred and scaled by powers of two into [-1, 1], so the
     costs neither underflow nor overflow whatever the data's magnitude; losses are
-    multiplied back by ``unit`` (an exact power of two, squared).
+    multiplied back by ``scale``² (an exact power of two).
     """
     if loss == "l2":
         big = float(np.max(np.abs(values)))
-        s1 = 2.0 ** np.ceil(np.log2(big)) if big > 0 else 1.0
+        s1 = float(np.ldexp(1.0, np.frexp(big)[1] - 1)) if big > 0 else 1.0  # z in [-2, 2)
         z = values / s1
         lo, hi = float(z.min()), float(z.max())
         mid = 0.5 * (lo + hi)
         half = 0.5 * (hi - lo)
-        s2 = 2.0 ** np.ceil(np.log2(half)) if half > 0 else 1.0
+        s2 = float(np.ldexp(1.0, np.frexp(half)[1])) if half > 0 else 1.0
         y = (z - mid) / s2
         dom = (float(y.min()), float(y.max()))
         if dom[0] == dom[1]:
             dom = (dom[0] - 1.0, dom[1] + 1.0)
         term = weights * (y * y + 1.0)
-        return y, dom, term, (s1 * s2) ** 2
+        return y, dom, term, s1 * s2
     y = values
     lo, hi = float(y.min()), float(y.max())
     if hi == lo:
@@ -311,27 +314,42 @@ def _prepared(values: np.ndarray, weights: np.ndarray, loss: str):
 
 def _new_state():
     cap = 64
-    return (np.empty((6, cap)), np.empty(cap, dtype=np.int64),
-            np.empty((6, cap)), np.empty(cap, dtype=np.int64), 0, 0.0)
+    return (np.empty((ROWS, cap)), np.empty(cap, dtype=np.int64),
+            np.empty((ROWS, cap)), np.empty(cap, dtype=np.int64), 0, 0.0)
 
 
 def _run(y, w, term, prev, penalty, F, last, loss_code, dom, progress, weight_per_step):
     """One layer over the whole sequence, in chunks (progress after each chunk)."""
     n = len(y)
-    p, ps, q, qs, n_p, scale = _new_state()
+    p, ps, q, qs, n_p, run_scale = _new_state()
     for t0 in range(1, n + 1, _CHUNK):
         t1 = min(n + 1, t0 + _CHUNK)
-        p, ps, q, qs, n_p, scale = run_layer(
+        p, ps, q, qs, n_p, run_scale = run_layer(
             y, w, term, prev, penalty, F, last, t0, t1, loss_code, dom[0], dom[1],
-            p, ps, q, qs, n_p, scale)
+            p, ps, q, qs, n_p, run_scale)
         if progress is not None:
             progress((t1 - t0) * weight_per_step)
 
 
-def _costs(y, w, ends, loss_code, unit):
+def _costs(y, w, ends, loss_code):
     e = np.asarray(ends, dtype=np.int64)
     s = np.r_[0, e[:-1]].astype(np.int64)
-    return segment_costs(y, w, s, e, loss_code) * unit
+    return segment_costs(y, w, s, e, loss_code)
+
+
+def _unscaled(scaled: np.ndarray, scale: float) -> np.ndarray:
+    """Losses in the data's units (x scale²); warn where they underflow (changes are exact).
+
+    A loss too large for a float becomes inf (the caller raises a range error).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.where(scaled != 0, scaled * scale * scale, 0.0)
+    if np.any((scaled != 0) & (np.abs(out) < np.finfo(float).tiny)):
+        warnings.warn(
+            "the square losses of these tiny values underflow the float range (reported "
+            "as 0 or subnormal); the changes are exact (they do not depend on the scale)",
+            UserWarning, stacklevel=4)
+    return out
 
 
 def pruned_models(values, weights, k_max: int, loss: str, progress=None):
@@ -341,7 +359,7 @@ def pruned_models(values, weights, k_max: int, loss: str, progress=None):
     the K layers together count n points).
     """
     n = len(values)
-    y, dom, term, unit = _prepared(values, weights, loss)
+    y, dom, term, scale = _prepared(values, weights, loss)
     code = L2 if loss == "l2" else POISSON
     idx = np.int32 if n < 2**31 - 1 else np.int64
     last = np.empty((k_max, n + 1), dtype=idx)
@@ -360,16 +378,17 @@ def pruned_models(values, weights, k_max: int, loss: str, progress=None):
             e[kk - 1] = t
             t = int(last[kk - 1, t])
         ends.append(e)
-    losses = np.array([_costs(y, weights, e, code, unit).sum() for e in ends])
-    return losses, ends
+    losses = np.array([_costs(y, weights, e, code).sum() for e in ends])
+    return _unscaled(losses, scale), ends
 
 
 def pruned_penalized(values, weights, penalty: float, loss: str, progress=None):
     """The optimal model for one penalty λ (loss + λ·changes): (loss, ends)."""
     n = len(values)
-    y, dom, term, unit = _prepared(values, weights, loss)
+    y, dom, term, scale = _prepared(values, weights, loss)
     code = L2 if loss == "l2" else POISSON
-    lam = penalty / unit
+    with np.errstate(over="ignore", under="ignore"):
+        lam = penalty / scale / scale  # inf where λ dwarfs every loss: one segment
     last = np.empty(n + 1, dtype=np.int64)
     F = np.empty(n + 1)
     F[0] = 0.0
@@ -380,4 +399,5 @@ def pruned_penalized(values, weights, penalty: float, loss: str, progress=None):
         t = int(last[t])
         e.append(t)
     ends = np.array(e[::-1], dtype=np.int64)
-    return float(_costs(y, weights, ends, code, unit).sum()), ends
+    total = _costs(y, weights, ends, code).sum()
+    return float(_unscaled(np.array([total]), scale)[0]), ends
