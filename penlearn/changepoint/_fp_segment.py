@@ -110,14 +110,21 @@ def _poisson_left_root(p, i, c, lo):
 
 
 @numba.njit(cache=True)
-def _below(p, i, c, loss, v):
+def _below(p, i, c, tol, loss, v):
     """Interval [r1, r2] of μ in piece i where f(μ) <= c, or (1, 0) if empty.
 
-    ``v`` is the piece's minimum over its interval (known from the previous step).
+    ``v`` is the piece's minimum over its interval (known from the previous step). A
+    minimum within ``tol`` of c (a tangent tie, up to rounding) keeps only the single
+    point where it is reached: in exact arithmetic the piece is then >= c everywhere, so
+    it can matter only for the tie rule, and a sliver of width ~sqrt(rounding) would let
+    tied starts pile up in constant runs of data.
     """
-    if not v <= c:
+    if not v <= c + tol:
         return 1.0, 0.0
     lo, hi = p[LO, i], p[HI, i]
+    if v >= c - tol:
+        m = min(max(_vertex(p, i, loss), lo), hi)
+        return m, m
     f_lo = _value(p, i, lo, loss)
     f_hi = _value(p, i, hi, loss)
     if f_lo <= c and f_hi <= c:
@@ -156,22 +163,47 @@ def _emit_const(q, qs, nq, lo, hi, c, start):
 
 
 @numba.njit(cache=True)
+def _near_point(q, qs, nq, x, start, delta):
+    """Index of a single-point piece just before x (at most a short constant between)."""
+    j = nq - 1
+    if j >= 0 and qs[j] == start and q[HI, j] == x and x - q[LO, j] <= delta:
+        j -= 1  # skip the short stretch of the new constant
+    if j >= 0 and q[LO, j] == q[HI, j] and x - q[HI, j] <= delta:
+        return j
+    return -1
+
+
+@numba.njit(cache=True)
 def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
     """q <- min(p, c) where c starts at ``start``; returns the piece count.
 
-    A piece of p is kept wherever it is <= c + tol: the older start wins ties within
-    rounding, so rounding never prunes a start that is optimal in exact arithmetic.
+    A piece of p is kept wherever it is <= c, or, if its minimum is within ``tol`` of c,
+    at that single point: the older start wins ties within rounding. Of single-point
+    pieces next to each other (closer than 1e-9 of the domain) only the lowest (within
+    tol: the oldest) is kept: each is dominated by c in exact arithmetic, so this only
+    bounds the number of tied starts kept (constant runs of data would pile them up).
     """
     if n_p == 0:
         return _emit_const(q, qs, 0, dom_lo, dom_hi, c, start)
+    delta = 1e-9 * (dom_hi - dom_lo)
     nq = 0
     for i in range(n_p):
         lo, hi = p[LO, i], p[HI, i]
-        r1, r2 = _below(p, i, c + tol, loss, p[MINV, i])
+        r1, r2 = _below(p, i, c, tol, loss, p[MINV, i])
         if not r1 <= r2:
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
         nq = _emit_const(q, qs, nq, lo, r1, c, start)
+        if r1 == r2:
+            j = _near_point(q, qs, nq, r1, start, delta)
+            if j >= 0:
+                v_old, v_new = _value(q, j, q[LO, j], loss), _value(p, i, r1, loss)
+                if not (v_new < v_old - tol or (v_new <= v_old + tol and ps[i] < qs[j])):
+                    nq = _emit_const(q, qs, nq, r2, hi, c, start)
+                    continue
+                x_old = q[LO, j]
+                nq = j  # the new single point replaces the old one (and the gap)
+                nq = _emit_const(q, qs, nq, x_old, r1, c, start)
         for row in range(6):
             q[row, nq] = p[row, i]
         q[LO, nq], q[HI, nq] = r1, r2
