@@ -303,3 +303,37 @@ def test_mono27ac_weighted_poisson_equals_weighted_dp():
     np.testing.assert_allclose(seg.loss, ref, rtol=1e-9)
     for k in range(1, 13):
         assert total_cost(y, w, seg.ends(k), "poisson") == pytest.approx(ref[k - 1], rel=1e-9)
+
+
+def max_pieces(y, loss, k_max):
+    """Largest number of pieces held by any layer while segmenting y (the pruning at work)."""
+    n, w = len(y), np.ones(len(y))
+    yy, dom, term, _ = fp._prepared(y, w, loss)
+    code = fp.L2 if loss == "l2" else fp.POISSON
+    prev = np.full(n + 1, np.inf)
+    prev[0] = 0.0
+    most = 0
+    for _ in range(k_max):
+        F, last = np.full(n + 1, np.inf), np.zeros(n + 1, dtype=np.int64)
+        state = fp._new_state()
+        for t0 in range(1, n + 1, 100):
+            state = fp.run_layer(yy, w, term, prev, -1.0, F, last, t0, min(n + 1, t0 + 100),
+                                 code, dom[0], dom[1], *state)
+            most = max(most, state[4])
+        prev = F
+    return most
+
+
+@pytest.mark.parametrize("loss", ["l2", "poisson"])
+def test_constant_runs_keep_few_pieces_and_the_tie_rule(loss):
+    """Ties in constant runs must neither pile up (quadratic time) nor break the tie rule."""
+    rng = np.random.default_rng(4)
+    runs = np.repeat(rng.integers(0, 5, 8), 250).astype(float)
+    for y in (np.full(4000, 3.0), np.zeros(4000), runs):
+        assert max_pieces(y, loss, 4) <= 12
+    seg = segment(np.full(4000, 3.0), 4, loss=loss)
+    assert seg.ends(4).tolist() == [1, 2, 3, 4000]  # the smallest changes among the ties
+    np.testing.assert_allclose(seg.loss, seg.loss[0], rtol=1e-12)
+    seg = segment(runs, 10, loss=loss)
+    np.testing.assert_allclose(seg.loss, segment(runs, 10, loss=loss, method="dp").loss,
+                               rtol=1e-9, atol=1e-9)

@@ -295,13 +295,17 @@ def segment(
     penalty : float, optional
         λ >= 0: return the single model minimising loss + λ·(number of changes)
         (FPOP; Maidstone, Hocking, Rigaill & Fearnhead 2017), as a
-        :class:`PenalizedSegmentation`. One solve, instead of K models.
+        :class:`PenalizedSegmentation`. One solve, instead of K models: time
+        O(n·log n) in practice, memory O(n).
     method : {"pruned", "dp"}
         ``"pruned"`` (default): functional pruning over the segment mean, the pruned
         dynamic programme of Rigaill (2015) layer by layer; time O(K·n·log n) in
-        practice (the number of candidate changes kept is ~log n), O(K·n²) in the worst
-        case; memory O(K·n) (the backtracking table, 4 bytes per entry). ``"dp"``: the
-        quadratic vectorised DP (time O(K·n²), memory O(K·n)); no weights or penalty.
+        practice (few candidate last changes survive the pruning: about 10 per layer on
+        piecewise-constant data, and constant runs cost nothing extra), memory O(K·n)
+        (the backtracking table, 4 bytes per entry). The worst case is O(K·n²): data
+        that keep rising or falling (e.g. sorted values) prune almost nothing, and there
+        the vectorised DP is about 2x faster. ``"dp"``: the quadratic vectorised DP (time
+        O(K·n²), memory O(K·n)); no weights or penalty.
     segmenter : ruptures estimator, optional
         E.g. ``ruptures.KernelCPD(kernel="linear", min_size=1)`` or ``ruptures.Dynp``:
         its ``predict(n_bkps=k-1)`` gives the k-segment model, whose cost under ``loss``
