@@ -253,7 +253,7 @@ def _check_range(losses, loss: str) -> None:
         )
 
 
-def _progress_bar(progress, n: int, k: int):
+def _progress_bar(progress, n: int, desc: str):
     """(callback, bar) for a progress bar counting data points, or (None, None)."""
     if progress is False or progress is None:
         return None, None
@@ -261,7 +261,7 @@ def _progress_bar(progress, n: int, k: int):
         return progress, None
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=n, desc=f"segment (K={k})", unit="points")
+    bar = tqdm(total=n, desc=desc, unit="points")
     return bar.update, bar
 
 
@@ -352,7 +352,7 @@ def segment(
             raise ValueError("penalty= is solved by method='pruned' only (no segmenter)")
         from penlearn.changepoint import _fp_segment  # numba: imported on first use
 
-        call, bar = _progress_bar(progress, n, 1)
+        call, bar = _progress_bar(progress, n, f"segment (penalty {lam:g})")
         total, ends = _fp_segment.pruned_penalized(arr, w, lam, loss, _int_steps(call))
         if bar is not None:
             bar.close()
@@ -369,7 +369,7 @@ def segment(
             losses, last = _segment_neighbourhood(arr, k_max, loss)
             ends = [_backtrack(last, n, k) for k in range(1, k_max + 1)]
             name = loss
-        call, bar = _progress_bar(progress, n, k_max)
+        call, bar = _progress_bar(progress, n, f"segment (K={k_max})")
         if call is not None:
             call(n)  # these solvers report only at the end
         if bar is not None:
@@ -377,7 +377,7 @@ def segment(
         return Segmentation(losses, n, tuple(ends), name)
     from penlearn.changepoint import _fp_segment  # numba: imported on first use
 
-    call, bar = _progress_bar(progress, n, k_max)
+    call, bar = _progress_bar(progress, n, f"segment (K={k_max})")
     losses, ends = _fp_segment.pruned_models(arr, w, k_max, loss, _int_steps(call))
     if bar is not None:
         bar.close()
