@@ -28,9 +28,12 @@ t−1; a start without pieces is pruned for good. The pieces are a (7, capacity)
 (rows lo, hi, quadratic, linear, log, constant, and the piece's minimum over its interval,
 cached for the next step) plus an int64 array of starts.
 
-Ties: among the pieces whose minimum is within a rounding tolerance of F(t), the smallest
-start is the last change, so exactly tied segmentations resolve like the quadratic DP
-(smallest last change, then recursively).
+Ties (equal costs up to a rounding tolerance, 64 ulps of the magnitude of the terms):
+the last change is the smallest start among the pieces whose minimum is within the
+tolerance of F(t), and a piece whose minimum ties with c_{t-1} keeps that single point,
+so tied segmentations resolve to the smallest last change, then recursively (what the
+quadratic DP does for ties that are exact in floating point). Single tied points next to
+each other are merged (the oldest kept), so constant runs of data keep O(1) pieces.
 """
 
 from __future__ import annotations
