@@ -219,6 +219,17 @@ def table_long(r: dict) -> str:
             f"| {row['loss']} | {row['n']:.0e} | {row['k']} | {row['t']:.2f} | {growth} | "
             f"{_fmt(row['t_dp'])} | {_fmt(row['t_kcpd'])} | {pen} |")
     lines.append("")
+    overall = []
+    for loss in ("l2", "poisson"):
+        for k in LONG_KS:
+            sub = [row for row in rows if row["loss"] == loss and row["k"] == k]
+            if len(sub) > 1:
+                a, b = sub[0], sub[-1]
+                e = np.log(b["t"] / a["t"]) / np.log(b["n"] / a["n"])
+                overall.append(f"{loss} K = {k}: {e:.2f}")
+    if overall:
+        lines.append(f"Growth exponent from the smallest to the largest n: {'; '.join(overall)}.")
+        lines.append("")
     lines.append(
         "growth = log(t / t_prev) / log(n / n_prev) between consecutive n for the same loss "
         "and K (1 = linear; n log n gives ~1.05-1.1; the quadratic methods give ~2). "
