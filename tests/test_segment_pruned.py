@@ -337,3 +337,12 @@ def test_constant_runs_keep_few_pieces_and_the_tie_rule(loss):
     seg = segment(runs, 10, loss=loss)
     np.testing.assert_allclose(seg.loss, segment(runs, 10, loss=loss, method="dp").loss,
                                rtol=1e-9, atol=1e-9)
+
+
+def test_import_penlearn_does_not_load_numba():
+    import subprocess
+    import sys
+
+    code = ("import sys, penlearn; assert 'numba' not in sys.modules; "
+            "penlearn.segment([1.0, 2.0], 2); assert 'numba' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
