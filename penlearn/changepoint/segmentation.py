@@ -525,7 +525,8 @@ def segment_sequences(
         Runs one task per sequence: e.g. a ``ProcessPoolExecutor`` or a Dask cluster's
         ``distributed.Client(...).get_executor()``. Default: in this process.
     progress : bool
-        Show a tqdm progress bar.
+        Show a tqdm progress bar counting data points; without an executor it moves
+        within each long sequence as the segmentation proceeds.
     segmenter : ruptures estimator, optional
         See :func:`segment`.
 
