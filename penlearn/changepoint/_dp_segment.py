@@ -1,7 +1,8 @@
-"""The quadratic segment neighbourhood DP (``segment(..., method="dp")``).
+"""The quadratic segment neighbourhood DP (``segment(..., method="dp")``), and ruptures.
 
 Exact optimal models with 1..K segments by dynamic programming (Auger & Lawrence 1989),
-kept beside the functional pruning solver for cross-checking and small sequences.
+kept beside the functional pruning solver for cross-checking and small sequences; and the
+adapter that takes the models from a ruptures estimator (``segment(..., segmenter=...)``).
 
 Implementation: the segment costs come from cumulative sums, so one block of targets t
 costs one vectorised evaluation of C(s, t) for all s, reused by all K layers (each layer
@@ -16,6 +17,8 @@ pruning exact under rounding, and equal-loss ties go to the smallest last-change
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -134,3 +137,26 @@ def _backtrack(last: np.ndarray, n: int, k: int) -> np.ndarray:
         ends[kk - 1] = t
         t = int(last[kk - 1, t])
     return ends
+
+
+def _segment_with_ruptures(values: np.ndarray, k_max: int, estimator: Any, loss: str):
+    """Models with 1..k_max segments from a ruptures estimator (fit + predict(n_bkps))."""
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
+        raise TypeError(
+            "segmenter must be a ruptures estimator with fit() and predict(n_bkps=...), "
+            f"got {type(estimator).__name__}"
+        )
+    n = len(values)
+    estimator.fit(values)
+    s, q, _ = _prepare(values, loss)
+    ends = [np.array([n], dtype=np.int64)]
+    for k in range(2, k_max + 1):
+        e = np.asarray(estimator.predict(n_bkps=k - 1), dtype=np.int64)
+        if len(e) != k or e[-1] != n or (np.diff(np.r_[0, e]) <= 0).any():
+            raise ValueError(
+                f"segmenter {type(estimator).__name__} returned invalid breakpoints {e.tolist()} "
+                f"for {k} segments of {n} points"
+            )
+        ends.append(e)
+    losses = np.array([_cost(s, q, loss, np.r_[0, e[:-1]], e).sum() for e in ends])
+    return losses, ends

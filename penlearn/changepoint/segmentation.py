@@ -32,9 +32,8 @@ import pandas as pd
 from penlearn._checks import require_columns
 from penlearn.changepoint._dp_segment import (
     _backtrack,
-    _cost,
-    _prepare,
     _segment_neighbourhood,
+    _segment_with_ruptures,
 )
 
 LOSSES = ("l2", "poisson")
@@ -189,29 +188,6 @@ def _check_k(max_segments, n: int) -> int:
         )
         k = n
     return k
-
-
-def _segment_with_ruptures(values: np.ndarray, k_max: int, estimator: Any, loss: str):
-    """Models with 1..k_max segments from a ruptures estimator (fit + predict(n_bkps))."""
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
-        raise TypeError(
-            "segmenter must be a ruptures estimator with fit() and predict(n_bkps=...), "
-            f"got {type(estimator).__name__}"
-        )
-    n = len(values)
-    estimator.fit(values)
-    s, q, _ = _prepare(values, loss)
-    ends = [np.array([n], dtype=np.int64)]
-    for k in range(2, k_max + 1):
-        e = np.asarray(estimator.predict(n_bkps=k - 1), dtype=np.int64)
-        if len(e) != k or e[-1] != n or (np.diff(np.r_[0, e]) <= 0).any():
-            raise ValueError(
-                f"segmenter {type(estimator).__name__} returned invalid breakpoints {e.tolist()} "
-                f"for {k} segments of {n} points"
-            )
-        ends.append(e)
-    losses = np.array([_cost(s, q, loss, np.r_[0, e[:-1]], e).sum() for e in ends])
-    return losses, ends
 
 
 METHODS = ("pruned", "dp")
