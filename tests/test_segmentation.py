@@ -14,7 +14,7 @@ import segmentation_neuroblastoma as nb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import penlearn.changepoint.segmentation as seg_mod
+import penlearn.changepoint._dp_segment as seg_mod
 from penlearn import segment, segment_sequences
 
 
@@ -108,7 +108,7 @@ def test_pruned_blocks_equal_plain_dp(seed, n, k):
     old = seg_mod._BLOCK_ELEMENTS
     seg_mod._BLOCK_ELEMENTS = 8  # blocks of 4 targets
     try:
-        seg = segment(y, k)
+        seg = segment(y, k, method="dp")
     finally:
         seg_mod._BLOCK_ELEMENTS = old
     loss, ends = plain_dp(y, k)

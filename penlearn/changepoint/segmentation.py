@@ -12,16 +12,11 @@ where C(s, t) is the cost of the segment y_{s+1}..y_t. The models feed the penal
 (:func:`penlearn.changepoint.model_selection`) and the label errors of supervised changepoint
 detection (Hocking et al. 2013, ICML; Hillman & Hocking 2023, JMLR, Section 2).
 
-Implementation: the segment costs come from cumulative sums, so one block of targets t
-costs one vectorised evaluation of C(s, t) for all s, reused by all K layers (each layer
-is one NumPy ``argmin`` over the block). Blocks are small enough to stay in cache, so the
-peak memory is O(K·n) (the K×n backtracking table) plus O(block). Exact pruning: since
-C(s, u) >= C(s, t) + C(t, u) for s < t < u (splitting a segment never increases its
-cost), a candidate last change s with F_{k-1}(s) + C(s, t) > F_{k-1}(t) can never be the
-optimal last change of a k-segment model of y_1..y_u for any u > t: the candidate t is
-then at least as good (the argument of PELT, Killick et al. 2012, applied layer by layer).
-Such candidates are dropped from the later blocks of layer k. A small margin keeps the
-pruning exact under rounding, and equal-loss ties go to the smallest last-change index.
+The default solver is functional pruning over the segment mean: the pruned DP of Rigaill
+(2015) for 1..K segments and FPOP (Maidstone, Hocking, Rigaill & Fearnhead 2017) for one
+penalty, O(K·n·log n) time in practice and O(K·n) memory (numba kernels in
+:mod:`penlearn.changepoint._fp_segment`). The quadratic DP
+(:mod:`penlearn.changepoint._dp_segment`) stays available as ``method="dp"``.
 """
 
 from __future__ import annotations
@@ -35,10 +30,13 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.changepoint._dp_segment import (
+    _backtrack,
+    _segment_neighbourhood,
+    _segment_with_ruptures,
+)
 
 LOSSES = ("l2", "poisson")
-_BLOCK_ELEMENTS = 1 << 16  # cost-block size (doubles) processed at once: fits in L2 cache
-_PRUNE_GATHER_FRACTION = 0.5  # use only the alive candidates below this fraction
 
 
 @dataclass(frozen=True)
@@ -94,6 +92,53 @@ class Segmentation:
         return np.r_[0, e[:-1]]
 
 
+@dataclass(frozen=True)
+class PenalizedSegmentation:
+    """The optimal model of one sequence for one penalty λ (``segment(..., penalty=λ)``).
+
+    It minimises ``loss + λ · (number of changes)`` over all segmentations (equivalently
+    loss + λ · segments).
+
+    Attributes
+    ----------
+    loss : float
+        Total cost of the model (as :attr:`Segmentation.loss`).
+    penalty : float
+        λ.
+    n_data : int
+        Number of data points.
+    segment_ends : ndarray
+        End index of each segment (see :meth:`Segmentation.ends`).
+    loss_name : str
+        ``"l2"`` or ``"poisson"``.
+
+    Examples
+    --------
+    >>> m = segment([0.0, 0.1, 5.0, 5.2, 5.1], penalty=1.0)
+    >>> m.n_segments, m.ends().tolist()
+    (2, [2, 5])
+    """
+
+    loss: float
+    penalty: float
+    n_data: int
+    segment_ends: np.ndarray
+    loss_name: str = "l2"
+
+    @property
+    def n_segments(self) -> int:
+        """Number of segments of the model."""
+        return len(self.segment_ends)
+
+    def ends(self) -> np.ndarray:
+        """End indices of the segments (0-based, exclusive; the last is n)."""
+        return self.segment_ends.copy()
+
+    def starts(self) -> np.ndarray:
+        """0-based start index of each segment."""
+        return np.r_[0, self.segment_ends[:-1]]
+
+
 class SequenceSegmentations(NamedTuple):
     """Result of :func:`segment_sequences`: the ``models`` and ``changes`` tables.
 
@@ -109,119 +154,6 @@ class SequenceSegmentations(NamedTuple):
 
     models: pd.DataFrame
     changes: pd.DataFrame
-
-
-# ----------------------------------------------------------------------------- costs
-
-
-def _prepare(values: np.ndarray, loss: str):
-    """Cumulative sums for the segment cost, and the rounding margin used by pruning."""
-    n = len(values)
-    if loss == "l2":
-        y = values - values.mean()  # centring improves the cumsum precision; same optimum
-        s = np.zeros(n + 1)
-        q = np.zeros(n + 1)
-        np.cumsum(y, out=s[1:])
-        np.cumsum(y * y, out=q[1:])
-        scale = q[-1] + np.abs(s).max()
-    else:
-        s = np.zeros(n + 1)
-        np.cumsum(values, out=s[1:])
-        q = None
-        scale = s[-1] * (1.0 + abs(np.log(max(s[-1] / n, 1e-300)))) if s[-1] > 0 else 0.0
-    margin = 1e-9 * (1.0 + scale)
-    return s, q, margin
-
-
-def _cost(s, q, loss: str, start, end):
-    """Cost C(start, end) of segments y[start:end] (broadcasting; end > start)."""
-    m = end - start
-    d = s[end] - s[start]
-    if loss == "l2":
-        return (q[end] - q[start]) - d * d / m
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = d - d * np.log(d / m)
-    return np.where(d > 0, c, 0.0)
-
-
-def _cost_block(s, q, loss: str, t0: int, t1: int) -> np.ndarray:
-    """C(s, t) for targets t in [t0, t1) (rows) and s in [0, t1-1) (columns); inf if s >= t."""
-    m = np.arange(t0, t1, dtype=float)[:, None] - np.arange(t1 - 1, dtype=float)[None, :]
-    d = s[t0:t1, None] - s[None, : t1 - 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if loss == "l2":
-            c = q[t0:t1, None] - q[None, : t1 - 1]
-            d *= d
-            d /= m
-            c -= d
-        else:
-            c = d - d * np.log(d / m)
-            c[d <= 0] = 0.0
-    # the within-block triangle s >= t is not a segment
-    tri = c[:, t0 - 1 :]
-    tri[np.triu(np.ones(tri.shape, dtype=bool), k=1)] = np.inf
-    return c
-
-
-# ----------------------------------------------------------------------------- the DP
-
-
-def _segment_neighbourhood(values: np.ndarray, k_max: int, loss: str):
-    """Exact segment neighbourhood DP; returns (loss (K,), backtrack (K, n+1))."""
-    n = len(values)
-    s, q, margin = _prepare(values, loss)
-    F = np.full((k_max, n + 1), np.inf)
-    last = np.zeros((k_max, n + 1), dtype=np.int32)
-    t_all = np.arange(1, n + 1)
-    F[0, 1:] = _cost(s, q, loss, 0, t_all)
-    # alive[k-1]: sorted candidate last changes of layer k not yet pruned (columns < t0-1)
-    alive = [np.arange(k - 1, k - 1, dtype=np.int64) for k in range(1, k_max + 1)]
-    block = max(4, _BLOCK_ELEMENTS // max(n, 1))
-    for t0 in range(2, n + 1, block):
-        t1 = min(n + 1, t0 + block)
-        C = _cost_block(s, q, loss, t0, t1)
-        rows = np.arange(t1 - t0)
-        buf = np.empty_like(C)
-        for k in range(2, k_max + 1):
-            lo = k - 1  # the first k-1 segments need at least k-1 points
-            if lo >= t1 - 1:
-                break
-            prev = F[k - 2]
-            # candidates: the survivors so far, plus this block's new columns
-            cand = np.concatenate((alive[k - 1], np.arange(max(lo, t0 - 1), t1 - 1)))
-            full = k == 2 or len(cand) >= _PRUNE_GATHER_FRACTION * (t1 - 1 - lo)
-            if full:
-                V = np.add(prev[lo : t1 - 1], C[:, lo:], out=buf[:, lo:])
-                idx = V.argmin(axis=1)
-                F[k - 1, t0:t1] = V[rows, idx]
-                last[k - 1, t0:t1] = idx + lo
-            else:
-                V = prev[cand] + C[:, cand]
-                idx = V.argmin(axis=1)
-                F[k - 1, t0:t1] = V[rows, idx]
-                last[k - 1, t0:t1] = cand[idx]
-            if k == 2:
-                continue  # C(0,s) + C(s,t) <= C(0,t): layer 2 never prunes
-            # prune: columns s < t0 are valid segments for every row of the block
-            ncol = int(np.searchsorted(cand, t0))
-            if ncol > 0:
-                thr = prev[t0:t1, None] + margin
-                if full:
-                    dead = (V[:, : t0 - lo] > thr).any(axis=0)[cand[:ncol] - lo]
-                else:
-                    dead = (V[:, :ncol] > thr).any(axis=0)
-                cand = np.concatenate((cand[:ncol][~dead], cand[ncol:]))
-            alive[k - 1] = cand
-    return F[:, n].copy(), last
-
-
-def _backtrack(last: np.ndarray, n: int, k: int) -> np.ndarray:
-    ends = np.empty(k, dtype=np.int64)
-    t = n
-    for kk in range(k, 0, -1):
-        ends[kk - 1] = t
-        t = int(last[kk - 1, t])
-    return ends
 
 
 def _check_values(values, loss: str, what: str = "values") -> np.ndarray:
@@ -258,51 +190,118 @@ def _check_k(max_segments, n: int) -> int:
     return k
 
 
-def _segment_with_ruptures(values: np.ndarray, k_max: int, estimator: Any, loss: str):
-    """Models with 1..k_max segments from a ruptures estimator (fit + predict(n_bkps))."""
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "predict")):
-        raise TypeError(
-            "segmenter must be a ruptures estimator with fit() and predict(n_bkps=...), "
-            f"got {type(estimator).__name__}"
+METHODS = ("pruned", "dp")
+
+
+def _check_weights(weights, n: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(n)
+    w = np.asarray(weights)
+    if w.ndim != 1 or len(w) != n:
+        raise ValueError(f"weights must be one-dimensional of length {n} (one per value), "
+                         f"got shape {w.shape}")
+    if not np.issubdtype(w.dtype, np.number) or np.issubdtype(w.dtype, np.complexfloating):
+        raise TypeError(f"weights must be real numbers, got dtype {w.dtype}")
+    w = w.astype(float)
+    bad = ~(np.isfinite(w) & (w > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"weights must be finite and > 0; element {i} is {w[i]!r}")
+    return w
+
+
+def _check_penalty(penalty) -> float:
+    if isinstance(penalty, bool) or not isinstance(penalty, int | float | np.integer
+                                                    | np.floating):
+        raise TypeError(f"penalty must be a number (λ >= 0), got {penalty!r}")
+    lam = float(penalty)
+    if not (np.isfinite(lam) and lam >= 0):
+        raise ValueError(f"penalty must be finite and >= 0, got {penalty!r}")
+    return lam
+
+
+def _check_range(losses, loss: str) -> None:
+    """A clear error where the losses leave the float range (square loss of huge data)."""
+    if not np.isfinite(losses).all():
+        raise ValueError(
+            f"the {loss} losses of these values overflow the float range (|values| too "
+            "large for squared errors); rescale the values (changes are scale-invariant)"
         )
-    n = len(values)
-    estimator.fit(values)
-    s, q, _ = _prepare(values, loss)
-    ends = [np.array([n], dtype=np.int64)]
-    for k in range(2, k_max + 1):
-        e = np.asarray(estimator.predict(n_bkps=k - 1), dtype=np.int64)
-        if len(e) != k or e[-1] != n or (np.diff(np.r_[0, e]) <= 0).any():
-            raise ValueError(
-                f"segmenter {type(estimator).__name__} returned invalid breakpoints {e.tolist()} "
-                f"for {k} segments of {n} points"
-            )
-        ends.append(e)
-    losses = np.array([_cost(s, q, loss, np.r_[0, e[:-1]], e).sum() for e in ends])
-    return losses, ends
+
+
+def _progress_bar(progress, n: int, desc: str):
+    """(callback, bar) for a progress bar counting data points, or (None, None)."""
+    if progress is False or progress is None:
+        return None, None
+    if callable(progress):
+        return progress, None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=n, desc=desc, unit="points")
+    return bar.update, bar
 
 
 def segment(
-    values, max_segments: int, loss: str = "l2", *, segmenter: Any = None
-) -> Segmentation:
-    """Exact optimal models with 1..K segments of one sequence (segment neighbourhood).
+    values,
+    max_segments: int | None = None,
+    loss: str = "l2",
+    *,
+    weights=None,
+    penalty: float | None = None,
+    method: str = "pruned",
+    segmenter: Any = None,
+    progress: Any = False,
+) -> Segmentation | PenalizedSegmentation:
+    """Exact optimal models with 1..K segments of one sequence, or the model for a penalty.
 
     Parameters
     ----------
     values : array_like of shape (n,)
         The data, in order of position.
-    max_segments : int
-        K, the largest number of segments; clipped to n with a warning.
+    max_segments : int, optional
+        K, the largest number of segments; clipped to n with a warning. Give either
+        ``max_segments`` or ``penalty``.
     loss : {"l2", "poisson"}
         Square loss (change in mean; loss = total squared error) or Poisson loss for
         non-negative counts (loss = Σ (μ − y log μ) over segments).
+    weights : array_like of shape (n,), optional
+        Positive weight of each datum (loss Σ w·ℓ(y, μ)): a run of equal values, e.g. a
+        bedGraph line of coverage, is one datum whose weight is the run's length.
+        Changes fall between data only. Default: all 1.
+    penalty : float, optional
+        λ >= 0: return the single model minimising loss + λ·(number of changes)
+        (FPOP; Maidstone, Hocking, Rigaill & Fearnhead 2017), as a
+        :class:`PenalizedSegmentation`. One solve, instead of K models: time
+        O(n·log n) in practice, memory O(n).
+    method : {"pruned", "dp"}
+        ``"pruned"`` (default): functional pruning over the segment mean, the pruned
+        dynamic programme of Rigaill (2015) layer by layer; time O(K·n·log n) in
+        practice (few candidate last changes survive the pruning: about 10 per layer on
+        piecewise-constant data, and constant runs cost nothing extra), memory O(K·n)
+        (the backtracking table, 4 bytes per entry). The worst case is O(K·n²): data
+        that keep rising or falling (e.g. sorted values) prune almost nothing, and there
+        the vectorised DP is about 2x faster. ``"dp"``: the quadratic vectorised DP (time
+        O(K·n²), memory O(K·n)); no weights or penalty.
     segmenter : ruptures estimator, optional
         E.g. ``ruptures.KernelCPD(kernel="linear", min_size=1)`` or ``ruptures.Dynp``:
         its ``predict(n_bkps=k-1)`` gives the k-segment model, whose cost under ``loss``
-        is reported. Default: penlearn's exact vectorised DP.
+        is reported.
+    progress : bool or callable
+        True shows a tqdm bar counting data points (moving within the sequence); a
+        callable is called with the number of points processed since its last call.
 
     Returns
     -------
-    Segmentation
+    Segmentation or PenalizedSegmentation
+
+    Notes
+    -----
+    Ties between segmentations of equal cost (within rounding) resolve to the smallest
+    last change, then recursively (the last change of the remaining prefix), as the
+    quadratic DP does for exact ties. With the square loss the data are centred and
+    scaled by powers of two before solving, so the changes do not depend on the scale
+    of the data (values times 1e-200 give the changes of the values); losses that leave
+    the float range raise a ``ValueError``.
 
     Examples
     --------
@@ -311,17 +310,71 @@ def segment(
     [[6], [2, 5, 6]]
     >>> seg.loss[:2].round(6).tolist()
     [17.333333, 10.8]
+    >>> segment([1.0, 1.0, 4.0, 4.0, 4.0, 0.0], penalty=5.0).ends().tolist()
+    [2, 5, 6]
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     arr = _check_values(values, loss)
-    k_max = _check_k(max_segments, len(arr))
-    if segmenter is not None:
-        losses, ends = _segment_with_ruptures(arr, k_max, segmenter, loss)
-        return Segmentation(losses, len(arr), tuple(ends), type(segmenter).__name__)
-    losses, last = _segment_neighbourhood(arr, k_max, loss)
-    ends = tuple(_backtrack(last, len(arr), k) for k in range(1, k_max + 1))
-    return Segmentation(losses, len(arr), ends, loss)
+    n = len(arr)
+    if (max_segments is None) == (penalty is None):
+        raise TypeError("give exactly one of max_segments (models 1..K) or penalty (λ)")
+    w = _check_weights(weights, n)
+    if penalty is not None:
+        lam = _check_penalty(penalty)
+        if segmenter is not None or method != "pruned":
+            raise ValueError("penalty= is solved by method='pruned' only (no segmenter)")
+        from penlearn.changepoint import _fp_segment  # numba: imported on first use
+
+        call, bar = _progress_bar(progress, n, f"segment (penalty {lam:g})")
+        total, ends = _fp_segment.pruned_penalized(arr, w, lam, loss, _int_steps(call))
+        if bar is not None:
+            bar.close()
+        _check_range(np.array([total]), loss)
+        return PenalizedSegmentation(total, lam, n, ends, loss)
+    k_max = _check_k(max_segments, n)
+    if segmenter is not None or method == "dp":
+        if weights is not None:
+            raise ValueError("weights need method='pruned' (not the DP or a segmenter)")
+        if segmenter is not None:
+            losses, ends = _segment_with_ruptures(arr, k_max, segmenter, loss)
+            name = type(segmenter).__name__
+        else:
+            losses, last = _segment_neighbourhood(arr, k_max, loss)
+            ends = [_backtrack(last, n, k) for k in range(1, k_max + 1)]
+            name = loss
+        call, bar = _progress_bar(progress, n, f"segment (K={k_max})")
+        if call is not None:
+            call(n)  # these solvers report only at the end
+        if bar is not None:
+            bar.close()
+        return Segmentation(losses, n, tuple(ends), name)
+    from penlearn.changepoint import _fp_segment  # numba: imported on first use
+
+    call, bar = _progress_bar(progress, n, f"segment (K={k_max})")
+    losses, ends = _fp_segment.pruned_models(arr, w, k_max, loss, _int_steps(call))
+    if bar is not None:
+        bar.close()
+    _check_range(losses, loss)
+    return Segmentation(losses, n, tuple(ends), loss)
+
+
+def _int_steps(call):
+    """Turn fractional progress increments into whole points for ``call``."""
+    if call is None:
+        return None
+    state = [0.0, 0]
+
+    def step(x: float) -> None:
+        state[0] += x
+        whole = int(state[0] + 1e-9)
+        if whole > state[1]:
+            call(whole - state[1])
+            state[1] = whole
+
+    return step
 
 
 # ----------------------------------------------------------------------------- many sequences
@@ -376,9 +429,27 @@ def _check_sequences(sequences: pd.DataFrame, name: str = "sequences") -> pd.Dat
     return seq
 
 
-def _segment_task(values: np.ndarray, k_max: int, loss: str, segmenter: Any):
-    seg = segment(values, k_max, loss, segmenter=segmenter)
+def _segment_task(values: np.ndarray, k_max: int, loss: str, segmenter: Any, progress=False):
+    seg = segment(values, k_max, loss, segmenter=segmenter, progress=progress)
     return seg.loss, seg.segment_ends
+
+
+def change_positions(positions: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """⌊(p_i + p_{i+1}) / 2⌋ for the changes after 0-based indices ``i = after - 1``.
+
+    Computed without overflow for int64 positions anywhere in their range (e.g. near
+    2^62, where p_i + p_{i+1} would wrap around).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([2**62, 2**62 + 3], dtype=np.int64)
+    >>> int(change_positions(p, np.array([1]))[0]) == 2**62 + 1
+    True
+    """
+    a = positions[after - 1].astype(np.int64)
+    b = positions[after].astype(np.int64)
+    return a // 2 + b // 2 + (a % 2 + b % 2) // 2
 
 
 def _tables(ids, positions, results):
@@ -392,8 +463,7 @@ def _tables(ids, positions, results):
         after = np.concatenate([e[:-1] for e in ends]).astype(np.int64)
         c_sid.append(np.full(len(after), g))
         c_k.append(np.repeat(np.arange(1, k + 1), np.arange(k)))
-        # ⌊(p_i + p_{i+1})/2⌋ without overflowing int64 near 2^62
-        c_pos.append(pos[after - 1] + (pos[after] - pos[after - 1]) // 2)
+        c_pos.append(change_positions(pos, after))
     ids = pd.Index(ids)
     models = pd.DataFrame(
         {"sequence_id": ids.take(np.concatenate(m_sid)).to_numpy(),
@@ -431,7 +501,8 @@ def segment_sequences(
         Runs one task per sequence: e.g. a ``ProcessPoolExecutor`` or a Dask cluster's
         ``distributed.Client(...).get_executor()``. Default: in this process.
     progress : bool
-        Show a tqdm progress bar.
+        Show a tqdm progress bar counting data points; without an executor it moves
+        within each long sequence as the segmentation proceeds.
     segmenter : ruptures estimator, optional
         See :func:`segment`.
 
@@ -480,13 +551,15 @@ def segment_sequences(
             stacklevel=2,
         )
     results: list = [None] * len(ids)
-    bar = tqdm(total=len(ids), disable=not progress, desc="segment")
+    # the bar counts data points, and moves within a long sequence (in this process)
+    bar = tqdm(total=int(sum(len(v) for v in values)), disable=not progress,
+               desc="segment", unit="points")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the clipping warning was given above
         if executor is None:
             for i, v in enumerate(values):
-                results[i] = _segment_task(v, min(max_segments, len(v)), loss, segmenter)
-                bar.update()
+                results[i] = _segment_task(v, min(max_segments, len(v)), loss, segmenter,
+                                           bar.update if progress else False)
         else:
             futures = {
                 executor.submit(_segment_task, v, min(max_segments, len(v)), loss, segmenter): i
@@ -495,7 +568,7 @@ def segment_sequences(
             try:
                 for fut in as_completed(futures):
                     results[futures[fut]] = fut.result()
-                    bar.update()
+                    bar.update(len(values[futures[fut]]))
             except BaseException:
                 for fut in futures:
                     fut.cancel()  # nothing half-done is returned: stop the remaining tasks
