@@ -50,6 +50,7 @@ from penlearn.changepoint.peakseg import (
     peakseg_search,
 )
 from penlearn.changepoint.segmentation import (
+    PenalizedSegmentation,
     Segmentation,
     SequenceSegmentations,
     segment,
@@ -77,6 +78,7 @@ from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 __version__ = package_version()
 
 __all__ = [
+    "PenalizedSegmentation",
     "PeakSegModel",
     "PeakSegPath",
     "PeakSegSearch",

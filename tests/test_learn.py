@@ -469,3 +469,30 @@ def test_first_min_learning_uses_the_bracket_search(monkeypatch):
     (fs, es), (fv, evv) = split(feats, ev)  # (the internal split puts them all in validation)
     learn_penalty(fs, es, validation=(fv, evv), init="zero", progress=False, max_steps=2)
     assert methods and set(methods) == {"blocks"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_penalty_model_segment_one_solve_equals_the_k_model_selection(seed):
+    """PenaltyModel.segment solves once at the predicted λ; the result must be the model
+    that λ selects among the optimal 1..K-segment models (model_selection)."""
+    from penlearn.changepoint.model_selection import model_selection
+    from penlearn.changepoint.segmentation import change_positions, segment
+
+    rng = np.random.default_rng(seed)
+    x = np.repeat(rng.normal(size=6) * 4, 30) + rng.normal(size=180)
+    pos = np.arange(1, 181) * 10
+    seq = pd.DataFrame({"position": pos, "value": x})
+    seg = segment(x, 8)
+    path = model_selection(seg.loss, np.arange(1, 9))
+    m = PenaltyModel()
+    m.coef_ = pd.Series([0.0], index=["f"])
+    checked = 0
+    for log_lambda in np.linspace(-3, 8, 23):
+        m.intercept_ = float(log_lambda)
+        got = m.segment(seq, pd.DataFrame({"f": [0.0]}), max_segments=8, loss="l2")
+        inside = (path["min_log_lambda"] <= log_lambda) & (log_lambda < path["max_log_lambda"])
+        k = int(path.loc[inside, "complexity"].iloc[0])
+        want = change_positions(pos, seg.ends(k)[:-1])
+        np.testing.assert_array_equal(got, want)
+        checked += k > 1
+    assert checked > 5  # the λ grid reaches models with changes

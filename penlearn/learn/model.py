@@ -7,13 +7,15 @@ core :func:`penlearn.learn.penalty.fit_penalty` and stores its result;
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list
 from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.changepoint.segmentation import segment
+from penlearn.changepoint.segmentation import change_positions, segment
 from penlearn.learn.descent import HISTORY_COLUMNS
 from penlearn.learn.model_file import MAX_ABS_COEF, read_model_file, write_model_file
 from penlearn.learn.penalty import fit_penalty
@@ -256,9 +258,11 @@ class PenaltyModel:
                 loss: str | None = None):
         """Change positions of ``sequence`` selected by the predicted penalty.
 
-        Optimal models with 1..K segments (:func:`penlearn.changepoint.segmentation.segment`), the
-        exact penalty path (:func:`penlearn.changepoint.model_selection.model_selection`), and the
-        model selected at the predicted λ.
+        One penalised solve at the predicted λ (functional pruning, FPOP:
+        :func:`penlearn.changepoint.segmentation.segment` with ``penalty=``); when that
+        optimum has more than K segments, the model that λ selects among the optimal
+        models with 1..K segments (:func:`penlearn.changepoint.model_selection.model_selection`)
+        instead, as in training.
 
         Parameters
         ----------
@@ -300,14 +304,18 @@ class PenaltyModel:
             max_segments = settings.get("max_segments", DEFAULT_SEGMENTATION["max_segments"])
         if loss is None:
             loss = settings.get("loss", DEFAULT_SEGMENTATION["loss"])
-        seg = segment(values, min(int(max_segments), len(values)), loss=loss)
-        k = np.arange(1, seg.max_segments + 1)
-        path = model_selection(seg.loss, k)
-        inside = (path["min_log_lambda"] <= log_lambda) & (log_lambda < path["max_log_lambda"])
-        n_seg = int(path.loc[inside, "complexity"].iloc[0])
-        ends = seg.ends(n_seg)[:-1]
-        positions = np.asarray(positions, dtype=np.int64)
-        return positions[ends - 1] + (positions[ends] - positions[ends - 1]) // 2
+        k_max = min(int(max_segments), len(values))
+        penalty = math.exp(min(log_lambda, 700.0))  # beyond e^700: one segment anyway
+        fit = segment(values, loss=loss, penalty=penalty)
+        if fit.n_segments <= k_max:  # the penalised optimum is also the best of 1..K
+            ends = fit.ends()[:-1]
+        else:
+            seg = segment(values, k_max, loss=loss)
+            path = model_selection(seg.loss, np.arange(1, seg.max_segments + 1))
+            inside = ((path["min_log_lambda"] <= log_lambda)
+                      & (log_lambda < path["max_log_lambda"]))
+            ends = seg.ends(int(path.loc[inside, "complexity"].iloc[0]))[:-1]
+        return change_positions(np.asarray(positions, dtype=np.int64), ends)
 
     # persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
