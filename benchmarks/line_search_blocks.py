@@ -17,6 +17,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -27,7 +28,7 @@ import pandas as pd
 
 from penlearn.aum import aum
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
-from penlearn.datasets import default_data_dir, load_uci
+from penlearn.datasets import load_uci
 from penlearn.line_search import breakpoint_lines, choose_step, line_search_lines
 
 HERE = Path(__file__).resolve().parent
@@ -35,6 +36,9 @@ sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
 SECTION = "## line_search_blocks"
+
+DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA",
+                                  Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def steps_of(ds, n_seq: int, n_steps: int, rng):
@@ -111,7 +115,7 @@ def summary(df: pd.DataFrame) -> tuple[str, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=default_data_dir())
+    ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--data", default="systematic")
     ap.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200, 400, 800, 3000])
     ap.add_argument("--steps", type=int, default=4)

@@ -164,11 +164,12 @@ def test_sigterm_during_the_write_phase_leaves_no_temporary_copy(small, tmp_path
     script = textwrap.dedent(f"""
         import os, signal, sys
         import penlearn.cli as cli
-        real = cli.write_uci
+        import penlearn.cli.commands as commands
+        real = commands.write_uci
         def write_then_term(*args, **kwargs):  # the signal arrives mid-write
             real(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGTERM)
-        cli.write_uci = write_then_term
+        commands.write_uci = write_then_term
         sys.exit(cli.main(["segment", {str(d / 'sequences.csv')!r},
                            {str(d / 'labels.csv')!r}, "--max-segments", "3",
                            "--out", {str(tmp_path / 'out')!r}, "-q"]))

@@ -25,7 +25,8 @@ import pytest
 import penlearn
 
 REPO = Path(__file__).resolve().parents[1]
-MODULES = sorted(m.name for m in pkgutil.walk_packages(penlearn.__path__, "penlearn."))
+MODULES = sorted(m.name for m in pkgutil.walk_packages(penlearn.__path__, "penlearn.")
+                 if not m.name.endswith("__main__"))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

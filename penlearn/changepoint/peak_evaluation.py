@@ -27,7 +27,8 @@ from penlearn.changepoint.peak_labels import (
 )
 from penlearn.changepoint.peakseg import check_coverage, peakseg, peakseg_path
 
-__all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "window_error_functions"]
+__all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "predict_peaks",
+           "window_error_functions"]
 
 EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
                       "fn", "possible_fn", "labels", "errors", "peaks", "total_loss"]
@@ -107,24 +108,14 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     return ev
 
 
-def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
-    """(sequence_id, window coverage, window labels) of every labeled (sample, window)."""
+def _windows_of(coverage: pd.DataFrame, windows):
+    """(sequence_id, sample_id, window coverage) of every (sample, window)."""
     cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
-    lab = labels
-    if "sample_id" not in lab.columns:
-        lab = pd.concat([lab.assign(sample_id=s) for s in pd.unique(cov["sample_id"])],
-                        ignore_index=True)
-    win = sample_windows(cov, windows)
     by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
-    lab_by = dict(list(lab.groupby(["sample_id", "chrom"], sort=False)))
-    for w in win.itertuples(index=False):
+    for w in sample_windows(cov, windows).itertuples(index=False):
         sid = w.sample_id if "sample_id" in coverage.columns else None
         g = by_sample.get((w.sample_id, w.chrom))
-        la = lab_by.get((w.sample_id, w.chrom))
-        if g is None or la is None:
-            continue
-        la = la[(la["chromStart"] < w.chromEnd) & (la["chromEnd"] > w.chromStart)]
-        if len(la) == 0:
+        if g is None:
             continue
         inside = (g["chromEnd"] > w.chromStart) & (g["chromStart"] < w.chromEnd)
         gw = g[inside].copy()
@@ -132,7 +123,73 @@ def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
         gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
-        yield name, gw[["chrom", "chromStart", "chromEnd", "count"]], la
+        yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
+
+
+def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
+    """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, count``, contiguous per window.
+    log_lambda : float or Series
+        One log λ for every window, or a Series indexed by the sequence ids of
+        :func:`~penlearn.changepoint.coverage_features.coverage_features` (e.g. a learned
+        model's predictions on those features).
+    windows : DataFrame, optional
+        As for :func:`~penlearn.changepoint.coverage_features.coverage_features`.
+
+    Returns
+    -------
+    DataFrame
+        The peaks, ``[sample_id,] chrom, chromStart, chromEnd, sequence_id, log_lambda``
+        (BED columns first).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> predict_peaks(cov, 3.0)[["chrom", "chromStart", "chromEnd"]].values.tolist()
+    [['chr1', 20, 40]]
+    """
+    out = []
+    for name, sid, cov in _windows_of(coverage, windows):
+        if isinstance(log_lambda, pd.Series):
+            if name not in log_lambda.index:
+                raise ValueError(f"log_lambda has no value for window {name!r}")
+            value = float(log_lambda.loc[name])
+        else:
+            value = float(log_lambda)
+        if math.isnan(value):
+            raise ValueError(f"log_lambda of window {name!r} is NaN")
+        check_coverage(cov, name=f"coverage of {name}")
+        peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
+        peaks = peaks.assign(sequence_id=name, log_lambda=value)
+        if sid is not None:
+            peaks.insert(0, "sample_id", sid)
+        out.append(peaks)
+    if not out:
+        raise ValueError("coverage has no rows")
+    return pd.concat(out, ignore_index=True)
+
+
+def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
+    """(sequence_id, window coverage, window labels) of every labeled (sample, window)."""
+    lab = labels
+    if "sample_id" not in lab.columns:
+        samples = pd.unique(coverage["sample_id"]) if "sample_id" in coverage.columns else [""]
+        lab = pd.concat([lab.assign(sample_id=s) for s in samples], ignore_index=True)
+    lab_by = dict(list(lab.groupby(["sample_id", "chrom"], sort=False)))
+    for name, sid, cov in _windows_of(coverage, windows):
+        la = lab_by.get(("" if sid is None else sid, cov["chrom"].iloc[0]))
+        if la is None:
+            continue
+        lo, hi = cov["chromStart"].iloc[0], cov["chromEnd"].iloc[-1]
+        la = la[(la["chromStart"] < hi) & (la["chromEnd"] > lo)]
+        if len(la):
+            yield name, cov, la
 
 
 def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,

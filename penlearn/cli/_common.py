@@ -1,0 +1,131 @@
+"""Shared pieces of the ``penlearn`` commands: argument parsing, messages, inputs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from penlearn.changepoint.evaluation import error_functions, target_intervals
+from penlearn.changepoint.features import feature_matrix
+from penlearn.changepoint.labels import labels_with_data
+from penlearn.changepoint.segmentation import segment_sequences
+from penlearn.datasets import (
+    read_table,
+)
+from penlearn.learn import PenaltyModel, subtrain_validation_split
+
+DEMO_N_SEQUENCES = 90
+DEMO_MAX_SEGMENTS = 20
+DEMO_MIN_SEQUENCES = 12
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors."""
+
+    def error(self, message: str):  # noqa: D102
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in text:
+        text = f"{text}: {exc.filename}"
+    return text or type(exc).__name__
+
+
+class _Reporter:
+    """Progress messages on stderr unless ``--quiet``."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg: str) -> None:
+        if not self.quiet:
+            print(f"[{time.perf_counter() - self.t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _load_model(path: str | os.PathLike):
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"model file not found: {p}")
+    return PenaltyModel.load(p)
+
+
+def _fold_split(ds, fold, cv_type: str | None) -> tuple[dict, str]:
+    if not ds.folds:
+        raise ValueError(f"{ds.path} has no cv/<type>/folds.csv, so --fold cannot be used")
+    if cv_type is None:
+        cv_type = "equal_labels" if "equal_labels" in ds.folds else sorted(ds.folds)[0]
+    if cv_type not in ds.folds:
+        raise ValueError(f"--cv-type {cv_type!r} not found; {ds.path} has {sorted(ds.folds)}")
+    folds = ds.folds[cv_type]
+    values = pd.unique(folds["fold"])
+    match = [v for v in values if str(v) == str(fold)]
+    if not match:
+        raise ValueError(f"--fold {fold} is not a fold of cv/{cv_type} (folds: "
+                         f"{sorted(str(v) for v in values)})")
+    return subtrain_validation_split(folds, match[0]), cv_type
+
+
+def _subset_evaluation(evaluation: pd.DataFrame, ids) -> pd.DataFrame:
+    return evaluation[evaluation["sequence_id"].isin(set(ids))]
+
+
+def _write_csv(df: pd.DataFrame, path: Path, *, index: bool = False,
+               id_column: str = "sequence_id") -> None:
+    """Write a table, its id column named as the user's input named it."""
+    df.rename(columns={"sequence_id": id_column}).to_csv(path, index=index)
+
+
+def _checked_labels(args, sequences):
+    """The labels file (or None), checked against the data before any work."""
+    if args.labels is None:
+        return None
+    labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
+    return labels_with_data(sequences, labels, outside="error" if args.strict else "warn",
+                            unmatched="warn" if args.ignore_unmatched_labels else "error")
+
+
+def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
+              feature_set: str = "penaltyLearning"):
+    """segment -> error functions -> features and targets (the tables of a UCI folder)."""
+    report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
+           f"(1..{max_segments} segments, {loss} loss)")
+    models, changes = segment_sequences(sequences, max_segments, loss=loss, progress=not quiet)
+    evaluation = targets = None
+    if labels is not None:
+        report("error functions over log λ")
+        evaluation = error_functions(models, changes, labels)
+        targets = target_intervals(evaluation)
+    report(f"features ({feature_set})")
+    features = feature_matrix(sequences, feature_set)
+    return models, changes, evaluation, targets, features
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _parse_named(spec: str, flag: str) -> tuple[str | None, str]:
+    if "=" in spec and not Path(spec).exists():
+        name, path = spec.split("=", 1)
+        if not name:
+            raise ValueError(f"{flag} {spec!r}: empty name before '='")
+        return name, path
+    return None, spec
+
+
+def _warning_printer(command: str):
+    """Warnings as one line ``penlearn CMD: warning: ...`` (no Python source lines)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"penlearn {command}: warning: {text}", file=file or sys.stderr)
+    return show

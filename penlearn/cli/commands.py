@@ -1,0 +1,307 @@
+"""The commands ``demo``, ``segment``, ``learn``, ``predict`` and ``report``."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from penlearn._checks import id_list
+from penlearn.atomic_files import check_output, staged_dir, staged_file
+from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
+from penlearn.changepoint.model_selection import bic_log_lambda
+from penlearn.cli._common import (
+    DEMO_MIN_SEQUENCES,
+    _checked_labels,
+    _fold_split,
+    _load_model,
+    _parse_named,
+    _pipeline,
+    _Reporter,
+    _subset_evaluation,
+    _write_csv,
+)
+from penlearn.datasets import (
+    assign_folds,
+    finite_feature_columns,
+    load_data,
+    load_uci,
+    read_inputs,
+    read_predictions,
+    read_table,
+    simulate,
+    write_uci,
+)
+from penlearn.learn import learn_penalty, subtrain_validation_split
+from penlearn.report import roc_change_report
+from penlearn.roc import roc_change
+
+
+def cmd_demo(args) -> int:
+    """simulate -> segment -> errors -> learn -> report."""
+    from penlearn.learn import learn_penalty
+
+    out = Path(args.out)
+    if args.n_sequences < DEMO_MIN_SEQUENCES:
+        raise ValueError(f"--n-sequences must be >= {DEMO_MIN_SEQUENCES} (3 folds: a test fold, "
+                         f"and subtrain and validation sequences), got {args.n_sequences}")
+    check_output(out, directory=True, force=args.force)
+    report = _Reporter(args.quiet)
+    t0 = time.perf_counter()
+    report(f"simulating {args.n_sequences} labeled sequences (seed {args.seed})")
+    data = simulate(args.n_sequences, seed=args.seed)
+    models, changes, evaluation, targets, features = _pipeline(
+        data.sequences, data.labels, args.max_segments, "l2", report, args.quiet,
+        args.features,
+    )
+    # the paper's protocol: keep the feature columns finite (and not constant) everywhere
+    usable = features[finite_feature_columns(features)]
+    ids = list(data.truth["sequence_id"])
+    folds = pd.DataFrame({"sequence_id": ids, "fold": [i % 3 + 1 for i in range(len(ids))]})
+    split = subtrain_validation_split(folds, 3)
+    sub, val, test = split["subtrain"], split["validation"], split["test"]
+    # AUM needs FN at the smallest penalty to be the minimum of each error function (FN is
+    # taken as 0 at score +inf); a sequence whose largest model misses a change that a
+    # smaller model found breaks that, so it is left out of training (kept for testing).
+    bp = breakpoints_from_errors(evaluation)
+    bad = [bp.example_ids[i] for i in examples_with_negative_errors(bp)]
+    if bad:
+        report(f"{id_list(bad)} left out of training (FN or FP below its value at "
+               "an extreme penalty)")
+        sub = [s for s in sub if s not in set(bad)]
+        val = [s for s in val if s not in set(bad)]
+    report(f"learning a penalty model: {len(sub)} subtrain, {len(val)} validation, "
+           f"{len(test)} test sequences")
+    common = dict(
+        validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
+        line_search=args.line_search,
+        random_state=args.seed,
+        progress=not args.quiet,
+        scale_features=usable.loc[sub + val],
+        segmentation={"loss": "l2", "max_segments": args.max_segments},
+    )
+    with contextlib.redirect_stdout(sys.stderr):
+        init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
+                             max_steps=0, **common)
+        model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub), **common)
+    ev_test = _subset_evaluation(evaluation, test)
+    x_test = usable.loc[test]
+    predictions = {
+        "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
+        "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
+        "BIC": bic_log_lambda(data.sequences).loc[test],
+    }
+    report("writing the report")
+    with staged_dir(out, replace=args.force) as tmp:
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
+                  folds=("demo", folds), segmentation={
+                      "loss": "l2", "max_segments": args.max_segments,
+                      "feature_set": args.features})
+        _write_csv(data.sequences, tmp / "sequences.csv")
+        _write_csv(data.labels, tmp / "labels.csv")
+        _write_csv(models, tmp / "models.csv")
+        _write_csv(changes, tmp / "changes.csv")
+        model.save(tmp / "model.json")
+        pred_table = pd.DataFrame({"sequence_id": test, **{
+            name: p.to_numpy() for name, p in predictions.items()}})
+        _write_csv(pred_table, tmp / "predictions.csv")
+        roc_change_report(
+            ev_test,
+            predictions,
+            tmp / "report.html",
+            title="penlearn demo: learned penalties on simulated sequences",
+            model=model,
+            sequences=data.sequences,
+            labels=data.labels,
+            changes=changes,
+            notes=(
+                f"{args.n_sequences} simulated piecewise-constant Gaussian sequences "
+                f"(seed {args.seed}), models with 1..{args.max_segments} segments; the model "
+                f"was learned on {len(sub)} subtrain sequences (validation: {len(val)}) and "
+                f"is evaluated here on the {len(test)} held-out test sequences."
+            ),
+        )
+    res = roc_change(ev_test, predictions["learned (AUM line search)"])
+    elapsed = time.perf_counter() - t0
+    if not args.quiet:
+        for name, p in predictions.items():
+            r = roc_change(ev_test, p)
+            pr = r.thresholds.loc["predicted"]
+            print(f"  {name:38s} test AUC {r.auc:.3f}  AUM {r.aum:8.3f}  "
+                  f"errors {int(pr['errors'])}/{int(pr['labels'])}", file=sys.stderr)
+    print(f"penlearn demo: wrote {out / 'report.html'} (test AUC {res.auc:.3f}, "
+          f"{elapsed:.1f}s)")
+    return 0
+
+
+def cmd_segment(args) -> int:
+    out = Path(args.out)
+    check_output(out, directory=True, force=args.force, inputs=(args.sequences, args.labels))
+    report = _Reporter(args.quiet)
+    sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
+    id_col = sequences.attrs.get("id_column", "sequence_id")
+    labels = _checked_labels(args, sequences)
+    models, changes, evaluation, targets, features = _pipeline(
+        sequences, labels, args.max_segments, args.loss, report, args.quiet, args.features
+    )
+    folds, written = None, ["models.csv", "changes.csv", "inputs.csv", "segment.json"]
+    if evaluation is not None:
+        written[2:2] = ["evaluation.csv", "outputs.csv"]
+        ids = list(pd.unique(evaluation["sequence_id"]))
+        if args.n_folds and len(ids) >= 2 * args.n_folds:
+            folds = ("random", assign_folds(ids, args.n_folds, args.seed))
+            written.append("cv/random/folds.csv")
+        elif args.n_folds:
+            warnings.warn(f"{len(ids)} labeled sequences are too few for {args.n_folds} "
+                          "CV folds (2 per fold): no cv/ written", UserWarning, stacklevel=2)
+    settings = {"loss": args.loss, "max_segments": args.max_segments,
+                "feature_set": args.features}
+    with staged_dir(out, replace=args.force) as tmp:
+        _write_csv(models, tmp / "models.csv", id_column=id_col)
+        _write_csv(changes, tmp / "changes.csv", id_column=id_col)
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
+                  folds=folds, segmentation=settings)
+    n = "no" if evaluation is None else evaluation["sequence_id"].nunique()
+    print(f"penlearn segment: wrote {', '.join(written)} to {out} "
+          f"({sequences['sequence_id'].nunique()} sequences, {n} labeled)")
+    return 0
+
+
+def _training_data(ds, fold, cv_type):
+    """Training ids, the CV split (or None) and its type; every id checked up front."""
+    if ds.inputs is None:
+        raise ValueError(f"{ds.path} has no inputs.csv: features are needed to learn")
+    have = set(ds.inputs.index)
+    if fold is None:
+        ids = [s for s in ds.sequence_ids if s in have]
+        dropped = [s for s in ds.sequence_ids if s not in have]
+        if not ids:
+            raise ValueError(f"no labeled sequence of {ds.path} has features in inputs.csv")
+        if dropped:
+            warnings.warn(f"{id_list(dropped, 'labeled sequence(s)')} have no features in "
+                          "inputs.csv and are left out of training", UserWarning, stacklevel=2)
+        return ids, None, None
+    split, cv_type = _fold_split(ds, fold, cv_type)
+    for part in ("subtrain", "validation", "test"):
+        missing = [s for s in split[part] if s not in have]
+        if missing:
+            raise ValueError(f"{ds.path}: {id_list(missing, part + ' sequence(s)')} of "
+                             f"cv/{cv_type} (test fold {fold}) have no features in inputs.csv")
+    return split["subtrain"] + split["validation"], split, cv_type
+
+
+def _segmentation_settings(ds) -> dict | None:
+    """``loss`` and ``max_segments`` of the folder's segment.json, for the model."""
+    if not ds.segmentation:
+        return None
+    return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
+
+
+def cmd_learn(args) -> int:
+    out = Path(args.out)
+    check_output(out, directory=False, force=args.force)
+    report = _Reporter(args.quiet)
+    ds = load_data(args.data_dir, progress=not args.quiet)
+    train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
+    # the paper's protocol: only feature columns finite for every sequence of the data set
+    ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
+    kwargs = dict(line_search=args.line_search, init=args.init, normalize=args.normalize,
+                  max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
+                  scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
+    if ds.outputs is not None:
+        kwargs["targets"] = ds.outputs
+    if split is None:
+        report(f"learning on {len(train_ids)} sequences of {ds.name}")
+        x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
+    else:
+        sub, val = split["subtrain"], split["validation"]
+        report(f"learning on {ds.name}, cv/{cv_type} test fold {args.fold}: "
+               f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
+        x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
+        kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
+    with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
+        try:
+            model = learn_penalty(x, ev, **kwargs)
+        except TypeError as exc:
+            if "segmentation" not in str(exc):
+                raise
+            raise ValueError(f"{ds.path / 'segment.json'}: {exc}") from exc
+    msg = f"penlearn learn: wrote {out} ({model!r})"
+    if split is not None:  # evaluated before writing: an error leaves no model file
+        test_ids = split["test"]
+        res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
+                         pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
+        msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    with staged_file(out) as tmp:
+        model.save(tmp)
+    print(msg)
+    return 0
+
+
+def cmd_predict(args) -> int:
+    model = _load_model(args.model)
+    inputs = read_inputs(args.data)
+    if args.out is not None:
+        check_output(Path(args.out), directory=False, force=args.force)
+    ids = list(inputs.index)
+    if args.fold is not None:
+        ds = load_uci(args.data)
+        split, _ = _fold_split(ds, args.fold, args.cv_type)
+        ids = [s for s in split["test"] if s in inputs.index]
+    pred = model.predict(inputs.loc[ids])
+    # the id column is named as in the inputs file (sequenceID in the UCI format)
+    table = pd.DataFrame({inputs.attrs.get("id_column", "sequence_id"): ids,
+                          "log_lambda": pred})
+    if args.out is None:
+        table.to_csv(sys.stdout, index=False)
+        sys.stdout.flush()  # a closed pipe (predict | head) is reported here, in main
+    else:
+        out = Path(args.out)
+        with staged_file(out) as tmp:
+            _write_csv(table, tmp)
+        print(f"penlearn predict: wrote {len(table)} predictions to {out}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    out = Path(args.out)
+    check_output(out, directory=False, force=args.force)
+    if not args.model and not args.predictions:
+        raise ValueError("give at least one --model MODEL.json or --predictions CSV")
+    ds = load_data(args.data_dir, progress=not args.quiet)
+    ids = list(ds.sequence_ids)
+    if args.fold is not None:
+        split, _ = _fold_split(ds, args.fold, args.cv_type)
+        ids = [s for s in split["test"] if s in set(ds.sequence_ids)]
+    ev = _subset_evaluation(ds.evaluation, ids)
+    predictions: dict[str, pd.Series] = {}
+    first_model = None
+    for spec in args.model or []:
+        name, path = _parse_named(spec, "--model")
+        model = _load_model(path)
+        if ds.inputs is None:
+            raise ValueError(f"{ds.path} has no inputs.csv: --model needs features")
+        missing = pd.Index(ids).difference(ds.inputs.index)
+        if len(missing):
+            raise ValueError(f"inputs.csv of {ds.path} has no features for "
+                             f"{id_list(list(missing))}")
+        predictions[name or Path(path).stem] = pd.Series(model.predict(ds.inputs.loc[ids]),
+                                                         index=ids)
+        first_model = first_model or model
+    for spec in args.predictions or []:
+        name, path = _parse_named(spec, "--predictions")
+        predictions.update(read_predictions(path, ids, name))
+    # roc_change_report writes atomically (temp file + os.replace)
+    roc_change_report(ev, predictions, out, title=args.title or f"penlearn report: {ds.name}",
+                      model=first_model)
+    print(f"penlearn report: wrote {out} ({len(predictions)} prediction(s), {len(ids)} "
+          "sequences)")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser

@@ -1,0 +1,192 @@
+"""The ``penlearn`` command: its argument parser and entry point."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import warnings
+
+from penlearn._version import package_version
+from penlearn.atomic_files import Terminated, sigterm_unwinds
+from penlearn.changepoint.features import FEATURE_SETS
+from penlearn.cli._common import (
+    DEMO_MAX_SEGMENTS,
+    DEMO_N_SEQUENCES,
+    _one_line,
+    _Parser,
+    _warning_printer,
+)
+from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
+from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
+from penlearn.learn import LINE_SEARCHES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``penlearn`` command.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["learn", "data/H3K4me3", "--out", "m.json"])
+    >>> args.command, args.line_search, args.fold
+    ('learn', 'first_min', None)
+    """
+
+    parser = _Parser(
+        prog="penlearn",
+        description="Supervised changepoint detection: learn penalties from labeled "
+        "sequences with AUM gradient descent and the exact AUM line search.",
+    )
+    parser.add_argument("--version", action="version", version=f"penlearn {package_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, help_: str, func) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("-q", "--quiet", action="store_true",
+                       help="nothing on stderr but errors (no progress, messages or warnings); "
+                       "the command's result on stdout stays")
+        p.add_argument("--force", action="store_true",
+                       help="replace an existing --out (a folder is replaced as a whole)")
+        p.set_defaults(func=func)
+        return p
+
+    p = add("demo", "simulate labeled sequences, segment, learn a penalty model and write an "
+            "HTML report (the built-in default data set)", cmd_demo)
+    p.add_argument("--out", default="penlearn-demo", metavar="DIR",
+                   help="output folder (default: %(default)s)")
+    p.add_argument("--n-sequences", type=int, default=DEMO_N_SEQUENCES, metavar="N",
+                   help="number of simulated sequences (default: %(default)s)")
+    p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
+                   help="largest model size (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help="simulation seed (default: %(default)s)")
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+                   help="gradient descent step rule (default: %(default)s)")
+    p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",
+                   help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
+                   "penaltyLearning)")
+
+    p = add("segment", "optimal models (1..K segments), changes, features and (with labels) "
+            "the evaluation table and CV folds of sequences, written as a UCI-format folder "
+            "that 'learn' reads", cmd_segment)
+    p.add_argument("sequences", metavar="SEQUENCES.csv",
+                   help="long table: sequence_id (or sequenceID), position, value, and an "
+                   "optional chromosome column (chr1..chrX indicators of the neuroblastoma "
+                   "features); ids are read as text")
+    p.add_argument("labels", metavar="LABELS.csv", nargs="?", default=None,
+                   help="labels: sequence_id, start, end, annotation (regions (start, end]); "
+                   "optional: without it, no evaluation table (e.g. new sequences to predict)")
+    p.add_argument("--strict", action="store_true",
+                   help="labels no change can fall in (outside the data, other units) are an "
+                   "error, not a warning")
+    p.add_argument("--ignore-unmatched-labels", action="store_true",
+                   help="leave out (with a warning) labels of sequences that are not in "
+                   "SEQUENCES.csv, instead of stopping")
+    p.add_argument("--n-folds", type=int, default=3, metavar="K",
+                   help="random CV folds written to cv/random/folds.csv, so that 'learn --fold' "
+                   "can follow (default: %(default)s; 0: none)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the folds (default: %(default)s)")
+    p.add_argument("--max-segments", type=int, required=True, metavar="K",
+                   help="largest number of segments")
+    p.add_argument("--loss", choices=("l2", "poisson"), default="l2",
+                   help="segment loss (default: %(default)s)")
+    p.add_argument("--features", choices=FEATURE_SETS, default="penaltyLearning",
+                   help="feature set of inputs.csv (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+
+    p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
+            "evaluation.csv, outputs.csv, cv/<type>/folds.csv); the model records the "
+            "segmentation settings of the folder's segment.json", cmd_learn)
+    p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
+    p.add_argument("--fold", default=None, metavar="K",
+                   help="hold out this test fold (subtrain/validation: the others, "
+                   "alternately, as in the paper)")
+    p.add_argument("--cv-type", default=None, metavar="TYPE",
+                   help="which cv/<TYPE>/folds.csv (default: equal_labels, else the first)")
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+                   help="gradient descent step rule (default: %(default)s)")
+    p.add_argument("--init", default="interval_regression",
+                   choices=("interval_regression", "interval_regression_flipped", "zero",
+                            "random"), help="initialisation (default: %(default)s)")
+    p.add_argument("--normalize", choices=("rate", "count"), default="rate",
+                   help="AUM of FP/FN rates or counts (default: %(default)s)")
+    p.add_argument("--max-steps", type=int, default=1000, metavar="N",
+                   help="largest number of gradient steps (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+
+    p = add("predict", "predicted log λ of a model for the sequences of a folder", cmd_predict)
+    p.add_argument("model", metavar="MODEL.json", help="a model written by 'penlearn learn'")
+    p.add_argument("data", metavar="DATA_DIR",
+                   help="a folder with inputs.csv (or an inputs CSV file)")
+    p.add_argument("--fold", default=None, metavar="K", help="only this CV fold's sequences")
+    p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
+    p.add_argument("--out", default=None, metavar="PREDICTIONS.csv",
+                   help="CSV to write (the id column as named in the inputs, e.g. sequenceID; "
+                   "log_lambda); default: standard output")
+
+    p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
+            "model's predicted penalty, as BED", cmd_peaks)
+    add_peaks_arguments(p)
+
+    p = add("report", "HTML ROC-change report of models and/or prediction files on a "
+            "folder's evaluation table", cmd_report)
+    p.add_argument("data_dir", metavar="DATA_DIR", help="folder with evaluation.csv")
+    p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
+                   help="a model to evaluate (repeatable)")
+    p.add_argument("--predictions", action="append", metavar="[NAME=]PRED.csv",
+                   help="CSV with sequence_id and prediction column(s) of log λ (repeatable)")
+    p.add_argument("--fold", default=None, metavar="K", help="evaluate on this CV fold only")
+    p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
+    p.add_argument("--title", default=None, help="report title")
+    p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``penlearn`` command; returns the exit code.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 1 on bad input (with a one-line message on stderr), 2 on a usage
+        error, 130 when interrupted.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     code = main(["predict", "no-such-model.json", "no-such-folder"])
+    >>> code, err.getvalue().strip()
+    (1, 'penlearn predict: error: model file not found: no-such-model.json')
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    with sigterm_unwinds(), warnings.catch_warnings():
+        warnings.showwarning = _warning_printer(args.command)
+        if args.quiet:
+            warnings.simplefilter("ignore")
+        try:
+            return int(args.func(args) or 0)
+        except Terminated:
+            print(f"penlearn {args.command}: terminated", file=sys.stderr)
+            return 143
+        except KeyboardInterrupt:
+            print(f"penlearn {args.command}: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:  # e.g. predict | head: the reader has what it wanted
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        except (ValueError, OSError) as exc:  # input errors; anything else: traceback
+            print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+            return 1
