@@ -884,10 +884,16 @@ fig.tight_layout()
 ]
 
 
+sys.path.insert(0, str(HERE))
+import _chipseq_coverage  # noqa: E402  (the cells of the coverage notebook)
+
+CHIPSEQ_COVERAGE = _chipseq_coverage.cells(md, code, SETUP)
+
 NOTEBOOKS = {
     "line_search_explained.ipynb": LINE_SEARCH,
     "neuroblastoma_pipeline.ipynb": NEUROBLASTOMA,
     "chipseq_penalty_learning.ipynb": CHIPSEQ,
+    "chipseq_from_coverage.ipynb": CHIPSEQ_COVERAGE,
 }
 
 

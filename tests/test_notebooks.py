@@ -25,6 +25,7 @@ NOTEBOOKS = {
     "line_search_explained.ipynb": ["neuroblastoma/profiles.csv.gz"],
     "neuroblastoma_pipeline.ipynb": ["neuroblastoma/profiles.csv.gz"],
     "chipseq_penalty_learning.ipynb": ["H3K4me3_TDH_immune"],
+    "chipseq_from_coverage.ipynb": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
 }
 TIMEOUT = 300  # seconds per cell
 
