@@ -39,7 +39,7 @@ from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.changepoint.peak_evaluation import peak_error_functions
+from penlearn.changepoint.peak_evaluation import peak_error_functions, predict_peaks
 from penlearn.changepoint.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.changepoint.peakseg import (
     PeakSegModel,
@@ -78,6 +78,7 @@ from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 __version__ = package_version()
 
 __all__ = [
+    "predict_peaks",
     "PenalizedSegmentation",
     "PeakSegModel",
     "PeakSegPath",
