@@ -346,6 +346,8 @@ def main(argv=None) -> int:
     ap.add_argument("--csv", type=Path, default=None, help="write the per-fold rows here")
     ap.add_argument("--from-csv", type=Path, nargs="+", default=None,
                     help="table and figure from rows written by earlier runs (no new runs)")
+    ap.add_argument("--run-seconds", type=float, default=None,
+                    help="with --from-csv: the wall time of the run that wrote the rows")
     ap.add_argument("--results", action="store_true",
                     help="write the section of benchmarks/RESULTS.md and the docs figure")
     args = ap.parse_args(argv)
@@ -376,7 +378,9 @@ def main(argv=None) -> int:
             f"{os.cpu_count()} CPUs, Python {platform.python_version()}, {args.workers} "
             f"processes; load average at the end {load[0]:.1f} (shared machine: seconds are "
             "indicative).",
-            f"- Command: `{cmd.strip()}` (total {total:.0f} s).",
+            f"- Command: `{cmd.strip()}` (total {total:.0f} s"
+            + (f"; the run that wrote the rows took {args.run_seconds:.0f} s)."
+               if args.run_seconds else ")."),
             "- Protocol: see the docstring of `benchmarks/all_sets.py`; figure "
             "`docs/img/all_sets_auc.png`.", "",
         ]
