@@ -191,6 +191,16 @@ def l2_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, in
     return float(t[int(np.argmin(f))]), len(s) - 1
 
 
+def _l2_grid_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, int]:
+    """The step of ``GRID_STEP_SIZES`` minimising AUM + (l2/2)·‖w + s·d‖² (the smallest
+    on ties), or 0 when none improves on the current point."""
+    f0 = aum(bp, scores).aum + 0.5 * l2 * float(w @ w)
+    f = [aum(bp, scores + st * slopes).aum + 0.5 * l2 * float((w + st * d) @ (w + st * d))
+         for st in GRID_STEP_SIZES]
+    i = int(np.argmin(f))
+    return (float(GRID_STEP_SIZES[i]) if f[i] < f0 else 0.0), len(f)
+
+
 def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
     """The constant c minimising FP + FN of ``scores + c`` on ``bp``.
 
@@ -295,8 +305,10 @@ def descend(
     select, min_improvement
         The rule that picks the returned iterate (:func:`select_iterate`).
     l2 : float
-        Ridge penalty: descend on AUM + (l2/2)·‖w‖² (w without the intercept), each
-        step by :func:`l2_step` (the ``variant`` is then not used); 0: plain AUM.
+        Ridge penalty: descend on AUM + (l2/2)·‖w‖² (w without the intercept); each step
+        minimises that over the first B events of the exact line search
+        (:func:`l2_step`; the exact variants then differ only in name) or, for
+        ``variant="grid"``, over the grid; 0: plain AUM.
 
     Returns
     -------
@@ -336,7 +348,9 @@ def descend(
             d = -(X.T @ cur.derivatives.mean(axis=1) + l2 * w)
             if not np.any(d):
                 break
-            if l2 > 0:
+            if l2 > 0 and variant == "grid":
+                s, events = _l2_grid_step(bp, scores, X @ d, w, d, l2)
+            elif l2 > 0:
                 s, events = l2_step(bp, scores, X @ d, w, d, l2)
             else:
                 s, events = line_step(bp, scores, X @ d, variant)
