@@ -16,9 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_learn import synthetic
 
+from penlearn.aum import aum
+from penlearn.breakpoints import breakpoints_from_labels
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.learn.descent import SELECTIONS, select_iterate
+from penlearn.learn.descent import SELECTIONS, l2_step, select_iterate
 from penlearn.learn.penalty import fit_penalty
+from penlearn.line_search import line_search
 
 
 def _history(auc, aum=None):
@@ -119,7 +122,7 @@ def test_defaults_are_what_the_docstrings_say():
     sig_fn = inspect.signature(learn_penalty).parameters
     sig_cls = inspect.signature(PenaltyModel).parameters
     sig_core = inspect.signature(fit_penalty).parameters
-    for name in ("select", "min_improvement", "line_search", "init", "normalize"):
+    for name in ("select", "min_improvement", "l2", "line_search", "init", "normalize"):
         assert sig_fn[name].default == sig_cls[name].default == sig_core[name].default
         assert getattr(PenaltyModel(), name) == sig_fn[name].default
     assert sig_fn["select"].default in SELECTIONS
@@ -138,3 +141,55 @@ def test_options_persist_and_reject_bad_values(data, tmp_path):
         learn_penalty(feats, ev, select="test_auc", progress=False)
     with pytest.raises(ValueError, match="min_improvement"):
         learn_penalty(feats, ev, min_improvement=-1.0, progress=False)
+
+
+# ----------------------------------------------------------------------- ridge penalty l2
+
+
+def _penalised(bp, scores, w, l2):
+    return aum(bp, scores).aum + 0.5 * l2 * float(w @ w)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.0, 0.05, 0.5, 5.0]))
+def test_l2_step_is_the_minimum_over_the_explored_path(seed, l2):
+    """Brute force: the penalised objective at the chosen step is no larger than at 1001
+    step sizes spread over the explored events (AUM from aum(), independently)."""
+    rng = np.random.default_rng(seed)
+    n, p = 12, 3
+    bp = breakpoints_from_labels(rng.integers(0, 2, n).tolist() + [0, 1])
+    X = rng.normal(size=(n + 2, p))
+    w, d = rng.normal(size=p), rng.normal(size=p)
+    scores, slopes = X @ w, X @ d
+    step, _ = l2_step(bp, scores, slopes, w, d, l2)
+    smax = line_search(bp, scores, slopes, stop="linear").path["step_size"].max()
+    grid = np.r_[np.linspace(0.0, smax, 1001), step]
+    f = [_penalised(bp, scores + s * slopes, w + s * d, l2) for s in grid]
+    assert 0.0 <= step <= smax
+    assert f[-1] <= min(f[:-1]) + 1e-9
+
+
+def test_l2_descent_decreases_the_penalised_objective_and_shrinks_weights(data):
+    feats, ev = data
+    fits = {l2: fit_penalty(feats, ev, l2=l2, select="last", init="interval_regression",
+                            random_state=0, max_steps=200) for l2 in (0.01, 1.0)}
+    for l2, fit in fits.items():
+        W = fit.descent.weights
+        h = fit.descent.history
+        # recompute the subtrain objective of every iterate from the history's AUM
+        obj = h["subtrain_aum"].to_numpy() + 0.5 * l2 * np.array([w @ w for w in W])
+        assert np.all(np.diff(obj)[:-1] <= 1e-12)  # the last step may not improve
+        assert obj[-1] <= obj[0] + 1e-12
+    norm = {l2: float(np.linalg.norm(f.descent.weights[-1])) for l2, f in fits.items()}
+    start = float(np.linalg.norm(fits[1.0].descent.weights[0]))
+    assert norm[1.0] < start  # a strong ridge pulls the weights towards 0
+    assert norm[1.0] < norm[0.01]
+
+
+def test_l2_default_is_documented():
+    doc = inspect.getdoc(learn_penalty)
+    default = inspect.signature(learn_penalty).parameters["l2"].default
+    assert default == PenaltyModel().l2 == inspect.signature(fit_penalty).parameters["l2"].default
+    assert f"default {default}" in doc
+    with pytest.raises(ValueError, match="l2"):
+        fit_penalty(*synthetic(n=20), l2=-1.0)
