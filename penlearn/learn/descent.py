@@ -20,7 +20,7 @@ import pandas as pd
 
 from penlearn.aum import aum, threshold_groups
 from penlearn.breakpoints import Breakpoints
-from penlearn.line_search import choose_step, descent_should_stop
+from penlearn.line_search import GRID_STEP_SIZES, choose_step, descent_should_stop, line_search
 
 __all__ = [
     "HISTORY_COLUMNS",
@@ -29,10 +29,14 @@ __all__ = [
     "check_classes",
     "descend",
     "initial_weights",
+    "l2_step",
     "min_error_shift",
+    "SELECTIONS",
+    "select_iterate",
 ]
 
 LINE_SEARCHES = ("first_min", "linear", "quadratic", "max_auc", "grid")
+SELECTIONS = ("validation_auc", "validation_aum", "last")
 HISTORY_COLUMNS = [
     "step",
     "step_size",
@@ -56,7 +60,8 @@ class Descent:
     weights : tuple of ndarray
         The weights of every recorded iterate.
     best : int
-        The iterate with the largest validation AUC (the first on ties).
+        The selected iterate (:func:`select_iterate`; by default the largest validation
+        AUC, the first on ties).
     """
 
     history: pd.DataFrame
@@ -131,6 +136,48 @@ def initial_weights(init, p: int, rng: np.random.Generator) -> np.ndarray | None
     return arr
 
 
+def l2_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, int]:
+    """Step size minimising AUM(s) + (l2/2)·‖w + s·d‖² over the first B line-search events.
+
+    The exact line search gives AUM(s) as a piecewise linear function of s (one piece
+    between consecutive events); adding the quadratic penalty, each piece has its minimum
+    in closed form, so the step is exact over the explored events (B of them, the
+    ``"linear"`` rule of Fowler & Hocking 2024).
+
+    Examples
+    --------
+    >>> from penlearn.breakpoints import breakpoints_from_labels
+    >>> bp = breakpoints_from_labels([0, 1])
+    >>> scores, slopes = np.array([1.0, 0.0]), np.array([-1.0, 0.0])  # AUM = max(0, 1 - s)
+    >>> w, d = np.array([-1.0]), np.array([-1.0])  # penalty (l2/2)(1 + s)^2
+    >>> l2_step(bp, scores, slopes, w, d, 0.0)[0], l2_step(bp, scores, slopes, w, d, 0.8)[0]
+    (1.0, 0.25)
+    """
+    res = line_search(bp, scores, slopes, stop="linear")
+    path = res.path
+    s = path["step_size"].to_numpy(float)
+    a = path["aum"].to_numpy(float)
+    slope = path["aum_slope_after"].to_numpy(float)
+    wd, dd, ww = float(w @ d), float(d @ d), float(w @ w)
+    hi = np.r_[s[1:], s[-1]]
+    if l2 > 0:
+        t = np.clip(-(slope / l2 + wd) / dd, s, hi)
+    else:  # a linear piece: its lower end
+        t = np.where(slope < 0, hi, s)
+    f = a + slope * (t - s) + 0.5 * l2 * (ww + 2.0 * t * wd + t * t * dd)
+    return float(t[int(np.argmin(f))]), len(s) - 1
+
+
+def _l2_grid_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, int]:
+    """The step of ``GRID_STEP_SIZES`` minimising AUM + (l2/2)·‖w + s·d‖² (the smallest
+    on ties), or 0 when none improves on the current point."""
+    f0 = aum(bp, scores).aum + 0.5 * l2 * float(w @ w)
+    f = [aum(bp, scores + st * slopes).aum + 0.5 * l2 * float((w + st * d) @ (w + st * d))
+         for st in GRID_STEP_SIZES]
+    i = int(np.argmin(f))
+    return (float(GRID_STEP_SIZES[i]) if f[i] < f0 else 0.0), len(f)
+
+
 def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
     """The constant c minimising FP + FN of ``scores + c`` on ``bp``.
 
@@ -152,6 +199,51 @@ def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
     return float(cand[int(np.argmin(err))])
 
 
+def select_iterate(history: pd.DataFrame, select: str = "validation_auc",
+                   min_improvement: float = 0.0) -> int:
+    """The iterate a descent returns, by a rule on its ``history``.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``validation_auc`` and ``validation_aum`` per iterate, step 0 first.
+    select : {"validation_auc", "validation_aum", "last"}
+        Largest validation AUC (Fowler & Hocking 2024; the first on ties), smallest
+        validation AUM (the first on ties), or the last iterate.
+    min_improvement : float
+        Keep the start (step 0) unless the selected iterate improves the validation
+        measure by more than this (AUC: larger by more; AUM: smaller by more). With 0
+        an iterate that merely ties the start is not taken.
+
+    Returns
+    -------
+    int
+        Position of the selected iterate in ``history``.
+
+    Examples
+    --------
+    >>> h = pd.DataFrame({"validation_auc": [0.90, 0.903, 0.92, 0.91],
+    ...                   "validation_aum": [0.30, 0.20, 0.25, 0.10]})
+    >>> select_iterate(h), select_iterate(h, min_improvement=0.05)
+    (2, 0)
+    >>> select_iterate(h, "validation_aum"), select_iterate(h, "last")
+    (3, 3)
+    """
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+    if not (np.isfinite(min_improvement) and min_improvement >= 0):
+        raise ValueError(f"min_improvement must be a finite number >= 0, got {min_improvement!r}")
+    if select == "last":
+        return len(history) - 1
+    if select == "validation_auc":
+        gain = history["validation_auc"].to_numpy(float)
+    else:
+        gain = -history["validation_aum"].to_numpy(float)
+    gain = np.where(np.isnan(gain), -np.inf, gain)
+    best = int(np.argmax(gain))
+    return best if gain[best] - gain[0] > min_improvement else 0
+
+
 def descend(
     X: np.ndarray,
     bp: Breakpoints,
@@ -163,6 +255,9 @@ def descend(
     tol: float,
     evaluate: Callable[[np.ndarray], tuple[float, float, float]],
     progress: bool = False,
+    select: str = "validation_auc",
+    min_improvement: float = 0.0,
+    l2: float = 0.0,
 ) -> Descent:
     """AUM gradient descent on the weights of scores ``X @ w + b0``.
 
@@ -184,12 +279,19 @@ def descend(
         ``evaluate(w)`` → (subtrain AUC, validation AUM, validation AUC).
     progress : bool
         Show a tqdm progress bar.
+    select, min_improvement
+        The rule that picks the returned iterate (:func:`select_iterate`).
+    l2 : float
+        Ridge penalty: descend on AUM + (l2/2)·‖w‖² (w without the intercept); each step
+        minimises that over the first B events of the exact line search
+        (:func:`l2_step`; the exact variants then differ only in name) or, for
+        ``variant="grid"``, over the grid; 0: plain AUM.
 
     Returns
     -------
     Descent
         Every recorded iterate (the last, non-improving step included, as in the
-        script of Fowler & Hocking 2024) and the best by validation AUC.
+        script of Fowler & Hocking 2024) and the selected one.
 
     Examples
     --------
@@ -212,6 +314,7 @@ def descend(
     w = np.array(w0, dtype=float)
     scores = X @ w + b0
     cur = aum(bp, scores)
+    penalty = 0.5 * l2 * float(w @ w)
     rows, weights = [], [w.copy()]
     sub_auc, v_aum, v_auc = evaluate(w)
     rows.append((0, 0.0, cur.aum, sub_auc, v_aum, v_auc, 0, time.perf_counter() - start))
@@ -219,17 +322,24 @@ def descend(
     step = 0
     try:
         while step < max_steps and not descent_should_stop(
-            variant, prev, cur.aum, s, tol, prev_auc, sub_auc
+            variant, prev, cur.aum + penalty, s, tol, prev_auc, sub_auc
         ):
-            d = -(X.T @ cur.derivatives.mean(axis=1))
+            d = -(X.T @ cur.derivatives.mean(axis=1) + l2 * w)
             if not np.any(d):
                 break
-            # the step rule of the variant (exact line search or grid), and its events
-            s, events = choose_step(variant, bp, scores, X @ d)
+            # the step rule: the exact line search of the variant (or the grid), and with
+            # a ridge penalty the exact step of AUM + (l2/2)·‖w‖² over B events
+            if l2 > 0 and variant == "grid":
+                s, events = _l2_grid_step(bp, scores, X @ d, w, d, l2)
+            elif l2 > 0:
+                s, events = l2_step(bp, scores, X @ d, w, d, l2)
+            else:
+                s, events = choose_step(variant, bp, scores, X @ d)
             w = w + s * d
             scores = X @ w + b0
-            prev, prev_auc = cur.aum, sub_auc
+            prev, prev_auc = cur.aum + penalty, sub_auc
             cur = aum(bp, scores)
+            penalty = 0.5 * l2 * float(w @ w)
             step += 1
             sub_auc, v_aum, v_auc = evaluate(w)
             rows.append(
@@ -243,5 +353,5 @@ def descend(
         if bar is not None:
             bar.close()
     history = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
-    best = int(np.argmax(history["validation_auc"].to_numpy()))
+    best = select_iterate(history, select, min_improvement)
     return Descent(history, tuple(weights), best)

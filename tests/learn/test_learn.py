@@ -147,8 +147,10 @@ def test_min_error_shift_is_optimal():
 def test_learn_penalty_variants(variant):
     feats, ev = synthetic(n=80, seed=1)
     (fs, es), (fv, evv) = split(feats, ev)
+    # l2=0, min_improvement=0: the paper's AUM and rule (largest validation AUC)
     m = learn_penalty(fs, es, validation=(fv, evv), line_search=variant, init="zero",
-                      targets=targets_of(ev), progress=False, max_steps=30)
+                      targets=targets_of(ev), progress=False, max_steps=30, min_improvement=0.0,
+                      l2=0.0)
     h = m.history_
     assert list(h.columns) == ["step", "step_size", "subtrain_aum", "subtrain_auc",
                                "validation_aum", "validation_auc", "events", "seconds"]
@@ -193,7 +195,8 @@ def test_grid_step_is_argmin_of_grid():
 def test_first_min_decreases_and_exact_beats_grid_per_step():
     feats, ev = synthetic(n=80, seed=4)
     (fs, es), (fv, evv) = split(feats, ev)
-    kw = dict(validation=(fv, evv), init="zero", progress=False, max_steps=1)
+    # l2=0: the step rules of the paper, on plain AUM
+    kw = dict(validation=(fv, evv), init="zero", progress=False, max_steps=1, l2=0.0)
     fm = learn_penalty(fs, es, line_search="first_min", **kw).history_
     q = learn_penalty(fs, es, line_search="quadratic", **kw).history_
     gr = learn_penalty(fs, es, line_search="grid", **kw).history_
@@ -422,7 +425,7 @@ def test_h3k4me3_fold1_first_min_few_steps():
 
     (fs, es), (fv, evv) = part(sp["subtrain"]), part(sp["validation"])
     kw = dict(validation=(fv, evv), targets=ds.outputs, scale_features=ds.inputs,
-              random_state=1, progress=False, max_steps=3)
+              random_state=1, progress=False, max_steps=3, l2=0.0, min_improvement=0.0)
     m = learn_penalty(fs, es, **kw)
     h = m.history_
     assert len(m.coef_) == 26  # 36 features, 10 non-finite after scale()
