@@ -470,7 +470,8 @@ def test_first_min_learning_uses_the_bracket_search(monkeypatch):
     methods.clear()
     feats, ev = synthetic(n=40, seed=11)  # non-monotone FP for a quarter of the sequences
     (fs, es), (fv, evv) = split(feats, ev)  # (the internal split puts them all in validation)
-    learn_penalty(fs, es, validation=(fv, evv), init="zero", progress=False, max_steps=2)
+    learn_penalty(fs, es, validation=(fv, evv), init="zero", progress=False, max_steps=2,
+                  l2=0.0)  # plain AUM: the step is the line search's (with l2 it is l2_step)
     assert methods and set(methods) == {"blocks"}
 
 
