@@ -34,7 +34,8 @@ import json, sys, time, warnings
 import numpy as np, pandas as pd
 import penlearn as pl
 warnings.simplefilter("ignore")
-name, data = sys.argv[1], sys.argv[2]
+name, data, tree = sys.argv[1], sys.argv[2], sys.argv[3]
+assert pl.__file__.startswith(tree), (pl.__file__, tree)  # the tree under test is imported
 rng = np.random.default_rng(0)
 def timed(f, k=3):
     best = float("inf")
@@ -80,8 +81,9 @@ NAMES = ["aum 1e6 binary", "roc_change H3K4me3", "line_search H3K4me3",
 
 def run(tree: Path, name: str) -> float:
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
-    proc = subprocess.run([sys.executable, "-c", WORKLOAD, name, str(DATA)], env=env,
-                          capture_output=True, text=True, check=True)
+    # -P: the current folder must not shadow the tree under test
+    proc = subprocess.run([sys.executable, "-P", "-c", WORKLOAD, name, str(DATA), str(tree)],
+                          env=env, capture_output=True, text=True, check=True)
     return float(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
