@@ -41,14 +41,8 @@ from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, 
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.peak_evaluation import peak_error_functions, predict_peaks
 from penlearn.changepoint.peak_labels import PeakLabelErrors, peak_label_errors
-from penlearn.changepoint.peakseg import (
-    PeakSegModel,
-    PeakSegPath,
-    PeakSegSearch,
-    peakseg,
-    peakseg_path,
-    peakseg_search,
-)
+from penlearn.changepoint.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
+from penlearn.changepoint.peakseg_search import PeakSegSearch, peakseg_search
 from penlearn.changepoint.segmentation import (
     PenalizedSegmentation,
     Segmentation,
