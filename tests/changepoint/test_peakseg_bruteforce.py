@@ -213,7 +213,10 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     G, ng = _piece_list([(lo, hi, w2, -s2, c2)])
     H = np.zeros((32, 8))
     nh = fn_min(F, nf, G, ng, H, True, 0.0, np.empty(3))
-    grid = np.linspace(lo, hi, 4001)
+    # the grid holds each piece's exact minimiser s/w (a Poisson piece w·m − s·log m + c),
+    # so that the running minima of the grid reach the exact minima
+    argmins = [s / w for w, s in ((w1, s1), (w2, s2)) if s > 0 and lo <= s / w <= hi]
+    grid = np.union1d(np.linspace(lo, hi, 4001), argmins)
     with np.errstate(divide="ignore"):
         log = np.log(grid)
     f = w1 * grid + c1 - (s1 * log if s1 else 0.0)
@@ -226,8 +229,8 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     assert np.all(np.abs(h - np.minimum(f, g)) <= 1e-9 * scale)
     assert H[0, 0] == lo and H[nh - 1, 1] == hi
     assert np.all(H[1:nh, 0] == H[: nh - 1, 1])  # contiguous pieces
-    # min-less / min-more: running minima from the left / right (the grid is fine enough
-    # that its running minimum is within 1e-6 of the exact one for these smooth pieces)
+    # min-less / min-more: running minima from the left / right (exact at the minimisers
+    # on the grid; between grid points the pieces are smooth, within 1e-6)
     L = np.zeros((64, 8))
     nl = min_less(H, nh, L, 7.0)
     got = _evaluate(L, nl, grid)
