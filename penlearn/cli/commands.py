@@ -44,6 +44,8 @@ from penlearn.roc import roc_change
 
 def cmd_demo(args) -> int:
     """simulate -> segment -> errors -> learn -> report."""
+    # the whole pipeline in order (simulate, segment, learn, the papers' comparison run,
+    # report): one straight sequence of steps, each a library call
     from penlearn.learn import learn_penalty
 
     out = Path(args.out)

@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.line_search, args.fold
     ('learn', 'first_min', None)
     """
+    # one block of argparse declarations per command: over 100 lines by nature, flat
+    # and read top to bottom
 
     parser = _Parser(
         prog="penlearn",
