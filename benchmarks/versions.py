@@ -109,6 +109,8 @@ def main() -> None:
     table += [f"| {n} | {b:.4f} | {a:.4f} | {r:.2f} |" for n, b, a, r in rows]
     load = os.getloadavg()[0]
     text = "\n".join([
+        "## versions",
+        "",
         f"`python benchmarks/versions.py {args.before} {args.after} --repeats {args.repeats}` "
         f"on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; load average at the end "
