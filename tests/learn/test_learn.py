@@ -500,3 +500,22 @@ def test_penalty_model_segment_one_solve_equals_the_k_model_selection(seed):
         np.testing.assert_array_equal(got, want)
         checked += k > 1
     assert checked > 5  # the λ grid reaches models with changes
+
+
+def test_clip_predicts_as_at_the_training_range():
+    """clip=True: a feature beyond every training value predicts as at the training
+    extreme (no extrapolation); inside the range nothing changes; saved and loaded."""
+    feats, ev = synthetic(n=40, seed=3)
+    m = learn_penalty(feats, ev, init="zero", progress=False, max_steps=3, clip=True)
+    lo, hi = feats.min(), feats.max()
+    inside = feats.iloc[:5]
+    far = inside.copy()
+    far.iloc[0] = hi + 100.0
+    far.iloc[1] = lo - 100.0
+    m_free = PenaltyModel.from_dict(m.to_dict())
+    m_free.clip = False
+    np.testing.assert_allclose(m.predict(inside), m_free.predict(inside))
+    at_edge = far.clip(lo, hi, axis=1)
+    np.testing.assert_allclose(m.predict(far), m_free.predict(at_edge))
+    assert not np.allclose(m_free.predict(far)[:2], m.predict(far)[:2])
+    assert PenaltyModel.from_dict(m.to_dict()).clip is True
