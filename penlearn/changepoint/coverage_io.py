@@ -117,6 +117,20 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
             seen.add(chrom[i])
 
 
+def _four_fields(path, numbers, lines, last: str):
+    """Whitespace-separated ``chrom, chromStart, chromEnd, <last>`` lines: a ``where(i)``
+    naming the file and line, and the four columns (an error names any other count)."""
+    def where(i: int) -> str:
+        return f"{path}, line {numbers[i]}"
+
+    fields = [line.split() for line in lines]
+    for i, f in enumerate(fields):
+        if len(f) != 4:
+            raise ValueError(f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, "
+                             f"{last}), got {len(f)}: {lines[i]!r}")
+    return where, (list(zip(*fields)) if fields else [(), (), (), ()])
+
+
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
                   contiguous: bool = False) -> pd.DataFrame:
     """Read one bedGraph file of read counts (plain or gzip).
@@ -156,17 +170,7 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
         raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
                          "count)")
 
-    def where(i: int) -> str:
-        return f"{path}, line {numbers[i]}"
-
-    fields = [line.split() for line in lines]
-    for i, f in enumerate(fields):
-        if len(f) != 4:
-            raise ValueError(
-                f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, count), "
-                f"got {len(f)}: {lines[i]!r}"
-            )
-    columns = list(zip(*fields))
+    where, columns = _four_fields(path, numbers, lines, "count")
     chrom = np.array(columns[0], dtype=object)
     start = parse_integers(list(columns[1]), where, "chromStart")
     end = parse_integers(list(columns[2]), where, "chromEnd")
@@ -391,18 +395,7 @@ def read_bigwig(path: str | os.PathLike, chrom: str, start: int, end: int) -> pd
 
 def _bed_labels(path, text: str) -> tuple[pd.DataFrame, list[int]]:
     numbers, lines = data_lines(text)
-
-    def where(i: int) -> str:
-        return f"{path}, line {numbers[i]}"
-
-    fields = [line.split() for line in lines]
-    for i, f in enumerate(fields):
-        if len(f) != 4:
-            raise ValueError(
-                f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, annotation), "
-                f"got {len(f)}: {lines[i]!r}"
-            )
-    cols = list(zip(*fields)) if fields else [(), (), (), ()]
+    where, cols = _four_fields(path, numbers, lines, "annotation")
     df = pd.DataFrame({"chrom": pd.array(cols[0], dtype=str),
                        "chromStart": parse_integers(list(cols[1]), where, "chromStart"),
                        "chromEnd": parse_integers(list(cols[2]), where, "chromEnd"),
