@@ -2,18 +2,18 @@
 
 Used by the bracketing first-min search (:mod:`.first_min`): an :class:`Anchor` is the
 lower end of a bracket; :func:`sweep_from` processes the few events left in a bracket one
-by one with the updates of Fowler & Hocking (2024), eqs. 7-13.
+by one with the sweep kernel (:mod:`.kernel`), the one implementation of the updates of
+Fowler & Hocking (2024), eqs. 7-13.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 
 import numpy as np
 
 from penlearn.line_search._common import aum_slope, gaps, sort_right
-from penlearn.line_search.kernel import runs_of
+from penlearn.line_search.kernel import requeue, state_in_order, sweep
 
 
 class Anchor:
@@ -50,11 +50,6 @@ class Anchor:
 
 
 # --------------------------------------------------------------------------- the sweep
-
-
-def crossing(a_lo, d_lo, a_hi, d_hi):
-    """Step where line (a_lo, d_lo), below, meets line (a_hi, d_hi) (sequential formula)."""
-    return (a_hi - a_lo) / (d_lo - d_hi)
 
 
 def below(a_i, d_i, a_j, d_j, s):
@@ -103,123 +98,59 @@ def repair(anchor: Anchor) -> Anchor:
     return Anchor(s, a, d, fp, fn, aum, slope)
 
 
-# Long by design: the hot event loop of the bracketing search (locals, inlined updates).
 def sweep_from(anchor: Anchor, s_hi: float, stop, must=None, budget=None):
-    """Process the events after ``anchor.s`` one by one (Fowler & Hocking 2024, eqs. 7–13).
+    """Process the events after ``anchor.s`` with the sweep kernel (:func:`.kernel.sweep`).
 
-    Returns a list of ``(step, aum_at_step, slope_after)``, one per event (distinct step
-    size), up to the first event where ``stop(aum_at_step, slope_after)`` holds (or the
-    last event), and the order after the last of them (an anchor). Events up to ``s_hi``
-    are queued first; if ``must(aum, slope)`` (default: ``stop``) has not held at any
-    event by then (rounding near ``s_hi``), the queue is refilled with every later event.
-    Multi-way intersections (lines through one point, bit-identical step sizes) are
-    handled as one reordering of the block of lines. With ``budget``, gives up (returns
+    Returns a list of ``(step, aum_at_step, slope_after)``, one per event, up to the first
+    event where ``stop(aum_at_step, slope_after)`` holds (or the last event), and the order
+    after the last of them (an anchor). Events up to ``s_hi`` are queued first; if
+    ``must(aum, slope)`` (default: ``stop``) has not held at any event by then (rounding
+    near ``s_hi``), the sweep goes on past ``s_hi``. With ``budget``, gives up (returns
     ``None`` instead of the events) after that many events if ``must`` never held.
+    Events, multi-way intersections and near-ties are the kernel's (Fowler & Hocking
+    2024, Theorem 1, eq. 13), so the bracketing search ends exactly as the sequential one.
     """
-    n = len(anchor.a)
     must = must or stop
-    met = False
-    a, d, fp, fn = anchor.a.copy(), anchor.d.copy(), anchor.fp.copy(), anchor.fn.copy()
-    ids = np.arange(n)
-    fpg, fng, m = gaps(anchor.fp, anchor.fn)
-
-    def fill(cap, now):
-        if n < 2:
-            return [], cap
-        aa, dd = np.asarray(a), np.asarray(d)
-        idx = np.flatnonzero(dd[:-1] > dd[1:])
-        if not len(idx):
-            return [], cap
-        sig = (aa[idx + 1] - aa[idx]) / (dd[idx] - dd[idx + 1])
-        sig = np.maximum(sig, now)
-        keep = sig <= cap
-        idx, sig = idx[keep], sig[keep]
-        frontier = cap
-        if len(sig) > 256:  # queue the nearest crossings only; refill past the frontier
-            frontier = float(np.partition(sig, 255)[255])
-            keep = sig <= frontier
-            idx, sig = idx[keep], sig[keep]
-        h = list(zip(sig.tolist(), idx.tolist(), ids[idx].tolist(), ids[idx + 1].tolist()))
-        heapq.heapify(h)
-        return h, frontier
-
-    def terms(b0, b1):
-        tot = 0.0
-        for g in range(max(b0, 1), min(b1 + 1, n - 1) + 1):
-            tot += m[g] * (d[g] - d[g - 1])
-        return tot
-
-    def push(p, now):
-        # adjacent pair at positions (p, p+1), p+1 above
-        if p < 0 or p + 1 >= n or d[p] <= d[p + 1]:
-            return
-        sig = crossing(a[p], d[p], a[p + 1], d[p + 1])
-        if sig < now:  # should already have crossed (near-tie rounding): part of this event
-            sig = now
-        if sig <= s_hi:
-            heapq.heappush(heap, (sig, p, ids[p], ids[p + 1]))
-
-    events = []
-    aum, slope, s_prev = anchor.aum, anchor.slope, anchor.s
-    heap, frontier = fill(s_hi, anchor.s)
-    lists = False
-    while True:
-        if frontier < s_hi and (not heap or heap[0][0] > frontier):
-            heap, frontier = fill(s_hi, s_prev)
-        if not heap:
-            if math.isinf(s_hi) or met:
-                break
-            s_hi = math.inf
-            heap, frontier = fill(s_hi, s_prev)
-            if not heap:
-                break
-        if not lists and len(events) >= 64 and n <= 200_000:
-            # many events: Python lists give faster scalar access than NumPy arrays
-            a, d, fp, fn, fpg, fng, m = (x.tolist() for x in (a, d, fp, fn, fpg, fng, m))
-            lists = True
-        now = heap[0][0]
-        touched = False
-        while heap and heap[0][0] <= now:
-            group = []
-            while heap and heap[0][0] <= now:
-                _, p, i, j = heapq.heappop(heap)
-                if ids[p] == i and ids[p + 1] == j:
-                    group.append(p)
-            if not group:
-                continue
-            if not touched:
-                aum += slope * (now - s_prev)
-                s_prev = now
-                touched = True
-            for b0, b1 in runs_of(group):
-                old = terms(b0, b1)
-                block = sorted(range(b0, b1 + 1), key=lambda q: d[q])
-                a[b0 : b1 + 1] = [a[q] for q in block]
-                fp[b0 : b1 + 1] = [fp[q] for q in block]
-                fn[b0 : b1 + 1] = [fn[q] for q in block]
-                ids[b0 : b1 + 1] = [ids[q] for q in block]
-                d[b0 : b1 + 1] = [d[q] for q in block]
-                for g in range(b0 + 1, b1 + 1):
-                    fpg[g] = fpg[g - 1] + fp[g - 1]
-                for g in range(b1, b0, -1):
-                    fng[g] = fng[g + 1] - fn[g]
-                for g in range(b0 + 1, b1 + 1):
-                    m[g] = fpg[g] if fpg[g] < fng[g] else fng[g]
-                slope += terms(b0, b1) - old
-                push(b0 - 1, now)
-                push(b1, now)
-        if touched:
-            events.append((now, aum, slope))
-            if stop(aum, slope):
-                break
-            met = met or must(aum, slope)
-            if budget is not None and not met and len(events) >= budget:
-                events = None
-                break
-    state = Anchor(
-        s_prev, *(np.asarray(x, dtype=float) for x in (a, d, fp, fn)), float(aum), float(slope)
+    st, later = state_in_order(
+        anchor.a, anchor.d, anchor.fp, anchor.fn, anchor.s, anchor.aum, anchor.slope, s_hi
     )
-    return events, state
+    seen = [0, False, False]  # events, must held, budget exhausted
+
+    def rule(aum: float, slope: float) -> bool:
+        seen[0] += 1
+        if stop(aum, slope):
+            return True
+        seen[1] = seen[1] or must(aum, slope)
+        seen[2] = budget is not None and not seen[1] and seen[0] >= budget
+        return seen[2]
+
+    steps, slopes = [], []
+    until, limit = s_hi, 64
+    while True:
+        rows, (reason, *_) = sweep(st, 3, limit, None, until=until, rule=rule)
+        steps += rows[0]
+        slopes += rows[1]
+        if reason == "limit":  # many events: Python lists index faster than NumPy arrays
+            st.listify(np.asarray(st.order), np.asarray(st.FP), np.asarray(st.FN),
+                       np.asarray(st.M))
+            limit = math.inf
+            continue
+        if reason == "rule" or seen[1] or until == math.inf:
+            break
+        requeue(st, later)  # rounding near s_hi: go on past it
+        until = math.inf
+    if seen[2]:
+        events = None
+    else:
+        events, aum, s_prev, sl_prev = [], anchor.aum, anchor.s, anchor.slope
+        for x, sl in zip(steps, slopes):
+            aum += sl_prev * (x - s_prev)  # the kernel's own accumulation of AUM
+            events.append((x, aum, sl))
+            s_prev, sl_prev = x, sl
+    o = np.asarray(st.order)
+    after = Anchor(st.step, anchor.a[o], anchor.d[o], anchor.fp[o], anchor.fn[o],
+                   float(st.aum), float(st.slope))
+    return events, after
 
 
 def first_event(anchor: Anchor):

@@ -228,13 +228,14 @@ def cluster(st: State, xhi: float, pairs: list[int]):
 
 # Long by design: the hot event loop keeps every value in local variables and inlines the
 # single-swap update; splitting it into functions costs ~30% per event in CPython.
-def sweep(st: State, mode: int, limit, max_step, until=None):
+def sweep(st: State, mode: int, limit, max_step, until=None, rule=None):
     """Process events in increasing step size; return the rows (lists) and stop info.
 
     mode 0: stop after ``limit`` events; 1: first minimum of AUM; 2: first maximum of
-    AUC after a step (the rules of the R package aum's line search). ``max_step``: stop
-    after the first event at or past it. ``until``: process only events with step <=
-    until (validation tracking).
+    AUC after a step (the rules of the R package aum's line search); 3: the first event
+    where ``rule(aum_at_event, slope_after)`` is true (the bracketing search's
+    predicates). ``max_step``: stop after the first event at or past it. ``until``:
+    process only events with step <= until (validation tracking, brackets).
     """
     heap, pushed = st.heap, st.pushed
     order, pos, ic, sl = st.order, st.pos, st.ic, st.sl
@@ -258,7 +259,7 @@ def sweep(st: State, mode: int, limit, max_step, until=None):
     reason = "limit"
     max_step = math.inf if max_step is None else max_step
     # AUM is recomputed from the records afterwards; follow it here only when needed
-    track = mode == 1 or until is not None
+    track = mode == 1 or mode == 3 or until is not None
     until = math.inf if until is None else until
     while n_ev < limit and heap:
         x, a, b = heappop(heap)
@@ -367,6 +368,10 @@ def sweep(st: State, mode: int, limit, max_step, until=None):
                 if aum < FIRST_MIN_ZERO:
                     reason = "rule"
                     break
+            elif mode == 3:
+                if rule(aum, slope):
+                    reason = "rule"
+                    break
             elif auc_after > best + AUC_TIE * abs(best):
                 best = auc_after
                 best_step = x
@@ -427,6 +432,48 @@ def state_from_order(base: State, order: np.ndarray, FP, FN, s_lo: float, step: 
     heapq.heapify(st.heap)
     st.step, st.aum, st.slope, st.auc_after, st.auc = step, aum, slope, auc_after, auc_after
     return st
+
+
+def state_in_order(a, d, fp, fn, s: float, aum: float, slope: float, cap: float = math.inf):
+    """A :class:`State` over lines given in their order just after step ``s``.
+
+    Line j is the line at position j (``a``, ``d``: intercepts and slopes; ``fp``, ``fn``:
+    its jumps); ``aum`` and ``slope`` are AUM at ``s`` and its slope after it. Only the
+    adjacent pairs crossing at or before ``cap`` are queued (a crossing computed before
+    ``s`` by rounding counts as an event at ``s``); the others are returned (steps and
+    left lines), to :func:`requeue` if the sweep must go past ``cap``. The AUC
+    accumulators are left at 0 (the bracketing search follows AUM only).
+    """
+    st = object.__new__(State)
+    B = len(a)
+    fp_cum, fn_cum, m = gaps(fp, fn)
+    st.B, st.tw, st.scale = B, 2.0 * float(fn_cum[0]), 1.0
+    st.np = (a, d, fp, fn, fp_cum, fn_cum, m)
+    # NumPy arrays, not lists: a bracket holds few events, and B may be 10^6 (the driver
+    # calls State.listify once many events come)
+    st.ic, st.sl, st.fpd, st.fnd = a, d, fp, fn
+    st.order, st.pos = np.arange(B), np.arange(B)
+    st.FP, st.FN, st.M = fp_cum, fn_cum, m
+    idx = np.flatnonzero(d[:-1] > d[1:])
+    x = np.maximum((a[idx + 1] - a[idx]) / (d[idx] - d[idx + 1]), s)
+    near = x <= cap
+    st.pushed = x[near].tolist()
+    st.log_extra = []
+    st.heap = list(zip(st.pushed, idx[near].tolist(), (idx[near] + 1).tolist()))
+    heapq.heapify(st.heap)
+    far = ~near
+    later = (x[far], idx[far])
+    st.step, st.aum, st.slope, st.auc_after, st.auc = s, aum, slope, 0.0, 0.0
+    return st, later
+
+
+def requeue(st: State, later: tuple) -> None:
+    """Queue the crossings kept aside by :func:`state_in_order` (steps, left lines; the
+    right line is the next one); pairs no longer adjacent are skipped when popped."""
+    x, idx = later
+    st.pushed += x.tolist()
+    for e in zip(x.tolist(), idx.tolist(), (idx + 1).tolist()):
+        heapq.heappush(st.heap, e)
 
 
 def lines_state(ic: np.ndarray, sl: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> State:

@@ -252,3 +252,56 @@ def test_real_chipseq_steps():
     for lines in _chipseq_steps():
         for stop in ["first_min", "linear", "max_auc"]:
             same(lines, stop)
+
+
+@SETTINGS
+@given(near_tied_lines(), st.floats(0.0, 4.0))
+def test_anchor_sweep_is_the_kernel(lines, s_hi):
+    """The bracketing search's sweep (``_anchor.sweep_from``) runs the kernel: from the
+    order at step 0 it gives the event steps, AUM and slopes of the sequential path."""
+    anchor_mod = importlib.import_module("penlearn.line_search._anchor")
+    common = importlib.import_module("penlearn.line_search._common")
+    ic, sl, fp, fn = (np.asarray(x, float) for x in lines)
+    ic, sl, fp, fn = common.merge_lines(ic, sl, fp, fn)
+    p = common.sort_right(ic, sl)
+    a, d, fpo, fno = ic[p], sl[p], fp[p], fn[p]
+    aum0, slope0 = common.aum_slope(a, d, common.gaps(fpo, fno)[2])
+    zero = anchor_mod.Anchor(0.0, a, d, fpo, fno, aum0, slope0)
+    events, after = anchor_mod.sweep_from(zero, s_hi, lambda aum, slope: False)
+    path = line_search_lines(ic, sl, fp, fn, stop="all").path.iloc[1:]
+    assert [e[0] for e in events] == path["step_size"].tolist()
+    np.testing.assert_allclose([e[1] for e in events], path["aum"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose([e[2] for e in events], path["aum_slope_after"],
+                               rtol=1e-12, atol=1e-12)
+    # the order after the last event is sorted there
+    if events:
+        t = after.a + after.d * after.s
+        assert np.all(np.diff(t) >= -1e-9 * (1 + np.abs(t[1:])))
+
+
+def test_anchor_sweep_budget_and_stop():
+    """``budget`` gives up when ``must`` never held; ``stop`` ends at its first event."""
+    anchor_mod = importlib.import_module("penlearn.line_search._anchor")
+    common = importlib.import_module("penlearn.line_search._common")
+    rng = np.random.default_rng(3)
+    n = 60
+    ic, sl = rng.normal(size=n), rng.normal(size=n)
+    fp, fn = np.ones(n), -np.ones(n)
+    p = common.sort_right(ic, sl)
+    a, d, fpo, fno = ic[p], sl[p], fp[p], fn[p]
+    aum0, slope0 = common.aum_slope(a, d, common.gaps(fpo, fno)[2])
+    zero = anchor_mod.Anchor(0.0, a, d, fpo, fno, aum0, slope0)
+    never = lambda aum, slope: False  # noqa: E731
+    events, _ = anchor_mod.sweep_from(zero, np.inf, never, budget=5)
+    assert events is None
+    all_events, _ = anchor_mod.sweep_from(zero, np.inf, never)
+    assert len(all_events) > 5
+    third = all_events[2][0]
+    count = []
+
+    def third_event(aum, slope):
+        count.append(1)
+        return len(count) == 3
+
+    events, after = anchor_mod.sweep_from(zero, np.inf, third_event, lambda aum, sl: True)
+    assert len(events) == 3 and events[-1][0] == third and after.s == third
