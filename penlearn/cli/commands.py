@@ -44,10 +44,6 @@ from penlearn.roc import roc_change
 
 def cmd_demo(args) -> int:
     """simulate -> segment -> errors -> learn -> report."""
-    # the whole pipeline in order (simulate, segment, learn, the papers' comparison run,
-    # report): one straight sequence of steps, each a library call
-    from penlearn.learn import learn_penalty
-
     out = Path(args.out)
     if args.n_sequences < DEMO_MIN_SEQUENCES:
         raise ValueError(f"--n-sequences must be >= {DEMO_MIN_SEQUENCES} (3 folds: a test fold, "
@@ -65,6 +61,57 @@ def cmd_demo(args) -> int:
     usable = features[finite_feature_columns(features)]
     ids = list(data.truth["sequence_id"])
     folds = pd.DataFrame({"sequence_id": ids, "fold": [i % 3 + 1 for i in range(len(ids))]})
+    sub, val, test = _demo_split(folds, evaluation, report)
+    model, init, paper = _demo_learn(args, usable, evaluation, sub, val)
+    ev_test = _subset_evaluation(evaluation, test)
+    x_test = usable.loc[test]
+    learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
+    report(learning_note)
+    predictions = {
+        "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
+        "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
+        "BIC": bic_log_lambda(data.sequences).loc[test],
+    }
+    report("writing the report")
+    notes = (
+        f"{args.n_sequences} simulated piecewise-constant Gaussian sequences "
+        f"(seed {args.seed}), models with 1..{args.max_segments} segments; the model "
+        f"was learned on {len(sub)} subtrain sequences (validation: {len(val)}) and "
+        f"is evaluated here on the {len(test)} held-out test sequences. " + learning_note
+    )
+    tables = {"sequences": data.sequences, "labels": data.labels, "models": models,
+              "changes": changes, "predictions": pd.DataFrame({"sequence_id": test, **{
+                  name: p.to_numpy() for name, p in predictions.items()}})}
+    with staged_dir(out, replace=args.force) as tmp:
+        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
+                  folds=("demo", folds), segmentation={
+                      "loss": "l2", "max_segments": args.max_segments,
+                      "feature_set": args.features})
+        for name, table in tables.items():
+            _write_csv(table, tmp / f"{name}.csv")
+        model.save(tmp / "model.json")
+        roc_change_report(
+            ev_test, predictions, tmp / "report.html",
+            title="penlearn demo: learned penalties on simulated sequences",
+            model=model, sequences=data.sequences, labels=data.labels, changes=changes,
+            notes=notes,
+        )
+    res = roc_change(ev_test, predictions["learned (AUM line search)"])
+    elapsed = time.perf_counter() - t0
+    if not args.quiet:
+        for name, p in predictions.items():
+            r = roc_change(ev_test, p)
+            pr = r.thresholds.loc["predicted"]
+            print(f"  {name:38s} test AUC {r.auc:.3f}  AUM {r.aum:8.3f}  "
+                  f"errors {int(pr['errors'])}/{int(pr['labels'])}", file=sys.stderr)
+    print(f"penlearn demo: wrote {out / 'report.html'} (test AUC {res.auc:.3f}, "
+          f"{elapsed:.1f}s)")
+    return 0
+
+
+def _demo_split(folds: pd.DataFrame, evaluation: pd.DataFrame, report):
+    """Subtrain, validation and test ids of the demo (test fold 3), without the sequences
+    that AUM cannot train on."""
     split = subtrain_validation_split(folds, 3)
     sub, val, test = split["subtrain"], split["validation"], split["test"]
     # AUM needs FN at the smallest penalty to be the minimum of each error function (FN is
@@ -79,6 +126,13 @@ def cmd_demo(args) -> int:
         val = [s for s in val if s not in set(bad)]
     report(f"learning a penalty model: {len(sub)} subtrain, {len(val)} validation, "
            f"{len(test)} test sequences")
+    return sub, val, test
+
+
+def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list, val: list):
+    """The demo's learned model, its start, and the papers' protocol from that start."""
+    from penlearn.learn import learn_penalty
+
     common = dict(
         validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
         line_search=args.line_search,
@@ -96,57 +150,7 @@ def cmd_demo(args) -> int:
         common["progress"] = False
         paper = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                               init=init, min_improvement=0.0, l2=0.0, **common)
-    ev_test = _subset_evaluation(evaluation, test)
-    x_test = usable.loc[test]
-    learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
-    report(learning_note)
-    predictions = {
-        "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
-        "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
-        "BIC": bic_log_lambda(data.sequences).loc[test],
-    }
-    report("writing the report")
-    with staged_dir(out, replace=args.force) as tmp:
-        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
-                  folds=("demo", folds), segmentation={
-                      "loss": "l2", "max_segments": args.max_segments,
-                      "feature_set": args.features})
-        _write_csv(data.sequences, tmp / "sequences.csv")
-        _write_csv(data.labels, tmp / "labels.csv")
-        _write_csv(models, tmp / "models.csv")
-        _write_csv(changes, tmp / "changes.csv")
-        model.save(tmp / "model.json")
-        pred_table = pd.DataFrame({"sequence_id": test, **{
-            name: p.to_numpy() for name, p in predictions.items()}})
-        _write_csv(pred_table, tmp / "predictions.csv")
-        roc_change_report(
-            ev_test,
-            predictions,
-            tmp / "report.html",
-            title="penlearn demo: learned penalties on simulated sequences",
-            model=model,
-            sequences=data.sequences,
-            labels=data.labels,
-            changes=changes,
-            notes=(
-                f"{args.n_sequences} simulated piecewise-constant Gaussian sequences "
-                f"(seed {args.seed}), models with 1..{args.max_segments} segments; the model "
-                f"was learned on {len(sub)} subtrain sequences (validation: {len(val)}) and "
-                f"is evaluated here on the {len(test)} held-out test sequences. "
-                + learning_note
-            ),
-        )
-    res = roc_change(ev_test, predictions["learned (AUM line search)"])
-    elapsed = time.perf_counter() - t0
-    if not args.quiet:
-        for name, p in predictions.items():
-            r = roc_change(ev_test, p)
-            pr = r.thresholds.loc["predicted"]
-            print(f"  {name:38s} test AUC {r.auc:.3f}  AUM {r.aum:8.3f}  "
-                  f"errors {int(pr['errors'])}/{int(pr['labels'])}", file=sys.stderr)
-    print(f"penlearn demo: wrote {out / 'report.html'} (test AUC {res.auc:.3f}, "
-          f"{elapsed:.1f}s)")
-    return 0
+    return model, init, paper
 
 
 def _learning_note(model, paper, init, ev_test, x_test, n_val: int) -> str:

@@ -32,9 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.command, args.line_search, args.fold
     ('learn', 'first_min', None)
     """
-    # one block of argparse declarations per command: over 100 lines by nature, flat
-    # and read top to bottom
-
     parser = _Parser(
         prog="penlearn",
         description="Supervised changepoint detection: learn penalties from labeled "
@@ -53,6 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
+    _demo_arguments(add)
+    _segment_arguments(add)
+    _learn_arguments(add)
+    _predict_arguments(add)
+    _peaks_arguments(add)
+    _report_arguments(add)
+    return parser
+
+
+def _demo_arguments(add) -> None:
+    """Arguments of ``penlearn demo``."""
     p = add("demo", "simulate labeled sequences, segment, learn a penalty model and write an "
             "HTML report (the built-in default data set)", cmd_demo)
     p.add_argument("--out", default="penlearn-demo", metavar="DIR",
@@ -68,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
                    "penaltyLearning)")
 
+
+def _segment_arguments(add) -> None:
+    """Arguments of ``penlearn segment``."""
     p = add("segment", "optimal models (1..K segments), changes, features and (with labels) "
             "the evaluation table and CV folds of sequences, written as a UCI-format folder "
             "that 'learn' reads", cmd_segment)
@@ -96,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="feature set of inputs.csv (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
 
+
+def _learn_arguments(add) -> None:
+    """Arguments of ``penlearn learn``."""
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv); the model records the "
             "segmentation settings of the folder's segment.json", cmd_learn)
@@ -117,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
 
+
+def _predict_arguments(add) -> None:
+    """Arguments of ``penlearn predict``."""
     p = add("predict", "predicted log λ of a model for the sequences of a folder", cmd_predict)
     p.add_argument("model", metavar="MODEL.json", help="a model written by 'penlearn learn'")
     p.add_argument("data", metavar="DATA_DIR",
@@ -127,10 +144,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CSV to write (the id column as named in the inputs, e.g. sequenceID; "
                    "log_lambda); default: standard output")
 
+
+def _peaks_arguments(add) -> None:
+    """Arguments of ``penlearn peaks``."""
     p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
             "model's predicted penalty, as BED", cmd_peaks)
     add_peaks_arguments(p)
 
+
+def _report_arguments(add) -> None:
+    """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
             "folder's evaluation table", cmd_report)
     p.add_argument("data_dir", metavar="DATA_DIR", help="folder with evaluation.csv")
@@ -142,7 +165,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
