@@ -67,6 +67,33 @@ def id_list(ids, what: str = "sequence(s)", limit: int = 5) -> str:
     return f"{len(ids)} {what} (first {limit}: {ids[:limit]})"
 
 
+def group_codes(ids) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (0, 1, … in order of first appearance) and the distinct values of ``ids``.
+
+    Tables with one block of rows per sequence are the rule (evaluation tables, sorted
+    long tables): then the codes come from comparing neighbours, which is ten times faster
+    than hashing every row (``pd.factorize``) on string ids; otherwise it factorizes.
+
+    Examples
+    --------
+    >>> [x.tolist() for x in group_codes(np.array(["b", "b", "a"], dtype=object))]
+    [[0, 0, 1], ['b', 'a']]
+    >>> [x.tolist() for x in group_codes(np.array(["b", "a", "b"], dtype=object))]
+    [[0, 1, 0], ['b', 'a']]
+    """
+    ids = np.asarray(ids)
+    if len(ids) == 0:
+        return np.zeros(0, np.int64), ids[:0]
+    first = np.empty(len(ids), bool)
+    first[0] = True
+    np.not_equal(ids[1:], ids[:-1], out=first[1:])
+    heads = ids[first]
+    if len(set(heads.tolist())) == len(heads):  # each id in one block
+        return np.cumsum(first) - 1, heads
+    codes, uniques = pd.factorize(ids)
+    return codes.astype(np.int64), np.asarray(uniques)
+
+
 def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:
     """Validate an evaluation table and return it sorted by sequence, λ decreasing.
 
@@ -144,13 +171,13 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
         raise ValueError(
             f"{name}: min_log_lambda must be < max_log_lambda; sequence {sid!r} violates it"
         )
-    codes, uniques = pd.factorize(ev["sequence_id"])
-    ev["_seq"] = codes
-    ev = ev.sort_values(["_seq", "min_log_lambda"], ascending=[True, False], kind="stable")
+    seq, uniques = group_codes(ev["sequence_id"].to_numpy())
+    # sorted already (the rule): one block per sequence, λ decreasing; else sort stably
+    d = np.diff(seq)
+    if not np.all((d > 0) | ((d == 0) & (lo[1:] < lo[:-1]))):
+        order = np.lexsort((-lo, seq))
+        ev, seq, lo, hi = ev.iloc[order], seq[order], lo[order], hi[order]
     ev = ev.reset_index(drop=True)
-    seq = ev["_seq"].to_numpy()
-    lo = ev["min_log_lambda"].to_numpy()
-    hi = ev["max_log_lambda"].to_numpy()
     first = np.r_[True, seq[1:] != seq[:-1]]
     last = np.r_[seq[1:] != seq[:-1], True]
     ok = np.ones(len(ev), bool)
@@ -166,7 +193,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
             f"{name}: the log λ intervals of sequence {sid!r} do not partition (-inf, inf) "
             "(they must be contiguous, from -inf to inf, without gaps or overlaps)"
         )
-    return ev.drop(columns="_seq")
+    return ev
 
 
 

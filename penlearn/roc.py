@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, id_list, require_columns
+from penlearn._checks import check_evaluation, group_codes, id_list, require_columns
 from penlearn.aum import check_scores, threshold_groups
 from penlearn.breakpoints import Breakpoints, breakpoints_from_checked
 
@@ -329,8 +329,8 @@ def roc_change_checked(ev: pd.DataFrame, log_lambda) -> ROCChange:
     1.0
     """
     seq = ev["sequence_id"].to_numpy()
-    ids = pd.Index(pd.unique(seq))
-    codes = ids.get_indexer(seq)
+    codes, heads = group_codes(seq)
+    ids = pd.Index(heads)
     _check_possible(ev, seq, ids, codes)
     fp = ev["fp"].to_numpy(float)
     fn = ev["fn"].to_numpy(float)
