@@ -55,7 +55,7 @@ elif name in ("roc_change H3K4me3", "learn_penalty H3K4me3 fold 1", "line_search
     elif name == "line_search H3K4me3":
         bp = pl.breakpoints_from_errors(ev)
         s = rng.normal(size=bp.n_examples); d = rng.normal(size=bp.n_examples)
-        out = timed(lambda: pl.line_search(bp, s, d, stop="first_min"))
+        out = timed(lambda: [pl.line_search(bp, s, d, stop="first_min") for _ in range(20)])
     else:
         sp = pl.subtrain_validation_split(ds.folds["equal_labels"], 1)
         f = ds.inputs
