@@ -27,16 +27,29 @@ The learner built on these (their Algorithm 2) is
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 from numpy.polynomial import chebyshev as C
-from scipy.special import comb
 
 from penlearn.binary.metrics import check_binary_labels, check_binary_scores
 
 MAX_DEGREE = 60
+
+
+def comb(n, k) -> np.ndarray:
+    """Binomial coefficients C(n, k) as floats, elementwise (small n: exact in float64).
+
+    Examples
+    --------
+    >>> comb(4, np.arange(5)).tolist()
+    [1.0, 4.0, 6.0, 4.0, 1.0]
+    """
+    n, k = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(k, dtype=np.int64))
+    return np.array([float(math.comb(int(a), int(b))) for a, b in zip(n.ravel(), k.ravel())],
+                    dtype=float).reshape(n.shape)
 
 
 def _check_degree(degree) -> int:
