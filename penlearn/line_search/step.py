@@ -18,6 +18,7 @@ import numpy as np
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search._common import breakpoint_lines, parse_stop
 from penlearn.line_search.blocks import blocks_step
+from penlearn.line_search.critical import first_min_critical
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import GRID_STEP_SIZES, grid_values
 from penlearn.line_search.kernel import State, lines_state
@@ -73,6 +74,10 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     st = lines_state(ic, sl, fp, fn)  # breakpoints and scores are checked: finite
     if variant == "max_auc":
         return max_auc_step(st)
+    if variant == "first_min":
+        got = first_min_critical(st)  # slope-neutral events skipped; None: undecided
+        if got is not None:
+            return got
     mode, limit = parse_stop(stop, len(ic), None)
     step, _, events, _ = blocks_step(st, mode, limit)
     return step, events
