@@ -45,13 +45,17 @@ __all__ = ["first_min_critical"]
 #: Pairs (within processed blocks) examined per bracket, relative to the number of lines.
 PAIR_BUDGET = 8
 
-#: Initial bracket: up to the K-th smallest adjacent crossing, K = this fraction of B.
-K_FRACTION = 0.25
+#: First bracket: up to the K-th smallest adjacent crossing at step 0, K = this fraction
+#: of those crossings; later brackets are as wide, or GROWTH times wider.
+K_FRACTION = 0.7
 
 #: The minimum is decided here only if AUM's slopes on both sides of it, times its step,
 #: exceed this fraction of AUM: the sequential engine sums AUM event by event, and
 #: changes far below AUM's last bit could move its minimum to a nearby event.
 RISE = 1e-6
+
+#: A bracket that examined few pairs is followed by one this many times wider.
+GROWTH = 1.25
 
 #: Relative margin (of ΣFP + ΣFN) by which a block's FP − FN must stay off 0 to be neutral.
 NEUTRAL_MARGIN = 1e-9
@@ -142,16 +146,20 @@ def _inversions(p: np.ndarray, bid: np.ndarray, first: np.ndarray, live: np.ndar
     live blocks, as two arrays of slots; (None, None) beyond ``max_pairs`` candidates.
 
     ``p[k]``: the slot (lo order) of the line at position k at s_hi; ``bid``: block of
-    each slot; ``first``: first slot of each block; ``live``: blocks to enumerate. The
-    candidates of slot i are the slots j in (i, R_i], R_i the last slot whose line ends
-    below i's (scheme R), or, for slot j, the slots i in [L_j, j), L_j the first slot whose
-    line ends above j's (scheme L); each block takes the scheme with fewer candidates, so
-    a line that travels far costs its travel, not the square of it.
+    each slot; ``first``: first slot of each block; ``live``: blocks to enumerate. Each
+    block takes the cheapest of three candidate sets: the slots j in (i, R_i] of each
+    slot i, R_i the last slot whose line ends below i's; the slots i in [L_j, j) of each
+    slot j, L_j the first slot whose line ends above j's (a line that travels far costs
+    its travel, not the square of it); or all pairs of the block, compared at once.
     """
     n = len(p)
     ar = np.arange(n)
     pos = np.empty(n, np.int64)
     pos[p] = ar
+    size = np.diff(np.append(first, n))
+    blks = np.flatnonzero(live)
+    if int((size[blks] * (size[blks] - 1) // 2).sum()) <= max_pairs:
+        return _dense(pos, first, size, blks)  # few, small live blocks: all pairs
     pmax = np.maximum.accumulate(p)
     pmin = np.minimum.accumulate(p[::-1])[::-1]
     r = np.where(pos > 0, pmax[np.maximum(pos - 1, 0)], -1)
@@ -161,11 +169,14 @@ def _inversions(p: np.ndarray, bid: np.ndarray, first: np.ndarray, live: np.ndar
     c_l = np.where(in_live, np.maximum(ar - left, 0), 0)
     sum_r = np.add.reduceat(c_r, first)
     sum_l = np.add.reduceat(c_l, first)
-    if int(np.minimum(sum_r, sum_l).sum()) > max_pairs:
+    dense = np.where(live, size * (size - 1) // 2, 0)
+    cost = np.minimum(np.minimum(sum_r, sum_l), dense)
+    if int(cost.sum()) > max_pairs:
         return None, None
-    by_r = (sum_r <= sum_l)[bid]
-    c_r = np.where(by_r, c_r, 0)
-    c_l = np.where(by_r, 0, c_l)
+    scheme = np.where(dense == cost, 2, np.where(sum_r == cost, 0, 1))  # per block
+    by = scheme[bid]
+    c_r = np.where(by == 0, c_r, 0)
+    c_l = np.where(by == 1, c_l, 0)
     tr, tl = int(c_r.sum()), int(c_l.sum())
     i_r = np.repeat(ar, c_r)
     j_r = i_r + (np.arange(tr) - np.repeat(np.cumsum(c_r) - c_r, c_r) + 1)
@@ -174,17 +185,31 @@ def _inversions(p: np.ndarray, bid: np.ndarray, first: np.ndarray, live: np.ndar
     i = np.concatenate((i_r, i_l))
     j = np.concatenate((j_r, j_l))
     inv = pos[i] > pos[j]
-    return i[inv], j[inv]
+    d_i, d_j = _dense(pos, first, size, np.flatnonzero(live & (scheme == 2)))
+    return np.concatenate((i[inv], d_i)), np.concatenate((j[inv], d_j))
 
 
-def first_min_critical(st: State) -> tuple[float, int] | None:
-    """Step of the ``"first_min"`` rule and the number of events processed, or None.
+def _dense(pos: np.ndarray, first: np.ndarray, size: np.ndarray, blks: np.ndarray):
+    """Inversions of the blocks ``blks``, each from the comparison of all its pairs."""
+    i_parts, j_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for blk in blks.tolist():
+        lo = int(first[blk])
+        q = pos[lo : lo + int(size[blk])]
+        a, b = np.nonzero(np.triu(q[:, None] > q[None, :], 1))
+        i_parts.append(a + lo)
+        j_parts.append(b + lo)
+    return np.concatenate(i_parts), np.concatenate(j_parts)
+
+
+def first_min_critical(st: State) -> tuple[float, int, int] | None:
+    """Step of the ``"first_min"`` rule, events processed and brackets (sorts), or None.
 
     ``st``: the lazy :class:`~penlearn.line_search.kernel.State` of the lines at step 0
     (not modified). The step is the sequential engine's (module docstring); the count is
     the events of the non-neutral blocks that were enumerated up to it (the work done,
-    not the number of events before the first minimum). None: the caller must run an
-    exact driver (:func:`penlearn.line_search.blocks.blocks_step`).
+    not the number of events before the first minimum); brackets: sorts of the B lines.
+    None: the caller must run an exact driver
+    (:func:`penlearn.line_search.blocks.blocks_step`).
 
     Examples
     --------
@@ -192,6 +217,10 @@ def first_min_critical(st: State) -> tuple[float, int] | None:
     >>> st = lines_state(np.array([-1.0, 1.0]), np.array([1.0, -1.0]),
     ...                  np.array([1.0, 0.0]), np.array([0.0, -1.0]))
     >>> first_min_critical(st)  # AUM reaches 0 (the 1e-6 rule): left to the exact driver
+    >>> st = lines_state(np.array([0.0, 1.0, 2.0, 3.0]), np.array([2.0, -1.0, 0.5, -2.0]),
+    ...                  np.array([1.0, 1.0, 0.0, 0.0]), np.array([0.0, 0.0, -1.0, -1.0]))
+    >>> first_min_critical(st)  # the sequential engine's step: 0.75
+    (0.75, 3, 1)
     """
     B = st.B
     if B < 2:
@@ -208,27 +237,29 @@ def first_min_critical(st: State) -> tuple[float, int] | None:
     if sw.slope > 0:  # an ascent: step 0, once the rise at the first event registers
         xs = sw.adjacent_crossings()
         if not len(xs):
-            return 0.0, 0
-        return (0.0, 1) if sw.slope * float(xs.min()) > RISE * sw.aum else None
-    K = cap = max(4, int(B * K_FRACTION))
+            return 0.0, 0, 0
+        return (0.0, 1, 0) if sw.slope * float(xs.min()) > RISE * sw.aum else None
     max_pairs = PAIR_BUDGET * B + 64
-    n_ev = 0
+    n_ev = brackets = halvings = 0
+    width = None  # bracket width: from the first K adjacent crossings, then adaptive
     while True:
         xs = sw.adjacent_crossings()
         xs = xs[xs > sw.s_lo]
         if not len(xs):
             return None  # the last event without a rise: the exact driver decides
-        if len(xs) > K:
-            part = np.partition(xs, (K - 1, K))
-            s_hi = part[K - 1] + (part[K] - part[K - 1]) / 2
-        else:
-            s_hi = 2 * xs.max() + 1.0
+        if width is None:  # up to the K-th smallest adjacent crossing of step 0
+            K = min(max(1, int(len(xs) * K_FRACTION)), len(xs))
+            width = float(np.partition(xs, K - 1)[K - 1]) * (1 + 2 ** -20)
+        s_hi = sw.s_lo + width
+        brackets += 1
         got = _critical_bracket(sw, s_hi, max_pairs, w, eps)
         if isinstance(got, str):
-            if K == 1:
+            width /= 2
+            halvings += 1
+            if halvings > 50:
                 return None
-            K = cap = max(1, K // 2)
             continue
+        halvings = 0
         if got is None:
             return None
         ev, d_slope, sw.order, sw.xs, pairs = got
@@ -243,13 +274,12 @@ def first_min_critical(st: State) -> tuple[float, int] | None:
             if len(up):
                 if min(-prev[k], slopes[k]) * ev[k] <= RISE * aums[k]:
                     return None  # AUM nearly flat around the minimum (see RISE)
-                return float(ev[k]), n_ev + k + 1
+                return float(ev[k]), n_ev + k + 1, brackets
             n_ev += len(ev)
             sw.step, sw.aum, sw.slope = float(ev[-1]), float(aums[-1]), float(slopes[-1])
         if sw.aum + sw.slope * (s_hi - sw.step) < zero_guard:
             return None
         sw.set_gaps()
         sw.s_lo = s_hi
-        cap = cap + cap // 4 + 1  # let the bracket grow again, slowly, after a "big" one
         if pairs < max_pairs // 8:
-            K = min(2 * K, cap, B)
+            width *= GROWTH

@@ -77,7 +77,7 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     if variant == "first_min":
         got = first_min_critical(st)  # slope-neutral events skipped; None: undecided
         if got is not None:
-            return got
+            return got[0], got[1]
     mode, limit = parse_stop(stop, len(ic), None)
     step, _, events, _ = blocks_step(st, mode, limit)
     return step, events

@@ -70,6 +70,7 @@ def test_random_lines_small_brackets(seed):
     try:
         mp.setattr(critical, "K_FRACTION", float(rng.choice([0.0, 0.05, 0.25, 2.0])))
         mp.setattr(critical, "PAIR_BUDGET", int(rng.choice([0, 1, 8])))
+        mp.setattr(critical, "GROWTH", float(rng.choice([1.0, 1.25, 4.0])))
         check(lines)
     finally:
         mp.undo()
