@@ -52,7 +52,7 @@ K_FRACTION = 0.7
 #: The minimum is decided here only if AUM's slopes on both sides of it, times its step,
 #: exceed this fraction of AUM: the sequential engine sums AUM event by event, and
 #: changes far below AUM's last bit could move its minimum to a nearby event.
-RISE = 1e-6
+RISE = 1e-9
 
 #: A bracket that examined few pairs is followed by one this many times wider.
 GROWTH = 1.25
