@@ -95,8 +95,7 @@ def _critical_bracket(sw: _Sweep, s_hi: float, max_pairs: int, w: np.ndarray, ep
     if not live.any():
         e = np.zeros(0)
         return e, e, o[p], sig, 0
-    bid = np.cumsum(start) - 1
-    i, j = _inversions(p, bid, first, live, max_pairs)
+    i, j = _inversions(p, first, size, live, max_pairs)
     if i is None:
         return "big"
     total = len(i)
@@ -140,43 +139,44 @@ def _critical_bracket(sw: _Sweep, s_hi: float, max_pairs: int, w: np.ndarray, ep
     return xs, d_slope, o[p], sig, total
 
 
-def _inversions(p: np.ndarray, bid: np.ndarray, first: np.ndarray, live: np.ndarray,
+def _inversions(p: np.ndarray, first: np.ndarray, size: np.ndarray, live: np.ndarray,
                 max_pairs: int):
     """Inversions (i < j, the line at slot i ends above the line at slot j) inside the
     live blocks, as two arrays of slots; (None, None) beyond ``max_pairs`` candidates.
 
-    ``p[k]``: the slot (lo order) of the line at position k at s_hi; ``bid``: block of
-    each slot; ``first``: first slot of each block; ``live``: blocks to enumerate. Each
-    block takes the cheapest of three candidate sets: the slots j in (i, R_i] of each
-    slot i, R_i the last slot whose line ends below i's; the slots i in [L_j, j) of each
-    slot j, L_j the first slot whose line ends above j's (a line that travels far costs
-    its travel, not the square of it); or all pairs of the block, compared at once.
+    ``p[k]``: the slot (lo order) of the line at position k at s_hi; ``first``, ``size``:
+    first slot and size of each block; ``live``: the blocks to enumerate. Works on the
+    slots of the live blocks only. Each block takes the smaller of two candidate sets:
+    the slots j in (i, R_i] of each slot i, R_i the last slot whose line ends below i's,
+    or the slots i in [L_j, j) of each slot j, L_j the first slot whose line ends above
+    j's; so a line that travels far costs its travel, not the square of it.
     """
-    n = len(p)
-    ar = np.arange(n)
-    pos = np.empty(n, np.int64)
-    pos[p] = ar
-    size = np.diff(np.append(first, n))
     blks = np.flatnonzero(live)
-    if int((size[blks] * (size[blks] - 1) // 2).sum()) <= max_pairs:
-        return _dense(pos, first, size, blks)  # few, small live blocks: all pairs
-    pmax = np.maximum.accumulate(p)
-    pmin = np.minimum.accumulate(p[::-1])[::-1]
-    r = np.where(pos > 0, pmax[np.maximum(pos - 1, 0)], -1)
-    left = np.where(pos < n - 1, pmin[np.minimum(pos + 1, n - 1)], n)
-    in_live = live[bid]
-    c_r = np.where(in_live, np.maximum(r - ar, 0), 0)
-    c_l = np.where(in_live, np.maximum(ar - left, 0), 0)
-    sum_r = np.add.reduceat(c_r, first)
-    sum_l = np.add.reduceat(c_l, first)
-    dense = np.where(live, size * (size - 1) // 2, 0)
-    cost = np.minimum(np.minimum(sum_r, sum_l), dense)
-    if int(cost.sum()) > max_pairs:
+    lo, k = first[blks], size[blks]
+    m = int(k.sum())
+    base = np.cumsum(k) - k  # compact index of each live block's first slot
+    blk_of = np.repeat(np.arange(len(blks)), k)
+    slot = lo[blk_of] + (np.arange(m) - base[blk_of])  # the live slots, in order
+    q = p[slot]  # lines (lo slots) at the live positions: blocks map onto themselves
+    pos = np.empty(m, np.int64)  # compact position of each live slot's line at s_hi
+    pos[q - lo[blk_of] + base[blk_of]] = np.arange(m)
+    ar = np.arange(m)
+    # running max / min of q over the positions (earlier blocks hold smaller slots)
+    qmax = np.maximum.accumulate(q)
+    qmin = np.minimum.accumulate(q[::-1])[::-1]
+    blk_lo = base[blk_of]
+    blk_hi = blk_lo + k[blk_of] - 1
+    r = np.where(pos > blk_lo, qmax[np.maximum(pos - 1, 0)], -1)  # a slot, not compact
+    left = np.where(pos < blk_hi, qmin[np.minimum(pos + 1, m - 1)], slot + 1)
+    c_r = np.maximum(r - slot, 0)
+    c_l = np.maximum(slot - left, 0)
+    sum_r = np.bincount(blk_of, c_r, len(blks))
+    sum_l = np.bincount(blk_of, c_l, len(blks))
+    if float(np.minimum(sum_r, sum_l).sum()) > max_pairs:
         return None, None
-    scheme = np.where(dense == cost, 2, np.where(sum_r == cost, 0, 1))  # per block
-    by = scheme[bid]
-    c_r = np.where(by == 0, c_r, 0)
-    c_l = np.where(by == 1, c_l, 0)
+    by_r = (sum_r <= sum_l)[blk_of]
+    c_r = np.where(by_r, c_r, 0)
+    c_l = np.where(by_r, 0, c_l)
     tr, tl = int(c_r.sum()), int(c_l.sum())
     i_r = np.repeat(ar, c_r)
     j_r = i_r + (np.arange(tr) - np.repeat(np.cumsum(c_r) - c_r, c_r) + 1)
@@ -185,20 +185,7 @@ def _inversions(p: np.ndarray, bid: np.ndarray, first: np.ndarray, live: np.ndar
     i = np.concatenate((i_r, i_l))
     j = np.concatenate((j_r, j_l))
     inv = pos[i] > pos[j]
-    d_i, d_j = _dense(pos, first, size, np.flatnonzero(live & (scheme == 2)))
-    return np.concatenate((i[inv], d_i)), np.concatenate((j[inv], d_j))
-
-
-def _dense(pos: np.ndarray, first: np.ndarray, size: np.ndarray, blks: np.ndarray):
-    """Inversions of the blocks ``blks``, each from the comparison of all its pairs."""
-    i_parts, j_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for blk in blks.tolist():
-        lo = int(first[blk])
-        q = pos[lo : lo + int(size[blk])]
-        a, b = np.nonzero(np.triu(q[:, None] > q[None, :], 1))
-        i_parts.append(a + lo)
-        j_parts.append(b + lo)
-    return np.concatenate(i_parts), np.concatenate(j_parts)
+    return slot[i[inv]], slot[j[inv]]
 
 
 def first_min_critical(st: State) -> tuple[float, int, int] | None:
