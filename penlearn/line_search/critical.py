@@ -29,7 +29,11 @@ could hang on rounding or on an event that was not enumerated — a slope within
 tolerance of 0 (a flat piece), AUM near the 1e-6 rule, ties or near-ties in a processed
 block, a bracket end within the tie window of a crossing, no positive slope before the
 last event — :func:`first_min_critical` returns None and the caller runs the engine of
-:mod:`.blocks`, which replays the kernel exactly.
+:mod:`.blocks` (exact against the kernel, with its own rounding guards).
+
+Brackets: the first ends at the K-th smallest crossing of adjacent lines at step 0; each
+next one is as wide, or ``GROWTH`` times wider after a bracket that examined few pairs,
+and half as wide when its live blocks would hold more than ``PAIR_BUDGET``·B pairs.
 """
 
 from __future__ import annotations
