@@ -61,6 +61,9 @@ RISE = 1e-9
 #: A bracket that examined few pairs is followed by one this many times wider.
 GROWTH = 1.25
 
+#: Live blocks whose squared sizes sum to at most this compare all their pairs at once.
+DENSE_PAIRS = 40_000
+
 #: Relative margin (of ΣFP + ΣFN) by which a block's FP − FN must stay off 0 to be neutral.
 NEUTRAL_MARGIN = 1e-9
 
@@ -157,6 +160,8 @@ def _inversions(p: np.ndarray, first: np.ndarray, size: np.ndarray, live: np.nda
     """
     blks = np.flatnonzero(live)
     lo, k = first[blks], size[blks]
+    if len(blks) <= 4 and int((k * k).sum()) <= min(DENSE_PAIRS, 2 * max_pairs):
+        return _dense(p, lo.tolist(), k.tolist())  # a few small blocks: all pairs at once
     m = int(k.sum())
     base = np.cumsum(k) - k  # compact index of each live block's first slot
     blk_of = np.repeat(np.arange(len(blks)), k)
@@ -190,6 +195,18 @@ def _inversions(p: np.ndarray, first: np.ndarray, size: np.ndarray, live: np.nda
     j = np.concatenate((j_r, j_l))
     inv = pos[i] > pos[j]
     return slot[i[inv]], slot[j[inv]]
+
+
+def _dense(p: np.ndarray, los: list, ks: list):
+    """Inversions of the blocks of slots [lo, lo + k), each from all its pairs at once."""
+    i_parts, j_parts = [], []
+    for lo, k in zip(los, ks):
+        pos = np.empty(k, np.int64)  # position at s_hi (in the block) of each slot's line
+        pos[p[lo : lo + k] - lo] = np.arange(k)
+        a, b = np.nonzero(np.triu(pos[:, None] > pos[None, :], 1))
+        i_parts.append(a + lo)
+        j_parts.append(b + lo)
+    return np.concatenate(i_parts), np.concatenate(j_parts)
 
 
 def first_min_critical(st: State) -> tuple[float, int, int] | None:

@@ -124,3 +124,34 @@ def test_real_chipseq_steps():
     for lines in _chipseq_steps():
         decided += check(lines) is not None
     assert decided >= 3
+
+
+@pytest.mark.parametrize("dense", [0, 10**9])
+def test_inversions_of_live_blocks(dense, monkeypatch):
+    """Inversions inside the live blocks of a permutation, against a brute force, by the
+    reach schemes (dense=0) and by comparing all pairs."""
+    monkeypatch.setattr(critical, "DENSE_PAIRS", dense)
+    rng = np.random.default_rng(dense % 7)
+    for _ in range(1500):
+        n = int(rng.integers(2, 40))
+        p = np.arange(n)
+        for _ in range(int(rng.integers(0, 6))):
+            a, b = sorted(rng.integers(0, n, 2))
+            seg = p[a : b + 1].copy()
+            rng.shuffle(seg)
+            p[a : b + 1] = seg
+        end = np.maximum.accumulate(p) == np.arange(n)
+        first = np.flatnonzero(np.r_[True, end[:-1]])
+        size = np.diff(np.append(first, n))
+        bid = np.repeat(np.arange(len(first)), size)
+        live = (rng.random(len(first)) < 0.7) & (size > 1)
+        if not live.any():
+            continue
+        i, j = critical._inversions(p, first, size, live, 10**9)
+        pos = np.empty(n, int)
+        pos[p] = np.arange(n)
+        ref = {(a, b) for a in range(n) for b in range(a + 1, n)
+               if pos[a] > pos[b] and live[bid[a]]}
+        got = list(zip(i.tolist(), j.tolist()))
+        assert len(got) == len(set(got))
+        assert set(got) == ref
