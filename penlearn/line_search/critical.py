@@ -228,7 +228,7 @@ def first_min_critical(st: State) -> tuple[float, int, int] | None:
     >>> st = lines_state(np.array([0.0, 1.0, 2.0, 3.0]), np.array([2.0, -1.0, 0.5, -2.0]),
     ...                  np.array([1.0, 1.0, 0.0, 0.0]), np.array([0.0, 0.0, -1.0, -1.0]))
     >>> first_min_critical(st)  # the sequential engine's step: 0.75
-    (0.75, 3, 1)
+    (0.75, 3, 2)
     """
     B = st.B
     if B < 2:

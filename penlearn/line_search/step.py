@@ -50,7 +50,12 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     Returns
     -------
     (step_size, events) : (float, int)
-        ``events``: intersection events processed (for ``"grid"``: grid points).
+        ``events``: intersection events processed (for ``"grid"``: grid points). For
+        ``"first_min"`` that is the work of its search, not the events before the first
+        minimum: on monotone errors the events swept one by one after bracketing
+        (:func:`~penlearn.line_search.first_min_monotone`), otherwise the events of the
+        blocks of lines that can change the AUM slope
+        (:func:`~penlearn.line_search.critical.first_min_critical`).
 
     Examples
     --------
