@@ -4,10 +4,13 @@ Issue 14, goal 4. Subsets of growing size of a data set (default: ``systematic``
 neuroblastoma error functions, non-monotone for some sequences) give B breakpoints; from
 a zero start, a few gradient-descent steps with the first-min step are taken, and each
 step's line search runs with the event-by-event engine (``method="sequential"``) and the
-bracket engine (``method="blocks"``). Printed per B: events per step (the same for both:
-the first-min rule needs every event up to the first minimum), brackets (one sort of B
-lines each), seconds per step of both engines, the fraction of steps that the bracket
-engine handed back to the sequential kernel, and the log-log growth of events with B.
+bracket engine (``method="blocks"``), and the step of ``choose_step("first_min")``, which
+runs :func:`penlearn.line_search.critical.first_min_critical` (brackets that skip the
+slope-neutral blocks of lines; the blocks engine when it cannot decide). Printed per B:
+events per step up to the first minimum (what the event engines walk), brackets (one sort
+of B lines each), the events the critical search enumerates and its brackets, seconds
+per step of the three, the fraction of steps the critical search left to the blocks
+engine, and the log-log growth with B of events and of the critical search's work.
 
 Usage::
 
@@ -30,6 +33,8 @@ from penlearn.aum import aum
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
 from penlearn.datasets import load_uci
 from penlearn.line_search import breakpoint_lines, choose_step, line_search_lines
+from penlearn.line_search.critical import first_min_critical
+from penlearn.line_search.kernel import lines_state
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -87,24 +92,44 @@ def run(data_dir: Path, name: str, sizes, n_steps: int, seed: int = 1) -> pd.Dat
             t_blk = time.perf_counter() - t
             assert blk.step_size == seq.step_size or \
                 abs(blk.step_size - seq.step_size) <= 1e-12 * abs(seq.step_size)
+            t = time.perf_counter()
+            crit = first_min_critical(lines_state(*(np.asarray(x, float) for x in lines)))
+            t_crit = time.perf_counter() - t
+            if crit is not None:
+                assert abs(crit[0] - seq.step_size) <= 1e-12 * abs(seq.step_size)
             rows.append(dict(data=name, sequences=n_seq, B=B, non_monotone=nonmono, step=k,
                              events=blk.events, brackets=blk.n_sorts,
-                             sequential_s=t_seq, blocks_s=t_blk))
+                             critical_events=np.nan if crit is None else crit[1],
+                             critical_brackets=np.nan if crit is None else crit[2],
+                             critical_fallback=crit is None,
+                             sequential_s=t_seq, blocks_s=t_blk, critical_s=t_crit))
             print(f"  n={n_seq} B={B} step {k}: events {blk.events} brackets {blk.n_sorts} "
-                  f"seq {t_seq:.4f}s blocks {t_blk:.4f}s", file=sys.stderr, flush=True)
+                  f"seq {t_seq:.4f}s blocks {t_blk:.4f}s critical "
+                  f"{'-' if crit is None else crit[1]} events {t_crit:.4f}s",
+                  file=sys.stderr, flush=True)
     return pd.DataFrame(rows)
 
 
 def summary(df: pd.DataFrame) -> tuple[str, float]:
     g = df.groupby(["data", "sequences", "B", "non_monotone"], sort=False).agg(
         steps=("step", "count"), events_per_step=("events", "mean"),
-        brackets_per_step=("brackets", "mean"), sequential_s=("sequential_s", "mean"),
-        blocks_s=("blocks_s", "mean")).reset_index()
+        brackets_per_step=("brackets", "mean"),
+        critical_events=("critical_events", "mean"),
+        critical_brackets=("critical_brackets", "mean"),
+        critical_fallbacks=("critical_fallback", "mean"),
+        sequential_s=("sequential_s", "mean"),
+        blocks_s=("blocks_s", "mean"), critical_s=("critical_s", "mean")).reset_index()
     g["events_per_B"] = g["events_per_step"] / g["B"]
     g["speedup"] = g["sequential_s"] / g["blocks_s"]
-    ok = g["events_per_step"] > 0
-    slope = float(np.polyfit(np.log(g["B"][ok]), np.log(g["events_per_step"][ok]), 1)[0]) \
-        if ok.sum() > 1 else float("nan")
+    g["critical_speedup"] = g["sequential_s"] / g["critical_s"]
+
+    def growth(col):
+        ok = g[col] > 0
+        return float(np.polyfit(np.log(g["B"][ok]), np.log(g[col][ok]), 1)[0]) \
+            if ok.sum() > 1 else float("nan")
+
+    slope = (growth("events_per_step"), growth("critical_events"), growth("critical_s"),
+             growth("blocks_s"), growth("sequential_s"))
     cols = list(g.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in g.itertuples(index=False):
@@ -125,8 +150,10 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     df = run(args.data_dir, args.data, args.sizes, args.steps)
     md, slope = summary(df)
-    note = (f"Events per first-min step grow as B^{slope:.2f} (log-log fit over the sizes); "
-            "the quadratic worst case would be B^2.")
+    note = (f"Events per first-min step grow as B^{slope[0]:.2f} (log-log fit over the "
+            "sizes; the quadratic worst case would be B^2); the events the critical search "
+            f"enumerates as B^{slope[1]:.2f}; seconds per step as B^{slope[2]:.2f} (critical), "
+            f"B^{slope[3]:.2f} (blocks), B^{slope[4]:.2f} (sequential).")
     print(md)
     print(note)
     if args.results:
@@ -135,7 +162,10 @@ def main(argv=None) -> int:
             SECTION, "",
             f"- Command: `{cmd.strip()}` (total {time.perf_counter() - t0:.0f} s, shared "
             "machine: seconds are under load). Zero start, first-min descent steps on random "
-            "subsets of the sequences, AUM rate; `brackets` = sorts of B lines per step.",
+            "subsets of the sequences, AUM rate; `brackets` = sorts of B lines per step; "
+            "`critical_*`: `choose_step(\"first_min\")`'s search (line_search/critical.py), "
+            "mean over the steps it decided; `critical_fallbacks`: share of steps it left to "
+            "the blocks engine.",
             "", md, "", f"- {note}", ""]))
     return 0
 

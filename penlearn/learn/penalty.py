@@ -29,13 +29,13 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation, id_list
-from penlearn.aum import aum
 from penlearn.breakpoints import (
     Breakpoints,
     breakpoints_from_checked,
     examples_with_negative_errors,
 )
 from penlearn.changepoint.evaluation import target_intervals
+from penlearn.learn._metrics import SetMetrics
 from penlearn.learn.descent import (
     check_classes,
     check_options,
@@ -347,9 +347,12 @@ def fit_penalty(
     rng = np.random.default_rng(random_state)
     w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng)
 
+    # the same numbers as roc_sub.auc, aum(bp_val, .).aum and roc_val.auc, one sort each
+    m_sub, m_val = SetMetrics(None, roc_sub), SetMetrics(bp_val, roc_val)
+
     def evaluate(w):
-        s_val = X_val @ w
-        return roc_sub.auc(X_sub @ w), aum(bp_val, s_val).aum, roc_val.auc(s_val)
+        v_aum, v_auc = m_val(X_val @ w)
+        return m_sub(X_sub @ w)[1], v_aum, v_auc
 
     res = descend(X_sub, bp_sub, w0, b0, variant=line_search, max_steps=max_steps, tol=tol,
                   evaluate=evaluate, progress=progress, select=select,

@@ -18,6 +18,7 @@ import numpy as np
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search._common import breakpoint_lines, parse_stop
 from penlearn.line_search.blocks import blocks_step
+from penlearn.line_search.critical import first_min_critical
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import GRID_STEP_SIZES, grid_values
 from penlearn.line_search.kernel import State, lines_state
@@ -49,7 +50,12 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     Returns
     -------
     (step_size, events) : (float, int)
-        ``events``: intersection events processed (for ``"grid"``: grid points).
+        ``events``: intersection events processed (for ``"grid"``: grid points). For
+        ``"first_min"`` that is the work of its search, not the events before the first
+        minimum: on monotone errors the events swept one by one after bracketing
+        (:func:`~penlearn.line_search.first_min_monotone`), otherwise the events of the
+        blocks of lines that can change the AUM slope
+        (:func:`~penlearn.line_search.critical.first_min_critical`).
 
     Examples
     --------
@@ -73,6 +79,10 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
     st = lines_state(ic, sl, fp, fn)  # breakpoints and scores are checked: finite
     if variant == "max_auc":
         return max_auc_step(st)
+    if variant == "first_min":
+        got = first_min_critical(st)  # slope-neutral events skipped; None: undecided
+        if got is not None:
+            return got[0], got[1]
     mode, limit = parse_stop(stop, len(ic), None)
     step, _, events, _ = blocks_step(st, mode, limit)
     return step, events
