@@ -70,7 +70,7 @@ def choose_step(variant: str, breakpoints: Breakpoints, scores, slopes) -> tuple
         raise ValueError(f"variant must be one of {tuple(STEP_VARIANTS)}, got {variant!r}")
     ic, sl, fp, fn = breakpoint_lines(breakpoints, scores, slopes)
     if variant == "grid":
-        aum_v, _ = grid_values(ic, sl, fp, fn, GRID_STEP_SIZES)
+        aum_v, _ = grid_values(ic, sl, fp, fn, GRID_STEP_SIZES, with_auc=False)
         return float(GRID_STEP_SIZES[int(np.argmin(aum_v))]), len(GRID_STEP_SIZES)
     stop = STEP_VARIANTS[variant]
     if variant == "first_min" and np.all(fp >= 0) and np.all(fn <= 0):

@@ -505,3 +505,22 @@ def test_batched_with_validation(force_batch):
     assert len(p) == len(bp) + 1
     np.testing.assert_allclose(p["validation_aum"], p["aum"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(p["validation_auc_after"], p["auc_after"], rtol=1e-12)
+
+
+def test_grid_values_aum_only_equals_full():
+    """The grid descent's AUM-only evaluation (plain sort) equals the full one, ties too."""
+    from penlearn.line_search.grid import grid_values
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = int(rng.integers(2, 60))
+        ic = rng.integers(-3, 4, n).astype(float)  # many tied thresholds
+        sl = rng.integers(-2, 3, n).astype(float)
+        fp = rng.integers(0, 3, n).astype(float)
+        fn = -rng.integers(0, 3, n).astype(float)
+        fp[0], fn[-1] = 1.0, -1.0
+        s = np.array([0.0, 0.25, 0.5, 1.0, 3.0])
+        full, auc = grid_values(ic, sl, fp, fn, s)
+        only, none = grid_values(ic, sl, fp, fn, s, with_auc=False)
+        assert none is None and auc is not None
+        np.testing.assert_allclose(only, full, rtol=1e-12, atol=1e-12)
