@@ -19,14 +19,19 @@ it keeps a column that is −inf on a test row only out of the model). Methods:
   of data of the sequence: the feature ``log.log.data`` of the ChIP-seq sets,
   ``log2.n`` (= log log n) of the neuroblastoma sets — no learning at all;
 - ``constant``: the single log λ with the fewest label errors on the training sequences;
-- ``interval_regression``: ``learn_penalty(..., max_steps=0)``, the start of descent;
+- ``interval_regression``: ``learn_penalty(..., max_steps=0, shrink=False)``, the start
+  of descent;
 - ``default``: ``learn_penalty(train features, train evaluation)``, its defaults;
 - ``first_min``, ``linear``, ``quadratic``, ``max_auc``, ``grid``: the papers' protocol
   (subtrain AUM "rate" descent from interval regression, iterate of best validation AUC:
-  ``l2=0, min_improvement=0``) with each step rule; ``quadratic`` only where B subtrain ≤
-  ``--quadratic-max-b`` (its every-event search takes minutes per step on larger sets);
-- the options in ``CANDIDATES`` (validation-AUM selection; the ridge penalty ``l2`` and
-  the threshold ``min_improvement`` of the default, each alone), from the same start.
+  ``l2=0, min_improvement=0, shrink=False``) with each step rule; ``quadratic`` only where
+  B subtrain ≤ ``--quadratic-max-b`` (its every-event search takes minutes per step on
+  larger sets);
+- the options in ``CANDIDATES``, from the same start: validation-AUM selection; the ridge
+  penalty ``l2`` and the threshold ``min_improvement`` of the default, each alone; the
+  previous default (both, without ``shrink``); ``shrink`` alone (interval regression
+  shrunk toward the constant by validation AUC, no descent); the default with ``shrink``
+  toward the unsupervised model instead of the constant.
 
 Reported on the test fold: AUC (``roc_change(...).auc``), label errors at the predicted
 penalty (% of the labels), AUM of the FP/FN rates, and the fit seconds.
@@ -76,10 +81,15 @@ BASELINES = ["unsupervised", "constant", "interval_regression"]
 VARIANTS = ["first_min", "linear", "quadratic", "max_auc", "grid"]
 # other learn_penalty options measured against the default (name -> keyword arguments),
 # each warm-started from the same interval-regression fit as the variants
+# ("BIC" stands for the set's unsupervised column)
 CANDIDATES: dict[str, dict] = {
-    "paper_rule_valid_aum": {"select": "validation_aum", "min_improvement": 0.0, "l2": 0.0},
-    "l2_only": {"l2": 0.1, "min_improvement": 0.0},
-    "min_improvement_only": {"l2": 0.0, "min_improvement": 0.01},
+    "paper_rule_valid_aum": {"select": "validation_aum", "min_improvement": 0.0, "l2": 0.0,
+                             "shrink": False},
+    "l2_only": {"l2": 0.1, "min_improvement": 0.0, "shrink": False},
+    "min_improvement_only": {"l2": 0.0, "min_improvement": 0.01, "shrink": False},
+    "previous_default": {"l2": 0.1, "min_improvement": 0.01, "shrink": False},
+    "shrink_only": {"max_steps": 0, "shrink": True},
+    "shrink_to_bic": {"shrink": "BIC"},
 }
 METHODS = BASELINES + ["default"] + VARIANTS + list(CANDIDATES)
 
@@ -179,7 +189,7 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
         record("constant", np.full(len(ft), c), time.perf_counter() - t0)
     protocol = dict(validation=(fv, evv), progress=False)
     t0 = time.perf_counter()
-    start = learn_penalty(fs, es, max_steps=0, random_state=seed, **protocol)
+    start = learn_penalty(fs, es, max_steps=0, random_state=seed, shrink=False, **protocol)
     ir_seconds = time.perf_counter() - t0
     if "interval_regression" in methods:
         record("interval_regression", start.predict(ft), ir_seconds, start)
@@ -188,11 +198,13 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
             continue
         t0 = time.perf_counter()
         m = learn_penalty(fs, es, init=start, line_search=variant, min_improvement=0.0,
-                          l2=0.0, **protocol)
+                          l2=0.0, shrink=False, **protocol)
         record(variant, m.predict(ft), ir_seconds + time.perf_counter() - t0, m)
     for method, kwargs in CANDIDATES.items():
         if method in methods:
             t0 = time.perf_counter()
+            if kwargs.get("shrink") == "BIC":
+                kwargs = dict(kwargs, shrink=str(bic.name))
             m = learn_penalty(fs, es, init=start, **kwargs, **protocol)
             record(method, m.predict(ft), ir_seconds + time.perf_counter() - t0, m)
     if "default" in methods:  # as a user calls it: the training sequences, nothing else

@@ -131,6 +131,9 @@ class PenaltyModel:
         step exact over the first B line-search events (every exact ``line_search`` then
         explores those B events; ``"grid"`` searches the grid); default 0.1, 0 is plain
         AUM (the paper).
+    shrink : bool or str
+        Shrink the selected weights toward a safe model by validation AUC (see
+        :func:`learn_penalty`); default True (the constant), False is the paper.
 
     Attributes
     ----------
@@ -151,6 +154,8 @@ class PenaltyModel:
         ``fit``), the defaults of :meth:`segment`.
     scaling_ : FeatureScaling
         Standardisation and training range of the features (see :meth:`predict`).
+    shrinkage_ : float
+        The α of ``shrink`` (1: the descent's iterate unchanged).
 
     Examples
     --------
@@ -162,7 +167,7 @@ class PenaltyModel:
     """
 
     _PARAMS = ("line_search", "init", "normalize", "max_steps", "tol", "random_state",
-               "progress", "select", "min_improvement", "l2", "clip")
+               "progress", "select", "min_improvement", "l2", "shrink", "clip")
 
     def __init__(
         self,
@@ -176,6 +181,7 @@ class PenaltyModel:
         select: str = "validation_auc",
         min_improvement: float = 0.01,
         l2: float = 0.1,
+        shrink: bool | str = True,
         clip: bool = False,
     ) -> None:
         self.line_search = line_search
@@ -188,6 +194,7 @@ class PenaltyModel:
         self.select = select
         self.min_improvement = min_improvement
         self.l2 = l2
+        self.shrink = shrink
         self.clip = clip
 
     # scikit-learn style -------------------------------------------------------------
@@ -221,6 +228,7 @@ class PenaltyModel:
         self.history_ = fit.descent.history
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
+        self.shrinkage_ = fit.shrinkage
         self.segmentation_ = settings
         return self
 
@@ -368,6 +376,7 @@ class PenaltyModel:
             "dropped_features": [str(c) for c in self.dropped_features_],
             "feature_names_in": [str(c) for c in self.feature_names_in_],
             "best_step": int(self.best_step_),
+            "shrinkage": float(getattr(self, "shrinkage_", 1.0)),
             "history": {c: [float(v) for v in h[c]] for c in HISTORY_COLUMNS},
         }
 
@@ -438,6 +447,7 @@ class PenaltyModel:
             hist[c] = hist[c].astype(int)
         model.history_ = hist
         model.init_ = {}
+        model.shrinkage_ = float(f.number("shrinkage")) if "shrinkage" in f.data else 1.0
         return model
 
     def __repr__(self) -> str:
@@ -483,6 +493,7 @@ def learn_penalty(
     select: str = "validation_auc",
     min_improvement: float = 0.01,
     l2: float = 0.1,
+    shrink: bool | str = True,
     clip: bool = False,
 ) -> PenaltyModel:
     """Learn a linear penalty function log λ = f(features).
@@ -537,9 +548,14 @@ def learn_penalty(
     l2 : float
         Ridge penalty on the standardised weights (AUM + (l2/2)·‖w‖²; each step exact
         over the first B line-search events, or over the grid for ``"grid"``);
-        default 0.1, 0 is plain AUM (the paper). With ``min_improvement=0.01`` this was the best
-        option measured on 19 data sets: mean test AUC +0.0017 over the
-        interval-regression start, no set below it (benchmarks/all_sets.py).
+        default 0.1, 0 is plain AUM (the paper).
+    shrink : bool or str
+        After descent, replace the weights w by α·w + (1 − α)·w₀, α ∈ {1, 0.9, …, 0} of
+        largest validation AUC (ties: the largest α), w₀ a model that learns nothing:
+        the constant (True, the default), or log λ = one feature column (its name, e.g.
+        ``"log.log.data"``, log log n: a BIC-like penalty); False: no shrinkage (the
+        paper). The chosen α is ``shrinkage_`` (:mod:`penlearn.learn.shrink`).
+        Defaults measured on 19 data sets (benchmarks/all_sets.py): SHRINK_NUMBERS.
     clip : bool
         Predict with every feature clipped to the range it had in the training rows
         (no linear extrapolation to feature values beyond every training value).
@@ -548,12 +564,12 @@ def learn_penalty(
     -------
     PenaltyModel
         The iterate with the largest validation AUC (ROChange AUC) if it beats the start
-        by more than ``min_improvement``, else the start; its intercept set to minimise
-        subtrain FP + FN; ``history_`` records every step.
+        by more than ``min_improvement``, else the start, shrunk by ``shrink``; its
+        intercept set to minimise subtrain FP + FN; ``history_`` records every step.
 
     Notes
     -----
-    The papers' protocol is ``l2=0, min_improvement=0``. Gradient descent follows
+    The papers' protocol is ``l2=0, min_improvement=0, shrink=False``. Gradient descent follows
     Fowler & Hocking (2024), Section 5.2: direction −Xᵀḡ with
     ḡ the mean of the left and right directional derivatives of the subtrain AUM
     (Hillman & Hocking 2023); the intercept does not change AUM/AUC and is not updated.
@@ -570,10 +586,14 @@ def learn_penalty(
     >>> ev["possible_fp"] = 1; ev["possible_fn"] = 1
     >>> feats = pd.DataFrame({"x": x, "noise": rng.normal(size=40)}, index=ids)
     >>> m = learn_penalty(feats, ev, init="zero", progress=False)
-    >>> bool(m.history_["validation_auc"].max() > 0.9)
-    True
+    >>> bool(m.history_["validation_auc"].max() > 0.9), 0.0 <= m.shrinkage_ <= 1.0
+    (True, True)
+    >>> paper = learn_penalty(feats, ev, l2=0, min_improvement=0, shrink=False,
+    ...                       progress=False)
+    >>> paper.shrinkage_
+    1.0
     """
     model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
-                         select, min_improvement, l2, clip)
+                         select, min_improvement, l2, shrink, clip)
     return model.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
                      scale_features=scale_features, segmentation=segmentation)
