@@ -31,7 +31,8 @@ it keeps a column that is −inf on a test row only out of the model). Methods:
   penalty ``l2`` and the threshold ``min_improvement`` of the default, each alone; the
   previous default (both, without ``shrink``); ``shrink`` alone (interval regression
   shrunk toward the constant by validation AUC, no descent); the default with ``shrink``
-  toward the unsupervised model instead of the constant.
+  toward the unsupervised model instead of the constant; ``default_clip``: the default's
+  model predicting with ``clip=True`` (test features clipped to their training range).
 
 Reported on the test fold: AUC (``roc_change(...).auc``), label errors at the predicted
 penalty (% of the labels), AUM of the FP/FN rates, and the fit seconds.
@@ -91,7 +92,7 @@ CANDIDATES: dict[str, dict] = {
     "shrink_only": {"max_steps": 0, "shrink": True},
     "shrink_to_bic": {"shrink": "BIC"},
 }
-METHODS = BASELINES + ["default"] + VARIANTS + list(CANDIDATES)
+METHODS = BASELINES + ["default"] + VARIANTS + list(CANDIDATES) + ["default_clip"]
 
 
 # --------------------------------------------------------------------------- data
@@ -211,6 +212,8 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
         t0 = time.perf_counter()
         m = learn_penalty(ftr, etr, random_state=seed, progress=False)
         record("default", m.predict(ft), time.perf_counter() - t0, m)
+        if "default_clip" in methods:  # the same model, test features clipped
+            record("default_clip", m.set_params(clip=True).predict(ft), rows[-1]["seconds"], m)
     print(f"  {name} fold {fold}: " + ", ".join(
         f"{r['method']} {r['test_auc']:.4f}" for r in rows), file=sys.stderr, flush=True)
     return rows
