@@ -17,7 +17,13 @@ from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
 from penlearn.learn.descent import HISTORY_COLUMNS
-from penlearn.learn.model_file import MAX_ABS_COEF, read_model_file, write_model_file
+from penlearn.learn.model_file import (
+    DEFAULT_SEGMENTATION,
+    MAX_ABS_COEF,
+    check_segmentation,
+    read_model_file,
+    write_model_file,
+)
 from penlearn.learn.penalty import fit_penalty
 from penlearn.learn.scaling import FeatureScaling
 
@@ -25,41 +31,6 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "PenaltyModel", "learn_penalty"]
 
 FORMAT = "penlearn.PenaltyModel"
 FORMAT_VERSION = 1
-
-
-#: What :meth:`PenaltyModel.segment` uses when the model does not record its settings.
-DEFAULT_SEGMENTATION = {"loss": "l2", "max_segments": 20}
-
-
-def check_segmentation(settings) -> dict | None:
-    """Validate segmentation settings ``{"loss": str, "max_segments": int}`` (or None).
-
-    Examples
-    --------
-    >>> check_segmentation({"loss": "poisson", "max_segments": 5})
-    {'loss': 'poisson', 'max_segments': 5}
-    """
-    if settings is None:
-        return None
-    if not isinstance(settings, dict):
-        raise TypeError(f"segmentation must be a dict with 'loss' and 'max_segments', got "
-                        f"{type(settings).__name__}")
-    unknown = set(settings) - {"loss", "max_segments"}
-    if unknown:
-        raise ValueError(f"segmentation has unknown key(s) {sorted(unknown)}; expected 'loss' "
-                         "and 'max_segments'")
-    out = {}
-    if "loss" in settings:
-        if settings["loss"] not in ("l2", "poisson"):
-            raise ValueError(f"segmentation 'loss' must be 'l2' or 'poisson', got "
-                             f"{settings['loss']!r}")
-        out["loss"] = settings["loss"]
-    if "max_segments" in settings:
-        k = settings["max_segments"]
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"segmentation 'max_segments' must be an integer >= 1, got {k!r}")
-        out["max_segments"] = int(k)
-    return out or None
 
 
 def _scaling_dict(scaling: FeatureScaling) -> dict:
@@ -134,6 +105,8 @@ class PenaltyModel:
     shrink : bool or str
         Shrink the selected weights toward a safe model by validation AUC (see
         :func:`learn_penalty`); default True (the constant), False is the paper.
+    ir_repeats : int
+        Fits of interval regression averaged into the start (see :func:`learn_penalty`).
 
     Attributes
     ----------
@@ -167,7 +140,7 @@ class PenaltyModel:
     """
 
     _PARAMS = ("line_search", "init", "normalize", "max_steps", "tol", "random_state",
-               "progress", "select", "min_improvement", "l2", "shrink", "clip")
+               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip")
 
     def __init__(
         self,
@@ -182,6 +155,7 @@ class PenaltyModel:
         min_improvement: float = 0.01,
         l2: float = 0.1,
         shrink: bool | str = True,
+        ir_repeats: int = 1,
         clip: bool = False,
     ) -> None:
         self.line_search = line_search
@@ -195,6 +169,7 @@ class PenaltyModel:
         self.min_improvement = min_improvement
         self.l2 = l2
         self.shrink = shrink
+        self.ir_repeats = ir_repeats
         self.clip = clip
 
     # scikit-learn style -------------------------------------------------------------
@@ -494,6 +469,7 @@ def learn_penalty(
     min_improvement: float = 0.01,
     l2: float = 0.1,
     shrink: bool | str = True,
+    ir_repeats: int = 1,
     clip: bool = False,
 ) -> PenaltyModel:
     """Learn a linear penalty function log λ = f(features).
@@ -556,6 +532,11 @@ def learn_penalty(
         ``"log.log.data"``, log log n: a BIC-like penalty); False: no shrinkage (the
         paper). The chosen α is ``shrinkage_`` (:mod:`penlearn.learn.shrink`).
         Defaults measured on 19 data sets (benchmarks/all_sets.py): SHRINK_NUMBERS.
+    ir_repeats : int
+        With ``init="interval_regression"``: fit interval regression this many times,
+        each with its own random CV folds (so its own regulariser), and start from the
+        average of the fits (their predictions averaged); default 1 (the paper). The
+        CV choice of the regulariser varies a lot with the folds; averaging steadies it.
     clip : bool
         Predict with every feature clipped to the range it had in the training rows
         (no linear extrapolation to feature values beyond every training value).
@@ -594,6 +575,6 @@ def learn_penalty(
     1.0
     """
     model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
-                         select, min_improvement, l2, shrink, clip)
+                         select, min_improvement, l2, shrink, ir_repeats, clip)
     return model.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
                      scale_features=scale_features, segmentation=segmentation)

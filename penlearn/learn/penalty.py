@@ -252,8 +252,9 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
     return scaling
 
 
-def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
-    """Starting score weights and intercept on the standardised features, and details."""
+def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1):
+    """Starting score weights and intercept on the standardised features, and details
+    (interval regression: the average of ``repeats`` fits, each with its own CV folds)."""
     (sub_ids, _, sub_eval), (v_ids, _, v_eval) = sub, val
     p = X_sub.shape[1]
     if isinstance(init, str) and init.startswith("interval_regression"):
@@ -269,14 +270,16 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
                 raise ValueError(f"targets has no row for {id_list(list(missing))}")
             T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
         Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
-        ir = IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
+        fits = [IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
+                for _ in range(repeats)]
         # IR on standardised features: log λ = Xs·coef + intercept; IR may drop more
-        w_ir = pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns)).fillna(0.0)
-        w_ir = w_ir.to_numpy()
+        w_ir = np.mean([pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns))
+                        .fillna(0.0).to_numpy() for ir in fits], axis=0)
         sign = 1.0 if init == "interval_regression_flipped" else -1.0
-        info = {"init": init, "regularization": ir.regularization_,
+        regs = [ir.regularization_ for ir in fits]
+        info = {"init": init, "regularization": regs[0] if repeats == 1 else regs,
                 "nonzero": int(np.count_nonzero(w_ir))}
-        return sign * w_ir, sign * ir.intercept_, info
+        return sign * w_ir, sign * float(np.mean([ir.intercept_ for ir in fits])), info
     if hasattr(init, "coef_") and hasattr(init, "intercept_"):
         w0, b0 = _weights_from_model(init, scaling)
         return w0, b0, {"init": "model"}
@@ -309,6 +312,7 @@ def fit_penalty(
     min_improvement: float = 0.01,
     l2: float = 0.1,
     shrink: bool | str = True,
+    ir_repeats: int = 1,
 ) -> PenaltyFit:
     """Learn log λ = f(features) by AUM gradient descent; the arguments of
     :func:`penlearn.learn_penalty`, which wraps this function in a
@@ -343,6 +347,9 @@ def fit_penalty(
     if not (isinstance(l2, (int, float, np.floating)) and np.isfinite(l2) and l2 >= 0):
         raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
     check_shrink(shrink)
+    if isinstance(ir_repeats, bool) or not isinstance(ir_repeats, (int, np.integer)) \
+            or ir_repeats < 1:
+        raise ValueError(f"ir_repeats must be an integer >= 1, got {ir_repeats!r}")
     sub, val = _split(features, evaluation, validation, folds)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
@@ -353,7 +360,7 @@ def fit_penalty(
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
     rng = np.random.default_rng(random_state)
-    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng)
+    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats)
 
     def evaluate(w):
         s_val = X_val @ w
