@@ -127,3 +127,19 @@ def test_shrink_bad_values_and_persistence(data, tmp_path):
     back = PenaltyModel.load(tmp_path / "m.json")
     assert back.shrinkage_ == m.shrinkage_ and back.shrink == "f1"
     np.testing.assert_allclose(back.predict(fv), m.predict(fv))
+
+
+def test_demo_note_says_what_shrink_did(data):
+    from penlearn.cli.commands import _learning_note
+
+    (fs, es), (fv, evv) = data
+    kw = dict(validation=(fv, evv), init=np.array([1.5, -1.0, 0.0]), max_steps=0,
+              progress=False)
+    start = learn_penalty(fs, es, shrink=False, **kw)
+    shrunk = learn_penalty(fs, es, **kw)
+    note = _learning_note(shrunk, start, start, evv, fv, len(fv))
+    assert note.startswith("Descent did not change the model")
+    assert f"{shrunk.shrinkage_:.1f} × the weights" in note
+    assert "Learning changed the model by shrinking" in note
+    plain = _learning_note(start, start, start, evv, fv, len(fv))
+    assert plain.startswith("Learning did not change the model") and "shrink" not in plain
