@@ -531,7 +531,9 @@ def learn_penalty(
         the constant (True, the default), or log λ = one feature column (its name, e.g.
         ``"log.log.data"``, log log n: a BIC-like penalty); False: no shrinkage (the
         paper). The chosen α is ``shrinkage_`` (:mod:`penlearn.learn.shrink`).
-        Defaults measured on 19 data sets (benchmarks/all_sets.py): SHRINK_NUMBERS.
+        With the defaults ``l2=0.1, min_improvement=0.01``, on 19 data sets × their test
+        folds (benchmarks/all_sets.py): mean test AUC +0.0023 over the
+        interval-regression start (+0.0017 without shrinking), worst set −0.0013.
     ir_repeats : int
         With ``init="interval_regression"``: fit interval regression this many times,
         each with its own random CV folds (so its own regulariser), and start from the
