@@ -3,6 +3,8 @@
 A model file is JSON with ``format`` (the model type) and ``version``; numbers that must
 be finite are checked here, so a tampered or truncated file raises a ``ValueError``
 naming the file and the field instead of giving silent ``inf`` predictions.
+The segmentation settings a penalty model records (:func:`check_segmentation`) are
+validated here too.
 """
 
 from __future__ import annotations
