@@ -7,8 +7,10 @@
   :func:`learn_penalty`;
 - :mod:`~penlearn.learn.model`: :class:`PenaltyModel` (thin estimator, JSON I/O) and
   :func:`learn_penalty`;
+- :mod:`~penlearn.learn.shrink`: after descent, the mixture with a model that learns
+  nothing (the constant) of largest validation AUC (``shrink=``);
 - :mod:`~penlearn.learn.scaling`, :mod:`~penlearn.learn.model_file`: the standardiser and
-  the validated model-file reader.
+  the validated model-file reader (and the segmentation settings of a model).
 """
 
 from penlearn.learn.descent import LINE_SEARCHES

@@ -3,6 +3,8 @@
 A model file is JSON with ``format`` (the model type) and ``version``; numbers that must
 be finite are checked here, so a tampered or truncated file raises a ``ValueError``
 naming the file and the field instead of giving silent ``inf`` predictions.
+The segmentation settings a penalty model records (:func:`check_segmentation`) are
+validated here too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ import numpy as np
 
 from penlearn.atomic_files import write_text_atomic
 
-__all__ = ["ModelFileError", "ModelFields", "read_model_file", "write_model_file"]
+__all__ = [
+    "DEFAULT_SEGMENTATION",
+    "ModelFileError",
+    "ModelFields",
+    "check_segmentation",
+    "read_model_file",
+    "write_model_file",
+]
 
 # Coefficients beyond this make predictions overflow on ordinary (standardised) inputs.
 MAX_ABS_COEF = 1e100
@@ -140,3 +149,38 @@ def read_model_file(path_or_data, fmt: str, version: int, source: str | None = N
     if data.get("version", version) != version:
         raise fields.error(f"unsupported version {data.get('version')!r} (expected {version})")
     return fields
+
+
+#: What :meth:`PenaltyModel.segment` uses when the model does not record its settings.
+DEFAULT_SEGMENTATION = {"loss": "l2", "max_segments": 20}
+
+
+def check_segmentation(settings) -> dict | None:
+    """Validate segmentation settings ``{"loss": str, "max_segments": int}`` (or None).
+
+    Examples
+    --------
+    >>> check_segmentation({"loss": "poisson", "max_segments": 5})
+    {'loss': 'poisson', 'max_segments': 5}
+    """
+    if settings is None:
+        return None
+    if not isinstance(settings, dict):
+        raise TypeError(f"segmentation must be a dict with 'loss' and 'max_segments', got "
+                        f"{type(settings).__name__}")
+    unknown = set(settings) - {"loss", "max_segments"}
+    if unknown:
+        raise ValueError(f"segmentation has unknown key(s) {sorted(unknown)}; expected 'loss' "
+                         "and 'max_segments'")
+    out = {}
+    if "loss" in settings:
+        if settings["loss"] not in ("l2", "poisson"):
+            raise ValueError(f"segmentation 'loss' must be 'l2' or 'poisson', got "
+                             f"{settings['loss']!r}")
+        out["loss"] = settings["loss"]
+    if "max_segments" in settings:
+        k = settings["max_segments"]
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"segmentation 'max_segments' must be an integer >= 1, got {k!r}")
+        out["max_segments"] = int(k)
+    return out or None

@@ -13,7 +13,8 @@ optimizing Area Under the ROC Curve in gradient descent":
 4. keep the iterate with the largest validation AUC — by default only if it beats the
    start's validation AUC by more than 0.01 (``min_improvement``; 0 is the paper's rule:
    on 17 ChIP-seq data sets the paper's rule lost test AUC to its own start on average,
-   see benchmarks/all_sets.py).
+   see benchmarks/all_sets.py);
+5. shrink toward the constant model by validation AUC (``shrink``; False is the paper).
 
 Sign convention: the model predicts log λ, the AUM machinery uses score = −log λ. The
 paper's script feeds interval regression's log λ predictions in as scores (a sign flip);
@@ -46,6 +47,7 @@ from penlearn.learn.descent import (
 )
 from penlearn.learn.interval_regression import IntervalRegression
 from penlearn.learn.scaling import FeatureScaling, standardize_features
+from penlearn.learn.shrink import check_shrink, choose_shrinkage, shrink_target
 from penlearn.roc import ChangepointROC
 
 __all__ = ["PenaltyFit", "fit_penalty", "subtrain_validation_split"]
@@ -66,6 +68,8 @@ class PenaltyFit:
         The gradient-descent history; ``descent.best`` is the returned iterate.
     init_info : dict
         Initialisation details (e.g. the interval-regression regulariser).
+    shrinkage : float
+        α of ``shrink`` (:mod:`penlearn.learn.shrink`): 1 keeps the descent's iterate.
     """
 
     coef: pd.Series
@@ -73,6 +77,7 @@ class PenaltyFit:
     scaling: FeatureScaling
     descent: object
     init_info: dict = field(default_factory=dict)
+    shrinkage: float = 1.0
 
 
 def subtrain_validation_split(folds: pd.DataFrame, test_fold) -> dict[str, list]:
@@ -247,8 +252,9 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
     return scaling
 
 
-def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
-    """Starting score weights and intercept on the standardised features, and details."""
+def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1):
+    """Starting score weights and intercept on the standardised features, and details
+    (interval regression: the average of ``repeats`` fits, each with its own CV folds)."""
     (sub_ids, _, sub_eval), (v_ids, _, v_eval) = sub, val
     p = X_sub.shape[1]
     if isinstance(init, str) and init.startswith("interval_regression"):
@@ -264,14 +270,16 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng):
                 raise ValueError(f"targets has no row for {id_list(list(missing))}")
             T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
         Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
-        ir = IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
+        fits = [IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
+                for _ in range(repeats)]
         # IR on standardised features: log λ = Xs·coef + intercept; IR may drop more
-        w_ir = pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns)).fillna(0.0)
-        w_ir = w_ir.to_numpy()
+        w_ir = np.mean([pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns))
+                        .fillna(0.0).to_numpy() for ir in fits], axis=0)
         sign = 1.0 if init == "interval_regression_flipped" else -1.0
-        info = {"init": init, "regularization": ir.regularization_,
+        regs = [ir.regularization_ for ir in fits]
+        info = {"init": init, "regularization": regs[0] if repeats == 1 else regs,
                 "nonzero": int(np.count_nonzero(w_ir))}
-        return sign * w_ir, sign * ir.intercept_, info
+        return sign * w_ir, sign * float(np.mean([ir.intercept_ for ir in fits])), info
     if hasattr(init, "coef_") and hasattr(init, "intercept_"):
         w0, b0 = _weights_from_model(init, scaling)
         return w0, b0, {"init": "model"}
@@ -303,6 +311,8 @@ def fit_penalty(
     select: str = "validation_auc",
     min_improvement: float = 0.01,
     l2: float = 0.1,
+    shrink: bool | str = True,
+    ir_repeats: int = 1,
 ) -> PenaltyFit:
     """Learn log λ = f(features) by AUM gradient descent; the arguments of
     :func:`penlearn.learn_penalty`, which wraps this function in a
@@ -313,7 +323,8 @@ def fit_penalty(
     PenaltyFit
         The iterate chosen by ``select`` / ``min_improvement``
         (:func:`penlearn.learn.descent.select_iterate`), its intercept set to minimise
-        subtrain FP + FN (or the start's own, when the start is chosen).
+        subtrain FP + FN (or the start's own, when the start is chosen), then shrunk
+        toward the model of ``shrink`` (:func:`penlearn.learn.shrink.choose_shrinkage`).
 
     Examples
     --------
@@ -335,6 +346,10 @@ def fit_penalty(
                    min_improvement)  # validates both options before any work
     if not (isinstance(l2, (int, float, np.floating)) and np.isfinite(l2) and l2 >= 0):
         raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
+    check_shrink(shrink)
+    if isinstance(ir_repeats, bool) or not isinstance(ir_repeats, (int, np.integer)) \
+            or ir_repeats < 1:
+        raise ValueError(f"ir_repeats must be an integer >= 1, got {ir_repeats!r}")
     sub, val = _split(features, evaluation, validation, folds)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
@@ -345,7 +360,7 @@ def fit_penalty(
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
     rng = np.random.default_rng(random_state)
-    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng)
+    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats)
 
     # the same numbers as roc_sub.auc, aum(bp_val, .).aum and roc_val.auc, one sort each
     m_sub, m_val = SetMetrics(None, roc_sub), SetMetrics(bp_val, roc_val)
@@ -362,8 +377,14 @@ def fit_penalty(
         b_best = b0  # the start's own intercept (interval regression or a model)
     else:
         b_best = min_error_shift(bp_sub, X_sub @ w_best)
+    alpha, safe = 1.0, shrink_target(shrink, scaling)
+    if safe is not None:  # toward the safe model, by validation AUC
+        alpha, _ = choose_shrinkage(lambda w: roc_val.auc(X_val @ w), w_best, safe[0])
+        if alpha < 1.0:
+            w_best = alpha * w_best + (1.0 - alpha) * safe[0]
+            b_best = min_error_shift(bp_sub, X_sub @ w_best)
     # score weights on the standardised scale → log λ weights on the original scale
     a = w_best / scaling.scale
     a0 = b_best - float(np.dot(a, scaling.mean))
     coef = pd.Series(-a, index=list(scaling.columns), name="coef")
-    return PenaltyFit(coef, float(-a0), scaling, res, info)
+    return PenaltyFit(coef, float(-a0), scaling, res, info, alpha)

@@ -147,10 +147,10 @@ def test_min_error_shift_is_optimal():
 def test_learn_penalty_variants(variant):
     feats, ev = synthetic(n=80, seed=1)
     (fs, es), (fv, evv) = split(feats, ev)
-    # l2=0, min_improvement=0: the paper's AUM and rule (largest validation AUC)
+    # l2=0, min_improvement=0, shrink=False: the paper's AUM and rule (largest validation AUC)
     m = learn_penalty(fs, es, validation=(fv, evv), line_search=variant, init="zero",
                       targets=targets_of(ev), progress=False, max_steps=30, min_improvement=0.0,
-                      l2=0.0)
+                      l2=0.0, shrink=False)
     h = m.history_
     assert list(h.columns) == ["step", "step_size", "subtrain_aum", "subtrain_auc",
                                "validation_aum", "validation_auc", "events", "seconds"]
