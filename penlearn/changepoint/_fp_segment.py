@@ -43,8 +43,16 @@ import warnings
 import numba
 import numpy as np
 
-L2 = 0
-POISSON = 1
+from penlearn.changepoint._fp_pieces import (
+    L2,
+    POISSON,
+    loss_coefficients,
+    piece_argmin,
+    piece_value,
+    root_left,
+    root_right,
+)
+
 _EPS = np.finfo(float).eps
 _TIE = 64.0 * _EPS  # relative tolerance for equal-cost ties (x the magnitude of the terms)
 LO, HI, QUAD, LIN, LOGC, CONST, MINV = 0, 1, 2, 3, 4, 5, 6
@@ -52,68 +60,19 @@ ROWS = 7
 
 
 @numba.njit(cache=True)
-def _value(p, i, mu, loss):
-    """Value of piece i at μ (μ >= 0; a zero log coefficient ignores log 0)."""
-    if loss == L2:
-        return p[CONST, i] + mu * (p[LIN, i] + p[QUAD, i] * mu)
-    g = p[LOGC, i]
-    if g == 0.0:
-        return p[CONST, i] + p[LIN, i] * mu
-    if mu <= 0.0:
-        return np.inf
-    return p[CONST, i] + p[LIN, i] * mu + g * np.log(mu)
+def _value(p, i, mu):
+    """Value of piece i at μ."""
+    return piece_value(p[QUAD, i], p[LIN, i], p[LOGC, i], p[CONST, i], mu)
 
 
 @numba.njit(cache=True)
-def _vertex(p, i, loss):
-    """Unconstrained minimiser of piece i (its segment mean)."""
-    if loss == L2:
-        return -p[LIN, i] / (2.0 * p[QUAD, i])
-    return -p[LOGC, i] / p[LIN, i]
+def _argmin(p, i):
+    """Minimiser of piece i over its interval."""
+    return piece_argmin(p[QUAD, i], p[LIN, i], p[LOGC, i], p[LO, i], p[HI, i])
 
 
 @numba.njit(cache=True)
-def _poisson_right_root(p, i, c, mu):
-    """Root of f(μ) = c right of the minimum, by Newton from μ where f(μ) > c."""
-    a, g, k = p[LIN, i], p[LOGC, i], p[CONST, i] - c
-    for _ in range(200):
-        h = a * mu + g * np.log(mu) + k
-        if h <= 0.0:
-            break
-        step = h / (a + g / mu)
-        nxt = mu - step
-        if not nxt < mu:
-            break
-        mu = nxt
-        if step <= 4.0 * _EPS * mu:
-            break
-    return mu
-
-
-@numba.njit(cache=True)
-def _poisson_left_root(p, i, c, lo):
-    """Root of f(μ) = c left of the minimum (g < 0), by Newton on x = log μ from the left."""
-    a, g, k = p[LIN, i], p[LOGC, i], p[CONST, i] - c
-    x = -k / g  # a·e^x > 0 forces the root above this point, where f > c
-    if lo > 0.0:
-        x = max(x, np.log(lo))
-    for _ in range(200):
-        e = np.exp(x)
-        h = a * e + g * x + k
-        if h <= 0.0:
-            break
-        step = h / (a * e + g)  # negative: x increases
-        nxt = x - step
-        if not nxt > x:
-            break
-        x = nxt
-        if -step <= 4.0 * _EPS * (1.0 + abs(x)):
-            break
-    return np.exp(x)
-
-
-@numba.njit(cache=True)
-def _below(p, i, c, tol, loss, v):
+def _below(p, i, c, tol, v):
     """Interval [r1, r2] of μ in piece i where f(μ) <= c, or (1, 0) if empty.
 
     ``v`` is the piece's minimum over its interval (known from the previous step). A
@@ -124,30 +83,20 @@ def _below(p, i, c, tol, loss, v):
     """
     if not v <= c + tol:
         return 1.0, 0.0
-    lo, hi = p[LO, i], p[HI, i]
+    m = _argmin(p, i)
     if v >= c - tol:
-        m = min(max(_vertex(p, i, loss), lo), hi)
         return m, m
-    f_lo = _value(p, i, lo, loss)
-    f_hi = _value(p, i, hi, loss)
+    lo, hi = p[LO, i], p[HI, i]
+    f_lo = _value(p, i, lo)
+    f_hi = _value(p, i, hi)
     if f_lo <= c and f_hi <= c:
         return lo, hi  # convex: the whole piece
-    m = min(max(_vertex(p, i, loss), lo), hi)
     r1, r2 = lo, hi
-    if loss == L2:
-        m0 = -p[LIN, i] / (2.0 * p[QUAD, i])
-        d = np.sqrt(max(c - _value(p, i, m0, loss), 0.0) / p[QUAD, i])
-        if f_lo > c:
-            r1 = max(lo, min(m0 - d, m))
-        if f_hi > c:
-            r2 = min(hi, max(m0 + d, m))
-        return r1, r2
-    if p[LOGC, i] == 0.0:  # increasing line (all-zero counts)
-        return lo, min(hi, max(lo, (c - p[CONST, i]) / p[LIN, i]))
+    qq, a, b, k = p[QUAD, i], p[LIN, i], p[LOGC, i], p[CONST, i]
     if f_lo > c:
-        r1 = max(lo, min(_poisson_left_root(p, i, c, lo), m))
+        r1 = root_left(qq, a, b, k, c, lo, m)
     if f_hi > c:
-        r2 = min(hi, max(_poisson_right_root(p, i, c, hi), m))
+        r2 = root_right(qq, a, b, k, c, m, hi)
     return r1, r2
 
 
@@ -177,7 +126,7 @@ def _near_point(q, qs, nq, x, start, delta):
 
 
 @numba.njit(cache=True)
-def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
+def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi):
     """q <- min(p, c) where c starts at ``start``; returns the piece count.
 
     A piece of p is kept wherever it is <= c, or, if its minimum is within ``tol`` of c,
@@ -192,7 +141,7 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
     nq = 0
     for i in range(n_p):
         lo, hi = p[LO, i], p[HI, i]
-        r1, r2 = _below(p, i, c, tol, loss, p[MINV, i])
+        r1, r2 = _below(p, i, c, tol, p[MINV, i])
         if not r1 <= r2:
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
@@ -200,7 +149,7 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
         if r1 == r2:
             j = _near_point(q, qs, nq, r1, start, delta)
             if j >= 0:
-                v_old, v_new = _value(q, j, q[LO, j], loss), _value(p, i, r1, loss)
+                v_old, v_new = _value(q, j, q[LO, j]), _value(p, i, r1)
                 if not (v_new < v_old - tol or (v_new <= v_old + tol and ps[i] < qs[j])):
                     nq = _emit_const(q, qs, nq, r2, hi, c, start)
                     continue
@@ -219,17 +168,14 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
 @numba.njit(cache=True)
 def _add_and_min(q, qs, nq, y, w, loss, tol_scale):
     """Add w·ℓ(y, μ) to every piece; return (min value, start of the chosen piece)."""
+    dq, da, db, dc = loss_coefficients(loss, y, w)
     best = np.inf
     for i in range(nq):
-        if loss == L2:
-            q[QUAD, i] += w
-            q[LIN, i] -= 2.0 * w * y
-            q[CONST, i] += w * y * y
-        else:
-            q[LIN, i] += w
-            q[LOGC, i] -= w * y
-        m = min(max(_vertex(q, i, loss), q[LO, i]), q[HI, i])
-        v = _value(q, i, m, loss)
+        q[QUAD, i] += dq
+        q[LIN, i] += da
+        q[LOGC, i] += db
+        q[CONST, i] += dc
+        v = _value(q, i, _argmin(q, i))
         q[MINV, i] = v
         if v < best:
             best = v
@@ -274,7 +220,7 @@ def run_layer(y, w, term, prev, penalty, F, last, t0, t1, loss, dom_lo, dom_hi,
             p, ps = _grow(p, ps, need)
             q, qs = _grow(q, qs, need)
             tol = _TIE * (abs(c) + run_scale)
-            n_p = _min_with_constant(p, ps, n_p, q, qs, c, tol, t - 1, dom_lo, dom_hi, loss)
+            n_p = _min_with_constant(p, ps, n_p, q, qs, c, tol, t - 1, dom_lo, dom_hi)
             p, ps, q, qs = q, qs, p, ps
         run_scale += term[t - 1]
         if n_p == 0:
