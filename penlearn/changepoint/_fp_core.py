@@ -1,8 +1,9 @@
 """Functional-pruning core of the peak model: piece lists as rows of a float array (numba).
 
 A cost function of the mean ``m`` of the last segment is a list of pieces over
-contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a float64 array with
-the columns below; its value is ``q·m² + a·m + b·log m + c``, and everything about one
+contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a piece table of
+:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the two
+columns below; its value is ``q·m² + a·m + b·log m + c``, and everything about one
 piece (its value, minimiser, the roots of ``piece = level`` and of a difference of two
 pieces, the per-datum loss coefficients) comes from the cost families of
 :mod:`penlearn.changepoint._fp_pieces`, which the segmentation solvers
@@ -38,22 +39,28 @@ import numba
 import numpy as np
 
 from penlearn.changepoint._fp_pieces import (
+    HI,
+    LO,
+    A,
+    B,
+    C,
+    Q,
+    add_to_row,
     diff_roots,
-    piece_argmin,
     piece_value,
     root_left,
     root_right,
+    row_argmin,
+    row_value,
     value_at,
 )
 
-LO, HI, Q, A, B, C, PREV_I, PREV_MEAN = range(8)
+PREV_I, PREV_MEAN = 6, 7  # the columns after the shared ones (see below)
 N_COLS = 8
-
-
-@numba.njit(cache=True)
-def eval_piece(F, i, m):
-    """Value of piece ``i`` of ``F`` at ``m``."""
-    return piece_value(F[i, Q], F[i, A], F[i, B], F[i, C], m)
+__all__ = [  # piece_value is re-exported: callers evaluate rows through this module
+    "A", "B", "C", "HI", "LO", "N_COLS", "PREV_I", "PREV_MEAN", "Q", "find_piece",
+    "fn_add", "fn_argmin", "fn_min", "min_less", "min_more", "piece_value",
+]
 
 
 @numba.njit(cache=True)
@@ -63,8 +70,8 @@ def fn_argmin(F, n):
     best_m = np.nan
     best_v = np.inf
     for i in range(n):
-        m = piece_argmin(F[i, Q], F[i, A], F[i, B], F[i, LO], F[i, HI])
-        v = eval_piece(F, i, m)
+        m = row_argmin(F, i)
+        v = row_value(F, i, m)
         if v < best_v:
             best_i, best_m, best_v = i, m, v
     return best_i, best_m, best_v
@@ -74,10 +81,7 @@ def fn_argmin(F, n):
 def fn_add(F, n, q, a, b, c):
     """Add ``q·m² + a·m + b·log m + c`` to every piece (e.g. one datum's loss)."""
     for i in range(n):
-        F[i, Q] += q
-        F[i, A] += a
-        F[i, B] += b
-        F[i, C] += c
+        add_to_row(F, i, q, a, b, c)
 
 
 @numba.njit(cache=True)
@@ -161,8 +165,8 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
                     else:
                         mid = 0.5 * (left + right)
                     if mid == 0.0:
-                        fv = eval_piece(F, i, mid)
-                        gv = eval_piece(G, j, mid)
+                        fv = row_value(F, i, mid)
+                        gv = row_value(G, j, mid)
                     else:  # one log for both pieces
                         lm = math.log(mid)
                         fv = value_at(F[i, Q], F[i, A], F[i, B], F[i, C], mid, lm)
@@ -197,7 +201,7 @@ def min_less(F, n, out, prev_i):
     for i in range(n):
         lo = F[i, LO]
         hi = F[i, HI]
-        ms = piece_argmin(F[i, Q], F[i, A], F[i, B], lo, hi)
+        ms = row_argmin(F, i)
         if not const_mode:
             if ms >= hi:
                 k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
@@ -205,13 +209,13 @@ def min_less(F, n, out, prev_i):
                 if ms > lo:
                     k = push_piece_rev(out, k, F, i, lo, ms, prev_i)
                 const_mode = True
-                v = eval_piece(F, i, ms)
+                v = row_value(F, i, ms)
                 cm = ms
                 cstart = ms
         else:
-            pmin = eval_piece(F, i, ms)
+            pmin = row_value(F, i, ms)
             if pmin < v:
-                if eval_piece(F, i, lo) <= v:
+                if row_value(F, i, lo) <= v:
                     r = lo
                 else:
                     r = root_left(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms)
@@ -245,7 +249,7 @@ def min_more(F, n, out, prev_i):
     for i in range(n - 1, -1, -1):
         lo = F[i, LO]
         hi = F[i, HI]
-        ms = piece_argmin(F[i, Q], F[i, A], F[i, B], lo, hi)
+        ms = row_argmin(F, i)
         if not const_mode:
             if ms <= lo:
                 k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
@@ -253,13 +257,13 @@ def min_more(F, n, out, prev_i):
                 if ms < hi:
                     k = push_piece_rev(out, k, F, i, ms, hi, prev_i)
                 const_mode = True
-                v = eval_piece(F, i, ms)
+                v = row_value(F, i, ms)
                 cm = ms
                 cend = ms
         else:
-            pmin = eval_piece(F, i, ms)
+            pmin = row_value(F, i, ms)
             if pmin < v:
-                if eval_piece(F, i, hi) <= v:
+                if row_value(F, i, hi) <= v:
                     r = hi
                 else:
                     r = root_right(F[i, Q], F[i, A], F[i, B], F[i, C], v, ms, hi)

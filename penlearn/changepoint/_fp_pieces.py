@@ -18,6 +18,11 @@ the roots with a log term use. Two families of per-datum losses (weight ``w``, d
   ``log`` is never evaluated and ``m`` may be any real number;
 * ``POISSON`` (``w·(m − y·log m)``, no ``log y!`` term): ``(0, w, −wy, 0)``; ``m ≥ 0``.
 
+Both solvers keep a cost function as a piece table: a float64 array with one piece a row
+and the columns ``LO, HI, Q, A, B, C`` (the interval ``[lo, hi]`` of ``m`` and the
+coefficients), followed by each solver's own columns; :func:`row_value`,
+:func:`row_argmin` and :func:`add_to_row` work on such a row.
+
 The pieces of a cost function are convex (``q ≥ 0``, and ``a ≥ 0 ≥ b`` where ``b ≠ 0``),
 which the minimiser and the one-sided roots rely on; a difference of two pieces need
 not be convex (:func:`diff_roots` splits it into monotone parts). Compiled with
@@ -33,6 +38,7 @@ import numpy as np
 
 L2 = 0
 POISSON = 1
+LO, HI, Q, A, B, C = range(6)  # the shared columns of a piece table
 _MAX_ITER = 200
 _STEP_TOL = 4.0 * np.finfo(float).eps  # Newton stops once a step is this small (relative)
 
@@ -102,6 +108,27 @@ def piece_argmin(q, a, b, lo, hi):
     if m > hi:
         return hi
     return m
+
+
+@numba.njit(cache=True)
+def row_value(P, i, m):
+    """Value at ``m`` of the piece in row ``i`` of the piece table ``P``."""
+    return piece_value(P[i, Q], P[i, A], P[i, B], P[i, C], m)
+
+
+@numba.njit(cache=True)
+def row_argmin(P, i):
+    """Minimiser of the piece in row ``i`` of ``P`` over its interval ``[LO, HI]``."""
+    return piece_argmin(P[i, Q], P[i, A], P[i, B], P[i, LO], P[i, HI])
+
+
+@numba.njit(cache=True)
+def add_to_row(P, i, q, a, b, c):
+    """Add ``q·m² + a·m + b·log m + c`` (e.g. one datum's loss) to row ``i`` of ``P``."""
+    P[i, Q] += q
+    P[i, A] += a
+    P[i, B] += b
+    P[i, C] += c
 
 
 @numba.njit(cache=True)
