@@ -47,9 +47,8 @@ from penlearn.changepoint._fp_pieces import (
     Q,
     add_to_row,
     diff_roots,
+    level_roots,
     piece_value,
-    root_left,
-    root_right,
     row_argmin,
     row_value,
     value_at,
@@ -218,7 +217,8 @@ def min_less(F, n, out, prev_i):
                 if row_value(F, i, lo) <= v:
                     r = lo
                 else:
-                    r = root_left(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms)
+                    r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
+                                    True, False)[0]
                 k = push_const(out, k, v, cstart, r, prev_i, cm)
                 if ms >= hi:
                     k = push_piece_rev(out, k, F, i, r, hi, prev_i)
@@ -266,7 +266,8 @@ def min_more(F, n, out, prev_i):
                 if row_value(F, i, hi) <= v:
                     r = hi
                 else:
-                    r = root_right(F[i, Q], F[i, A], F[i, B], F[i, C], v, ms, hi)
+                    r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
+                                    False, True)[1]
                 k = push_const(out, k, v, r, cend, prev_i, cm)
                 if ms <= lo:
                     k = push_piece_rev(out, k, F, i, lo, r, prev_i)

@@ -4,15 +4,17 @@ Both functional-pruning solvers store a cost function of the last segment's mean
 as pieces over intervals of ``m`` (the peak model's up-down recursion in
 :mod:`penlearn.changepoint._fp_core` / ``_peakseg_kernel``, Hocking et al. 2020 JMLR and
 Hocking et al. 2022 JSS; the pruned DP and FPOP of :mod:`penlearn.changepoint._fp_segment`,
-Rigaill 2015 and Maidstone et al. 2017). Their array layouts differ, but every piece is
+Rigaill 2015 and Maidstone et al. 2017). In both, a piece is
 
     f(m) = q·m² + a·m + b·log m + c,
 
 and everything they compute about one piece is here, on the coefficients ``(q, a, b, c)``:
-its value, its minimiser, the roots of ``f(m) = level`` on either side of the minimum,
-the roots of a difference of two pieces, and the one Newton iteration on ``log m`` that
-the roots with a log term use. Two families of per-datum losses (weight ``w``, datum
-``y``), whose sums give the pieces:
+its value, its minimiser, the roots of ``f(m) = level`` on either side of the minimum
+(:func:`level_roots`), the roots of a difference of two pieces (:func:`diff_roots`), and
+the one Newton iteration on ``log m`` (:func:`newton_log`) that those roots use where a
+log term rules out a closed form (right of a convex piece's minimum, plain Newton on
+``m`` converges monotonically and needs no ``exp``). Two families of per-datum losses
+(weight ``w``, datum ``y``), whose sums give the pieces:
 
 * ``L2`` (square loss ``w·(m − y)²``): ``(q, a, b, c) = (w, −2wy, 0, wy²)``; ``b = 0``, so
   ``log`` is never evaluated and ``m`` may be any real number;
@@ -43,7 +45,7 @@ _MAX_ITER = 200
 _STEP_TOL = 4.0 * np.finfo(float).eps  # Newton stops once a step is this small (relative)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def loss_coefficients(family, y, w):
     """Coefficients ``(q, a, b, c)`` of one datum's loss ``w·ℓ(y, m)`` in ``family``."""
     if family == L2:
@@ -51,13 +53,15 @@ def loss_coefficients(family, y, w):
     return 0.0, w, -(w * y), 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def value_at(q, a, b, c, m, log_m):
-    """``q·m² + a·m + b·log_m + c``, with ``log m`` given (``0`` where ``b = 0``)."""
+    """``q·m² + a·m + b·log_m + c``, with ``log m`` given (not read where ``b = 0``)."""
+    if b == 0.0:
+        return (q * m + a) * m + c
     return (q * m + a) * m + b * log_m + c
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def piece_value(q, a, b, c, m):
     """Value of the piece ``(q, a, b, c)`` at ``m``.
 
@@ -74,7 +78,7 @@ def piece_value(q, a, b, c, m):
     return np.nan
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def piece_vertex(q, a, b):
     """Unconstrained minimiser of a convex piece with a stationary point.
 
@@ -95,34 +99,33 @@ def piece_vertex(q, a, b):
     return (-a + math.sqrt(disc)) / (4.0 * q)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def piece_argmin(q, a, b, lo, hi):
     """Minimiser over ``[lo, hi]`` of a convex piece (a constant piece returns ``lo``)."""
-    if q == 0.0 and (a == 0.0 or b == 0.0):
-        # a line (or a constant, or ``b·log m`` alone): the minimum is at an end
-        slope = a if a != 0.0 else b
-        return hi if slope < 0.0 else lo
-    m = piece_vertex(q, a, b)
-    if m < lo:
-        return lo
-    if m > hi:
-        return hi
-    return m
+    if b == 0.0:
+        if q > 0.0:
+            return min(max(-a / (2.0 * q), lo), hi)
+        return hi if a < 0.0 else lo
+    if q == 0.0:
+        if a == 0.0:
+            return hi if b < 0.0 else lo
+        return min(max(-b / a, lo), hi)
+    return min(max(piece_vertex(q, a, b), lo), hi)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def row_value(P, i, m):
     """Value at ``m`` of the piece in row ``i`` of the piece table ``P``."""
     return piece_value(P[i, Q], P[i, A], P[i, B], P[i, C], m)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def row_argmin(P, i):
     """Minimiser of the piece in row ``i`` of ``P`` over its interval ``[LO, HI]``."""
     return piece_argmin(P[i, Q], P[i, A], P[i, B], P[i, LO], P[i, HI])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_to_row(P, i, q, a, b, c):
     """Add ``q·m² + a·m + b·log m + c`` (e.g. one datum's loss) to row ``i`` of ``P``."""
     P[i, Q] += q
@@ -163,46 +166,61 @@ def newton_log(q, a, b, c, xl, xh, x, s_lo):
 
 
 @numba.njit(cache=True)
-def root_left(q, a, b, c, level, lo, m):
-    """Where the convex piece falls to ``level``, in ``[lo, m]`` left of its minimiser ``m``.
+def _newton_right(q, a, b, c, m):
+    """Root of a convex piece ``f`` right of its minimum, by Newton on ``m`` from ``m``.
 
-    Requires ``f(lo) > level ≥ f(m)``. Square loss: closed form around the vertex; a
-    log piece: :func:`newton_log` from the left, started at ``max(log lo, −k/b)``
-    (``k = c − level``; below that point ``a·m + b·log m + k > 0`` whenever
-    ``q, a ≥ 0 > b``), where the iteration converges monotonically.
+    ``f(m) > 0`` and ``f`` rises there: the iterates decrease monotonically to the root.
     """
+    for _ in range(_MAX_ITER):
+        h = value_at(q, a, b, c, m, math.log(m))
+        if h <= 0.0:
+            break
+        step = h / ((2.0 * q * m + a) + b / m)
+        nxt = m - step
+        if not nxt < m:
+            break
+        m = nxt
+        if step <= _STEP_TOL * m:
+            break
+    return m
+
+
+@numba.njit(cache=True, inline="always")
+def level_roots(q, a, b, c, level, lo, m, hi, left, right):
+    """Where a convex piece crosses ``level`` on either side of its minimiser ``m``.
+
+    Returns ``(r1, r2)``: with ``left``, the root of ``f = level`` in ``[lo, m]`` (which
+    requires ``f(lo) > level ≥ f(m)``), else ``lo``; with ``right``, the root in
+    ``[m, hi]`` (``f(m) ≤ level < f(hi)``), else ``hi``. So ``[r1, r2]`` is where the piece
+    is at most ``level``. Without a log term: closed forms (a line; the square loss around
+    its vertex). A log piece, on the left: :func:`newton_log` started at
+    ``max(log lo, −k/b)`` (``k = c − level``; below that point ``a·m + b·log m + k > 0``
+    whenever ``q, a ≥ 0 > b``), where it converges monotonically; on the right: Newton on
+    ``m`` from ``hi`` (:func:`_newton_right`), monotone too.
+    """
+    r1, r2 = lo, hi
     if b == 0.0:
         if q == 0.0:
             r = (level - c) / a
+            r1 = r
+            r2 = r
         else:
             m0 = -a / (2.0 * q)
-            r = m0 - math.sqrt(max(level - value_at(q, a, b, c, m0, 0.0), 0.0) / q)
+            d = math.sqrt(max(level - value_at(q, a, b, c, m0, 0.0), 0.0) / q)
+            r1 = m0 - d
+            r2 = m0 + d
     else:
         k = c - level
-        x0 = -k / b
-        if lo > 0.0:
-            x0 = max(x0, math.log(lo))
-        r = math.exp(newton_log(q, a, b, k, x0, math.log(m), x0, 1.0))
-    return max(lo, min(r, m))
-
-
-@numba.njit(cache=True)
-def root_right(q, a, b, c, level, m, hi):
-    """Where the convex piece rises to ``level``, in ``[m, hi]`` right of its minimiser.
-
-    Requires ``f(m) ≤ level < f(hi)``. The mirror image of :func:`root_left`: a closed
-    form without a log term, else :func:`newton_log` started at ``log hi``.
-    """
-    if b == 0.0:
-        if q == 0.0:
-            r = (level - c) / a
-        else:
-            m0 = -a / (2.0 * q)
-            r = m0 + math.sqrt(max(level - value_at(q, a, b, c, m0, 0.0), 0.0) / q)
-    else:
-        xh = math.log(hi)
-        r = math.exp(newton_log(q, a, b, c - level, math.log(m), xh, xh, -1.0))
-    return min(hi, max(r, m))
+        if left:
+            x0 = -k / b
+            if lo > 0.0:
+                x0 = max(x0, math.log(lo))
+            r1 = math.exp(newton_log(q, a, b, k, x0, math.log(m), x0, 1.0))
+        if right:
+            r2 = _newton_right(q, a, b, k, hi)
+    r1 = max(lo, min(r1, m)) if left else lo
+    r2 = min(hi, max(r2, m)) if right else hi
+    return r1, r2
 
 
 @numba.njit(cache=True)

@@ -56,9 +56,8 @@ from penlearn.changepoint._fp_pieces import (
     C,
     Q,
     add_to_row,
+    level_roots,
     loss_coefficients,
-    root_left,
-    root_right,
     row_argmin,
     row_value,
 )
@@ -89,13 +88,7 @@ def _below(p, i, c, tol, v):
     f_hi = row_value(p, i, hi)
     if f_lo <= c and f_hi <= c:
         return lo, hi  # convex: the whole piece
-    r1, r2 = lo, hi
-    qq, a, b, k = p[i, Q], p[i, A], p[i, B], p[i, C]
-    if f_lo > c:
-        r1 = root_left(qq, a, b, k, c, lo, m)
-    if f_hi > c:
-        r2 = root_right(qq, a, b, k, c, m, hi)
-    return r1, r2
+    return level_roots(p[i, Q], p[i, A], p[i, B], p[i, C], c, lo, m, hi, f_lo > c, f_hi > c)
 
 
 @numba.njit(cache=True)
