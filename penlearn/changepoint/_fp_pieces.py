@@ -55,9 +55,8 @@ def loss_coefficients(family, y, w):
 
 @numba.njit(cache=True, inline="always")
 def value_at(q, a, b, c, m, log_m):
-    """``q·m² + a·m + b·log_m + c``, with ``log m`` given (not read where ``b = 0``)."""
-    if b == 0.0:
-        return (q * m + a) * m + c
+    """``q·m² + a·m + b·log_m + c``, with ``log m`` given (branch-free: ``b·log_m`` must be
+    finite, so pass ``log_m = 0`` where ``b = 0`` and ``m ≤ 0``)."""
     return (q * m + a) * m + b * log_m + c
 
 
@@ -70,7 +69,7 @@ def piece_value(q, a, b, c, m):
     it is the limit ``−b·∞`` (``+∞`` for the Poisson family), and ``m < 0`` gives NaN.
     """
     if b == 0.0:
-        return value_at(q, a, b, c, m, 0.0)
+        return value_at(q, a, 0.0, c, m, 0.0)
     if m > 0.0:
         return value_at(q, a, b, c, m, math.log(m))
     if m == 0.0:
