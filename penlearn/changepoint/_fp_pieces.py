@@ -101,14 +101,9 @@ def piece_vertex(q, a, b):
 @numba.njit(cache=True, inline="always")
 def piece_argmin(q, a, b, lo, hi):
     """Minimiser over ``[lo, hi]`` of a convex piece (a constant piece returns ``lo``)."""
-    if b == 0.0:
-        if q > 0.0:
-            return min(max(-a / (2.0 * q), lo), hi)
-        return hi if a < 0.0 else lo
-    if q == 0.0:
-        if a == 0.0:
-            return hi if b < 0.0 else lo
-        return min(max(-b / a, lo), hi)
+    if q == 0.0 and (a == 0.0 or b == 0.0):
+        # a line, a constant or ``b·log m`` alone: the minimum is at an end
+        return hi if (a if a != 0.0 else b) < 0.0 else lo
     return min(max(piece_vertex(q, a, b), lo), hi)
 
 
@@ -204,7 +199,7 @@ def level_roots(q, a, b, c, level, lo, m, hi, left, right):
             r1 = r
             r2 = r
         else:
-            m0 = -a / (2.0 * q)
+            m0 = piece_vertex(q, a, b)
             d = math.sqrt(max(level - value_at(q, a, b, c, m0, 0.0), 0.0) / q)
             r1 = m0 - d
             r2 = m0 + d
