@@ -1,12 +1,14 @@
-"""Functional-pruning core: piecewise cost functions of a segment mean (numba kernels).
+"""Functional-pruning core of the peak model: piece lists as rows of a float array (numba).
 
 A cost function of the mean ``m`` of the last segment is a list of pieces over
-contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a float64 array with
-the columns below; its value is ``q·m² + a·m + b·log m + c``. The Poisson loss of one
-datum ``y`` with weight ``w`` is ``w·m − w·y·log m`` (``a = w``, ``b = −w·y``); the square
-loss ``w·(m − y)²`` would use ``q``, which is kept in every operation so that the same
-core serves a Gaussian family later. Each piece also remembers how its model was reached
-(for decoding the segmentation backwards):
+contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a piece table of
+:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the two
+columns below; its value is ``q·m² + a·m + b·log m + c``, and everything about one
+piece (its value, minimiser, the roots of ``piece = level`` and of a difference of two
+pieces, the per-datum loss coefficients) comes from the cost families of
+:mod:`penlearn.changepoint._fp_pieces`, which the segmentation solvers
+(:mod:`penlearn.changepoint._fp_segment`) share. Each piece also remembers how its model
+was reached (for decoding the segmentation backwards):
 
 * ``PREV_I``: the 0-based index of the last datum of the *previous* segment (−1 when
   the last segment started at the first datum);
@@ -15,13 +17,14 @@ core serves a Gaussian family later. Each piece also remembers how its model was
   which means that the previous segment has the same mean (an active equality
   constraint) or that there is no previous segment.
 
-Operators (Maidstone et al. 2017, "On optimal multiple changepoint algorithms for large
-data", Statistics and Computing; Hocking et al. 2020, "Constrained dynamic programming
-and supervised penalty learning algorithms for peak detection in genomic data", JMLR):
-evaluation, argmin, adding a datum's loss or a constant, the pointwise minimum of two
-functions (roots of the difference of two pieces by a safeguarded Newton iteration on
-``log m``), and the min-less ``f≤(m) = min_{m' ≤ m} f(m')`` / min-more
-``f≥(m) = min_{m' ≥ m} f(m')`` operators.
+Operators on piece lists (Maidstone et al. 2017, "On optimal multiple changepoint
+algorithms for large data", Statistics and Computing; Hocking et al. 2020, "Constrained
+dynamic programming and supervised penalty learning algorithms for peak detection in
+genomic data", JMLR): evaluation, argmin, adding a datum's loss or a constant, the
+pointwise minimum of two functions (at the roots of the difference of two pieces), and
+the min-less ``f≤(m) = min_{m' ≤ m} f(m')`` / min-more ``f≥(m) = min_{m' ≥ m} f(m')``
+operators (a rising / falling part becomes a constant from the root of
+``piece = running minimum`` on).
 
 Pieces inside one function are convex in ``m`` (``q ≥ 0``, ``a ≥ 0``, ``b ≤ 0`` or a
 constant), which the operators rely on. Everything here is compiled with
@@ -35,49 +38,28 @@ import math
 import numba
 import numpy as np
 
-LO, HI, Q, A, B, C, PREV_I, PREV_MEAN = range(8)
+from penlearn.changepoint._fp_pieces import (
+    HI,
+    LO,
+    A,
+    B,
+    C,
+    Q,
+    add_to_row,
+    diff_roots,
+    level_roots,
+    piece_value,
+    row_argmin,
+    row_value,
+    value_at,
+)
+
+PREV_I, PREV_MEAN = 6, 7  # the columns after the shared ones (see below)
 N_COLS = 8
-_MAX_ITER = 200
-
-
-@numba.njit(cache=True)
-def piece_value(q, a, b, c, m):
-    """Value of ``q·m² + a·m + b·log m + c`` with ``0·log 0 = 0`` and ``b·log 0 = −b·∞``."""
-    if m == 0.0:
-        if b == 0.0:
-            return c
-        return -b * np.inf
-    return (q * m + a) * m + b * math.log(m) + c
-
-
-@numba.njit(cache=True)
-def eval_piece(F, i, m):
-    """Value of piece ``i`` of ``F`` at ``m``."""
-    return piece_value(F[i, Q], F[i, A], F[i, B], F[i, C], m)
-
-
-@numba.njit(cache=True)
-def piece_argmin(q, a, b, lo, hi):
-    """Minimiser over ``[lo, hi]`` of the convex ``q·m² + a·m + b·log m`` (+ constant).
-
-    The stationary point solves ``2q·m² + a·m + b = 0``; constant pieces return ``lo``.
-    """
-    if q == 0.0:
-        if a == 0.0:
-            if b == 0.0:
-                return lo
-            return hi if b < 0.0 else lo
-        m = -b / a
-    else:
-        disc = a * a - 8.0 * q * b
-        if disc < 0.0:
-            disc = 0.0
-        m = (-a + math.sqrt(disc)) / (4.0 * q)
-    if m < lo:
-        return lo
-    if m > hi:
-        return hi
-    return m
+__all__ = [  # piece_value is re-exported: callers evaluate rows through this module
+    "A", "B", "C", "HI", "LO", "N_COLS", "PREV_I", "PREV_MEAN", "Q", "find_piece",
+    "fn_add", "fn_argmin", "fn_min", "min_less", "min_more", "piece_value",
+]
 
 
 @numba.njit(cache=True)
@@ -87,8 +69,8 @@ def fn_argmin(F, n):
     best_m = np.nan
     best_v = np.inf
     for i in range(n):
-        m = piece_argmin(F[i, Q], F[i, A], F[i, B], F[i, LO], F[i, HI])
-        v = eval_piece(F, i, m)
+        m = row_argmin(F, i)
+        v = row_value(F, i, m)
         if v < best_v:
             best_i, best_m, best_v = i, m, v
     return best_i, best_m, best_v
@@ -98,134 +80,7 @@ def fn_argmin(F, n):
 def fn_add(F, n, q, a, b, c):
     """Add ``q·m² + a·m + b·log m + c`` to every piece (e.g. one datum's loss)."""
     for i in range(n):
-        F[i, Q] += q
-        F[i, A] += a
-        F[i, B] += b
-        F[i, C] += c
-
-
-@numba.njit(cache=True)
-def _g(q, a, b, c, x):
-    """The piece difference in log space: ``q·e^{2x} + a·e^x + b·x + c``."""
-    e = math.exp(x)
-    return (q * e + a) * e + b * x + c
-
-
-@numba.njit(cache=True)
-def root_monotone(q, a, b, c, lo, hi, s_lo):
-    """Root in ``(lo, hi)`` of ``d(m) = q·m² + a·m + b·log m + c``, monotone there.
-
-    ``s_lo`` is the sign (±1) of ``d`` at ``lo``; ``d(hi)`` has the other sign. Safeguarded
-    Newton iteration on ``x = log m`` inside a shrinking bracket (bisection whenever the
-    Newton step leaves it); ``lo = 0`` is bracketed by stepping ``x`` down.
-    """
-    xh = math.log(hi)
-    if lo > 0.0:
-        xl = math.log(lo)
-    else:
-        step = 1.0
-        xl = xh - step
-        while True:
-            g = _g(q, a, b, c, xl)
-            if (g > 0.0 and s_lo > 0.0) or (g < 0.0 and s_lo < 0.0):
-                break
-            if g == 0.0:
-                return math.exp(xl)
-            xh = xl
-            step *= 2.0
-            xl = xh - step
-            if xl < -745.0:
-                return 0.0
-    x = 0.5 * (xl + xh)
-    for _ in range(_MAX_ITER):
-        g = _g(q, a, b, c, x)
-        if g == 0.0:
-            break
-        if (g > 0.0) == (s_lo > 0.0):
-            xl = x
-        else:
-            xh = x
-        e = math.exp(x)
-        dg = (2.0 * q * e + a) * e + b
-        xn = x - g / dg if dg != 0.0 else 0.5 * (xl + xh)
-        if not (xl < xn < xh):
-            xn = 0.5 * (xl + xh)
-        if xn == x or xh - xl <= 4e-16 * max(1.0, abs(x)):
-            x = xn
-            break
-        x = xn
-    m = math.exp(x)
-    if m <= lo:
-        m = lo
-    if m >= hi:
-        m = hi
-    return m
-
-
-@numba.njit(cache=True)
-def _sign(v):
-    if v > 0.0:
-        return 1.0
-    if v < 0.0:
-        return -1.0
-    return 0.0
-
-
-@numba.njit(cache=True)
-def _root_between(q, a, b, c, left, right, v0, out, nr, last):
-    """Root of a monotone part ``[left, right]`` (``v0 = d(left)``); returns (d(right), nr)."""
-    v1 = piece_value(q, a, b, c, right)
-    s0 = _sign(v0)
-    s1 = _sign(v1)
-    if s0 != 0.0 and s1 != 0.0 and s0 != s1:
-        out[nr] = root_monotone(q, a, b, c, left, right, s0)
-        nr += 1
-    elif s1 == 0.0 and not last:
-        out[nr] = right
-        nr += 1
-    return v1, nr
-
-
-@numba.njit(cache=True)
-def diff_roots(q, a, b, c, lo, hi, out):
-    """Roots of ``d(m) = q·m² + a·m + b·log m + c`` strictly inside ``(lo, hi)``.
-
-    ``d`` has at most two stationary points (``2q·m² + a·m + b = 0``), so ``(lo, hi)``
-    splits into at most three monotone parts, each holding at most one root. Writes the
-    roots, increasing, to ``out`` and returns how many.
-    """
-    s1 = np.nan
-    s2 = np.nan
-    if q == 0.0:
-        if a != 0.0 and b != 0.0:
-            s1 = -b / a
-    elif b == 0.0:
-        s1 = -a / (2.0 * q)
-    else:
-        disc = a * a - 8.0 * q * b
-        if disc > 0.0:
-            r = math.sqrt(disc)
-            s1 = (-a - r) / (4.0 * q)
-            s2 = (-a + r) / (4.0 * q)
-            if s1 > s2:
-                s1, s2 = s2, s1
-    if not (lo < s1 < hi):
-        s1, s2 = s2, np.nan
-    if not (lo < s1 < hi):
-        s1 = np.nan
-    if not (lo < s2 < hi) or s2 == s1:
-        s2 = np.nan
-    nr = 0
-    v0 = piece_value(q, a, b, c, lo)
-    left = lo
-    if not np.isnan(s1):
-        v0, nr = _root_between(q, a, b, c, left, s1, v0, out, nr, False)
-        left = s1
-        if not np.isnan(s2):
-            v0, nr = _root_between(q, a, b, c, left, s2, v0, out, nr, False)
-            left = s2
-    v0, nr = _root_between(q, a, b, c, left, hi, v0, out, nr, True)
-    return nr
+        add_to_row(F, i, q, a, b, c)
 
 
 @numba.njit(cache=True)
@@ -309,12 +164,12 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
                     else:
                         mid = 0.5 * (left + right)
                     if mid == 0.0:
-                        fv = eval_piece(F, i, mid)
-                        gv = eval_piece(G, j, mid)
-                    else:
+                        fv = row_value(F, i, mid)
+                        gv = row_value(G, j, mid)
+                    else:  # one log for both pieces
                         lm = math.log(mid)
-                        fv = (F[i, Q] * mid + F[i, A]) * mid + F[i, B] * lm + F[i, C]
-                        gv = (G[j, Q] * mid + G[j, A]) * mid + G[j, B] * lm + G[j, C]
+                        fv = value_at(F[i, Q], F[i, A], F[i, B], F[i, C], mid, lm)
+                        gv = value_at(G[j, Q], G[j, A], G[j, B], G[j, C], mid, lm)
                     tol = tie_tol * max(1.0, abs(fv)) if prefer_g else 0.0
                     if gv < fv or (prefer_g and gv <= fv + tol):
                         k = push_piece(out, k, G, j, left, right)
@@ -345,7 +200,7 @@ def min_less(F, n, out, prev_i):
     for i in range(n):
         lo = F[i, LO]
         hi = F[i, HI]
-        ms = piece_argmin(F[i, Q], F[i, A], F[i, B], lo, hi)
+        ms = row_argmin(F, i)
         if not const_mode:
             if ms >= hi:
                 k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
@@ -353,16 +208,17 @@ def min_less(F, n, out, prev_i):
                 if ms > lo:
                     k = push_piece_rev(out, k, F, i, lo, ms, prev_i)
                 const_mode = True
-                v = eval_piece(F, i, ms)
+                v = row_value(F, i, ms)
                 cm = ms
                 cstart = ms
         else:
-            pmin = eval_piece(F, i, ms)
+            pmin = row_value(F, i, ms)
             if pmin < v:
-                if eval_piece(F, i, lo) <= v:
+                if row_value(F, i, lo) <= v:
                     r = lo
                 else:
-                    r = root_monotone(F[i, Q], F[i, A], F[i, B], F[i, C] - v, lo, ms, 1.0)
+                    r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
+                                    True, False)[0]
                 k = push_const(out, k, v, cstart, r, prev_i, cm)
                 if ms >= hi:
                     k = push_piece_rev(out, k, F, i, r, hi, prev_i)
@@ -393,7 +249,7 @@ def min_more(F, n, out, prev_i):
     for i in range(n - 1, -1, -1):
         lo = F[i, LO]
         hi = F[i, HI]
-        ms = piece_argmin(F[i, Q], F[i, A], F[i, B], lo, hi)
+        ms = row_argmin(F, i)
         if not const_mode:
             if ms <= lo:
                 k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
@@ -401,16 +257,17 @@ def min_more(F, n, out, prev_i):
                 if ms < hi:
                     k = push_piece_rev(out, k, F, i, ms, hi, prev_i)
                 const_mode = True
-                v = eval_piece(F, i, ms)
+                v = row_value(F, i, ms)
                 cm = ms
                 cend = ms
         else:
-            pmin = eval_piece(F, i, ms)
+            pmin = row_value(F, i, ms)
             if pmin < v:
-                if eval_piece(F, i, hi) <= v:
+                if row_value(F, i, hi) <= v:
                     r = hi
                 else:
-                    r = root_monotone(F[i, Q], F[i, A], F[i, B], F[i, C] - v, ms, hi, -1.0)
+                    r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
+                                    False, True)[1]
                 k = push_const(out, k, v, r, cend, prev_i, cm)
                 if ms <= lo:
                     k = push_piece_rev(out, k, F, i, lo, r, prev_i)

@@ -21,12 +21,15 @@ stored as pieces sorted by μ over the data range (optimal means lie there); a p
     interval [lo, hi] of μ, coefficients (quadratic, linear, log, constant), start τ
 
 with value quadratic·μ² + linear·μ + log·log(μ) + constant, where τ is the last change
-of the segmentation it represents. Square loss uses (w, −2wy, 0, wy²) per datum, Poisson
-loss (0, w, −wy, 0) (no log y! term). The minimum with the constant c_{t-1} keeps a piece
+of the segmentation it represents. The cost families (the per-datum coefficients of the
+square and Poisson losses, a piece's value and minimiser, the roots of piece = c on
+either side of the minimum) are those of :mod:`penlearn.changepoint._fp_pieces`, shared
+with the peak model's kernel. The minimum with the constant c_{t-1} keeps a piece
 where it is <= c (so an older start wins ties) and gives the rest to a new piece of start
-t−1; a start without pieces is pruned for good. The pieces are a (7, capacity) float array
-(rows lo, hi, quadratic, linear, log, constant, and the piece's minimum over its interval,
-cached for the next step) plus an int64 array of starts.
+t−1; a start without pieces is pruned for good. The pieces are a piece table of
+``_fp_pieces`` (one piece a row: lo, hi, quadratic, linear, log, constant) with one more
+column, the piece's minimum over its interval cached for the next step (``MINV``), plus
+an int64 array of starts.
 
 Ties (equal costs up to a rounding tolerance, 64 ulps of the magnitude of the terms):
 the last change is the smallest start among the pieces whose minimum is within the
@@ -43,77 +46,30 @@ import warnings
 import numba
 import numpy as np
 
-L2 = 0
-POISSON = 1
+from penlearn.changepoint._fp_pieces import (
+    HI,
+    L2,
+    LO,
+    POISSON,
+    A,
+    B,
+    C,
+    Q,
+    add_to_row,
+    level_roots,
+    loss_coefficients,
+    row_argmin,
+    row_value,
+)
+
 _EPS = np.finfo(float).eps
 _TIE = 64.0 * _EPS  # relative tolerance for equal-cost ties (x the magnitude of the terms)
-LO, HI, QUAD, LIN, LOGC, CONST, MINV = 0, 1, 2, 3, 4, 5, 6
-ROWS = 7
+MINV = 6  # column after the shared ones: the piece's minimum over its interval
+COLS = 7
 
 
 @numba.njit(cache=True)
-def _value(p, i, mu, loss):
-    """Value of piece i at μ (μ >= 0; a zero log coefficient ignores log 0)."""
-    if loss == L2:
-        return p[CONST, i] + mu * (p[LIN, i] + p[QUAD, i] * mu)
-    g = p[LOGC, i]
-    if g == 0.0:
-        return p[CONST, i] + p[LIN, i] * mu
-    if mu <= 0.0:
-        return np.inf
-    return p[CONST, i] + p[LIN, i] * mu + g * np.log(mu)
-
-
-@numba.njit(cache=True)
-def _vertex(p, i, loss):
-    """Unconstrained minimiser of piece i (its segment mean)."""
-    if loss == L2:
-        return -p[LIN, i] / (2.0 * p[QUAD, i])
-    return -p[LOGC, i] / p[LIN, i]
-
-
-@numba.njit(cache=True)
-def _poisson_right_root(p, i, c, mu):
-    """Root of f(μ) = c right of the minimum, by Newton from μ where f(μ) > c."""
-    a, g, k = p[LIN, i], p[LOGC, i], p[CONST, i] - c
-    for _ in range(200):
-        h = a * mu + g * np.log(mu) + k
-        if h <= 0.0:
-            break
-        step = h / (a + g / mu)
-        nxt = mu - step
-        if not nxt < mu:
-            break
-        mu = nxt
-        if step <= 4.0 * _EPS * mu:
-            break
-    return mu
-
-
-@numba.njit(cache=True)
-def _poisson_left_root(p, i, c, lo):
-    """Root of f(μ) = c left of the minimum (g < 0), by Newton on x = log μ from the left."""
-    a, g, k = p[LIN, i], p[LOGC, i], p[CONST, i] - c
-    x = -k / g  # a·e^x > 0 forces the root above this point, where f > c
-    if lo > 0.0:
-        x = max(x, np.log(lo))
-    for _ in range(200):
-        e = np.exp(x)
-        h = a * e + g * x + k
-        if h <= 0.0:
-            break
-        step = h / (a * e + g)  # negative: x increases
-        nxt = x - step
-        if not nxt > x:
-            break
-        x = nxt
-        if -step <= 4.0 * _EPS * (1.0 + abs(x)):
-            break
-    return np.exp(x)
-
-
-@numba.njit(cache=True)
-def _below(p, i, c, tol, loss, v):
+def _below(p, i, c, tol, v):
     """Interval [r1, r2] of μ in piece i where f(μ) <= c, or (1, 0) if empty.
 
     ``v`` is the piece's minimum over its interval (known from the previous step). A
@@ -124,31 +80,15 @@ def _below(p, i, c, tol, loss, v):
     """
     if not v <= c + tol:
         return 1.0, 0.0
-    lo, hi = p[LO, i], p[HI, i]
+    m = row_argmin(p, i)
     if v >= c - tol:
-        m = min(max(_vertex(p, i, loss), lo), hi)
         return m, m
-    f_lo = _value(p, i, lo, loss)
-    f_hi = _value(p, i, hi, loss)
+    lo, hi = p[i, LO], p[i, HI]
+    f_lo = row_value(p, i, lo)
+    f_hi = row_value(p, i, hi)
     if f_lo <= c and f_hi <= c:
         return lo, hi  # convex: the whole piece
-    m = min(max(_vertex(p, i, loss), lo), hi)
-    r1, r2 = lo, hi
-    if loss == L2:
-        m0 = -p[LIN, i] / (2.0 * p[QUAD, i])
-        d = np.sqrt(max(c - _value(p, i, m0, loss), 0.0) / p[QUAD, i])
-        if f_lo > c:
-            r1 = max(lo, min(m0 - d, m))
-        if f_hi > c:
-            r2 = min(hi, max(m0 + d, m))
-        return r1, r2
-    if p[LOGC, i] == 0.0:  # increasing line (all-zero counts)
-        return lo, min(hi, max(lo, (c - p[CONST, i]) / p[LIN, i]))
-    if f_lo > c:
-        r1 = max(lo, min(_poisson_left_root(p, i, c, lo), m))
-    if f_hi > c:
-        r2 = min(hi, max(_poisson_right_root(p, i, c, hi), m))
-    return r1, r2
+    return level_roots(p[i, Q], p[i, A], p[i, B], p[i, C], c, lo, m, hi, f_lo > c, f_hi > c)
 
 
 @numba.njit(cache=True)
@@ -156,11 +96,11 @@ def _emit_const(q, qs, nq, lo, hi, c, start):
     """Append the constant piece c on [lo, hi] (merged with a constant just before it)."""
     if not lo < hi:
         return nq
-    if nq > 0 and qs[nq - 1] == start and q[HI, nq - 1] == lo:
-        q[HI, nq - 1] = hi
+    if nq > 0 and qs[nq - 1] == start and q[nq - 1, HI] == lo:
+        q[nq - 1, HI] = hi
         return nq
-    q[LO, nq], q[HI, nq] = lo, hi
-    q[QUAD, nq], q[LIN, nq], q[LOGC, nq], q[CONST, nq] = 0.0, 0.0, 0.0, c
+    q[nq, LO], q[nq, HI] = lo, hi
+    q[nq, Q], q[nq, A], q[nq, B], q[nq, C] = 0.0, 0.0, 0.0, c
     qs[nq] = start
     return nq + 1
 
@@ -169,15 +109,15 @@ def _emit_const(q, qs, nq, lo, hi, c, start):
 def _near_point(q, qs, nq, x, start, delta):
     """Index of a single-point piece just before x (at most a short constant between)."""
     j = nq - 1
-    if j >= 0 and qs[j] == start and q[HI, j] == x and x - q[LO, j] <= delta:
+    if j >= 0 and qs[j] == start and q[j, HI] == x and x - q[j, LO] <= delta:
         j -= 1  # skip the short stretch of the new constant
-    if j >= 0 and q[LO, j] == q[HI, j] and x - q[HI, j] <= delta:
+    if j >= 0 and q[j, LO] == q[j, HI] and x - q[j, HI] <= delta:
         return j
     return -1
 
 
 @numba.njit(cache=True)
-def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
+def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi):
     """q <- min(p, c) where c starts at ``start``; returns the piece count.
 
     A piece of p is kept wherever it is <= c, or, if its minimum is within ``tol`` of c,
@@ -191,8 +131,8 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
     delta = 1e-9 * (dom_hi - dom_lo)
     nq = 0
     for i in range(n_p):
-        lo, hi = p[LO, i], p[HI, i]
-        r1, r2 = _below(p, i, c, tol, loss, p[MINV, i])
+        lo, hi = p[i, LO], p[i, HI]
+        r1, r2 = _below(p, i, c, tol, p[i, MINV])
         if not r1 <= r2:
             nq = _emit_const(q, qs, nq, lo, hi, c, start)
             continue
@@ -200,16 +140,16 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
         if r1 == r2:
             j = _near_point(q, qs, nq, r1, start, delta)
             if j >= 0:
-                v_old, v_new = _value(q, j, q[LO, j], loss), _value(p, i, r1, loss)
+                v_old, v_new = row_value(q, j, q[j, LO]), row_value(p, i, r1)
                 if not (v_new < v_old - tol or (v_new <= v_old + tol and ps[i] < qs[j])):
                     nq = _emit_const(q, qs, nq, r2, hi, c, start)
                     continue
-                x_old = q[LO, j]
+                x_old = q[j, LO]
                 nq = j  # the new single point replaces the old one (and the gap)
                 nq = _emit_const(q, qs, nq, x_old, r1, c, start)
-        for row in range(6):
-            q[row, nq] = p[row, i]
-        q[LO, nq], q[HI, nq] = r1, r2
+        for col in range(MINV):
+            q[nq, col] = p[i, col]
+        q[nq, LO], q[nq, HI] = r1, r2
         qs[nq] = ps[i]
         nq += 1
         nq = _emit_const(q, qs, nq, r2, hi, c, start)
@@ -219,37 +159,31 @@ def _min_with_constant(p, ps, n_p, q, qs, c, tol, start, dom_lo, dom_hi, loss):
 @numba.njit(cache=True)
 def _add_and_min(q, qs, nq, y, w, loss, tol_scale):
     """Add w·ℓ(y, μ) to every piece; return (min value, start of the chosen piece)."""
+    dq, da, db, dc = loss_coefficients(loss, y, w)
     best = np.inf
     for i in range(nq):
-        if loss == L2:
-            q[QUAD, i] += w
-            q[LIN, i] -= 2.0 * w * y
-            q[CONST, i] += w * y * y
-        else:
-            q[LIN, i] += w
-            q[LOGC, i] -= w * y
-        m = min(max(_vertex(q, i, loss), q[LO, i]), q[HI, i])
-        v = _value(q, i, m, loss)
-        q[MINV, i] = v
+        add_to_row(q, i, dq, da, db, dc)
+        v = row_value(q, i, row_argmin(q, i))
+        q[i, MINV] = v
         if v < best:
             best = v
     tol = _TIE * (abs(best) + tol_scale)
     chosen = -1
     for i in range(nq):
-        if q[MINV, i] <= best + tol and (chosen < 0 or qs[i] < chosen):
+        if q[i, MINV] <= best + tol and (chosen < 0 or qs[i] < chosen):
             chosen = qs[i]
     return best, chosen
 
 
 @numba.njit(cache=True)
 def _grow(p, ps, need):
-    cap = p.shape[1]
+    cap = p.shape[0]
     if need <= cap:
         return p, ps
     new_cap = max(need, 2 * cap)
-    p2 = np.empty((ROWS, new_cap))
+    p2 = np.empty((new_cap, COLS))
     ps2 = np.empty(new_cap, dtype=np.int64)
-    p2[:, :cap] = p
+    p2[:cap] = p
     ps2[:cap] = ps
     return p2, ps2
 
@@ -274,7 +208,7 @@ def run_layer(y, w, term, prev, penalty, F, last, t0, t1, loss, dom_lo, dom_hi,
             p, ps = _grow(p, ps, need)
             q, qs = _grow(q, qs, need)
             tol = _TIE * (abs(c) + run_scale)
-            n_p = _min_with_constant(p, ps, n_p, q, qs, c, tol, t - 1, dom_lo, dom_hi, loss)
+            n_p = _min_with_constant(p, ps, n_p, q, qs, c, tol, t - 1, dom_lo, dom_hi)
             p, ps, q, qs = q, qs, p, ps
         run_scale += term[t - 1]
         if n_p == 0:
@@ -349,8 +283,8 @@ def _prepared(values: np.ndarray, weights: np.ndarray, loss: str):
 
 def _new_state():
     cap = 64
-    return (np.empty((ROWS, cap)), np.empty(cap, dtype=np.int64),
-            np.empty((ROWS, cap)), np.empty(cap, dtype=np.int64), 0, 0.0)
+    return (np.empty((cap, COLS)), np.empty(cap, dtype=np.int64),
+            np.empty((cap, COLS)), np.empty(cap, dtype=np.int64), 0, 0.0)
 
 
 def _run(y, w, term, prev, penalty, F, last, loss_code, dom, progress, weight_per_step):

@@ -40,6 +40,7 @@ from penlearn.changepoint._fp_core import (
     min_less,
     min_more,
 )
+from penlearn.changepoint._fp_pieces import POISSON, loss_coefficients
 
 
 @numba.njit(cache=True)
@@ -115,7 +116,8 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
     Bf[0, PREV_I] = -1.0
     Bf[0, PREV_MEAN] = np.nan
     nb = 1
-    fn_add(Bf, nb, 0.0, w[0], -w[0] * y[0], 0.0)
+    q, a, b, c = loss_coefficients(POISSON, y[0], w[0])
+    fn_add(Bf, nb, q, a, b, c)
     np_ = 0
     total = 1
     biggest = 1
@@ -144,8 +146,9 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
             else:
                 Pf, T1 = T1, Pf
                 np_ = nl
-            fn_add(Bf, nb, 0.0, w[t], -w[t] * y[t], 0.0)
-            fn_add(Pf, np_, 0.0, w[t], -w[t] * y[t], 0.0)
+            q, a, b, c = loss_coefficients(POISSON, y[t], w[t])
+            fn_add(Bf, nb, q, a, b, c)
+            fn_add(Pf, np_, q, a, b, c)
             total += nb + np_
             biggest = max(biggest, nb, np_)
         if pos + nb + np_ > scap:
