@@ -88,20 +88,20 @@ class _Sweep:
         return (self.ic[o[cross + 1]] - self.ic[o[cross]]) / d_sl[cross]
 
 
-def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
-    """Events in (s_lo, s_hi] as (steps, slope deltas, AUC deltas, order at s_hi).
+def order_at_end(sw: _Sweep, s_hi: float):
+    """The order of the lines at a bracket's end ``s_hi`` and the blocks it makes.
 
-    Returns ``"big"`` when the blocks hold more than ``max_pairs`` pairs and None when the
-    kernel must handle the bracket (see the module docstring).
+    Returns ``(p, sig, start)``: ``p`` sorts the lines of ``sw.order`` at ``s_hi`` (an
+    adaptive stable sort: they are nearly sorted); ``sig`` the crossing steps of the
+    adjacent pairs there that still cross later; ``start`` marks the first slot of each
+    block (a run of slots that ``p`` maps onto itself: lines cross only inside their
+    block between the two ends). None when the sort disagrees with a crossing step or a
+    crossing comes within the kernel's tie window after ``s_hi`` (the exact kernel must
+    take the bracket).
     """
     o = sw.order
-    ic, sl, fpd, fnd = sw.ic, sw.sl, sw.fpd, sw.fnd
-    a_ic, a_sl = ic[o], sl[o]
-    # nearly sorted: adaptive sort; a tie at s_hi in the wrong order fails the check below
+    a_ic, a_sl = sw.ic[o], sw.sl[o]
     p = np.argsort(a_ic + a_sl * s_hi, kind="stable")
-    n = len(p)
-    # the order at s_hi must agree with the crossing steps of its adjacent lines, none
-    # of which may come within the tie window after s_hi
     ic_h, sl_h = a_ic[p], a_sl[p]
     dsl = sl_h[:-1] - sl_h[1:]
     ahead = np.flatnonzero(dsl > 0)
@@ -109,12 +109,74 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     if len(sig) and sig.min() <= s_hi + 4 * s_hi * TIE_RTOL:
         return None
     end = np.maximum.accumulate(p) == sw.ar
-    if end.all():
-        e = np.zeros(0)
-        return e, e, e, o, sig
-    start = np.empty(n, bool)
+    start = np.empty(len(p), bool)
     start[0] = True
     start[1:] = end[:-1]
+    return p, sig, start
+
+
+def crossings_below(sw: _Sweep, i: np.ndarray, j: np.ndarray, s_hi: float):
+    """The events of a bracket from its inversions, in time order, and the gap below each.
+
+    ``i < j`` are slots (in ``sw.order``) of lines that cross inside (s_lo, s_hi]. Returns
+    ``(x, sla, slb, fa, na, fb, nb, f0, n0)`` sorted by the crossing step ``x`` (the
+    kernel's formula): the two lines' slopes and FP/FN jumps (a below before the event),
+    and FP, FN on the gap just below the crossing: the gap below the lower line at s_lo,
+    corrected by that line's earlier crossings in the bracket (an exclusive cumulative
+    sum per line). None when a crossing is out of the bracket by rounding or two
+    crossings fall within the tie window (the exact kernel must take the bracket).
+    """
+    o, ic, sl, fpd, fnd = sw.order, sw.ic, sw.sl, sw.fpd, sw.fnd
+    la, lb = o[i], o[j]
+    sla, slb = sl[la], sl[lb]
+    if not np.all(sla > slb):
+        return None
+    x = (ic[lb] - ic[la]) / (sla - slb)
+    if not (np.all(x > sw.s_lo) and np.all(x <= s_hi)):
+        return None
+    srt = np.argsort(x, kind="stable")
+    xs = x[srt]
+    if len(xs) > 1 and np.any(xs[1:] <= xs[:-1] + xs[:-1] * TIE_RTOL):
+        return None
+    E = len(i)
+    i_t, j_t = i[srt], j[srt]
+    la, lb, sla, slb = la[srt], lb[srt], sla[srt], slb[srt]
+    fa, na, fb, nb = fpd[la], fnd[la], fpd[lb], fnd[lb]
+    # entries (owner slot, FP change, FN change) in time order, grouped by owner
+    key = np.concatenate((i_t, j_t)) * (2 * E) + np.concatenate((np.arange(E), np.arange(E)))
+    by = np.argsort(key)
+    ow = key[by] // (2 * E)
+    d = np.empty((2 * E, 2))
+    d[:E, 0], d[:E, 1] = fb, nb
+    d[E:, 0], d[E:, 1] = -fa, -na
+    d = d[by]
+    c = np.cumsum(d, axis=0) - d
+    g0 = np.empty(2 * E, bool)
+    g0[0] = True
+    g0[1:] = ow[1:] != ow[:-1]
+    grp = np.maximum.accumulate(np.where(g0, np.arange(2 * E), 0))
+    corr = np.empty((2 * E, 2))
+    corr[by] = c - c[grp]
+    f0 = sw.FP[i_t] + corr[:E, 0]
+    n0 = sw.FN[i_t] + corr[:E, 1]
+    return xs, sla, slb, fa, na, fb, nb, f0, n0
+
+
+def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
+    """Events in (s_lo, s_hi] as (steps, slope deltas, AUC deltas, order at s_hi).
+
+    Returns ``"big"`` when the blocks hold more than ``max_pairs`` pairs and None when the
+    kernel must handle the bracket (see the module docstring).
+    """
+    o = sw.order
+    at_end = order_at_end(sw, s_hi)
+    if at_end is None:
+        return None
+    p, sig, start = at_end
+    n = len(p)
+    if start.all():
+        e = np.zeros(0)
+        return e, e, e, o, sig
     bid = np.cumsum(start) - 1
     size = np.bincount(bid)
     first = np.flatnonzero(start)
@@ -132,41 +194,10 @@ def _bracket(sw: _Sweep, s_hi: float, max_pairs: int):
     pos_hi[p] = sw.ar
     inv = pos_hi[i] > pos_hi[j]
     i, j = i[inv], j[inv]
-    la, lb = o[i], o[j]
-    sla, slb = sl[la], sl[lb]
-    if not np.all(sla > slb):
-        return None
-    x = (ic[lb] - ic[la]) / (sla - slb)
-    if not (np.all(x > sw.s_lo) and np.all(x <= s_hi)):
-        return None
-    srt = np.argsort(x, kind="stable")
-    xs = x[srt]
-    if len(xs) > 1 and np.any(xs[1:] <= xs[:-1] + xs[:-1] * TIE_RTOL):
+    ev = crossings_below(sw, i, j, s_hi)
+    if ev is None:
         return None  # a multi-way intersection or a near-tie: the kernel's exact cluster
-    E = len(i)
-    fa, na, fb, nb = fpd[la], fnd[la], fpd[lb], fnd[lb]
-    # each line's gap below it, corrected by its earlier crossings in the bracket: the
-    # entries (owner slot, FP change, FN change) in time order, grouped by owner
-    i_t, j_t = i[srt], j[srt]
-    key = np.concatenate((i_t, j_t)) * (2 * E) + np.concatenate((np.arange(E), np.arange(E)))
-    by = np.argsort(key)
-    ow = key[by] // (2 * E)
-    d = np.empty((2 * E, 2))
-    d[:E, 0], d[:E, 1] = fb[srt], nb[srt]
-    d[E:, 0], d[E:, 1] = -fa[srt], -na[srt]
-    d = d[by]
-    c = np.cumsum(d, axis=0) - d
-    g0 = np.empty(2 * E, bool)
-    g0[0] = True
-    g0[1:] = ow[1:] != ow[:-1]
-    grp = np.maximum.accumulate(np.where(g0, np.arange(2 * E), 0))
-    corr = np.empty((2 * E, 2))
-    corr[by] = c - c[grp]
-    # from here on, events in time order
-    i, la, lb, sla, slb = i_t, la[srt], lb[srt], sla[srt], slb[srt]
-    fa, na, fb, nb = fa[srt], na[srt], fb[srt], nb[srt]
-    f0 = sw.FP[i] + corr[:E, 0]
-    n0 = sw.FN[i] + corr[:E, 1]
+    xs, sla, slb, fa, na, fb, nb, f0, n0 = ev
     f2 = f0 + fa + fb
     n2 = n0 + na + nb
     m_old = np.minimum(f0 + fa, n0 + na)

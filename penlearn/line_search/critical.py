@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from penlearn.line_search._common import FIRST_MIN_ZERO, TIE_RTOL
-from penlearn.line_search.blocks import _Sweep
+from penlearn.line_search._common import FIRST_MIN_ZERO
+from penlearn.line_search.blocks import _Sweep, crossings_below, order_at_end
 from penlearn.line_search.kernel import State
 
 __all__ = ["first_min_critical"]
@@ -78,20 +78,11 @@ def _critical_bracket(sw: _Sweep, s_hi: float, max_pairs: int, w: np.ndarray, ep
     than ``max_pairs`` pairs and None when the exact drivers must handle the bracket.
     """
     o = sw.order
-    ic, sl, fpd, fnd = sw.ic, sw.sl, sw.fpd, sw.fnd
-    a_ic, a_sl = ic[o], sl[o]
-    p = np.argsort(a_ic + a_sl * s_hi, kind="stable")
-    n = len(p)
-    ic_h, sl_h = a_ic[p], a_sl[p]
-    dsl = sl_h[:-1] - sl_h[1:]
-    ahead = np.flatnonzero(dsl > 0)
-    sig = (ic_h[ahead + 1] - ic_h[ahead]) / dsl[ahead]
-    if len(sig) and sig.min() <= s_hi + 4 * s_hi * TIE_RTOL:
+    at_end = order_at_end(sw, s_hi)
+    if at_end is None:
         return None  # the sort at s_hi disagrees with a crossing, or one is too close
-    end = np.maximum.accumulate(p) == sw.ar
-    start = np.empty(n, bool)
-    start[0] = True
-    start[1:] = end[:-1]
+    p, sig, start = at_end
+    n = len(p)
     first = np.flatnonzero(start)
     size = np.diff(np.append(first, n))
     ws = w[o]
@@ -106,39 +97,10 @@ def _critical_bracket(sw: _Sweep, s_hi: float, max_pairs: int, w: np.ndarray, ep
     if i is None:
         return "big"
     total = len(i)
-    la, lb = o[i], o[j]
-    sla, slb = sl[la], sl[lb]
-    if not np.all(sla > slb):
-        return None
-    x = (ic[lb] - ic[la]) / (sla - slb)
-    if not (np.all(x > sw.s_lo) and np.all(x <= s_hi)):
-        return None
-    srt = np.argsort(x, kind="stable")
-    xs = x[srt]
-    if len(xs) > 1 and np.any(xs[1:] <= xs[:-1] + xs[:-1] * TIE_RTOL):
+    ev = crossings_below(sw, i, j, s_hi)
+    if ev is None:
         return None  # a multi-way intersection or a near-tie
-    E = len(i)
-    # FP/FN just below each crossing: the gap below the lower line at s_lo, corrected by
-    # that line's earlier crossings in the bracket (as in blocks._bracket)
-    i_t, j_t = i[srt], j[srt]
-    key = np.concatenate((i_t, j_t)) * (2 * E) + np.concatenate((np.arange(E), np.arange(E)))
-    by = np.argsort(key)
-    ow = key[by] // (2 * E)
-    la, lb, sla, slb = la[srt], lb[srt], sla[srt], slb[srt]
-    fa, na, fb, nb = fpd[la], fnd[la], fpd[lb], fnd[lb]
-    d = np.empty((2 * E, 2))
-    d[:E, 0], d[:E, 1] = fb, nb
-    d[E:, 0], d[E:, 1] = -fa, -na
-    d = d[by]
-    c = np.cumsum(d, axis=0) - d
-    g0 = np.empty(2 * E, bool)
-    g0[0] = True
-    g0[1:] = ow[1:] != ow[:-1]
-    grp = np.maximum.accumulate(np.where(g0, np.arange(2 * E), 0))
-    corr = np.empty((2 * E, 2))
-    corr[by] = c - c[grp]
-    f0 = sw.FP[i_t] + corr[:E, 0]
-    n0 = sw.FN[i_t] + corr[:E, 1]
+    xs, sla, slb, fa, na, fb, nb, f0, n0 = ev
     m_old = np.minimum(f0 + fa, n0 + na)
     m_new = np.minimum(f0 + fb, n0 + nb)
     d_slope = (sla - slb) * (m_old + m_new - np.minimum(f0, n0)
