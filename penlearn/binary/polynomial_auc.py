@@ -39,17 +39,25 @@ from penlearn.binary.metrics import check_binary_labels, check_binary_scores
 MAX_DEGREE = 60
 
 
+@lru_cache(maxsize=1)
+def _pascal() -> np.ndarray:
+    """C(n, k) for 0 <= k <= n <= 2·MAX_DEGREE, correctly rounded to float64 (once)."""
+    m = 2 * MAX_DEGREE
+    table = np.zeros((m + 1, m + 1))
+    for n in range(m + 1):
+        table[n, : n + 1] = [float(math.comb(n, k)) for k in range(n + 1)]
+    return table
+
+
 def comb(n, k) -> np.ndarray:
-    """Binomial coefficients C(n, k) as floats, elementwise (small n: exact in float64).
+    """Binomial coefficients C(n, k) as floats, elementwise (n <= 2·MAX_DEGREE).
 
     Examples
     --------
     >>> comb(4, np.arange(5)).tolist()
     [1.0, 4.0, 6.0, 4.0, 1.0]
     """
-    n, k = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(k, dtype=np.int64))
-    return np.array([float(math.comb(int(a), int(b))) for a, b in zip(n.ravel(), k.ravel())],
-                    dtype=float).reshape(n.shape)
+    return _pascal()[np.asarray(n, dtype=np.int64), np.asarray(k, dtype=np.int64)]
 
 
 def _check_degree(degree) -> int:
