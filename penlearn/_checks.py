@@ -126,6 +126,12 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     require_columns(evaluation, EVALUATION_REQUIRED, name)
     if len(evaluation) == 0:
         raise ValueError(f"{name} has no rows")
+    missing = pd.isna(evaluation["sequence_id"]).to_numpy()
+    if missing.any():
+        raise ValueError(
+            f"{name} column 'sequence_id' has {int(missing.sum())} missing value(s) "
+            f"(first at row {int(np.flatnonzero(missing)[0]) + 1}); every row needs a sequence id"
+        )
     ev = evaluation.copy()
     for col in ("min_log_lambda", "max_log_lambda", "fp", "fn"):
         try:

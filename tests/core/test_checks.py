@@ -47,3 +47,15 @@ def test_check_evaluation_any_row_order(seed):
             .sort_values(["_k", "min_log_lambda"], ascending=[True, False])
             .drop(columns="_k").reset_index(drop=True))
     pd.testing.assert_frame_equal(out, want, check_dtype=False)
+
+
+def test_check_evaluation_missing_sequence_id():
+    """A row without a sequence id is an error naming the column and row (it used to be
+    sorted in as a sequence of its own)."""
+    import pytest
+
+    ev = pd.DataFrame({"sequence_id": ["a", "a", None], "min_log_lambda": [-np.inf, 0.0, -np.inf],
+                       "max_log_lambda": [0.0, np.inf, np.inf], "fp": [1, 0, 0], "fn": [0, 0, 1]})
+    msg = r"'sequence_id' has 1 missing value\(s\) \(first at row 3\)"
+    with pytest.raises(ValueError, match=msg):
+        check_evaluation(ev)
