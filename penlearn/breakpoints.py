@@ -140,6 +140,12 @@ class Breakpoints:
     def __setattr__(self, name, value):  # noqa: D105
         raise AttributeError("Breakpoints is immutable")
 
+    def __reduce__(self):
+        """Pickle through the constructor (process pools, dask): the immutable instance
+        cannot be restored attribute by attribute."""
+        return (type(self), (self.example, self.value, self.fp_diff, self.fn_diff,
+                             self.n_examples, self.example_ids))
+
     def __len__(self) -> int:
         return len(self.example)
 

@@ -145,3 +145,20 @@ def test_learn_penalty_leaves_out_sequences_with_negative_errors():
         model = pl.learn_penalty(X, ev, folds=folds, init="zero", max_steps=3, progress=False)
     assert any("s0" in str(w.message) and "left out" in str(w.message) for w in caught)
     assert np.all(np.isfinite(model.predict(X)))
+
+
+def test_pickle_round_trip():
+    """Breakpoints cross process boundaries (process pools, dask): pickling goes through
+    the constructor and gives an equal, still immutable object."""
+    import pickle
+
+    bp = pl.Breakpoints([0, 1, 1], [0.5, -1.0, 2.0], [1.0, 0.0, 2.0], [0.0, -1.0, 0.0],
+                        n_examples=3, example_ids=["a", "b", "c"])
+    back = pickle.loads(pickle.dumps(bp))
+    for name in ("example", "value", "fp_diff", "fn_diff"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(bp, name))
+    assert (back.n_examples, back.example_ids) == (3, ("a", "b", "c"))
+    np.testing.assert_array_equal(pl.aum(back, np.zeros(3)).derivatives,
+                                  pl.aum(bp, np.zeros(3)).derivatives)
+    with pytest.raises(AttributeError, match="immutable"):
+        back.value = np.zeros(3)
