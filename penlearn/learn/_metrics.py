@@ -6,7 +6,9 @@ validation AUM and AUC after every step, as in the script of Fowler & Hocking (2
 :meth:`penlearn.roc.ChangepointROC.auc` (bit for bit: the same floating-point operations
 in the same order) from one sort of the thresholds per call, shared by AUM and AUC when
 both use the same breakpoints, without the per-call validation of the public functions.
-Scores with tied thresholds go to the public functions themselves.
+Tied thresholds (an exact line search often steps exactly onto a crossing) keep the fast
+AUC when the ROC counts are integers; their AUM, and AUC of weighted counts, come from the
+public functions themselves.
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ class SetMetrics:
         self.shared = bp is not None and np.array_equal(bp.example, rbp.example) \
             and np.array_equal(bp.value, rbp.value)
         self.fp0 = roc.fp_end - rbp.fp_total  # actual FP at score -inf
+        # integer counts: cumulative sums are exact in any order, so the ROC points of tied
+        # thresholds can be read off the per-breakpoint sums (see _auc)
+        self.integer = bool(np.all(rbp.fp_diff == np.round(rbp.fp_diff))
+                            and np.all(rbp.fn_diff == np.round(rbp.fn_diff)))
 
     def _aum(self, order, ts, scores) -> float:
         """:func:`penlearn.aum`'s area for distinct sorted thresholds ``ts``."""
@@ -58,8 +64,10 @@ class SetMetrics:
         fn_a = cum.imag - cum.imag[-1]
         return float(np.dot(np.minimum(fp_a, fn_a)[:-1], np.diff(ts)))
 
-    def _auc(self, order) -> float:
-        """:meth:`ChangepointROC.auc` for distinct thresholds sorted by ``order``."""
+    def _auc(self, order, ts=None) -> float:
+        """:meth:`ChangepointROC.auc` for the thresholds sorted by ``order``; ``ts``: the
+        sorted thresholds when some are tied (integer counts only): a tied group is one
+        ROC segment, so the points inside it are dropped."""
         roc, rbp = self.roc, self.roc.bp
         fp_g, fn_g = rbp.fp_diff[order], rbp.fn_diff[order]
         fp_a = np.cumsum(fp_g)
@@ -73,6 +81,10 @@ class SetMetrics:
         fn[0] = fn_b[0]
         fn[1:] = fn_a
         fn += roc.fn_end
+        if ts is not None:  # keep the points between distinct thresholds
+            keep = np.ones(len(order) + 1, bool)
+            np.not_equal(ts[1:], ts[:-1], out=keep[1:-1])
+            fp, fn = fp[keep], fn[keep]
         fpr = fp[::-1] / roc.possible_fp
         tpr = (roc.possible_fn - fn[::-1]) / roc.possible_fn
         if (fpr[0], tpr[0]) > (fpr[-1], tpr[-1]):
@@ -98,12 +110,13 @@ class SetMetrics:
         t = rbp.value - scores[rbp.example]
         order = np.argsort(t)
         ts = t[order]
-        if np.any(ts[1:] == ts[:-1]):
+        ties = bool(np.any(ts[1:] == ts[:-1]))  # a step exactly at a crossing: common
+        if ties and not self.integer:
             return self._slow(scores)
-        auc = self._auc(order)
+        auc = self._auc(order, ts if ties else None)
         if self.bp is None:
             return float("nan"), auc
-        if not self.shared:
+        if not self.shared or ties:
             return aum(self.bp, scores).aum, auc
         return self._aum(order, ts, scores), auc
 

@@ -54,3 +54,40 @@ def test_same_numbers_as_the_public_functions(seed):
         assert c == roc.auc(scores)
         assert np.isnan(auc_only(scores)[0]) and auc_only(scores)[1] == c
         assert other(scores) == (aum(dropped, scores).aum, c)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ties_keep_the_fast_auc_and_weighted_counts_fall_back(seed, monkeypatch):
+    """Tied thresholds (a step exactly onto a crossing) with integer counts: the AUC from
+    the one sort, equal to ChangepointROC.auc without calling it; with weighted
+    (non-integer) counts the public functions are used, and the numbers still agree."""
+    rng = np.random.default_rng(10 + seed)
+    n = 40
+    ev = _evaluation(rng, n)
+    ids = list(pd.unique(ev["sequence_id"]))
+    roc = ChangepointROC(ev, ids)
+    m = SetMetrics(None, roc)
+    assert m.integer
+    tied = []
+    bp = roc.bp
+    for _ in range(30):  # move examples so that some thresholds coincide exactly
+        scores = rng.normal(size=n)
+        for _ in range(int(rng.integers(1, 4))):
+            b1, b2 = rng.choice(len(bp), 2, replace=False)
+            e1, e2 = bp.example[b1], bp.example[b2]
+            if e1 != e2:
+                scores[e2] = bp.value[b2] - (bp.value[b1] - scores[e1])
+        t = bp.value - scores[bp.example]
+        if len(np.unique(t)) < len(t):
+            tied.append((scores, roc.auc(scores)))
+    assert len(tied) >= 10
+    monkeypatch.setattr(SetMetrics, "_slow", lambda self, s: pytest.fail("fell back"))
+    for scores, expected in tied:
+        assert m(scores)[1] == expected
+    monkeypatch.undo()
+    weighted = ev.assign(fp=ev["fp"] * 0.7, possible_fp=ev["possible_fp"] * 0.7)
+    roc_w = ChangepointROC(check_evaluation(weighted), ids)
+    mw = SetMetrics(None, roc_w)
+    assert not mw.integer
+    for scores, _ in tied:
+        assert mw(scores)[1] == roc_w.auc(scores)
