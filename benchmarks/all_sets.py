@@ -8,7 +8,13 @@ Data (``PENLEARN_DATA`` or ``--data-dir``, the UCI / neuroblastoma-data format):
   ``profileID`` (6 test folds, patients held out);
 - ``neuroblastoma_detailed``: the same sequences with the *detailed* labels
   (``detailed/evaluation``), features from ``systematic/inputs`` (3410 of the 3730
-  detailed sequences have them; the others are left out), cv ``profileID``.
+  detailed sequences have them; the others are left out), cv ``profileID``;
+- ``H3K36me3_TDH_other_chunk1``: a peak set computed here from raw coverage
+  (``chipseq_raw/``: 8 samples of chr21, 6 peak labels each): the error functions of each
+  sample's PeakSeg path (``penlearn.peak_error_functions``), the 36 coverage features
+  (``penlearn.coverage_features``), 4 test folds of 2 samples (see ``coverage_set``). With
+  3 subtrain and 3 validation sequences per fold it is a smoke test of the whole
+  coverage-to-penalty pipeline more than a measure of learning.
 
 For each (set, test fold) the non-test sequences are split as in Fowler & Hocking (2024):
 sorted by id, alternately subtrain and validation. Feature columns that are not finite on
@@ -77,7 +83,10 @@ CHIPSEQ = [
     "H3K9me3_TDH_BP",
 ]
 NEURO = ["systematic", "neuroblastoma_detailed"]
-ALL_SETS = CHIPSEQ + NEURO
+# peak sets computed here from raw coverage and peak labels (chipseq_raw/): the error
+# functions of the PeakSeg path of every (sample, window), the 36 coverage features
+COVERAGE = {"H3K36me3_TDH_other_chunk1": "chipseq_raw/H3K36me3_TDH_other_chunk1"}
+ALL_SETS = CHIPSEQ + NEURO + list(COVERAGE)
 QUICK_SETS = ["H3K4me3_TDH_immune", "H3K27me3_RL_cancer", "H3K36me3_AM_immune",
               "H3K4me3_TDH_other"]
 BASELINES = ["unsupervised", "constant", "interval_regression"]
@@ -107,6 +116,8 @@ def load_set(data_dir: str, name: str):
     """(features with all-finite columns, evaluation, folds, BIC-like column, cv type)."""
     from penlearn.datasets import load_uci
 
+    if name in COVERAGE:
+        return coverage_set(Path(data_dir) / COVERAGE[name])
     if name == "neuroblastoma_detailed":
         ds = load_uci(Path(data_dir) / "detailed")
         feats = load_uci(Path(data_dir) / "systematic").inputs
@@ -122,6 +133,27 @@ def load_set(data_dir: str, name: str):
         bic = "log2.n" if name == "systematic" else "log.log.data"
     finite = np.isfinite(X.to_numpy(float)).all(axis=0)
     return X.loc[:, finite], ev.reset_index(drop=True), folds, X[bic], cv
+
+
+def coverage_set(folder: Path):
+    """``load_set`` of a peak set from coverage: error functions of every sample's
+    PeakSeg path (``peak_error_functions``, the full path), the 36 coverage features,
+    4 test folds of 2 samples each (samples k and k + 4 in file order: each fold holds
+    out a kidney and a muscle sample when the file lists the 2 kidney samples first)."""
+    import penlearn
+
+    cov = penlearn.read_coverage(folder / "coverage.csv.gz")
+    labels = penlearn.read_peak_labels(folder / "labels.csv")
+    ev = penlearn.peak_error_functions(cov, labels, progress=False)
+    X = penlearn.coverage_features(cov)
+    samples = list(pd.unique(cov["sample_id"]))
+    fold_of = {smp: i % 4 + 1 for i, smp in enumerate(samples)}
+    ids = sorted(ev["sequence_id"].unique())
+    X = X.loc[ids]
+    folds = pd.DataFrame({"sequence_id": ids,
+                          "fold": [fold_of[i.split("/")[0]] for i in ids]})
+    finite = np.isfinite(X.to_numpy(float)).all(axis=0)
+    return X.loc[:, finite], ev.reset_index(drop=True), folds, X["log.log.data"], "samples"
 
 
 def test_folds(data_dir: str, name: str) -> list:
@@ -236,7 +268,8 @@ def run_all(data_dir: str, sets, methods, seed, quadratic_max_b, workers, max_fo
         for fold in test_folds(data_dir, name)[:max_folds]:
             tasks.append((name, fold))
     # the largest sets first, so that the two processes finish together
-    big = {"H3K27ac-H3K4me3_TDHAM_BP": 0, "systematic": 1, "neuroblastoma_detailed": 2}
+    big = {"H3K27ac-H3K4me3_TDHAM_BP": 0, "systematic": 1, "neuroblastoma_detailed": 2,
+           **{name: 3 for name in COVERAGE}}  # a coverage set: its peak paths first
     tasks.sort(key=lambda t: big.get(t[0], 9))
     rows = []
     if workers <= 1:
