@@ -459,8 +459,8 @@ default; the ChIP-seq rows are the 17 sets × 4 folds, "all" adds the neuroblast
   min_improvement=0.01` +0.0010, worst −0.020 (H3K27ac-H3K4me3_TDHAM_BP), 3 sets below
   unsupervised; with `l2=0` +0.0011, worst −0.028, 5.
 - (session 4, the 80 pairs of the 19 UCI-format sets, the default model as fit by this
-  script) clipping every feature to its training range *except* the size features (`bases`, `data` and their log, log+1 and
-  log log transforms; `n`, `log.n`, `log2.n` for the neuroblastoma sets) when predicting:
+  script) clipping every feature to its training range *except* the size features
+  (`bases`, `data` and their log, log+1 and log log transforms; `n`, `log.n`, `log2.n` for the neuroblastoma sets) when predicting:
   +0.0038, worst −0.0013, 5 sets below unsupervised (clipping every feature, `clip=True`:
   +0.0029, worst −0.029 on H3K36me3_TDH_other, 6) — the best single-fit rule measured, but
   the feature list is data-set specific, so not a default;
