@@ -459,16 +459,17 @@ default; the ChIP-seq rows are the 17 sets × 4 folds, "all" adds the neuroblast
   min_improvement=0.01` +0.0010, worst −0.020 (H3K27ac-H3K4me3_TDHAM_BP), 3 sets below
   unsupervised; with `l2=0` +0.0011, worst −0.028, 5.
 - (session 4, the 80 pairs of the 19 UCI-format sets, the default model as fit by this
-  script) clipping every feature to its training range *except* the size features
-  (`bases`, `data` and their log, log+1 and log log transforms; `n`, `log.n`, `log2.n` for the neuroblastoma sets) when predicting:
-  +0.0038, worst −0.0013, 5 sets below unsupervised (clipping every feature, `clip=True`:
-  +0.0029, worst −0.029 on H3K36me3_TDH_other, 6) — the best single-fit rule measured, but
-  the feature list is data-set specific, so not a default;
-- (session 4, the same 80 pairs) choosing between the default model and the unsupervised rule by
-  4-fold cross-validated AUC within the training sequences (the default refit on each CV
-  fold): +0.0037, worst −0.0033, 5 sets below unsupervised. Within the training sequences
-  the learned model wins where it loses on the test folds: on ATAC_JV_adipose CV gives
-  0.8592 (learned) vs 0.8526 (unsupervised), the test folds 0.8339 vs 0.8549 (on
+  script) clipping every feature to its training range *except* the size features (`bases`,
+  `data` and their log, log+1 and log log transforms; `n`, `log.n`, `log2.n` for the
+  neuroblastoma sets) when predicting: +0.0038, worst −0.0013, 5 sets below unsupervised
+  (clipping every feature, `clip=True`: +0.0029, worst −0.029 on H3K36me3_TDH_other, 6) —
+  the best single-fit rule measured, but the feature list is data-set specific, so not a
+  default;
+- (session 4, the same 80 pairs) choosing between the default model and the unsupervised
+  rule by 4-fold cross-validated AUC within the training sequences (the default refit on
+  each CV fold): +0.0037, worst −0.0033, 5 sets below unsupervised. Within the training
+  sequences the learned model wins where it loses on the test folds: on ATAC_JV_adipose CV
+  gives 0.8592 (learned) vs 0.8526 (unsupervised), the test folds 0.8339 vs 0.8549 (on
   H3K9me3_TDH_BP CV picks the unsupervised rule and gains 0.032 over the default). The
   losses to the unsupervised rule are test sequences outside the training range of a
   feature, which no split of the training sequences contains.
