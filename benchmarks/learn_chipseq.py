@@ -270,6 +270,17 @@ def floor_ratio(r: pd.DataFrame, v: str) -> float:
     return float((r.at[v, "seconds"] - r.at[v, "search_seconds"]) / r.at["grid", "seconds"])
 
 
+def search_speedup_needed(r: pd.DataFrame, v: str) -> float:
+    """How many times faster ``v``'s line search must be for its loop to take grid's
+    seconds (steps unchanged); inf where the floor is above 1, nan without the columns."""
+    q = floor_ratio(r, v)
+    if not np.isfinite(q):
+        return np.nan
+    if q >= 1:
+        return np.inf
+    return float(r.at[v, "search_seconds"] / ((1 - q) * r.at["grid", "seconds"]))
+
+
 def goal_notes(table: pd.DataFrame) -> list[str]:
     """Issue 14's goals 1-3 checked on the summary table (correctly signed init)."""
     t = table[table["init"] == "interval_regression"]
@@ -293,6 +304,12 @@ def goal_notes(table: pd.DataFrame) -> list[str]:
                   for (d, f), g in t.groupby(["data", "fold"], sort=False)]
             fl = [(k, q) for k, q in fl if np.isfinite(q)]
             over = [f"{k} ({q:.2f})" for k, q in fl if q > 1]
+            need = [(f"{d} {f}", search_speedup_needed(g.set_index("variant"), v))
+                    for (d, f), g in t.groupby(["data", "fold"], sort=False)]
+            need = [f"{k} {q:.1f}x" for k, q in need if np.isfinite(q)]
+            if need:
+                out.append(f"Speed-up of {v}'s line search needed for its loop to take grid's seconds, steps unchanged (folds whose floor is above 1 left out: no speed-up suffices there): "
+                           + ", ".join(need) + ".")
             if fl:
                 out.append(
                     f"Floor, {v}: its loop without the line search (steps and shared per-step "
