@@ -308,8 +308,9 @@ def goal_notes(table: pd.DataFrame) -> list[str]:
                     for (d, f), g in t.groupby(["data", "fold"], sort=False)]
             need = [f"{k} {q:.1f}x" for k, q in need if np.isfinite(q)]
             if need:
-                out.append(f"Speed-up of {v}'s line search needed for its loop to take grid's seconds, steps unchanged (folds whose floor is above 1 left out: no speed-up suffices there): "
-                           + ", ".join(need) + ".")
+                out.append(f"Speed-up of {v}'s line search needed for its loop to take grid's "
+                           "seconds, steps unchanged (folds whose floor is above 1 left out: "
+                           "no speed-up suffices there): " + ", ".join(need) + ".")
             if fl:
                 out.append(
                     f"Floor, {v}: its loop without the line search (steps and shared per-step "
