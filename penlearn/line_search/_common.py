@@ -103,8 +103,12 @@ def sort_right(t: np.ndarray, d: np.ndarray, kind: str = "quicksort") -> np.ndar
 
 def merge_lines(intercept, slope, fp_diff, fn_diff):
     """Sort lines by (intercept, slope) and merge identical ones by summing their diffs."""
-    order = np.lexsort((slope, intercept))
-    ic, sl = intercept[order], slope[order]
+    order = np.argsort(intercept)  # distinct intercepts (the usual case): any sort will do
+    ic = intercept[order]
+    if len(ic) > 1 and np.any(ic[1:] == ic[:-1]):
+        order = np.lexsort((slope, intercept))  # ties: by slope, then input order
+        ic = intercept[order]
+    sl = slope[order]
     fp, fn = fp_diff[order], fn_diff[order]
     if len(ic) > 1:
         new = np.empty(len(ic), bool)

@@ -142,13 +142,15 @@ def crossings_below(sw: _Sweep, i: np.ndarray, j: np.ndarray, s_hi: float):
     i_t, j_t = i[srt], j[srt]
     la, lb, sla, slb = la[srt], lb[srt], sla[srt], slb[srt]
     fa, na, fb, nb = fpd[la], fnd[la], fpd[lb], fnd[lb]
-    # entries (owner slot, FP change, FN change) in time order, grouped by owner
-    key = np.concatenate((i_t, j_t)) * (2 * E) + np.concatenate((np.arange(E), np.arange(E)))
-    by = np.argsort(key)
-    ow = key[by] // (2 * E)
+    # entries (owner slot, FP change, FN change), event k at rows 2k (lower line) and
+    # 2k + 1 (upper line): time order; a stable sort by owner groups them, time kept
+    ow = np.empty(2 * E, np.int16 if len(o) < 2**15 else np.int64)  # int16: radix sort
+    ow[0::2], ow[1::2] = i_t, j_t
+    by = np.argsort(ow, kind="stable")
+    ow = ow[by]
     d = np.empty((2 * E, 2))
-    d[:E, 0], d[:E, 1] = fb, nb
-    d[E:, 0], d[E:, 1] = -fa, -na
+    d[0::2, 0], d[0::2, 1] = fb, nb
+    d[1::2, 0], d[1::2, 1] = -fa, -na
     d = d[by]
     c = np.cumsum(d, axis=0) - d
     g0 = np.empty(2 * E, bool)
@@ -157,8 +159,8 @@ def crossings_below(sw: _Sweep, i: np.ndarray, j: np.ndarray, s_hi: float):
     grp = np.maximum.accumulate(np.where(g0, np.arange(2 * E), 0))
     corr = np.empty((2 * E, 2))
     corr[by] = c - c[grp]
-    f0 = sw.FP[i_t] + corr[:E, 0]
-    n0 = sw.FN[i_t] + corr[:E, 1]
+    f0 = sw.FP[i_t] + corr[0::2, 0]
+    n0 = sw.FN[i_t] + corr[0::2, 1]
     return xs, sla, slb, fa, na, fb, nb, f0, n0
 
 
