@@ -436,8 +436,8 @@ def main(argv=None) -> int:
             "",
             f"- Date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; machine: "
             f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-            f"load average at the end {load[0]:.1f} (shared with other agents: timings are "
-            "under load).",
+            f"load average at the end {load[0]:.1f} (above ~1: other jobs ran beside it, "
+            "timings under load).",
             f"- Command: `{cmd.strip()}` (total {total:.0f} s).",
             "- Protocol: Fowler & Hocking (2024) Fig. 6 as coded (reference/paper/README.md): "
             "paper split, features scaled over all sequences, AUM rate, IRCV-like init "
