@@ -152,7 +152,7 @@ def cells(md, code, setup):
         predicted log λ (two independent computations).
         """),
         code("""
-        from penlearn.changepoint.peak_evaluation import predict_peaks
+        from penlearn.peaks.peak_evaluation import predict_peaks
 
         peaks = predict_peaks(
             coverage[coverage["sample_id"].isin([t.split("/")[0] for t in test])],

@@ -1,7 +1,8 @@
 """penlearn: supervised changepoint detection by learning penalties with AUM.
 
 The pipeline, one subpackage per part: :mod:`penlearn.changepoint` (segmentations,
-penalty paths, label errors, error functions, features), :mod:`penlearn.aum` and
+penalty paths, label errors, error functions, features), :mod:`penlearn.peaks` (ChIP-seq
+coverage, the PeakSeg peak model, peak labels), :mod:`penlearn.aum` and
 :mod:`penlearn.roc` (metrics), :mod:`penlearn.line_search` (the exact AUM line search),
 :mod:`penlearn.learn` (penalty learning), :mod:`penlearn.binary` (the same machinery for
 binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`. Papers:
@@ -26,8 +27,8 @@ from penlearn.binary import (
     soft_auc,
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
-from penlearn.changepoint.coverage_features import coverage_features
-from penlearn.changepoint.coverage_io import (
+from penlearn.peaks.coverage_features import coverage_features
+from penlearn.peaks.coverage_io import (
     read_bed,
     read_bedgraph,
     read_bigwig,
@@ -39,10 +40,10 @@ from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.changepoint.peak_evaluation import peak_error_functions, predict_peaks
-from penlearn.changepoint.peak_labels import PeakLabelErrors, peak_label_errors
-from penlearn.changepoint.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
-from penlearn.changepoint.peakseg_search import PeakSegSearch, peakseg_search
+from penlearn.peaks.peak_evaluation import peak_error_functions, predict_peaks
+from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
+from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
+from penlearn.peaks.peakseg_search import PeakSegSearch, peakseg_search
 from penlearn.changepoint.segmentation import (
     PenalizedSegmentation,
     Segmentation,

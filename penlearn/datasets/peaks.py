@@ -15,11 +15,11 @@ import os
 from concurrent.futures import Executor
 from pathlib import Path
 
-from penlearn.changepoint.coverage_features import coverage_features
-from penlearn.changepoint.coverage_io import read_coverage, read_peak_labels
 from penlearn.changepoint.evaluation import target_intervals
-from penlearn.changepoint.peak_evaluation import peak_error_functions
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
+from penlearn.peaks.coverage_features import coverage_features
+from penlearn.peaks.coverage_io import read_coverage, read_peak_labels
+from penlearn.peaks.peak_evaluation import peak_error_functions
 
 __all__ = ["LABEL_FILES", "is_peak_folder", "load_data", "load_peak_folder"]
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.changepoint.coverage_io import check_coverage_rows
+from penlearn.peaks.coverage_io import check_coverage_rows
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
           "mean", "sd", "bases", "data")
@@ -175,7 +175,7 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     ----------
     coverage : DataFrame
         ``chrom, chromStart, chromEnd, count`` and optionally ``sample_id`` (the long
-        table of :func:`~penlearn.changepoint.coverage_io.read_coverage`); per sample,
+        table of :func:`~penlearn.peaks.coverage_io.read_coverage`); per sample,
         rows grouped by chromosome and sorted without overlaps, integer counts >= 0.
     windows : DataFrame, optional
         ``chrom, chromStart, chromEnd`` (0-based half-open) and optionally ``sample_id``

@@ -13,7 +13,7 @@ from conftest import DATA, REFERENCE, need
 
 import penlearn as pl
 from penlearn._checks import check_evaluation
-from penlearn.changepoint.peak_evaluation import window_error_functions
+from penlearn.peaks.peak_evaluation import window_error_functions
 
 RAW = DATA / "chipseq_raw"
 MONO = REFERENCE / "peakseg" / "mono27ac"

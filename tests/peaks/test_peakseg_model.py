@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from conftest import DATA, REFERENCE, decode_json_numbers, need
 
-from penlearn.changepoint.peakseg import peakseg, peakseg_path
-from penlearn.changepoint.peakseg_search import peakseg_search
+from penlearn.peaks.peakseg import peakseg, peakseg_path
+from penlearn.peaks.peakseg_search import peakseg_search
 
 MONO = REFERENCE / "peakseg" / "mono27ac"
 COLS = ["chrom", "chromStart", "chromEnd", "count"]

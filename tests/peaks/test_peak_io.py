@@ -13,7 +13,7 @@ from conftest import DATA, REFERENCE, load_reference_json, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.changepoint.coverage_io import (
+from penlearn.peaks.coverage_io import (
     read_bed,
     read_bedgraph,
     read_bigwig,
@@ -21,7 +21,7 @@ from penlearn.changepoint.coverage_io import (
     read_peak_labels,
     write_bed,
 )
-from penlearn.changepoint.peak_labels import peak_label_errors
+from penlearn.peaks.peak_labels import peak_label_errors
 
 RAW = DATA / "chipseq_raw"
 

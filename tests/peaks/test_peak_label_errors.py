@@ -11,7 +11,7 @@ from conftest import DATA, REFERENCE, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.changepoint.peak_labels import (
+from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
     check_peak_labels,
     peak_label_errors,

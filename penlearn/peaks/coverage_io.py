@@ -31,8 +31,8 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.atomic_files import write_bytes_atomic
-from penlearn.changepoint._label_text import BROWSER_LINE, browser_labels, expand_groups
-from penlearn.changepoint._text_files import (
+from penlearn.peaks._label_text import BROWSER_LINE, browser_labels, expand_groups
+from penlearn.peaks._text_files import (
     data_lines,
     first_data_line,
     header_fields,
@@ -40,7 +40,7 @@ from penlearn.changepoint._text_files import (
     parse_integers,
     read_text,
 )
-from penlearn.changepoint.peak_labels import check_peak_labels, check_peaks
+from penlearn.peaks.peak_labels import check_peak_labels, check_peaks
 
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)

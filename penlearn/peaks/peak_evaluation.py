@@ -1,13 +1,13 @@
 """ChIP-seq error functions straight from coverage and peak labels.
 
 For every (sample, window) of coverage that holds labels: the PeakSeg models selected
-by some penalty (:func:`~penlearn.changepoint.peakseg.peakseg_path`, Hocking et al.
+by some penalty (:func:`~penlearn.peaks.peakseg.peakseg_path`, Hocking et al.
 2020, *JMLR*; Hocking et al. 2022, *JSS*), the label errors of each
-(:func:`~penlearn.changepoint.peak_labels.peak_label_counts`; Hocking et al. 2017,
+(:func:`~penlearn.peaks.peak_labels.peak_label_counts`; Hocking et al. 2017,
 *Bioinformatics*), and from them the evaluation table — one row per interval of log λ
 on which the selected model is constant — that :func:`penlearn.learn_penalty` and
 :func:`penlearn.roc_change` take unchanged. Sequence ids are those of
-:func:`~penlearn.changepoint.coverage_features.coverage_features`, so its feature
+:func:`~penlearn.peaks.coverage_features.coverage_features`, so its feature
 table lines up with the evaluation table.
 """
 
@@ -19,13 +19,13 @@ from concurrent.futures import Executor, as_completed
 import numpy as np
 import pandas as pd
 
-from penlearn.changepoint.coverage_features import sample_windows, window_id
-from penlearn.changepoint.peak_labels import (
+from penlearn.peaks.coverage_features import sample_windows, window_id
+from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
     check_peak_labels,
     peak_label_counts,
 )
-from penlearn.changepoint.peakseg import check_coverage, peakseg, peakseg_path
+from penlearn.peaks.peakseg import check_coverage, peakseg, peakseg_path
 
 __all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "predict_peaks",
            "window_error_functions"]
@@ -43,14 +43,14 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ----------
     coverage : DataFrame
         One sample's contiguous coverage of the window, ``chrom, chromStart, chromEnd,
-        count`` (as for :func:`~penlearn.changepoint.peakseg.peakseg`).
+        count`` (as for :func:`~penlearn.peaks.peakseg.peakseg`).
     labels : DataFrame
         That sample's labels inside the window: ``chrom, chromStart, chromEnd,
         annotation`` (noPeaks, peakStart, peakEnd, peaks).
     sequence_id : str
         The id written in the ``sequence_id`` column.
     max_peaks : int, optional
-        Bound of the path (see :func:`~penlearn.changepoint.peakseg.peakseg_path`). The
+        Bound of the path (see :func:`~penlearn.peaks.peakseg.peakseg_path`). The
         path also stops at the first model whose label errors (TP and FP of every label)
         are those of the most complex model, the one of penalty 0: from there on more
         peaks change no label's error at the path's two ends. The most complex model
@@ -136,10 +136,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         ``[sample_id,] chrom, chromStart, chromEnd, count``, contiguous per window.
     log_lambda : float or Series
         One log λ for every window, or a Series indexed by the sequence ids of
-        :func:`~penlearn.changepoint.coverage_features.coverage_features` (e.g. a learned
+        :func:`~penlearn.peaks.coverage_features.coverage_features` (e.g. a learned
         model's predictions on those features).
     windows : DataFrame, optional
-        As for :func:`~penlearn.changepoint.coverage_features.coverage_features`.
+        As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
 
     Returns
     -------
@@ -202,14 +202,14 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ----------
     coverage : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, count`` (as
-        :func:`~penlearn.changepoint.coverage_io.read_coverage` returns), contiguous per
+        :func:`~penlearn.peaks.coverage_io.read_coverage` returns), contiguous per
         sample and chromosome.
     labels : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (as
-        :func:`~penlearn.changepoint.coverage_io.read_peak_labels` returns); labels
+        :func:`~penlearn.peaks.coverage_io.read_peak_labels` returns); labels
         without ``sample_id`` hold for every sample.
     windows : DataFrame, optional
-        As for :func:`~penlearn.changepoint.coverage_features.coverage_features`; by
+        As for :func:`~penlearn.peaks.coverage_features.coverage_features`; by
         default each sample's chromosome is one window. Windows without labels are
         left out (their error functions are identically zero).
     max_peaks : int, optional

@@ -16,7 +16,7 @@ JSS).
   with O(models) penalised solves (the CROPS search of Haynes, Eckley & Fearnhead 2017,
   "Computationally efficient changepoint detection for a range of penalties", JCGS),
   with its penalty interval from :func:`~penlearn.changepoint.model_selection.model_selection`;
-* :func:`~penlearn.changepoint.peakseg_search.peakseg_search` (in its own module) — the model
+* :func:`~penlearn.peaks.peakseg_search.peakseg_search` (in its own module) — the model
   with a given number of peaks by the same search.
 """
 
@@ -270,7 +270,7 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     if n >= 2**31:
         raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
     # the numba kernel is compiled (or loaded from cache) on first use only
-    from penlearn.changepoint._peakseg_kernel import peakseg_solve
+    from penlearn.peaks._peakseg_kernel import peakseg_solve
 
     _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
         data.y, data.w, penalty, _TIE_TOL

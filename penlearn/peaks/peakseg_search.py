@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from penlearn.changepoint.peakseg import (
+from penlearn.peaks.peakseg import (
     PeakSegModel,
     _check_max_peaks,
     _crossing,
