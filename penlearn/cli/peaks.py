@@ -15,8 +15,9 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
+from penlearn.peaks.bed_io import write_bed
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import read_coverage, write_bed
+from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.peak_evaluation import predict_peaks
 
 __all__ = ["add_peaks_arguments", "cmd_peaks"]

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
+from penlearn.peaks.bed_io import read_peak_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import read_coverage, read_peak_labels
+from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.peak_evaluation import peak_error_functions
 
 __all__ = ["LABEL_FILES", "is_peak_folder", "load_data", "load_peak_folder"]

@@ -91,3 +91,16 @@ def integer_series(df: pd.DataFrame, col: str, where: Callable[[int], str]) -> n
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{where(i)}: {col} must be an integer, got {df[col].iloc[i]!r}")
     return arr.astype(np.int64)
+
+def four_fields(path, numbers, lines, last: str):
+    """Whitespace-separated ``chrom, chromStart, chromEnd, <last>`` lines: a ``where(i)``
+    naming the file and line, and the four columns (an error names any other count)."""
+    def where(i: int) -> str:
+        return f"{path}, line {numbers[i]}"
+
+    fields = [line.split() for line in lines]
+    for i, f in enumerate(fields):
+        if len(f) != 4:
+            raise ValueError(f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, "
+                             f"{last}), got {len(f)}: {lines[i]!r}")
+    return where, (list(zip(*fields)) if fields else [(), (), (), ()])

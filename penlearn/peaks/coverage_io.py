@@ -1,4 +1,4 @@
-"""ChIP-seq files: coverage (bedGraph, CSV, bigWig), peak labels, and peaks as BED.
+"""ChIP-seq coverage files: bedGraph, CSV and bigWig.
 
 Coordinates are those of BED / bedGraph (UCSC): 0-based half-open, so a row
 ``chrom, chromStart, chromEnd`` covers the bases ``chromStart+1 .. chromEnd`` and has
@@ -15,12 +15,11 @@ by their first two bytes, never by their name.
 * :func:`read_coverage` — many samples as the long table
   ``sample_id, chrom, chromStart, chromEnd, count`` (sample ids are always strings).
 * :func:`read_bigwig` — one region of a bigWig file, with the optional ``pyBigWig``.
-* :func:`read_peak_labels`, :func:`write_bed`, :func:`read_bed`.
+* Peak labels and BED files: :mod:`penlearn.peaks.bed_io`.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 from collections.abc import Callable, Mapping
@@ -30,17 +29,15 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.atomic_files import write_bytes_atomic
-from penlearn.peaks._label_text import BROWSER_LINE, browser_labels, expand_groups
 from penlearn.peaks._text_files import (
     data_lines,
     first_data_line,
+    four_fields,
     header_fields,
     integer_series,
     parse_integers,
     read_text,
 )
-from penlearn.peaks.peak_labels import check_peak_labels, check_peaks
 
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)
@@ -117,18 +114,6 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
             seen.add(chrom[i])
 
 
-def _four_fields(path, numbers, lines, last: str):
-    """Whitespace-separated ``chrom, chromStart, chromEnd, <last>`` lines: a ``where(i)``
-    naming the file and line, and the four columns (an error names any other count)."""
-    def where(i: int) -> str:
-        return f"{path}, line {numbers[i]}"
-
-    fields = [line.split() for line in lines]
-    for i, f in enumerate(fields):
-        if len(f) != 4:
-            raise ValueError(f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, "
-                             f"{last}), got {len(f)}: {lines[i]!r}")
-    return where, (list(zip(*fields)) if fields else [(), (), (), ()])
 
 
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
@@ -170,7 +155,7 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
         raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
                          "count)")
 
-    where, columns = _four_fields(path, numbers, lines, "count")
+    where, columns = four_fields(path, numbers, lines, "count")
     chrom = np.array(columns[0], dtype=object)
     start = parse_integers(list(columns[1]), where, "chromStart")
     end = parse_integers(list(columns[2]), where, "chromEnd")
@@ -391,208 +376,3 @@ def read_bigwig(path: str | os.PathLike, chrom: str, start: int, end: int) -> pd
         )
     return pd.DataFrame({"chrom": pd.array([chrom] * len(s), dtype=str), "chromStart": s,
                          "chromEnd": e, "count": values.astype(np.int64)})
-
-
-def _bed_labels(path, text: str) -> tuple[pd.DataFrame, list[int]]:
-    numbers, lines = data_lines(text)
-    where, cols = _four_fields(path, numbers, lines, "annotation")
-    df = pd.DataFrame({"chrom": pd.array(cols[0], dtype=str),
-                       "chromStart": parse_integers(list(cols[1]), where, "chromStart"),
-                       "chromEnd": parse_integers(list(cols[2]), where, "chromEnd"),
-                       "annotation": pd.array(cols[3], dtype=str)})
-    return df, numbers
-
-
-def read_peak_labels(path: str | os.PathLike, *, samples=None,
-                     coordinates: str = "browser") -> pd.DataFrame:
-    """Read peak labels from CSV / TSV / BED or the genome-browser labels text format.
-
-    Three formats, told apart by the first data line:
-
-    * CSV or TSV with a header holding ``chrom, chromStart, chromEnd, annotation`` and
-      optionally ``sample_id`` (other columns are kept; ids are read as strings);
-    * BED: four whitespace-separated columns ``chrom, chromStart, chromEnd,
-      annotation``, no header;
-    * the labels text format of genome-browser users, one label per line, blank lines
-      between windows (labelled regions viewed together)::
-
-          chr10:33,061,897-33,162,814 noPeaks
-          chr10:33,456,000-33,484,755 peakStart kidney
-
-      Positions are those the genome browser displays: 1-based, both ends included, so
-      ``chr10:33,456,000-33,484,755`` is ``chromStart = 33455999, chromEnd = 33484755``
-      (``coordinates="bed"`` takes the two numbers as ``chromStart, chromEnd``
-      unchanged). The words after the annotation are sample groups (cell types) or
-      sample ids: the annotation holds for the samples listed, and the other samples
-      get ``noPeaks`` there; a line that lists nobody holds for every sample. The table
-      has the columns ``chrom, chromStart, chromEnd, annotation, groups`` (the listed
-      words, space-separated, ``""`` for all samples) and ``window`` (0, 1, … per block).
-      With ``samples`` (a mapping ``sample_id -> group`` or a DataFrame with columns
-      ``sample_id, group``), it is expanded to one row per (sample, label) with a
-      ``sample_id`` column, ready for :func:`peak_label_errors`.
-
-    Annotations must be ``noPeaks``, ``peakStart``, ``peakEnd`` or ``peaks``, and the
-    labels of one sample and chromosome must not overlap.
-
-    Parameters
-    ----------
-    path : path-like
-        Plain or gzip file.
-    samples : mapping or DataFrame, optional
-        Sample groups, for the labels text format only.
-    coordinates : {"browser", "bed"}
-        How to read the positions of the labels text format.
-
-    Returns
-    -------
-    DataFrame
-        ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (+ the columns above).
-
-    Raises
-    ------
-    ValueError
-        Naming the file and line of a malformed line, an unknown annotation, or
-        chromStart >= chromEnd; naming both lines of overlapping labels.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "labels.txt"
-    >>> _ = p.write_text("chr10:1,001-2,000 noPeaks\\nchr10:3,001-4,000 peakStart kidney\\n")
-    >>> read_peak_labels(p)[["chromStart", "chromEnd", "annotation", "groups"]].values.tolist()
-    [[1000, 2000, 'noPeaks', ''], [3000, 4000, 'peakStart', 'kidney']]
-    >>> lab = read_peak_labels(p, samples={"MS1": "kidney", "MS2": "bcell"})
-    >>> lab[["sample_id", "annotation"]].values.tolist()
-    [['MS1', 'noPeaks'], ['MS1', 'peakStart'], ['MS2', 'noPeaks'], ['MS2', 'noPeaks']]
-    """
-    if coordinates not in ("browser", "bed"):
-        raise ValueError(f"coordinates must be 'browser' or 'bed', got {coordinates!r}")
-    text = read_text(path)
-    first = first_data_line(text)
-    header = header_fields(first)
-    if BROWSER_LINE.match(first):
-        df, numbers = browser_labels(path, text, coordinates)
-    elif header is not None:
-        sep = "," if "," in first else "\t"
-        df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False,
-                         dtype={c: str for c in header if c not in ("chromStart", "chromEnd")})
-        require_columns(df, ["chrom", "chromStart", "chromEnd", "annotation"], str(path))
-        numbers = list(range(2, len(df) + 2))
-        for col in ("chromStart", "chromEnd"):
-            df[col] = integer_series(df, col, lambda i: f"{path}, line {numbers[i]}")
-    else:
-        df, numbers = _bed_labels(path, text)
-    if samples is not None:
-        if "groups" not in df.columns:
-            raise ValueError("samples= applies to the labels text format only; "
-                             f"{path} is a table (give sample_id as a column instead)")
-        df = expand_groups(df, samples)
-        numbers = numbers * (len(df) // max(len(numbers), 1))
-
-    def where(i: int) -> str:
-        return f"{path}, line {numbers[i]}" if i < len(numbers) else f"{path}, label {i}"
-
-    clean = check_peak_labels(df, name=str(path), where=where)
-    for col in clean.columns:
-        df[col] = clean[col].to_numpy()
-    return df
-
-
-def _peaks_text(peaks: pd.DataFrame) -> str:
-    clean = check_peaks(peaks.drop(columns="sample_id", errors="ignore"))
-    out = clean[["chrom", "chromStart", "chromEnd"]].copy()
-    if "name" in peaks.columns or "score" in peaks.columns:
-        names = (peaks["name"].astype(str).to_numpy() if "name" in peaks.columns
-                 else np.full(len(peaks), "."))
-        bad = [i for i, n in enumerate(names) if not n or any(c.isspace() for c in n)]
-        if bad:
-            raise ValueError(f"peaks column 'name' must be non-empty without spaces or "
-                             f"tabs; row {bad[0]} has {names[bad[0]]!r}")
-        out["name"] = names
-    if "score" in peaks.columns:
-        score = pd.to_numeric(peaks["score"], errors="coerce")
-        if score.isna().any():
-            i = int(np.flatnonzero(score.isna().to_numpy())[0])
-            raise ValueError(f"peaks column 'score' must be numeric; row {i} has "
-                             f"{peaks['score'].iloc[i]!r}")
-        out["score"] = score.to_numpy()
-    return out.to_csv(sep="\t", header=False, index=False, lineterminator="\n")
-
-
-def write_bed(peaks: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write peaks as a BED file, atomically (a temporary file, then a rename).
-
-    Parameters
-    ----------
-    peaks : DataFrame
-        ``chrom, chromStart, chromEnd`` and optionally ``name`` and ``score`` (BED
-        columns 4 and 5; a ``score`` without ``name`` gets name ``"."``). Other columns
-        are not written. A ``sample_id`` column may hold one sample only: write one file
-        per sample.
-    path : path-like
-        Output file: tab-separated, no header; gzip-compressed when the name ends in
-        ``.gz``. The file appears complete or not at all.
-
-    Raises
-    ------
-    ValueError
-        On an invalid table (nothing is written).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, pandas as pd
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "peaks.bed"
-    >>> write_bed(pd.DataFrame({"chrom": ["chr1"], "chromStart": [10], "chromEnd": [20]}), p)
-    >>> p.read_text()
-    'chr1\\t10\\t20\\n'
-    """
-    require_columns(peaks, ["chrom", "chromStart", "chromEnd"], "peaks")
-    if "sample_id" in peaks.columns and peaks["sample_id"].astype(str).nunique() > 1:
-        raise ValueError(
-            "peaks hold several samples (sample_id column); BED has no sample column, "
-            "so write one file per sample (e.g. peaks.groupby('sample_id'))"
-        )
-    data = _peaks_text(peaks).encode("utf-8")
-    if str(path).endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
-    write_bytes_atomic(path, data)
-
-
-def read_bed(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a BED file of peaks: ``chrom, chromStart, chromEnd[, name, score]``.
-
-    Plain or gzip; ``track`` / ``browser`` / ``#`` lines skipped; columns beyond the
-    fifth are ignored. Errors name the file and line.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "peaks.bed"
-    >>> _ = p.write_text("chr1\\t10\\t20\\tp1\\t5\\n")
-    >>> read_bed(p).values.tolist()
-    [['chr1', 10, 20, 'p1', 5.0]]
-    """
-    numbers, lines = data_lines(read_text(path))
-
-    def where(i: int) -> str:
-        return f"{path}, line {numbers[i]}"
-
-    fields = [line.split("\t") if "\t" in line else line.split() for line in lines]
-    width = min((len(f) for f in fields), default=3)
-    if width < 3:
-        i = next(i for i, f in enumerate(fields) if len(f) < 3)
-        raise ValueError(f"{where(i)}: expected at least 3 fields, got {lines[i]!r}")
-    width = min(width, 5)
-    cols = list(zip(*(f[:width] for f in fields))) if fields else [()] * width
-    out = pd.DataFrame({"chrom": pd.array(cols[0], dtype=str),
-                        "chromStart": parse_integers(list(cols[1]), where, "chromStart"),
-                        "chromEnd": parse_integers(list(cols[2]), where, "chromEnd")})
-    if width >= 4:
-        out["name"] = pd.array(cols[3], dtype=str)
-    if width == 5:
-        out["score"] = pd.to_numeric(pd.Series(cols[4]), errors="coerce").to_numpy(float)
-    bad = out["chromStart"].to_numpy() >= out["chromEnd"].to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{where(i)}: chromStart must be < chromEnd")
-    return out

@@ -206,7 +206,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         sample and chromosome.
     labels : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (as
-        :func:`~penlearn.peaks.coverage_io.read_peak_labels` returns); labels
+        :func:`~penlearn.peaks.bed_io.read_peak_labels` returns); labels
         without ``sample_id`` hold for every sample.
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`; by
