@@ -73,7 +73,7 @@ def _parse_int(buf, a, b, allow_fraction):
     overflow = False
     while i < b and 48 <= buf[i] <= 57:
         d = np.int64(buf[i] - 48)
-        if value > (_INT64_MAX - d) // 10:
+        if i - first >= 18 and value > (_INT64_MAX - d) // 10:  # only past 18 digits
             overflow = True
         else:
             value = value * 10 + d
@@ -92,7 +92,7 @@ def _parse_int(buf, a, b, allow_fraction):
 
 
 @numba.njit(cache=True)
-def parse_bedgraph(buf, n_max, track, browser):
+def parse_bedgraph(buf, n_max):
     """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs).
 
     Returns ``start, end, count`` (int64, length = rows), the chromosome runs
@@ -104,81 +104,92 @@ def parse_bedgraph(buf, n_max, track, browser):
     start = np.empty(n_max, np.int64)
     end = np.empty(n_max, np.int64)
     count = np.empty(n_max, np.int64)
-    cap = 64
-    run_row = np.empty(cap, np.int64)
-    run_a = np.empty(cap, np.int64)
-    run_b = np.empty(cap, np.int64)
+    # at most one run a row; pages never written cost no memory
+    run_row = np.empty(n_max, np.int64)
+    run_a = np.empty(n_max, np.int64)
+    run_b = np.empty(n_max, np.int64)
     runs = 0
     rows = 0
     line = 0
     pos = 0
     n = len(buf)
-    fa = np.zeros(5, np.int64)
-    fb = np.zeros(5, np.int64)
     err = np.zeros(5, np.int64)
     while pos < n:
-        e = _line_end(buf, pos)
         line += 1
-        if _is_data(buf, pos, e, track, browser):
-            nf = 0
-            i = pos
-            while i < e:
-                while i < e and (buf[i] == 32 or buf[i] == 9):
-                    i += 1
-                if i == e:
-                    break
-                j = i
-                while j < e and buf[j] != 32 and buf[j] != 9:
-                    j += 1
-                if nf < 5:
-                    fa[nf] = i
-                    fb[nf] = j
-                nf += 1
-                i = j
-            if nf != 4:
-                err[0], err[1], err[2], err[3], err[4] = FIELDS, line, nf, pos, e
+        # skip leading blanks
+        i = pos
+        while i < n and (buf[i] == 32 or buf[i] == 9):
+            i += 1
+        if i >= n or buf[i] == 10 or buf[i] == 13 or buf[i] == 35:
+            e = _line_end(buf, i)
+            pos = _after(buf, e)
+            continue
+        a0 = i
+        while i < n and buf[i] != 32 and buf[i] != 9 and buf[i] != 10 and buf[i] != 13:
+            i += 1
+        b0 = i
+        # header words
+        if (b0 - a0 >= 5 and buf[a0] == 116 and buf[a0+1] == 114 and buf[a0+2] == 97
+                and buf[a0+3] == 99 and buf[a0+4] == 107) or (
+                b0 - a0 >= 7 and buf[a0] == 98 and buf[a0+1] == 114 and buf[a0+2] == 111
+                and buf[a0+3] == 119 and buf[a0+4] == 115 and buf[a0+5] == 101
+                and buf[a0+6] == 114):
+            e = _line_end(buf, i)
+            pos = _after(buf, e)
+            continue
+        fa1 = fb1 = fa2 = fb2 = fa3 = fb3 = 0
+        nf = 1
+        while True:
+            while i < n and (buf[i] == 32 or buf[i] == 9):
+                i += 1
+            if i >= n or buf[i] == 10 or buf[i] == 13:
                 break
-            values = np.zeros(3, np.int64)
-            bad = 0
-            for k in range(3):
-                v, status = _parse_int(buf, fa[k + 1], fb[k + 1], k == 2)
-                if status != 0:
-                    err[0], err[1], err[2], err[3], err[4] = status, line, k + 1, \
-                        fa[k + 1], fb[k + 1]
-                    bad = 1
+            j = i
+            while j < n and buf[j] != 32 and buf[j] != 9 and buf[j] != 10 and buf[j] != 13:
+                j += 1
+            if nf == 1:
+                fa1, fb1 = i, j
+            elif nf == 2:
+                fa2, fb2 = i, j
+            elif nf == 3:
+                fa3, fb3 = i, j
+            nf += 1
+            i = j
+        e = i
+        if nf != 4:
+            err[0], err[1], err[2], err[3], err[4] = FIELDS, line, nf, pos, e
+            break
+        v1, s1 = _parse_int(buf, fa1, fb1, False)
+        v2, s2 = _parse_int(buf, fa2, fb2, False)
+        v3, s3 = _parse_int(buf, fa3, fb3, True)
+        if s1 != 0 or s2 != 0 or s3 != 0:
+            if s1 != 0:
+                err[0], err[1], err[2], err[3], err[4] = s1, line, 1, fa1, fb1
+            elif s2 != 0:
+                err[0], err[1], err[2], err[3], err[4] = s2, line, 2, fa2, fb2
+            else:
+                err[0], err[1], err[2], err[3], err[4] = s3, line, 3, fa3, fb3
+            break
+        start[rows] = v1
+        end[rows] = v2
+        count[rows] = v3
+        same = False
+        if runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b0 - a0:
+            same = True
+            pa = run_a[runs - 1]
+            for t in range(b0 - a0):
+                if buf[pa + t] != buf[a0 + t]:
+                    same = False
                     break
-                values[k] = v
-            if bad:
-                break
-            start[rows], end[rows], count[rows] = values[0], values[1], values[2]
-            a, b = fa[0], fb[0]
-            same = False
-            if runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b - a:
-                same = True
-                pa = run_a[runs - 1]
-                for k in range(b - a):
-                    if buf[pa + k] != buf[a + k]:
-                        same = False
-                        break
-            if not same:
-                if runs == cap:
-                    cap *= 2
-                    run_row = _grow(run_row, cap)
-                    run_a = _grow(run_a, cap)
-                    run_b = _grow(run_b, cap)
-                run_row[runs], run_a[runs], run_b[runs] = rows, a, b
-                runs += 1
-            rows += 1
+        if not same:
+            run_row[runs] = rows
+            run_a[runs] = a0
+            run_b[runs] = b0
+            runs += 1
+        rows += 1
         pos = _after(buf, e)
     return (start[:rows], end[:rows], count[:rows], run_row[:runs], run_a[:runs],
             run_b[:runs], err)
-
-
-@numba.njit(cache=True)
-def _grow(arr, cap):
-    out = np.empty(cap, arr.dtype)
-    out[: len(arr)] = arr
-    return out
 
 
 @numba.njit(cache=True)
@@ -214,93 +225,87 @@ def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, n_max):
     v0 = np.empty(n_max, np.int64)
     v1 = np.empty(n_max, np.int64)
     v2 = np.empty(n_max, np.int64)
-    cap = 64
-    run_row = np.empty((2, cap), np.int64)
-    run_a = np.empty((2, cap), np.int64)
-    run_b = np.empty((2, cap), np.int64)
+    role = np.full(max(n_fields, 1), -1, np.int64)  # 0..2 integer column, 3..4 text
+    for k in range(3):
+        role[cols[k]] = k
+    for k in range(2):
+        if text_cols[k] >= 0:
+            role[text_cols[k]] = 3 + k
+    # at most one run a row; pages never written cost no memory
+    run_row = np.empty((2, n_max), np.int64)
+    run_a = np.empty((2, n_max), np.int64)
+    run_b = np.empty((2, n_max), np.int64)
     nruns = np.zeros(2, np.int64)
+    last = np.zeros(4, np.int64)  # the byte ranges of the current runs' values
     err = np.zeros(5, np.int64)
     rows = 0
     n = len(buf)
     while pos < n:
-        e = _line_end(buf, pos)
         line += 1
         i = pos
-        while i < e and (buf[i] == 32 or buf[i] == 9):
+        while i < n and (buf[i] == 32 or buf[i] == 9):
             i += 1
-        if i < e:
-            f = 0
-            i = pos
-            stop = False
-            while True:
-                a, b = i, i
-                if i < e and buf[i] == 34:
-                    j = i + 1
-                    while j < e:
-                        if buf[j] == 34:
-                            if j + 1 < e and buf[j + 1] == 34:
-                                j += 2
-                                continue
+        if i >= n or buf[i] == 10 or buf[i] == 13:
+            pos = _after(buf, _line_end(buf, i))
+            continue
+        f = 0
+        i = pos
+        while True:
+            if i < n and buf[i] == 34:
+                j = i + 1
+                while j < n and buf[j] != 10 and buf[j] != 13:
+                    if buf[j] == 34:
+                        if j + 1 < n and buf[j + 1] == 34:
+                            j += 2
+                            continue
+                        break
+                    j += 1
+                a, b = i + 1, j
+                i = j + 1 if j < n and buf[j] == 34 else j
+                while i < n and buf[i] != sep and buf[i] != 10 and buf[i] != 13:
+                    i += 1
+            else:
+                a = i
+                while i < n and buf[i] != sep and buf[i] != 10 and buf[i] != 13:
+                    i += 1
+                b = i
+            r = role[f] if f < n_fields else -1
+            if r >= 3:
+                k = r - 3
+                m = nruns[k]
+                pa, pb = (last[0], last[1]) if k == 0 else (last[2], last[3])
+                same = m > 0 and pb - pa == b - a
+                if same:
+                    for t in range(b - a):
+                        if buf[pa + t] != buf[a + t]:
+                            same = False
                             break
-                        j += 1
-                    a, b = i + 1, j
-                    i = j + 1
-                    while i < e and buf[i] != sep:
-                        i += 1
+                if not same:
+                    last[2 * k], last[2 * k + 1] = a, b
+                    run_row[k, m], run_a[k, m], run_b[k, m] = rows, a, b
+                    nruns[k] = m + 1
+            elif r >= 0:
+                v, status = _parse_int(buf, a, b, r == 2)
+                if status != 0 and err[0] == 0:
+                    err[0], err[1], err[2], err[3], err[4] = status, line, f, a, b
+                if r == 0:
+                    v0[rows] = v
+                elif r == 1:
+                    v1[rows] = v
                 else:
-                    while i < e and buf[i] != sep:
-                        i += 1
-                    b = i
-                for k in range(3):
-                    if cols[k] == f:
-                        v, status = _parse_int(buf, a, b, k == 2)
-                        if status != 0 and not stop:
-                            err[0], err[1], err[2], err[3], err[4] = status, line, f, a, b
-                            stop = True
-                        if k == 0:
-                            v0[rows] = v
-                        elif k == 1:
-                            v1[rows] = v
-                        else:
-                            v2[rows] = v
-                for k in range(2):
-                    if text_cols[k] == f:
-                        r = nruns[k]
-                        same = False
-                        if r > 0 and run_b[k, r - 1] - run_a[k, r - 1] == b - a:
-                            same = True
-                            pa = run_a[k, r - 1]
-                            for t in range(b - a):
-                                if buf[pa + t] != buf[a + t]:
-                                    same = False
-                                    break
-                        if not same:
-                            if r == cap:
-                                cap *= 2
-                                run_row = _grow2(run_row, cap)
-                                run_a = _grow2(run_a, cap)
-                                run_b = _grow2(run_b, cap)
-                            run_row[k, r], run_a[k, r], run_b[k, r] = rows, a, b
-                            nruns[k] = r + 1
-                f += 1
-                if i >= e:
-                    break
-                i += 1  # the separator
-            if f != n_fields:
-                err[0], err[1], err[2], err[3], err[4] = FIELDS, line, f, pos, e
+                    v2[rows] = v
+            f += 1
+            if i >= n or buf[i] != sep:
                 break
-            if stop:
-                break
-            rows += 1
-        pos = _after(buf, e)
+            i += 1  # the separator
+        if f != n_fields:
+            err[0], err[1], err[2], err[3], err[4] = FIELDS, line, f, pos, i
+            break
+        if err[0] != 0:
+            break
+        rows += 1
+        pos = _after(buf, i)
     return v0[:rows], v1[:rows], v2[:rows], run_row, run_a, run_b, nruns, err
-
-
-@numba.njit(cache=True)
-def _grow2(arr, cap):
-    out = np.empty((arr.shape[0], cap), arr.dtype)
-    out[:, : arr.shape[1]] = arr
-    return out
 
 
 @numba.njit(cache=True)

@@ -148,7 +148,8 @@ def _token(buf: np.ndarray, a: int, b: int) -> str:
 
 def _max_rows(data: bytes) -> int:
     # an upper bound of the lines; untouched pages of the arrays cost no memory
-    return data.count(b"\n") + data.count(b"\r") + 1
+    n = data.count(b"\n") + 1
+    return n + data.count(b"\r") if b"\r" in data else n
 
 
 def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
@@ -213,7 +214,7 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
 def _bedgraph_from_bytes(path, data: bytes, buf: np.ndarray, sample_id: str | None,
                          contiguous: bool) -> pd.DataFrame:
     start, end, count, run_row, run_a, run_b, err = kernel.parse_bedgraph(
-        buf, _max_rows(data), _TRACK, _BROWSER)
+        buf, _max_rows(data))
     if err[0]:
         col = _NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
         raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
@@ -291,9 +292,13 @@ def _read_coverage_table(path: str | os.PathLike, data: bytes, buf: np.ndarray,
         return codes, np.asarray(names, dtype=object)
 
     chrom_codes, names = column(1)
-    sid = pd.Series(str(sample_id), index=range(n)) if sample_id is not None \
-        else pd.Series(_string_column(list(column(0)[1]), column(0)[0]))
-    out = pd.DataFrame({"sample_id": sid.astype(str),
+    if sample_id is None:
+        sample_codes, sample_names = column(0)
+        sid = _string_column(list(sample_names), sample_codes)
+    else:
+        sample_codes = np.zeros(n, np.int32)
+        sid = pd.array(np.full(n, str(sample_id), dtype=object), dtype=str)
+    out = pd.DataFrame({"sample_id": sid,
                         "chrom": _string_column(list(names), chrom_codes),
                         "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
     extras = [c for c in header if c not in COVERAGE_COLUMNS]
@@ -309,11 +314,25 @@ def _read_coverage_table(path: str | os.PathLike, data: bytes, buf: np.ndarray,
     def where(i: int) -> str:
         return f"{path}, line {kernel.csv_line_number(buf, pos, line, i)}"
 
-    for idx in out.groupby("sample_id", sort=False).indices.values():
-        idx = np.asarray(idx)
+    for idx in _groups(sample_codes):
         _check_rows(chrom_codes[idx], names, v0[idx], v1[idx], v2[idx],
-                    lambda i, idx=idx: where(int(idx[i])), contiguous)
+                    lambda i, idx=idx: where(int(np.arange(n)[idx][i])), contiguous)
     return out
+
+
+def _groups(codes: np.ndarray) -> list:
+    """Row selections of each code in order of appearance: slices when every code is one
+    run of rows (the usual layout), else index arrays."""
+    if len(codes) == 0:
+        return []
+    firsts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    if len(np.unique(codes[firsts])) == len(firsts):
+        bounds = np.r_[firsts, len(codes)]
+        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    order = np.argsort(codes, kind="stable")
+    cuts = np.flatnonzero(np.diff(codes[order])) + 1
+    parts = np.split(order, cuts)
+    return sorted(parts, key=lambda p: p[0])
 
 
 _COVERAGE_SUFFIXES = (*_BEDGRAPH_SUFFIXES, *(s + ".gz" for s in _BEDGRAPH_SUFFIXES),
