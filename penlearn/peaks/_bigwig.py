@@ -58,10 +58,20 @@ def _open(path: str | os.PathLike):
     return bw
 
 
+#: bases per ``intervals`` call: bounds the Python tuples held at once
+_WINDOW = 1 << 22
+
+
 def _intervals(path, bw, chrom: str, start: int, end: int) -> pd.DataFrame:
-    ivs = bw.intervals(chrom, start, end) or ()
-    arr = np.fromiter(itertools.chain.from_iterable(ivs), dtype=float, count=3 * len(ivs))
-    arr = arr.reshape(-1, 3)
+    parts = []
+    for ws in range(start, end, _WINDOW):
+        ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
+        part = np.fromiter(itertools.chain.from_iterable(ivs), dtype=float,
+                           count=3 * len(ivs)).reshape(-1, 3)
+        if ws > start:  # an interval over the window's start came with the last window
+            part = part[part[:, 0] >= ws]
+        parts.append(part)
+    arr = np.concatenate(parts) if parts else np.zeros((0, 3))
     s = np.maximum(arr[:, 0].astype(np.int64), start)
     e = np.minimum(arr[:, 1].astype(np.int64), end)
     values = arr[:, 2]
