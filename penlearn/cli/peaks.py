@@ -3,7 +3,8 @@
 ``penlearn peaks COVERAGE --penalty P --out peaks.bed`` solves the PeakSeg model of every
 (sample, window) at λ = P; ``--model model.json`` predicts each window's log λ from its
 36 coverage features first. One sample gives one BED file; several samples give a
-folder with one ``<sample_id>.bed`` each.
+folder with one ``<sample_id>.bed`` each. ``--jobs N`` solves the (sample, window)
+problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.bed_io import write_bed
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
@@ -46,7 +48,9 @@ def cmd_peaks(args) -> int:
     check_output(out, directory=several, force=args.force, inputs=[args.coverage])
     log_lambda = _log_lambda(args, coverage, report)
     report(f"peak models of {len(samples)} sample(s)")
-    peaks = predict_peaks(coverage, log_lambda)
+    with workers(args) as executor:
+        peaks = predict_peaks(coverage, log_lambda, executor=executor,
+                              progress=not args.quiet)
     bed = ["chrom", "chromStart", "chromEnd"]
     if not several:
         write_bed(peaks[bed], out)  # atomic
@@ -63,7 +67,8 @@ def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",
                    help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
-                   "a coverage.csv[.gz] with sample_id, or a folder of *.bedGraph[.gz] files")
+                   "a bigWig file, a coverage.csv[.gz] with sample_id, or a folder of "
+                   "*.bedGraph[.gz] / *.bw files")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ of every window (λ per peak, >= 0)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
@@ -71,3 +76,4 @@ def add_peaks_arguments(p) -> None:
                    "log λ is predicted from its coverage features")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="BED file to write (one sample), or folder of <sample_id>.bed files")
+    add_worker_arguments(p)

@@ -386,8 +386,18 @@ def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes, np.asarray(names, dtype=object)
 
 
-def _discover(folder: Path) -> list[tuple[str | None, Path]]:
-    """(sample id, file) of every coverage file below ``folder``, then top-level tables."""
+def coverage_files(folder: Path) -> list[tuple[str | None, Path]]:
+    """(sample id, file) of every coverage file below ``folder``, then top-level tables
+    (sample id None), as :func:`read_coverage` reads a folder.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "s1.bedGraph.gz").write_bytes(b"")
+    >>> [(sid, p.name) for sid, p in coverage_files(d)]
+    [('s1', 's1.bedGraph.gz')]
+    """
     entries = sorted(p for p in folder.rglob("*") if _is_coverage_name(p.name))
     dangling = [p for p in entries if p.is_symlink() and not p.exists()]
     if dangling:
@@ -466,7 +476,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
         items = [(str(k), _path(v)) for k, v in paths_or_dir.items()]
     elif isinstance(paths_or_dir, (str, os.PathLike)):
         path = _path(paths_or_dir)
-        items = _discover(path) if path.is_dir() else [(None, path)]
+        items = coverage_files(path) if path.is_dir() else [(None, path)]
     else:
         try:
             paths = list(paths_or_dir)

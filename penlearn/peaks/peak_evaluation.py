@@ -126,8 +126,18 @@ def _windows_of(coverage: pd.DataFrame, windows):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
-def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None
-                  ) -> pd.DataFrame:
+def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame:
+    """The peaks of one (sample, window) at log λ = ``value`` (one task of predict_peaks)."""
+    check_coverage(cov, name=f"coverage of {name}")
+    peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
+    peaks = peaks.assign(sequence_id=name, log_lambda=value)
+    if sid is not None:
+        peaks.insert(0, "sample_id", sid)
+    return peaks
+
+
+def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
+                  executor: Executor | None = None, progress: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -140,6 +150,12 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         model's predictions on those features).
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
+    executor : concurrent.futures.Executor, optional
+        One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
+        cluster's ``distributed.Client(...).get_executor()``. Default: this process.
+        The result is the same, in the same order.
+    progress : bool
+        Show a tqdm progress bar counting coverage rows.
 
     Returns
     -------
@@ -154,7 +170,14 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     >>> predict_peaks(cov, 3.0)[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
-    out = []
+    from tqdm.auto import tqdm  # only when peaks are predicted
+
+    if not isinstance(log_lambda, pd.Series) and (
+            isinstance(log_lambda, (bool, np.bool_))
+            or not isinstance(log_lambda, (int, float, np.integer, np.floating))):
+        raise TypeError("log_lambda must be a number or a Series indexed by window ids, got "
+                        f"{type(log_lambda).__name__}")
+    tasks = []
     for name, sid, cov in _windows_of(coverage, windows):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
@@ -164,14 +187,27 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        check_coverage(cov, name=f"coverage of {name}")
-        peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
-        peaks = peaks.assign(sequence_id=name, log_lambda=value)
-        if sid is not None:
-            peaks.insert(0, "sample_id", sid)
-        out.append(peaks)
-    if not out:
+        tasks.append((cov, value, name, sid))
+    if not tasks:
         raise ValueError("coverage has no rows")
+    out: list = [None] * len(tasks)
+    with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress, unit="rows",
+              desc="peaks") as bar:
+        if executor is None:
+            for i, task in enumerate(tasks):
+                out[i] = _window_peaks(*task)
+                bar.update(len(task[0]))
+        else:
+            futures = {executor.submit(_window_peaks, *task): i for i, task in enumerate(tasks)}
+            try:
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    out[i] = fut.result()
+                    bar.update(len(tasks[i][0]))
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
     return pd.concat(out, ignore_index=True)
 
 
