@@ -32,7 +32,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -93,7 +92,7 @@ def write_files(cov: pd.DataFrame, folder: Path, name: str) -> dict[str, Path]:
 
 
 _CHILD = r"""
-import json, sys, time, resource
+import json, sys, time
 import numpy as np, pandas as pd
 import penlearn
 from penlearn.peaks.coverage_io import read_bedgraph, read_coverage
@@ -114,8 +113,10 @@ else:
     df = read_coverage([path])
 wall = time.perf_counter() - t0
 arrays = int(df.memory_usage(index=False, deep=False).sum())
+# VmHWM, not ru_maxrss: the latter keeps the (large) parent's size across fork + exec
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
 print(json.dumps({"wall": wall, "rows": len(df), "arrays": arrays,
-                  "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "maxrss": int(hwm.split()[1]) * 1024}))
 """
 
 
@@ -126,6 +127,7 @@ def measure_read(how: str, path: Path | str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# a small measuring process starts the command, so RUSAGE_CHILDREN is the command's own
 _CMD_CHILD = r"""
 import json, subprocess, sys, time, resource
 t0 = time.perf_counter()
@@ -139,7 +141,8 @@ print(json.dumps({"wall": wall, "code": p.returncode, "error": err,
 
 def run_command(argv: list[str]) -> dict:
     """``penlearn ARGV -q`` in a fresh measuring process (its own RUSAGE_CHILDREN)."""
-    out = subprocess.run([sys.executable, "-c", _CMD_CHILD, sys.executable, "-m", "penlearn",
+    out = subprocess.run([sys.executable, "-c", _CMD_CHILD, sys.executable, "-m",
+                          "penlearn.cli",
                           *argv, "-q"], check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -242,7 +245,8 @@ def _table(args, base, rows_out, peak_rows) -> str:
     lines = head + ["| " + " | ".join(r) + " |" for r in rows_out]
     lines += ["", f"`penlearn peaks ... --penalty {args.penalty:g}` (wall time and max RSS "
               "of the command):", "",
-              "| rows | input | jobs | wall (s) | max RSS MB | peaks |", "|---|---|---|---|---|---|"]
+              "| rows | input | jobs | wall (s) | max RSS MB | peaks |",
+              "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in peak_rows]
     return "\n".join(lines) + "\n"
 
