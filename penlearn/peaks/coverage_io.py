@@ -34,6 +34,9 @@ from penlearn.peaks import _parse_kernel as kernel
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
 from penlearn.peaks._text_files import header_fields, read_bytes
 
+__all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
+           "read_bedgraph", "read_bigwig", "read_coverage"]
+
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)
 _BEDGRAPH_SUFFIXES = (".bedgraph", ".bg", ".bdg")
