@@ -15,7 +15,9 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-BROWSER_LINE = re.compile(r"^\s*([^\s:]+):([\d,]+)-([\d,]+)\s+(\S+)((?:\s+\S+)*)\s*$")
+#: a position as a browser shows it: ASCII digits, commas only between groups of three
+_POSITION = r"([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)"
+BROWSER_LINE = re.compile(rf"^\s*([^\s:]+):{_POSITION}-{_POSITION}\s+(\S+)((?:\s+\S+)*)\s*$")
 
 
 def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, list[int]]:

@@ -212,3 +212,17 @@ def test_fast_reader_matches_a_line_by_line_reference(tmp_path):
                     for f in (line.split() for line in lines)
                     if f and not f[0].startswith(("#", "track", "browser"))]
         assert read_bedgraph(p).values.tolist() == expected
+
+
+@pytest.mark.parametrize("position", ["33,4560,00", ",33", "33,", "3,3", "\u0663\u0663",
+                                      "33,,000"])
+def test_browser_label_positions_with_odd_commas_are_refused(tmp_path, position):
+    from penlearn.peaks.bed_io import read_peak_labels
+
+    p = tmp_path / "labels.txt"
+    p.write_text(f"chr1:1,000-2,000 peaks\nchr1:{position}-33,484,755 noPeaks\n",
+                 encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{p}, line 2: expected 'chrom:start-end"):
+        read_peak_labels(p)
+    p.write_text("chr1:1,000-2,000 peaks\nchr1:3,000-4000 noPeaks\n")
+    assert read_peak_labels(p)["chromStart"].tolist() == [999, 2999]
