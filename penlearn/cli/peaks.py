@@ -42,7 +42,7 @@ def cmd_peaks(args) -> int:
     """coverage -> (log λ per window) -> PeakSeg peaks -> BED."""
     out = Path(args.out)
     report = _Reporter(args.quiet)
-    coverage = read_coverage(args.coverage)
+    coverage = read_coverage(args.coverage, progress=not args.quiet)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     check_output(out, directory=several, force=args.force, inputs=[args.coverage])

@@ -122,7 +122,7 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = None,
         evaluation, features = tables
         extra = {"labels": labels, "cache": where}
     else:
-        coverage = read_coverage(folder)
+        coverage = read_coverage(folder, progress=progress)
         evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
                                           executor=executor, progress=progress)
         features = coverage_features(coverage)
@@ -152,7 +152,18 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
     """
     if is_peak_folder(path):
         return load_peak_folder(path, **kwargs)
+    folder = Path(path)
+    if folder.is_dir() and _find(folder, "evaluation") is None and _has_coverage(folder):
+        raise FileNotFoundError(f"{folder} holds coverage but no peak labels (expected one "
+                                f"of {', '.join(LABEL_FILES)}) and no evaluation.csv")
     return load_uci(path)
+
+
+def _has_coverage(folder: Path) -> bool:
+    try:
+        return bool(coverage_files(folder))
+    except ValueError:
+        return False
 
 
 #: bump when the cached tables change meaning (with the penlearn version, part of the key)

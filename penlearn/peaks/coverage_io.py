@@ -431,7 +431,8 @@ def _path(p, what: str = "paths_or_dir") -> Path:
     return Path(p)
 
 
-def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
+def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = False
+                  ) -> pd.DataFrame:
     """Read the coverage of many samples into one long table.
 
     Parameters
@@ -452,6 +453,8 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
     contiguous : bool
         Also reject gaps between the rows of a sample's chromosome (see
         :func:`check_coverage_rows`).
+    progress : bool
+        Show a tqdm progress bar counting the bytes of the files read.
 
     Returns
     -------
@@ -497,7 +500,14 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
         if key in seen:
             raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
         seen[key] = p
-    tables = [_read_one(p, sid, contiguous) for sid, p in items]
+    from tqdm.auto import tqdm
+
+    tables = []
+    with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
+              desc="coverage", disable=not progress) as bar:
+        for sid, p in items:
+            tables.append(_read_one(p, sid, contiguous))
+            bar.update(os.path.getsize(p))
     first: dict = {}
     for (_, p), t in zip(items, tables):
         for s in pd.unique(t["sample_id"]):

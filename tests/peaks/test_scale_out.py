@@ -128,3 +128,13 @@ def test_cli_learn_on_a_coverage_folder_with_jobs_and_cache(tmp_path):
         models.append(model)
         assert len(list(cache.iterdir())) == 1  # written once, then read
     assert models[0] == models[1] == models[2]
+
+
+def test_learn_on_coverage_without_labels_names_the_labels(tmp_path):
+    folder, _ = _folder(tmp_path, n=1, small=True)
+    (folder / "labels.csv").unlink()
+    with pytest.raises(FileNotFoundError, match=r"holds coverage but no peak labels "
+                       r"\(expected one of labels.csv"):
+        dpeaks.load_data(folder)
+    proc = _penlearn("learn", folder, "--out", tmp_path / "m.json")
+    assert proc.returncode == 1 and "no peak labels" in proc.stderr
