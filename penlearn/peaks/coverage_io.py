@@ -165,9 +165,27 @@ def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expecte
     return f"{where}: {col} must be an integer, got {token!r}"
 
 
-def _string_column(names: list[str], codes: np.ndarray) -> pd.arrays.StringArray:
-    """A string column sharing one string object per distinct name (8 bytes a row)."""
-    return pd.array(np.asarray(names, dtype=object)[codes], dtype=str)
+_STR = pd.array(np.array([], dtype=object), dtype=str).dtype
+
+
+def _string_column(values: list[str], lengths: np.ndarray):
+    """The string column of runs ``values[k]`` repeated ``lengths[k]`` times: one string
+    object per run, 8 bytes a row, not copied into the column."""
+    obj = np.repeat(np.array(values + [""], dtype=object)[:-1], lengths)
+    if isinstance(_STR, pd.StringDtype) and _STR.storage == "python":
+        try:
+            return pd.arrays.StringArray(obj, dtype=_STR)
+        except TypeError:  # pandas < 3: no dtype argument
+            pass
+    return pd.array(obj, dtype=str)
+
+
+def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row codes (int32) of the runs' values, and the distinct values."""
+    names = list(dict.fromkeys(values))
+    index = {n: k for k, n in enumerate(names)}
+    codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), lengths)
+    return codes, np.array(names + [""], dtype=object)[:-1]
 
 
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
@@ -210,12 +228,15 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
     >>> read_bedgraph(p, sample_id="0001").values.tolist()
     [['0001', 'chr1', 0, 10, 0], ['0001', 'chr1', 10, 12, 3]]
     """
-    data, buf = _coverage_bytes(path)
-    return _bedgraph_from_bytes(path, data, buf, sample_id, contiguous)
+    return _bedgraph_from_bytes(path, [*_coverage_bytes(path)], sample_id, contiguous)
 
 
-def _bedgraph_from_bytes(path, data: bytes, buf: np.ndarray, sample_id: str | None,
-                         contiguous: bool) -> pd.DataFrame:
+def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bool
+                         ) -> pd.DataFrame:
+    """A bedGraph from ``text = [bytes, uint8 view]``; the list is emptied once the bytes
+    are no longer needed (only error messages need them), before the string columns are
+    made, so that the text and every column are never all in memory at once."""
+    data, buf = text
     start, end, count, run_row, run_a, run_b, err = kernel.parse_bedgraph(
         buf, _max_rows(data))
     if err[0]:
@@ -226,21 +247,21 @@ def _bedgraph_from_bytes(path, data: bytes, buf: np.ndarray, sample_id: str | No
         raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
                          "count)")
     run_names = [_token(buf, a, b) for a, b in zip(run_a, run_b)]
-    names = list(dict.fromkeys(run_names))
-    index = {n: k for k, n in enumerate(names)}
     lengths = np.diff(np.r_[run_row, len(start)])
-    codes = np.repeat(np.array([index[n] for n in run_names], dtype=np.int32), lengths)
+    codes, names = _run_codes(run_names, lengths)
 
-    def where(i: int) -> str:
+    def where(i: int, buf=buf) -> str:
         return f"{path}, line {kernel.data_line_number(buf, i, _TRACK, _BROWSER)}"
 
-    _check_rows(codes, np.asarray(names, dtype=object), start, end, count, where,
-                contiguous)
-    out = pd.DataFrame({"chrom": _string_column(names, codes), "chromStart": start,
-                        "chromEnd": end, "count": count}, copy=False)
+    _check_rows(codes, names, start, end, count, where, contiguous)
+    del codes, data, buf, where
+    text.clear()
+    columns = {"chrom": _string_column(run_names, lengths), "chromStart": start,
+               "chromEnd": end, "count": count}
     if sample_id is not None:
-        out.insert(0, "sample_id", str(sample_id))
-    return out
+        columns = {"sample_id": _string_column([str(sample_id)], np.array([len(start)])),
+                   **columns}
+    return pd.DataFrame(columns, copy=False)
 
 
 def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
@@ -256,10 +277,12 @@ def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
     return line, line, len(buf), len(buf)
 
 
-def _read_coverage_table(path: str | os.PathLike, data: bytes, buf: np.ndarray,
+def _read_coverage_table(path: str | os.PathLike, text: list,
                          sample_id: str | None = None, contiguous: bool = False
                          ) -> pd.DataFrame:
-    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument)."""
+    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
+    from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph)."""
+    data, buf = text
     skip, line, a, b = _header_line(buf)
     first = _token(buf, a, b)
     header = header_fields(first) or []
@@ -273,53 +296,49 @@ def _read_coverage_table(path: str | os.PathLike, data: bytes, buf: np.ndarray,
     if len(set(header)) < len(header):
         raise ValueError(f"{path}, line {line}: repeated column names in the header")
     cols = np.array([header.index(c) for c in _NUMERIC], dtype=np.int64)
-    text = np.array([header.index("sample_id") if sample_id is None else -1,
-                     header.index("chrom")], dtype=np.int64)
+    text_cols = np.array([header.index("sample_id") if sample_id is None else -1,
+                          header.index("chrom")], dtype=np.int64)
     pos = int(kernel._after(buf, b)) if b < len(buf) else len(buf)
     v0, v1, v2, run_row, run_a, run_b, nruns, err = kernel.parse_csv_numbers(
-        buf, pos, line, ord(sep), len(header), cols, text, _max_rows(data))
+        buf, pos, line, ord(sep), len(header), cols, text_cols, _max_rows(data))
     if err[0]:
         col = header[int(err[2])] if err[0] != kernel.FIELDS else ""
         raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
                                       f"{len(header)} fields as in the header"))
     n = len(v0)
 
-    def column(k: int) -> tuple[np.ndarray, np.ndarray]:
+    def runs(k: int, buf=buf) -> tuple[list[str], np.ndarray]:
         r = int(nruns[k])
         values = [_token(buf, a, b).replace('""', '"')
                   for a, b in zip(run_a[k, :r], run_b[k, :r])]
-        names = list(dict.fromkeys(values))
-        index = {v: j for j, v in enumerate(names)}
-        lengths = np.diff(np.r_[run_row[k, :r], n])
-        codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), lengths)
-        return codes, np.asarray(names, dtype=object)
+        return values, np.diff(np.r_[run_row[k, :r], n]).astype(np.int64)
 
-    chrom_codes, names = column(1)
-    if sample_id is None:
-        sample_codes, sample_names = column(0)
-        sid = _string_column(list(sample_names), sample_codes)
-    else:
-        sample_codes = np.zeros(n, np.int32)
-        sid = pd.array(np.full(n, str(sample_id), dtype=object), dtype=str)
-    out = pd.DataFrame({"sample_id": sid,
-                        "chrom": _string_column(list(names), chrom_codes),
-                        "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
+    chroms = runs(1)
+    samples = runs(0) if sample_id is None else ([str(sample_id)], np.array([n]))
+    chrom_codes, chrom_names = _run_codes(*chroms)
+
+    def where(i: int, buf=buf) -> str:
+        return f"{path}, line {kernel.csv_line_number(buf, pos, line, i)}"
+
+    for idx in _groups(_run_codes(*samples)[0]):
+        _check_rows(chrom_codes[idx], chrom_names, v0[idx], v1[idx], v2[idx],
+                    lambda i, idx=idx, where=where: where(int(np.arange(n)[idx][i])),
+                    contiguous)
     extras = [c for c in header if c not in COVERAGE_COLUMNS]
+    df = None
     if extras:
         df = pd.read_csv(io.BytesIO(data), sep=sep, skiprows=skip, usecols=extras,
                          dtype=str, keep_default_na=False, encoding="utf-8")
         if len(df) != n:
             raise ValueError(f"{path}: {len(df)} rows read as text but {n} as numbers "
                              "(a quoted field holding a line break?)")
-        for c in extras:
-            out[c] = df[c].to_numpy()
-
-    def where(i: int) -> str:
-        return f"{path}, line {kernel.csv_line_number(buf, pos, line, i)}"
-
-    for idx in _groups(sample_codes):
-        _check_rows(chrom_codes[idx], names, v0[idx], v1[idx], v2[idx],
-                    lambda i, idx=idx: where(int(np.arange(n)[idx][i])), contiguous)
+    del chrom_codes, data, buf, where, runs
+    text.clear()
+    out = pd.DataFrame({"sample_id": _string_column(*samples),
+                        "chrom": _string_column(*chroms),
+                        "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
+    for c in extras:
+        out[c] = df[c].to_numpy()
     return out
 
 
@@ -376,11 +395,11 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool) -> pd.DataFra
                         lambda i: f"{path}, interval {i + 1}", True)
         out.insert(0, "sample_id", sample_id if sample_id is not None else _sample_name(path))
         return out
-    data, buf = _coverage_bytes(path)
-    _, _, a, b = _header_line(buf[:65536])
-    if header_fields(_token(buf, a, b)) is not None:
-        return _read_coverage_table(path, data, buf, sample_id, contiguous)
-    return _bedgraph_from_bytes(path, data, buf, sample_id if sample_id is not None else
+    text = [*_coverage_bytes(path)]
+    _, _, a, b = _header_line(text[1][:65536])
+    if header_fields(_token(text[1], a, b)) is not None:
+        return _read_coverage_table(path, text, sample_id, contiguous)
+    return _bedgraph_from_bytes(path, text, sample_id if sample_id is not None else
                                 _sample_name(path), contiguous)
 
 
