@@ -63,27 +63,32 @@ _WINDOW = 1 << 22
 
 
 def _intervals(path, bw, chrom: str, start: int, end: int) -> pd.DataFrame:
-    parts = []
+    starts, ends, counts = [], [], []
     for ws in range(start, end, _WINDOW):
         ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
         part = np.fromiter(itertools.chain.from_iterable(ivs), dtype=float,
                            count=3 * len(ivs)).reshape(-1, 3)
+        del ivs
         if ws > start:  # an interval over the window's start came with the last window
             part = part[part[:, 0] >= ws]
-        parts.append(part)
-    arr = np.concatenate(parts) if parts else np.zeros((0, 3))
-    s = np.maximum(arr[:, 0].astype(np.int64), start)
-    e = np.minimum(arr[:, 1].astype(np.int64), end)
-    values = arr[:, 2]
-    bad = ~np.isfinite(values) | (values != np.round(values)) | (values < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}: {chrom}:{s[i]}-{e[i]} has value {values[i]!r}; counts must be "
-            "non-negative integers (read counts, not normalised signal)"
-        )
-    return pd.DataFrame({"chrom": chrom, "chromStart": s, "chromEnd": e,
-                         "count": values.astype(np.int64)})
+        s = np.maximum(part[:, 0].astype(np.int64), start)
+        e = np.minimum(part[:, 1].astype(np.int64), end)
+        values = part[:, 2]
+        bad = ~np.isfinite(values) | (values != np.round(values)) | (values < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{path}: {chrom}:{s[i]}-{e[i]} has value {values[i]!r}; counts must be "
+                "non-negative integers (read counts, not normalised signal)"
+            )
+        starts.append(s)
+        ends.append(e)
+        counts.append(values.astype(np.int64))
+    def joined(parts):
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    return pd.DataFrame({"chrom": chrom, "chromStart": joined(starts),
+                         "chromEnd": joined(ends), "count": joined(counts)})
 
 
 def read_bigwig(path: str | os.PathLike, chrom: str | None = None, start: int | None = None,
