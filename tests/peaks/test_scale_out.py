@@ -138,3 +138,25 @@ def test_learn_on_coverage_without_labels_names_the_labels(tmp_path):
         dpeaks.load_data(folder)
     proc = _penlearn("learn", folder, "--out", tmp_path / "m.json")
     assert proc.returncode == 1 and "no peak labels" in proc.stderr
+
+
+def test_cli_peaks_scheduler_runs_on_a_dask_cluster(tmp_path):
+    """``--scheduler ADDRESS``: the same files as in this process (a real LocalCluster)."""
+    import distributed  # a declared test dependency: missing it is a failure, not a skip
+
+    from penlearn.cli import main
+
+    folder, _ = _folder(tmp_path, n=2, small=True)
+    assert main(["peaks", str(folder), "--penalty", "300", "--out", str(tmp_path / "one"),
+                 "-q"]) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", dashboard_address=None) as cluster:
+        code = main(["peaks", str(folder), "--penalty", "300", "--out",
+                     str(tmp_path / "dask"), "--scheduler", cluster.scheduler_address,
+                     "-q"])
+    assert code == 0
+    for name in ("s0.bed", "s1.bed"):
+        assert (tmp_path / "dask" / name).read_text() == (tmp_path / "one" / name).read_text()
+    code = main(["peaks", str(folder), "--penalty", "1", "--out", str(tmp_path / "x"),
+                 "--scheduler", "tcp://127.0.0.1:9", "--jobs", "2", "-q"])
+    assert code == 1 and not (tmp_path / "x").exists()
