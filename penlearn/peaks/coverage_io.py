@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks import _parse_kernel as kernel
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
 from penlearn.peaks._text_files import header_fields, read_bytes
 
@@ -156,6 +155,8 @@ def _max_rows(data: bytes) -> int:
 
 
 def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
     code, _, field, a, b = (int(x) for x in err)
     if code == kernel.FIELDS:
         return f"{where}: expected {expected}, got {field}: {_token(buf, a, b)!r}"
@@ -236,6 +237,8 @@ def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bo
     """A bedGraph from ``text = [bytes, uint8 view]``; the list is emptied once the bytes
     are no longer needed (only error messages need them), before the string columns are
     made, so that the text and every column are never all in memory at once."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
     data, buf = text
     start, end, count, run_row, run_a, run_b, err = kernel.parse_bedgraph(
         buf, _max_rows(data))
@@ -267,6 +270,8 @@ def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bo
 def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
     """(lines before it, its 1-based number, start byte, end byte) of the first line that
     is not blank and not a ``track`` / ``browser`` / ``#`` line."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
     pos, line = 0, 0
     while pos < len(buf):
         e = kernel._line_end(buf, pos)
@@ -282,6 +287,8 @@ def _read_coverage_table(path: str | os.PathLike, text: list,
                          ) -> pd.DataFrame:
     """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
     from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph)."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
     data, buf = text
     skip, line, a, b = _header_line(buf)
     first = _token(buf, a, b)
