@@ -93,12 +93,12 @@ def write_files(cov: pd.DataFrame, folder: Path, name: str) -> dict[str, Path]:
 
 _CHILD = r"""
 import json, sys, time
-import numpy as np, pandas as pd
+import numpy as np, pandas as pd, numba
 import penlearn
 from penlearn.peaks.coverage_io import read_bedgraph, read_coverage
 from penlearn.peaks._bigwig import read_bigwig
 how, path = sys.argv[1], sys.argv[2]
-read_bedgraph  # imported in every child, so the baseline holds the same modules
+read_bedgraph  # every child imports the same modules (numba too), so the baseline does
 t0 = time.perf_counter()
 if how == "baseline":
     df = pd.DataFrame({"x": np.zeros(1)})
