@@ -229,8 +229,7 @@ def _table(args, base, rows_out, peak_rows) -> str:
     load = os.getloadavg()[0]
     head = [
         SECTION, "",
-        f"`python benchmarks/genome_scale.py{' --quick' if args.quick else ''} "
-        f"--sizes {' '.join(f'{s:g}' for s in args.sizes)}` on "
+        f"`python benchmarks/genome_scale.py {' '.join(sys.argv[1:])}` on "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.machine()}, "
         f"{os.cpu_count()} CPUs shared with other sessions (load average at the end "
         f"{load:.1f}), Python {platform.python_version()}. Every figure is one run in a "
