@@ -22,6 +22,7 @@ import pandas as pd
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
+    check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
@@ -242,6 +243,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
+    labels = check_labels_in_coverage(coverage, labels)  # none dropped in silence
     tasks = list(_tasks(coverage, labels, windows))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")
