@@ -13,6 +13,7 @@ surrogate loss for binary classification and changepoint detection".
 
 # first: a Ctrl-C of the command during the imports below prints one line, not a traceback
 from penlearn import _interrupt  # noqa: F401, I001
+from penlearn import _numba_cache  # noqa: F401, I001  (a writable numba cache, first)
 from penlearn._version import package_version
 from penlearn.aum import AUMResult, aum
 from penlearn.binary import (

@@ -113,7 +113,7 @@ def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) 
     >>> check_output(src, directory=False, inputs=[src])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: --out ... would replace the input ...: write the output elsewhere
+    ValueError: --out ... is the input ...: write the output elsewhere
     """
     path = Path(path)
     if directory and path.exists() and not path.is_dir():
@@ -122,9 +122,12 @@ def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) 
         raise ValueError(f"--out {path} is a directory; give a file name")
     clash = [str(p) for p in inputs if p is not None and str(p) != ""
              and _same_or_inside(path, Path(p))]
+    holds = [p for p in clash if path.resolve() in Path(p).resolve().parents]
+    if holds:
+        raise ValueError(f"--out {path} holds the input file(s) {holds}: write the output "
+                         "to another folder")
     if clash:
-        raise ValueError(f"--out {path} would replace the input {clash[0]}: write the output "
-                         "elsewhere")
+        raise ValueError(f"--out {path} is the input {clash[0]}: write the output elsewhere")
     if not force and path.exists() and (not directory or any(path.iterdir())):
         what = "folder" if directory else "file"
         raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"
