@@ -144,7 +144,7 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
 def _text_column(values, col: str) -> np.ndarray:
     """A BED text column: non-empty, no whitespace (BED fields are tab / space separated)."""
     raw = pd.Series(values)
-    text = raw.astype(str).to_numpy()
+    text = np.array([str(v) for v in raw], dtype=object)
     bad = raw.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t) for t in text],
                                            dtype=bool)
     if bad.any():

@@ -131,7 +131,7 @@ def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) 
     require_columns(df, columns, name)
     loc = where if where is not None else (lambda i: f"{name} row {i}")
     chrom = df["chrom"]
-    text = chrom.astype(str).to_numpy()
+    text = np.array([str(v) for v in chrom], dtype=object)
     bad = chrom.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t)
                                               for t in text], dtype=bool)
     if bad.any():
