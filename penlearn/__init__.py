@@ -29,7 +29,13 @@ from penlearn.binary import (
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.bed_io import read_bed, read_peak_labels, write_bed
+from penlearn.peaks.bed_io import (
+    read_bed,
+    read_peak_labels,
+    write_bed,
+    write_bedgraph,
+    write_bigwig,
+)
 from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
@@ -86,6 +92,8 @@ __all__ = [
     "read_coverage",
     "read_peak_labels",
     "write_bed",
+    "write_bedgraph",
+    "write_bigwig",
     "FirstMinResult",
     "first_min_monotone",
     "IntervalRegression",
