@@ -184,10 +184,10 @@ def _peaks_text(peaks: pd.DataFrame) -> str:
         out["name"] = (_text_column(peaks["name"].to_numpy(), "name")
                        if "name" in peaks.columns else np.full(len(peaks), "."))
     if "score" in peaks.columns:
-        score = pd.to_numeric(peaks["score"], errors="coerce")
-        if score.isna().any():
-            i = int(np.flatnonzero(score.isna().to_numpy())[0])
-            raise ValueError(f"peaks column 'score' must be numeric; row {i} has "
+        score = pd.to_numeric(peaks["score"], errors="coerce").astype(float)
+        if not np.isfinite(score.to_numpy()).all():
+            i = int(np.flatnonzero(~np.isfinite(score.to_numpy()))[0])
+            raise ValueError(f"peaks column 'score' must hold finite numbers; row {i} has "
                              f"{peaks['score'].iloc[i]!r}")
         out["score"] = score.to_numpy()
     return out.to_csv(sep="\t", header=False, index=False, lineterminator="\n")

@@ -110,10 +110,10 @@ def test_commas_out_of_place_in_browser_labels_are_refused(tmp_path, where):
 
 @pytest.mark.parametrize("column,value", [("name", "a\tb"), ("name", "a\nb"), ("name", ""),
                                           ("name", np.nan), ("chrom", ""), ("chrom", np.nan),
-                                          ("chrom", "chr 1")])
+                                          ("chrom", "chr 1"), ("score", np.inf)])
 def test_write_bed_refuses_what_makes_invalid_bed(tmp_path, column, value):
     peaks = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [1, 10],
-                          "chromEnd": [5, 20], "name": ["p1", "p2"]})
+                          "chromEnd": [5, 20], "name": ["p1", "p2"], "score": [1.0, 2.0]})
     peaks[column] = peaks[column].astype(object)
     peaks.loc[1, column] = value
     out = tmp_path / "p.bed"
