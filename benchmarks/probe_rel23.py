@@ -189,7 +189,10 @@ def cases():
 def _cli(argv):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = main([str(a) for a in argv])
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as exc:  # a usage error (argparse)
+            code = exc.code
     lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
     if code == 1 and len(lines) == 1:
         raise ValueError(lines[0])
