@@ -31,6 +31,8 @@ from penlearn.peaks.peak_labels import check_labels_in_coverage
 ERROR = object()  # the case must raise a one-line ValueError / TypeError
 TMP = Path(tempfile.mkdtemp(prefix="probe-rel23-"))
 BIG = 2**62
+#: BED names of the sample ids that hold whitespace, quotes or '%' (percent-encoded)
+NAMES = {"a%2Fb": "a%252Fb", "a b": "a%20b", 'q"x': "q%22x"}
 
 
 def _file(name: str, data: str | bytes) -> Path:
@@ -205,7 +207,8 @@ def _cli_cases():
     d = TMP / "cli"
     d.mkdir()
     ids = {"dotdot": "../../victim", "absolute": str(TMP / "abs"), "syntax": "sub/../A",
-           "dot": ".", "hidden": ".x", "percent": "a%2Fb", "space": "a b", "unicode": "échantillon"}
+           "dot": ".", "hidden": ".x", "percent": "a%2Fb", "space": "a b", "unicode": "échantillon",
+           "quote": 'q"x'}
     for name, sid in ids.items():
         cov = d / f"{name}.csv"
         _cov((sid, "A")).to_csv(cov, index=False)
@@ -220,7 +223,7 @@ def _cli_cases():
             inside = [p for p in new if p.is_file()]
             names = {pl.read_bed(p)["name"].iloc[0] for p in inside}
             return (all(out in p.parents or p in out.parents or p == out for p in new)
-                    and len(inside) == 2 and names == {sid.replace(" ", "%20"), "A"}
+                    and len(inside) == 2 and names == {NAMES.get(sid, sid), "A"}
                     and not any(p.name.startswith(".") for p in inside))
 
         yield f"peaks sample id {name}", command, check

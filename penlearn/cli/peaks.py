@@ -20,7 +20,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
-from penlearn.peaks.bed_io import write_bed, write_bedgraph, write_bigwig
+from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.peak_evaluation import predict_peaks
@@ -102,13 +102,15 @@ def _check_outputs(args, outs: list[Path], directory: bool) -> None:
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None) -> int:
     """The BED file (name = sample, score = peak mean) and the means of one sample."""
     peaks = segs[segs["status"] == "peak"]
-    label = "." if sid is None else re.sub(r"\s", lambda m: f"%{ord(m.group()):02X}", str(sid))
+    # BED names and track lines hold no whitespace / quotes: those are percent-encoded
+    label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
+                                           str(sid))
     bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
                         "chromEnd": peaks["chromEnd"], "name": label,
                         "score": peaks["mean"].round(6)})
     cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3 else [])
     name = None if args.track is None else " ".join(
-        x for x in (args.track, "" if sid is None else str(sid)) if x) or "penlearn peaks"
+        x for x in (args.track, "" if sid is None else label) if x) or "penlearn peaks"
     write_bed(bed[cols], path, track=name)
     if means is not None:
         track = None if name is None else f"{name} means"
@@ -124,6 +126,8 @@ def cmd_peaks(args) -> int:
     if not str(args.out).strip():
         raise ValueError("--out is empty (an unset shell variable?): give a file or folder")
     out = Path(args.out)
+    if args.track:
+        track_line(args.track)  # a bad name fails now, not after the work
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]

@@ -179,6 +179,15 @@ def test_learn_on_a_folder_refuses_labels_without_coverage(tmp_path):
     assert not (tmp_path / "m.json").exists()
 
 
+def test_learn_on_a_coverage_folder_without_labels_names_the_labels(tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    for s in ("s1", "s2"):
+        bedgraph(d / f"{s}.bedGraph")
+    one_line_error(run(["learn", d, "--out", tmp_path / "m.json", "-q"]),
+                   "has coverage but no peak labels", "labels.csv")
+
+
 # ---------------------------------------------------------------- interrupts
 
 
