@@ -248,7 +248,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
-    labels = check_labels_in_coverage(coverage, labels)  # none dropped in silence
+    labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")

@@ -283,6 +283,7 @@ def peak_label_counts(peak_start, peak_end, label_start, label_end, annotation):
 
 
 def check_labels_in_coverage(coverage: pd.DataFrame, labels: pd.DataFrame, *,
+                             windows: pd.DataFrame | None = None,
                              outside: str = "error") -> pd.DataFrame:
     """The labels, each checked to lie inside its sample's coverage of its chromosome.
 
@@ -302,6 +303,10 @@ def check_labels_in_coverage(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         ``[sample_id,] chrom, chromStart, chromEnd, ...``.
     labels : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, annotation``.
+    windows : DataFrame, optional
+        ``[sample_id,] chrom, chromStart, chromEnd``: the windows the error functions are
+        computed on; each label must then lie inside one window of its sample too (a
+        label in no window, or across two, would be dropped or split).
     outside : {"error", "warn"}
         Unmatched labels raise ``ValueError``, or are left out with one warning giving
         their counts.
@@ -354,7 +359,10 @@ is on a chromosome without coverage
     no_chrom = m["first"].isna().to_numpy() & ~no_sample
     beyond = ~(no_sample | no_chrom) & ((m["chromStart"] < m["first"])
                                         | (m["chromEnd"] > m["last"])).to_numpy()
-    bad = no_sample | no_chrom | beyond
+    no_window = np.zeros(len(m), dtype=bool)
+    if windows is not None:
+        no_window = ~(no_sample | no_chrom | beyond) & ~_in_a_window(m, windows, samples)
+    bad = no_sample | no_chrom | beyond | no_window
     if not bad.any():
         return labels
     rows = np.unique(m["row"].to_numpy()[bad])
@@ -364,6 +372,7 @@ is on a chromosome without coverage
     what = (f"{who}{r['chrom']}, {r['chromStart']}, {r['chromEnd']}")
     why = ("is of a sample without coverage" if no_sample[j]
            else "is on a chromosome without coverage" if no_chrom[j]
+           else "is inside no window (or across two)" if no_window[j]
            else f"reaches beyond the coverage of {r['chrom']} "
                 f"({int(r['first'])}-{int(r['last'])})")
     msg = (f"{len(rows)} of {len(labels)} labels have no coverage to be evaluated on: "
@@ -372,6 +381,23 @@ is on a chromosome without coverage
         raise ValueError(msg)
     warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=2)
     return labels.iloc[np.setdiff1d(np.arange(len(labels)), rows)]
+
+
+def _in_a_window(m: pd.DataFrame, windows: pd.DataFrame, samples) -> np.ndarray:
+    """Per row of ``m`` (sample_id, chrom, chromStart, chromEnd): inside one window?"""
+    require_columns(windows, ["chrom", "chromStart", "chromEnd"], "windows")
+    win = pd.DataFrame({"chrom": windows["chrom"].astype(str).to_numpy(),
+                        "w_start": windows["chromStart"].to_numpy(),
+                        "w_end": windows["chromEnd"].to_numpy()})
+    if "sample_id" in windows.columns:
+        win["sample_id"] = windows["sample_id"].astype(str).to_numpy()
+    else:
+        win = win.merge(pd.DataFrame({"sample_id": samples}), how="cross")
+    pairs = m.reset_index().merge(win, on=["sample_id", "chrom"])
+    inside = (pairs["w_start"] <= pairs["chromStart"]) & (pairs["chromEnd"] <= pairs["w_end"])
+    hit = np.zeros(len(m), dtype=bool)
+    hit[pairs.loc[inside.to_numpy(), "index"].to_numpy()] = True
+    return hit
 
 
 def _keys(df: pd.DataFrame, per_sample: bool) -> pd.Series:

@@ -173,6 +173,20 @@ def test_labels_without_coverage_are_errors_not_dropped(label, why):
     assert ev["labels"].max() == 1
 
 
+def test_labels_across_two_windows_or_in_none_are_errors():
+    cov = _cov(("a",))
+    windows = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 30], "chromEnd": [30, 50]})
+    good = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": [15],
+                         "chromEnd": [25], "annotation": ["peakStart"]})
+    ev = pl.peak_error_functions(cov, good, windows=windows, progress=False)
+    assert ev["labels"].tolist() == [1] * len(ev)
+    for start, end in [(25, 35), (52, 58)]:  # across the two windows; in none
+        bad = pd.concat([good, good.assign(chromStart=start, chromEnd=end,
+                                           annotation="noPeaks")], ignore_index=True)
+        with pytest.raises(ValueError, match="1 of 2 labels .*row 1.*inside no window"):
+            pl.peak_error_functions(cov, bad, windows=windows, progress=False)
+
+
 def test_a_group_that_names_no_sample_is_an_error(tmp_path):
     txt = tmp_path / "labels.txt"
     txt.write_text("chr1:11-20 peakStart kidnee\n")
