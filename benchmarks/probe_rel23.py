@@ -185,7 +185,58 @@ def cases():
         yield (f"peakseg_search peaks={bad!r}", (lambda b=bad: pl.peakseg_search(small, b)),
                ERROR)
 
+    yield from _more_cases()
     yield from _cli_cases()
+
+
+def _bigwig_intervals(path):
+    import pyBigWig
+
+    bw = pyBigWig.open(str(path))
+    try:
+        return list(bw.intervals("chr1"))
+    finally:
+        bw.close()
+
+
+def _more_cases():
+    segs = _peaks(mean=[1.0, 2.0])
+    yield ("write_bigwig chrom_sizes too small",
+           lambda: pl.write_bigwig(segs, TMP / "s.bw", chrom_sizes={"chr1": 10}), ERROR)
+    yield ("write_bigwig overlapping",
+           lambda: pl.write_bigwig(_peaks(chromStart=[1, 4], mean=[1.0, 2.0]), TMP / "o.bw"),
+           ERROR)
+    yield ("write_bigwig round trip",
+           lambda: (pl.write_bigwig(segs, TMP / "r.bw"), _bigwig_intervals(TMP / "r.bw"))[1],
+           lambda d: d == [(1, 5, 1.0), (10, 20, 2.0)])
+    yield ("write_bed gzip round trip",
+           lambda: (pl.write_bed(_peaks(), TMP / "p.bed.gz"), pl.read_bed(TMP / "p.bed.gz"))[1],
+           lambda d: d["chromEnd"].tolist() == [5, 20])
+    yield ("check_labels_in_coverage outside='x'",
+           lambda: check_labels_in_coverage(_cov(), _labels(), outside="x"), ERROR)
+    yield ("read_peak_labels coordinates='x'",
+           lambda: pl.read_peak_labels(_file("c.txt", "chr1:1-5 peaks\n"), coordinates="x"),
+           ERROR)
+    yield ("read_peak_labels samples=list",
+           lambda: pl.read_peak_labels(_file("c2.txt", "chr1:1-5 peaks a\n"), samples=["a"]),
+           ERROR)
+    yield ("read_peak_labels samples= on a CSV",
+           lambda: pl.read_peak_labels(_file("c3.csv", "chrom,chromStart,chromEnd,annotation\n"
+                                              "chr1,1,5,peaks\n"), samples={"a": "g"}), ERROR)
+    yield ("read_peak_labels TSV header",
+           lambda: pl.read_peak_labels(_file("t.tsv", "chrom\tchromStart\tchromEnd\t"
+                                             "annotation\nchr1\t1\t5\tpeaks\n")),
+           lambda d: d["chromEnd"].tolist() == [5])
+    yield ("peak_error_functions labels sample_id, coverage none",
+           lambda: pl.peak_error_functions(_cov().drop(columns="sample_id"),
+                                           _labels(sample_id=["a"]), progress=False), ERROR)
+    yield ("peak_error_functions browser groups, single-sample coverage",
+           lambda: pl.peak_error_functions(_cov().drop(columns="sample_id"),
+                                           pl.read_peak_labels(_file("g3.txt",
+                                                                     "chr1:2-5 peaks a\n")),
+                                           progress=False), ERROR)
+    yield ("peak_label_errors annotation NaN",
+           lambda: pl.peak_label_errors(_peaks(), _labels(annotation=[np.nan])), ERROR)
 
 
 def _cli(argv):
@@ -239,6 +290,17 @@ def _cli_cases():
         yield (f"peaks --out {name} --force",
                (lambda o=out: _cli(["peaks", one, "--penalty", 5, "--out", o, "--force", "-q"])),
                ERROR)
+    yield ("peaks --track with a quote",
+           lambda: _cli(["peaks", one, "--penalty", 5, "--out", d / "q.bed", "--track", 'a"b',
+                         "-q"]), ERROR)
+    yield ("peaks --out naming the --model",
+           lambda: _cli(["peaks", one, "--model", one, "--out", one, "--force", "-q"]), ERROR)
+    folder = d / "folder"
+    folder.mkdir()
+    _cov(("s1", "s2")).to_csv(folder / "coverage.csv", index=False)
+    (folder / "labels.txt").write_text("chr1:16-25 peakStart s1 s3\n")
+    yield ("learn FOLDER, browser label naming no sample",
+           lambda: _cli(["learn", folder, "--out", d / "m.json", "-q"]), ERROR)
     yield ("peaks --means bedGraph beside an input name",
            lambda: _cli(["peaks", one, "--penalty", 5, "--out", d / "one.bed", "--means",
                          "bedGraph", "--force", "-q"]), ERROR)
