@@ -14,9 +14,11 @@ Run: ``python benchmarks/probe_rel23.py`` (prints the counts and every case not 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -30,6 +32,7 @@ from penlearn.peaks.peak_labels import check_labels_in_coverage
 
 ERROR = object()  # the case must raise a one-line ValueError / TypeError
 TMP = Path(tempfile.mkdtemp(prefix="probe-rel23-"))
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 BIG = 2**62
 #: BED names of the sample ids that hold whitespace, quotes or '%' (percent-encoded)
 NAMES = {"a%2Fb": "a%252Fb", "a b": "a%20b", 'q"x': "q%22x"}
