@@ -331,7 +331,6 @@ is on a chromosome without coverage
     if outside not in ("error", "warn"):
         raise ValueError(f"outside must be 'error' or 'warn', got {outside!r}")
     require_columns(coverage, ["chrom", "chromStart", "chromEnd"], "coverage")
-    require_columns(labels, ["chrom", "chromStart", "chromEnd"], "labels")
     per_sample = "sample_id" in coverage.columns
     if "sample_id" in labels.columns and not per_sample:
         raise ValueError("labels have a sample_id column but coverage has none")
@@ -347,9 +346,10 @@ is on a chromosome without coverage
                         "chromStart": coverage["chromStart"], "chromEnd": coverage["chromEnd"]})
     span = cov.groupby(["sample_id", "chrom"], sort=False).agg(
         first=("chromStart", "min"), last=("chromEnd", "max")).reset_index()
-    lab = pd.DataFrame({"row": np.arange(len(labels)), "chrom": labels["chrom"].astype(str),
-                        "chromStart": labels["chromStart"].to_numpy(),
-                        "chromEnd": labels["chromEnd"].to_numpy()})
+    clean = check_peak_labels(labels)  # integer coordinates, known annotations
+    lab = pd.DataFrame({"row": np.arange(len(labels)), "chrom": clean["chrom"].to_numpy(),
+                        "chromStart": clean["chromStart"].to_numpy(),
+                        "chromEnd": clean["chromEnd"].to_numpy()})
     if "sample_id" in labels.columns:
         lab["sample_id"] = labels["sample_id"].astype(str).to_numpy()
     else:
