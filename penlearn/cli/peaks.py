@@ -11,6 +11,7 @@ genome browser shows beside the coverage.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import urllib.parse
@@ -128,6 +129,8 @@ def cmd_peaks(args) -> int:
     out = Path(args.out)
     if args.track:
         track_line(args.track)  # a bad name fails now, not after the work
+    if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
+        raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
