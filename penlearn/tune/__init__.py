@@ -14,7 +14,12 @@ from penlearn.tune.estimator import (
     detector_label_errors,
     path_error_functions,
 )
-from penlearn.tune.features import bic_penalty, noise_sd, signal_features
+from penlearn.tune.features import (
+    bic_penalty,
+    noise_sd,
+    signal_features,
+    signals_from_sequences,
+)
 from penlearn.tune.path import DetectorPath, detector_path
 
 __all__ = [
@@ -26,4 +31,5 @@ __all__ = [
     "noise_sd",
     "path_error_functions",
     "signal_features",
+    "signals_from_sequences",
 ]

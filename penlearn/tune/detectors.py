@@ -107,8 +107,8 @@ class _Skchange:
         det = clone(detector)
         if "penalty_scale" in det.get_params(deep=False):
             det.set_params(penalty_scale=1.0)
-        self.det = det
         self.X = signal.reshape(len(signal), -1)
+        self.det = det.fit(self.X)  # fitted once, so that its cost_ exists before any solve
         self._cache = None
 
     def solve(self, pen: float) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.changepoint.features import hall_sd, median_abs_diff
+from penlearn.changepoint.segmentation import _check_sequences
 
 #: MAD of differences → σ: |x_{i+1} − x_i| is |N(0, 2σ²)|, whose median is 0.6745·√2·σ.
 _MAD_TO_SD = 1.0 / (0.6744897501960817 * np.sqrt(2.0))
@@ -62,6 +63,25 @@ def as_signals(signals, what: str = "signals") -> dict:
                              f"at least 2 rows, got shape {arr.shape}")
         out[sid] = arr
     return out
+
+
+def signals_from_sequences(sequences: pd.DataFrame) -> dict:
+    """penlearn's long table ``sequence_id, position, value`` as a dict id → array.
+
+    The values of each sequence in position order. With positions 1..n (as
+    :func:`penlearn.simulate` makes them) a change located at position p (between p and
+    p + 1) is the change t = p of the array, so labels (start, end] carry over unchanged.
+
+    Examples
+    --------
+    >>> seqs = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"], "position": [1, 2, 1, 2],
+    ...                      "value": [4.0, 5.0, 0.0, 1.0]})
+    >>> {k: v.tolist() for k, v in signals_from_sequences(seqs).items()}
+    {'a': [4.0, 5.0], 'b': [0.0, 1.0]}
+    """
+    seq = _check_sequences(sequences)
+    return {sid: g["value"].to_numpy(dtype=float)
+            for sid, g in seq.groupby("sequence_id", sort=False)}
 
 
 def _noise_var(x: np.ndarray, estimate: Callable) -> float:
