@@ -42,6 +42,9 @@ _LEARN_OPTIONS = tuple(
     if p.kind is inspect.Parameter.KEYWORD_ONLY
 )
 _OWN = ("detector", "features", "max_changes", "path_method")
+# learn_penalty's defaults, but no progress bar and a fixed seed (interval regression's CV
+# folds are random): the same fit gives the same model
+_LEARN_DEFAULTS = {"progress": False, "random_state": 0}
 
 
 def check_signal_labels(signals: dict, labels: pd.DataFrame) -> pd.DataFrame:
@@ -205,7 +208,8 @@ class SupervisedPenalty:
         How the path is found (exact CROPS or a checked scan for heuristic detectors).
     **learn_options
         Keyword options of :func:`~penlearn.learn.learn_penalty` (its defaults
-        otherwise, but ``progress=False``).
+        otherwise, but ``progress=False`` and ``random_state=0``: the same fit gives the
+        same model).
 
     Attributes
     ----------
@@ -334,7 +338,7 @@ class SupervisedPenalty:
         feats = self._feature_table({s: sig[s] for s in ids})
         self.feature_names_in_ = np.asarray(feats.columns, dtype=object)
         self.model_ = learn_penalty(feats, self.evaluation_,
-                                    **{"progress": False, **self.learn_options})
+                                    **{**_LEARN_DEFAULTS, **self.learn_options})
         return self
 
     def predict_log_penalty(self, signals) -> pd.Series:
@@ -343,7 +347,8 @@ class SupervisedPenalty:
             raise ValueError("this SupervisedPenalty is not fitted yet: call fit() first")
         sig = as_signals(signals)
         feats = self._feature_table(sig)
-        return pd.Series(self.model_.predict(feats), index=feats.index, name="log_penalty")
+        return pd.Series(self.model_.predict(feats), index=pd.Index(list(sig), name="sequence_id"),
+                         name="log_penalty")
 
     def predict_penalty(self, signals) -> pd.Series:
         """Predicted penalty λ per signal, in the detector's own units (``pen=``)."""
