@@ -318,7 +318,14 @@ def detector_path(
         pens = _scan(solve, floor or hi * 10.0 ** -_MAX_DECADES, hi, grid, tol)
         table = _scan_table(solve, pens)
         stopped = min(pens)
-    return DetectorPath(models=table[list(PATH_COLUMNS)].reset_index(drop=True),
+    table = table[list(PATH_COLUMNS)].reset_index(drop=True)
+    # one log per bound: np.log of equal values in two arrays can differ in the last bit
+    # (SIMD and scalar code paths), which would leave a gap between two intervals
+    with np.errstate(divide="ignore"):
+        log_hi = np.log(table["max_lambda"].to_numpy())
+    table["max_log_lambda"] = log_hi
+    table["min_log_lambda"] = np.r_[-np.inf, log_hi[:-1]]
+    return DetectorPath(models=table,
                         changes=solve.changes, n_solves=solve.n_solves, method=method,
                         complete=stopped == 0, stopped_at_lambda=stopped,
                         detector=detector_name(detector))
