@@ -162,3 +162,13 @@ def test_crops_needs_a_cost():
 
     with pytest.raises(ValueError, match="needs the detector's cost"):
         detector_path(FPOP(), _signal(), method="crops")
+
+
+def test_two_dimensional_signal_kernelcpd_path_matches_detector():
+    rng = np.random.default_rng(6)
+    x = np.column_stack([_signal(seed=6, n_each=25), rng.normal(0, 1, 100)])
+    det = rpt.KernelCPD(kernel="linear", min_size=2)
+    path = detector_path(det, x, max_changes=15)
+    assert path.method == "crops" and len(path.models) >= 4
+    _assert_matches_detector(det, x, path)
+    assert path.n_solves <= 4 * len(path.models) + 2
