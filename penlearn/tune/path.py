@@ -152,6 +152,7 @@ def _penalised(solve: _Solver, m: int, lam: float) -> float:
 
 def _crops(solve: _Solver, ends: list[tuple[float, int]], max_changes) -> None:
     bound = math.inf if max_changes is None else max_changes
+    ends = sorted(ends, key=lambda e: e[0])  # penalty increasing: changes decreasing
     stack = []
     for (_, more), (_, fewer) in zip(ends[:-1], ends[1:]):
         if more != fewer:
@@ -284,7 +285,7 @@ def detector_path(
     >>> p.models["n_changes"].tolist(), p.models["max_lambda"].round(1).tolist()
     ([6, 4, 3, 2, 1, 0], [1.0, 1.3, 1.4, 7.3, 432.5, inf])
     >>> p.n_solves, p.complete, p.model_at(20.0).tolist()
-    (10, False, [20])
+    (8, False, [20])
     """
     if method not in ("auto", "crops", "scan"):
         raise ValueError(f"method must be 'auto', 'crops' or 'scan', got {method!r}")
