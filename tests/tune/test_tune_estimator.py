@@ -148,3 +148,14 @@ def test_bad_input_one_line_errors(data):
     with pytest.raises(ValueError, match=r"signals\[0\] must be a finite") as exc:
         t.fit([np.array([1.0, np.nan, 2.0])], labels)
     _one_line(exc)
+
+
+def test_import_penlearn_does_not_import_ruptures_skchange_or_sklearn():
+    import subprocess
+    import sys
+
+    code = ("import sys, penlearn; penlearn.SupervisedPenalty; "
+            "bad = [m for m in ('ruptures', 'skchange', 'sklearn', 'scipy', 'matplotlib', "
+            "'numba') if m in sys.modules]; assert not bad, bad")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
