@@ -320,8 +320,8 @@ def detector_path(
         table = _scan_table(solve, pens)
         stopped = min(pens)
     table = table[list(PATH_COLUMNS)].reset_index(drop=True)
-    # one log per bound: np.log of equal values in two arrays can differ in the last bit
-    # (SIMD and scalar code paths), which would leave a gap between two intervals
+    # one log per bound (the scan's bounds are computed here; np.log of equal values can
+    # differ in the last bit between a strided and a contiguous array)
     with np.errstate(divide="ignore"):
         log_hi = np.log(table["max_lambda"].to_numpy())
     table["max_log_lambda"] = log_hi
