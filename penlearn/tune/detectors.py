@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 
 #: Detectors that return the exact minimiser of cost + λ·changes (Killick, Fearnhead &
-#: Eckley 2012 for PELT), so that the CROPS search of their path is exact.
-_EXACT = {("ruptures", "Pelt"), ("ruptures", "KernelCPD"), ("skchange", "PELT")}
+#: Eckley 2012 for PELT; Maidstone, Hocking, Rigaill & Fearnhead 2017 for FPOP), so that
+#: the CROPS search of their path is exact.
+_EXACT = {("ruptures", "Pelt"), ("ruptures", "KernelCPD"), ("skchange", "PELT"),
+          ("skchange", "FPOP")}
 SUPPORTED = (
     "ruptures Pelt, KernelCPD, Binseg, BottomUp, Window (predict(pen=...)) or a skchange "
     "detector with a 'penalty' parameter (PELT, FPOP, MovingWindow, SeededBinarySegmentation, "
@@ -80,6 +82,9 @@ def is_exact(detector) -> bool:
     --------
     >>> is_exact(object())
     False
+    >>> from skchange.detectors import FPOP
+    >>> is_exact(FPOP())
+    True
     """
     return (_library(detector), type(detector).__name__) in _EXACT
 
@@ -117,14 +122,22 @@ class _Skchange:
         return np.asarray(self.det.predict(self.X), dtype=np.int64).reshape(-1)
 
     def cost(self, changes: np.ndarray) -> float | None:
+        bounds = np.r_[0, np.asarray(changes, dtype=np.int64), len(self.X)]
+        if type(self.det).__name__ == "FPOP":  # squared error around each segment's mean
+            return _square_loss(self.X[:, 0], bounds)
         cost = getattr(self.det, "cost_", None)
         if cost is None or not hasattr(cost, "evaluate"):
             return None
         if self._cache is None:
             self._cache = cost.precompute(self.X)
-        bounds = np.r_[0, np.asarray(changes, dtype=np.int64), len(self.X)]
         intervals = np.column_stack([bounds[:-1], bounds[1:]])
         return float(np.sum(cost.evaluate(self._cache, intervals)))
+
+
+def _square_loss(y: np.ndarray, bounds: np.ndarray) -> float:
+    """Σ over segments [bounds[i], bounds[i+1]) of Σ (y − segment mean)²."""
+    return float(sum(np.sum((seg - seg.mean()) ** 2)
+                     for seg in np.split(y, bounds[1:-1])))
 
 
 def fit_adapter(detector, signal: np.ndarray) -> Any:

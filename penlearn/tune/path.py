@@ -1,8 +1,8 @@
 """The path of a black-box penalised detector's models over its penalty λ.
 
 For a detector that minimises ``cost(changes) + λ·len(changes)`` exactly (ruptures
-``Pelt`` and ``KernelCPD``, skchange ``PELT``), the models it returns as λ goes from 0 to
-∞ are the vertices of the lower convex hull of the points (changes, cost), and they are
+``Pelt`` and ``KernelCPD``, skchange ``PELT`` and ``FPOP``), the models it returns as λ
+goes from 0 to ∞ are the vertices of the lower convex hull of the points (changes, cost), and they are
 found exactly with O(models) solves by the CROPS search of Haynes, Eckley & Fearnhead
 (2017, "Computationally efficient changepoint detection for a range of penalties",
 JCGS): solve at a small and a large penalty; where the two models differ, solve at the
@@ -266,7 +266,8 @@ def detector_path(
     method : {"auto", "crops", "scan"}
         ``"crops"`` (exact; needs a detector minimising cost + λ·changes that has a
         cost), ``"scan"`` (any detector; see the module docstring); ``"auto"`` takes
-        crops for ruptures ``Pelt``/``KernelCPD`` and skchange ``PELT``, else scan.
+        crops for ruptures ``Pelt``/``KernelCPD`` and skchange ``PELT``/``FPOP``, else
+        scan.
     grid : int
         Scan: checked penalties per decade.
     tol : float

@@ -158,10 +158,23 @@ def test_bad_signal_one_line():
 
 
 def test_crops_needs_a_cost():
-    from skchange.detectors import FPOP
+    from skchange.detectors import MovingWindow
 
     with pytest.raises(ValueError, match="needs the detector's cost"):
-        detector_path(FPOP(), _signal(), method="crops")
+        detector_path(MovingWindow(bandwidth=10), _signal(), method="crops")
+
+
+def test_skchange_fpop_path_matches_detector_and_penlearn():
+    """FPOP (square loss): the CROPS path = its output = penlearn's penalised optimum."""
+    from skchange.detectors import FPOP
+
+    x = _signal(seed=8, n_each=20)
+    path = detector_path(FPOP(), x, max_changes=12)
+    assert path.method == "crops" and len(path.models) >= 4
+    _assert_matches_detector(FPOP(), x, path)
+    for lam in _grid(path)[::6]:
+        exact = segment(x, penalty=float(lam)).ends()[:-1]
+        np.testing.assert_array_equal(path.model_at(lam), exact)
 
 
 def test_two_dimensional_signal_kernelcpd_path_matches_detector():
