@@ -2,8 +2,8 @@
 
 For a detector that minimises ``cost(changes) + λ·len(changes)`` exactly (ruptures
 ``Pelt`` and ``KernelCPD``, skchange ``PELT`` and ``FPOP``), the models it returns as λ
-goes from 0 to ∞ are the vertices of the lower convex hull of the points (changes, cost), and they are
-found exactly with O(models) solves by the CROPS search of Haynes, Eckley & Fearnhead
+goes from 0 to ∞ are the vertices of the lower convex hull of the points (changes, cost),
+and they are found exactly with O(models) solves by the CROPS search of Haynes, Eckley & Fearnhead
 (2017, "Computationally efficient changepoint detection for a range of penalties",
 JCGS): solve at a small and a large penalty; where the two models differ, solve at the
 penalty where their penalised costs are equal; a model cheaper there is a new vertex
