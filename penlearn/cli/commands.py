@@ -271,7 +271,7 @@ def _segmentation_settings(ds) -> dict | None:
 
 def cmd_learn(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=False, force=args.force)
+    check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     cache = False if args.no_cache else (args.cache_dir or True)
     with workers(args) as executor:
@@ -316,7 +316,8 @@ def cmd_predict(args) -> int:
     model = _load_model(args.model)
     inputs = read_inputs(args.data)
     if args.out is not None:
-        check_output(Path(args.out), directory=False, force=args.force)
+        check_output(Path(args.out), directory=False, force=args.force,
+                     inputs=[args.model, args.data])
     ids = list(inputs.index)
     if args.fold is not None:
         ds = load_uci(args.data)
@@ -339,7 +340,9 @@ def cmd_predict(args) -> int:
 
 def cmd_report(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=False, force=args.force)
+    check_output(out, directory=False, force=args.force,
+                 inputs=[args.data_dir, *(_parse_named(m, "--model")[1] for m in args.model or ()),
+                         *(_parse_named(p, "--predictions")[1] for p in args.predictions or ())])
     if not args.model and not args.predictions:
         raise ValueError("give at least one --model MODEL.json or --predictions CSV")
     ds = load_data(args.data_dir, progress=not args.quiet)

@@ -12,8 +12,9 @@ Computing every model path is the slow part, so it can be cached
 (:func:`load_peak_folder` ``cache=``; ``penlearn learn`` does by default): the evaluation
 and feature tables go to a cache folder, under a key made of the contents of the
 coverage and label files (a BLAKE2 digest of their bytes, not their names or dates), the
-path options and the penlearn version; a second run on the same data reads them back
-(floats written in their shortest exact form, so the tables are identical).
+path options, the penlearn version and the source of :mod:`penlearn.peaks`; a second run
+on the same data reads them back (floats written in their shortest exact form, so the
+tables are identical).
 """
 
 from __future__ import annotations
@@ -154,16 +155,16 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
         return load_peak_folder(path, **kwargs)
     folder = Path(path)
     if folder.is_dir() and _find(folder, "evaluation") is None and _has_coverage(folder):
-        raise FileNotFoundError(f"{folder} holds coverage but no peak labels (expected one "
-                                f"of {', '.join(LABEL_FILES)}) and no evaluation.csv")
+        raise FileNotFoundError(f"{folder} has coverage but no peak labels (one of "
+                                f"{', '.join(LABEL_FILES)}) and no evaluation.csv")
     return load_uci(path)
 
 
 def _has_coverage(folder: Path) -> bool:
-    try:
-        return bool(coverage_files(folder))
-    except ValueError:
-        return False
+    """True when the folder holds coverage files (bedGraph, bigWig or coverage.csv)."""
+    patterns = ("*.bedGraph", "*.bedGraph.gz", "*.bedgraph", "*.bedgraph.gz", "*.bw",
+                "*.bigWig", "coverage.csv", "coverage.csv.gz")
+    return any(next(folder.glob(p), None) is not None for p in patterns)
 
 
 #: bump when the cached tables change meaning (with the penlearn version, part of the key)
@@ -192,12 +193,23 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
+def _code_digest() -> str:
+    """A digest of the source of the modules that make the cached tables: a changed model
+    or error rule (same version number, e.g. a git checkout) never reads stale tables."""
+    import penlearn.peaks as peaks_package
+
+    h = hashlib.blake2b(digest_size=16)
+    for path in sorted(Path(peaks_package.__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
     """The cache file of this folder's contents and path options."""
     files = [(sid, p.relative_to(folder).as_posix(), _digest(p))
              for sid, p in coverage_files(folder)]
     key = json.dumps({"format": _CACHE_FORMAT, "penlearn": package_version(),
-                      "max_peaks": max_peaks, "coverage": files,
+                      "code": _code_digest(), "max_peaks": max_peaks, "coverage": files,
                       "labels": [labels.name, _digest(labels)]}, sort_keys=True)
     name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
     root = default_cache_dir() if cache is True else Path(cache)

@@ -22,6 +22,7 @@ import pandas as pd
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
+    check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
@@ -126,10 +127,14 @@ def _windows_of(coverage: pd.DataFrame, windows):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
-def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame:
-    """The peaks of one (sample, window) at log λ = ``value`` (one task of predict_peaks)."""
+def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid,
+                  segments: bool = False) -> pd.DataFrame:
+    """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
+    :func:`predict_peaks`)."""
     check_coverage(cov, name=f"coverage of {name}")
-    peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
+    model = peakseg(cov, math.exp(min(value, 700.0)))
+    peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+        else model.peaks
     peaks = peaks.assign(sequence_id=name, log_lambda=value)
     if sid is not None:
         peaks.insert(0, "sample_id", sid)
@@ -137,7 +142,8 @@ def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid) -> pd.DataFra
 
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
-                  executor: Executor | None = None, progress: bool = False) -> pd.DataFrame:
+                  segments: bool = False, executor: Executor | None = None,
+                  progress: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -150,6 +156,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         model's predictions on those features).
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
+    segments : bool
+        Return every segment of the models (``status`` background / peak and ``mean``
+        columns too), not only the peaks.
     executor : concurrent.futures.Executor, optional
         One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
@@ -187,7 +196,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        tasks.append((cov, value, name, sid))
+        tasks.append((cov, value, name, sid, segments))
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
@@ -278,6 +287,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
+    labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")

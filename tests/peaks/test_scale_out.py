@@ -130,16 +130,6 @@ def test_cli_learn_on_a_coverage_folder_with_jobs_and_cache(tmp_path):
     assert models[0] == models[1] == models[2]
 
 
-def test_learn_on_coverage_without_labels_names_the_labels(tmp_path):
-    folder, _ = _folder(tmp_path, n=1, small=True)
-    (folder / "labels.csv").unlink()
-    with pytest.raises(FileNotFoundError, match=r"holds coverage but no peak labels "
-                       r"\(expected one of labels.csv"):
-        dpeaks.load_data(folder)
-    proc = _penlearn("learn", folder, "--out", tmp_path / "m.json")
-    assert proc.returncode == 1 and "no peak labels" in proc.stderr
-
-
 def test_cli_peaks_scheduler_runs_on_a_dask_cluster(tmp_path):
     """``--scheduler ADDRESS``: the same files as in this process (a real LocalCluster)."""
     import distributed  # a declared test dependency: missing it is a failure, not a skip
