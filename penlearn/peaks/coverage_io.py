@@ -480,7 +480,8 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         Also reject gaps between the rows of a sample's chromosome (see
         :func:`check_coverage_rows`).
     progress : bool
-        Show a tqdm progress bar counting the bytes of the files read.
+        Show a tqdm progress bar counting the bytes of the files read (with two or more
+        files).
 
     Returns
     -------
@@ -530,7 +531,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
 
     tables = []
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
-              desc="coverage", disable=not progress) as bar:
+              desc="coverage", disable=not progress or len(items) < 2) as bar:
         for sid, p in items:
             tables.append(_read_one(p, sid, contiguous))
             bar.update(os.path.getsize(p))

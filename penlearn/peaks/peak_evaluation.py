@@ -164,7 +164,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
         The result is the same, in the same order.
     progress : bool
-        Show a tqdm progress bar counting coverage rows.
+        Show a tqdm progress bar counting coverage rows (with two or more windows).
 
     Returns
     -------
@@ -200,8 +200,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
-    with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress, unit="rows",
-              desc="peaks") as bar:
+    # a bar for one problem would only jump from 0 to 100% at the end
+    with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
+              unit="rows", desc="peaks") as bar:
         if executor is None:
             for i, task in enumerate(tasks):
                 out[i] = _window_peaks(*task)
