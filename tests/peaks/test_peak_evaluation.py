@@ -13,7 +13,7 @@ from conftest import DATA, REFERENCE, need
 
 import penlearn as pl
 from penlearn._checks import check_evaluation
-from penlearn.peaks.peak_evaluation import window_error_functions
+from penlearn.peaks.peak_evaluation import evaluation_bounds, window_error_functions
 
 RAW = DATA / "chipseq_raw"
 MONO = REFERENCE / "peakseg" / "mono27ac"
@@ -27,14 +27,21 @@ def _mono27ac():
 
 def test_mono27ac_matches_pdpa_model_selection_and_label_errors():
     """With max_peaks=20 the path is R's PDPA model selection (0..20 peaks) and each
-    model's label errors are PeakError's."""
+    model's label errors are PeakError's. R extends the 20-peak model down to λ = 0; ours
+    stops where the 21-peak model takes over (the bound), found by a deeper path."""
     cov, lab = _mono27ac()
     ev = window_error_functions(cov, lab, sequence_id="mono", max_peaks=20)
     sel = pd.read_csv(need(MONO / "pdpa_modelSelection_decreasing.csv"), na_values=["NA"])
     errs = pd.read_csv(need(MONO / "pdpa_loss_errors.csv")).set_index("peaks")
     sel = sel.sort_values("min.log.lambda", ascending=False).reset_index(drop=True)
     assert ev["peaks"].tolist() == sel["peaks"].tolist()
-    np.testing.assert_allclose(ev["min_log_lambda"].to_numpy(), sel["min.log.lambda"], rtol=1e-9)
+    np.testing.assert_allclose(ev["min_log_lambda"].to_numpy()[:-1],
+                               sel["min.log.lambda"].to_numpy()[:-1], rtol=1e-9)
+    assert sel["min.log.lambda"].iloc[-1] == -math.inf
+    deeper = pl.peakseg_path(cov, max_peaks=25).models.set_index("peaks")
+    assert 21 in deeper.index and math.isfinite(ev["min_log_lambda"].iloc[-1])
+    assert ev["min_log_lambda"].iloc[-1] == pytest.approx(deeper.loc[20, "min_log_lambda"],
+                                                          rel=1e-12)
     np.testing.assert_allclose(ev["max_log_lambda"].to_numpy(), sel["max.log.lambda"], rtol=1e-9)
     ref = errs.loc[ev["peaks"]]
     for ours, theirs in (("fp", "fp"), ("fn", "fn"), ("possible_fp", "possible.fp"),
@@ -45,25 +52,27 @@ def test_mono27ac_matches_pdpa_model_selection_and_label_errors():
 
 
 def test_mono27ac_rows_agree_with_solves_inside_each_interval():
-    """Every row is the model that peakseg selects inside its interval, with the label
-    errors that peak_label_errors gives it (independent code paths)."""
+    """Every row is the model that peakseg selects inside its interval (both ends
+    included, the bound too), with the label errors that peak_label_errors gives it
+    (independent code paths); the default table is bounded and says where."""
     cov, lab = _mono27ac()
-    ev = pl.peak_error_functions(cov.assign(sample_id="m"), lab, progress=False)
+    ev = pl.peak_error_functions(cov.assign(sample_id="m"), lab, max_peaks=40,
+                                 progress=False)
     check_evaluation(ev)
+    assert ev.attrs["max_peaks"] == 40 and ev["peaks"].max() <= 40
     assert ev["errors"].min() == 0  # the 17-peak model is perfect (R: penalty 1952.6)
+    bound = ev["min_log_lambda"].iloc[-1]
+    assert math.isfinite(bound) and evaluation_bounds(ev).tolist() == [bound]
     for r in ev.itertuples(index=False):
-        # the last row's interval is extended down to -inf past where the path stopped:
-        # solve just below its upper end there
-        lo = r.min_log_lambda if math.isfinite(r.min_log_lambda) else r.max_log_lambda - 1e-6
+        lo = r.min_log_lambda
         hi = r.max_log_lambda if math.isfinite(r.max_log_lambda) else lo + 1
-        fit = pl.peakseg(cov, math.exp((lo + hi) / 2))
-        assert fit.n_peaks == r.peaks
-        tot = pl.peak_label_errors(fit.peaks, lab).totals.iloc[0]
-        assert (int(tot["fp"]), int(tot["fn"])) == (r.fp, r.fn)
-    # the last row has the errors of the most complex model (R, penalty 0: 5 FP, 0 FN)
-    last = ev.iloc[-1]
-    assert (last["fp"], last["fn"]) == (5, 0)
-    assert last["min_log_lambda"] == -math.inf
+        for log_lam in ((lo + hi) / 2, lo + 1e-9 * (hi - lo)):
+            fit = pl.peakseg(cov, math.exp(log_lam))
+            assert fit.n_peaks == r.peaks
+            tot = pl.peak_label_errors(fit.peaks, lab).totals.iloc[0]
+            assert (int(tot["fp"]), int(tot["fn"])) == (r.fp, r.fn)
+    # just below the bound the optimal model has more peaks than the bound
+    assert pl.peakseg(cov, math.exp(bound - 1e-6)).n_peaks > 40
 
 
 def test_error_functions_feed_learning_and_roc(tmp_path):
