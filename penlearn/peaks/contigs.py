@@ -102,8 +102,8 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
     prv, nxt = prv[gap], nxt[gap]
     if gaps == "error":
         i, j = int(prv[0]), int(nxt[0])
-        sample = (f"sample {coverage['sample_id'].iloc[i]!r} "
-                  if "sample_id" in coverage.columns else "")
+        sid = coverage["sample_id"].iloc[i] if "sample_id" in coverage.columns else ""
+        sample = f"sample {sid!r} " if sid != "" else ""
         chrom = coverage["chrom"].iloc[i] if "chrom" in coverage.columns else "?"
         raise ValueError(
             f"{name} has a zero-coverage gap {'in ' + sample if sample else ''}on {chrom}: "
