@@ -44,13 +44,13 @@ SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
 RAW = Path(os.environ.get("PENLEARN_DATA", SHARED / "data")) / "chipseq_raw"
 
 
-def label_errors(path, labels: pd.DataFrame) -> np.ndarray:
+def label_errors(path, peaks, labels: pd.DataFrame) -> np.ndarray:
     """Errors of each label (columns) for each model of the path (rows, λ decreasing)."""
     lab = check_peak_labels(labels)
     codes = np.array([PEAK_ANNOTATIONS.index(a) for a in lab["annotation"]], np.int64)
     segs = path.segments
     out = []
-    for k in path.models["peaks"]:
+    for k in peaks:
         pk = segs[(segs["peaks"] == k) & (segs["status"] == "peak")]
         tp, ptp, fp, _ = peak_label_counts(
             pk["chromStart"].to_numpy(np.int64), pk["chromEnd"].to_numpy(np.int64),
@@ -81,12 +81,13 @@ def h3k36me3(deep: int) -> list[dict]:
         t0 = time.perf_counter()
         path = peakseg_path(c, max_peaks=deep)
         t_deep = time.perf_counter() - t0
-        m = path.models
+        m = path.models.sort_values("min_log_lambda", ascending=False, kind="stable")
+        m = m.reset_index(drop=True)  # λ decreasing, as the evaluation table
         lo, hi = m["min_log_lambda"].to_numpy(), m["max_log_lambda"].to_numpy()
-        per_label = label_errors(path, lab)
+        per_label = label_errors(path, m["peaks"], lab)
         total = per_label.sum(axis=1)
         # agreement above the bound: same models, intervals and errors row for row
-        above = m[m["min_log_lambda"] >= bound]
+        above = m[m["max_log_lambda"] > bound]
         same = (above["peaks"].tolist() == ev["peaks"].tolist()
                 and np.allclose(above["max_log_lambda"], ev["max_log_lambda"], rtol=1e-12)
                 and total[: len(ev)].tolist() == ev["errors"].tolist())

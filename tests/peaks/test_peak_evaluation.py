@@ -13,7 +13,11 @@ from conftest import DATA, REFERENCE, need
 
 import penlearn as pl
 from penlearn._checks import check_evaluation
-from penlearn.peaks.peak_evaluation import evaluation_bounds, window_error_functions
+from penlearn.peaks.peak_evaluation import (
+    DEFAULT_MAX_PEAKS,
+    evaluation_bounds,
+    window_error_functions,
+)
 
 RAW = DATA / "chipseq_raw"
 MONO = REFERENCE / "peakseg" / "mono27ac"
@@ -118,3 +122,68 @@ def test_h3k36me3_chunk1_end_to_end():
             assert fit.n_peaks == r.peaks
             tot = pl.peak_label_errors(fit.peaks, lab_s.drop(columns="sample_id")).totals
             assert int(tot["errors"].iloc[0]) == r.errors
+
+
+def _h3k36me3_sample(sample: str):
+    folder = RAW / "H3K36me3_TDH_other_chunk1"
+    cov = pl.read_coverage(need(folder / "coverage.csv.gz"))
+    lab = pl.read_peak_labels(need(folder / "labels.csv"))
+    c = cov[cov["sample_id"] == sample][["chrom", "chromStart", "chromEnd", "count"]]
+    return c, lab[lab["sample_id"] == sample].drop(columns=["sample_id", "cell_type"],
+                                                   errors="ignore")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", ["McGill0019", "McGill0012"])
+def test_default_table_is_exact_against_a_much_deeper_path(sample):
+    """The default (bounded) table equals a 3× deeper exact path row for row on every
+    interval above its bound, its lowest row stops exactly where the deeper path's next
+    model takes over, and every minimum-error interval of the deeper path lies above the
+    default bound (the default reaches past them)."""
+    c, lab = _h3k36me3_sample(sample)
+    ev = window_error_functions(c, lab, sequence_id=sample)
+    deep = window_error_functions(c, lab, sequence_id=sample,
+                                  max_peaks=3 * DEFAULT_MAX_PEAKS)
+    bound = ev["min_log_lambda"].iloc[-1]
+    assert math.isfinite(bound) and ev["bounded"].all() and ev["peaks"].max() <= 100
+    assert deep["min_log_lambda"].iloc[-1] < bound and deep["peaks"].max() > 200
+    above = deep[deep["max_log_lambda"] > bound].reset_index(drop=True)
+    assert len(above) == len(ev)
+    for col in ("peaks", "fp", "fn", "errors", "possible_fp", "possible_fn", "labels"):
+        assert above[col].tolist() == ev[col].tolist(), col
+    for col in ("min_log_lambda", "max_log_lambda", "total_loss"):
+        np.testing.assert_allclose(above[col], ev[col], rtol=1e-12, err_msg=col)
+    assert (deep.loc[len(ev):, "peaks"] > DEFAULT_MAX_PEAKS).all()  # below: beyond the bound
+    best = deep[deep["errors"] == deep["errors"].min()]
+    assert (best["min_log_lambda"] > bound).all()
+    target = pl.target_intervals(deep).iloc[0]
+    assert target["min_log_lambda"] > bound + 1.0  # well inside (log λ units)
+
+
+def test_bounded_tables_downstream():
+    """A bounded table is refused unless marked; marked, target intervals stop at the
+    bound, breakpoints lie above it, and roc_change's `exact` says which ROC rows need
+    nothing below any bound (brute force over the rows)."""
+    ev = pd.DataFrame({"sequence_id": ["a", "a", "a", "b", "b"],
+                       "min_log_lambda": [2.0, 1.0, -0.5, 0.0, -np.inf],
+                       "max_log_lambda": [np.inf, 2.0, 1.0, np.inf, 0.0],
+                       "fp": [0, 1, 0, 0, 1], "fn": [1, 0, 0, 1, 0],
+                       "possible_fp": 1, "possible_fn": 1, "labels": 2,
+                       "bounded": [True, True, True, False, False]})
+    with pytest.raises(ValueError, match="sequence 'a' do not partition.*bounded=True"):
+        check_evaluation(ev.drop(columns="bounded"))
+    with pytest.raises(ValueError, match="column 'bounded' must hold True/False; row 1"):
+        check_evaluation(ev.assign(bounded="yes"))
+    assert evaluation_bounds(ev).to_dict() == {"a": -0.5, "b": -np.inf}
+    target = pl.target_intervals(ev).set_index("sequence_id")
+    assert target.loc["a"].tolist() == [-0.5, 1.0, 0.0]  # the run stops at the bound
+    bp = pl.breakpoints_from_errors(ev)
+    assert (bp.value[bp.example == 0] < 0.5).all() and len(bp.value) == 3
+    pred = {"a": 0.3, "b": -1.0}
+    roc = pl.roc_change(ev, pred).roc
+    bounds = evaluation_bounds(ev)
+    for r in roc.itertuples(index=False):  # every log λ of the row at or above its bound
+        assert r.exact == all(pred[s] + r.min_thresh >= bounds[s] for s in pred)
+    assert roc["exact"].any() and not roc["exact"].all()
+    assert "exact" not in pl.roc_change(ev.drop(columns="bounded").assign(
+        min_log_lambda=[2.0, 1.0, -np.inf, 0.0, -np.inf]), pred).roc.columns
