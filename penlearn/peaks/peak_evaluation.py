@@ -9,6 +9,13 @@ on which the selected model is constant — that :func:`penlearn.learn_penalty` 
 :func:`penlearn.roc_change` take unchanged. Sequence ids are those of
 :func:`~penlearn.peaks.coverage_features.coverage_features`, so its feature
 table lines up with the evaluation table.
+
+Every row is exact. The path stops at a stated bound (``max_peaks``, default
+:data:`DEFAULT_MAX_PEAKS`): the table then covers log λ from the bound up (its lowest
+``min_log_lambda`` is the bound's log λ, its rows are marked ``bounded``) and claims
+nothing below it, since label errors are not monotone in the penalty. Each (sample,
+chromosome) or (sample, window) is one problem; zero-coverage gaps are filled with zero
+counts (``gaps="fill"``) or refused (``gaps="error"``).
 """
 
 from __future__ import annotations
