@@ -110,14 +110,26 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
             f"row {i} ends at {end[i]:g} but row {j} starts at {start[j]:g} "
             "(gaps='fill' fills it with a zero-count row)"
         )
-    fill = coverage.iloc[prv].copy()
-    fill["chromStart"] = coverage["chromEnd"].to_numpy()[prv]
-    fill["chromEnd"] = coverage["chromStart"].to_numpy()[nxt]
-    fill["count"] = np.zeros(len(prv), dtype=coverage["count"].dtype
-                             if pd.api.types.is_numeric_dtype(coverage["count"]) else float)
-    out = pd.concat([coverage, fill], ignore_index=True)
-    pos = np.r_[np.arange(n) * 2, prv * 2 + 1]  # each filled row right after its gap's row
-    return out.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
+    # one take: each original row moves down by the gaps before it; a filled row sits
+    # right after the row its gap follows, copying it, with the gap's bounds and count 0
+    by_row = np.argsort(prv, kind="stable")
+    prv, nxt = prv[by_row], nxt[by_row]
+    k = len(prv)
+    new_pos = np.arange(n) + np.searchsorted(prv, np.arange(n), side="left")
+    fill_pos = prv + np.arange(1, k + 1)
+    take = np.empty(n + k, np.int64)
+    take[new_pos] = np.arange(n)
+    take[fill_pos] = prv
+    out = coverage.iloc[take].reset_index(drop=True)
+    for col, values in (("chromStart", coverage["chromEnd"].to_numpy()[prv]),
+                        ("chromEnd", coverage["chromStart"].to_numpy()[nxt])):
+        column = out[col].to_numpy().copy()
+        column[fill_pos] = values
+        out[col] = column
+    count = out["count"].to_numpy().copy()
+    count[fill_pos] = 0
+    out["count"] = count
+    return out
 
 
 def coverage_problems(coverage: pd.DataFrame) -> list[tuple[object, object, pd.DataFrame]]:
