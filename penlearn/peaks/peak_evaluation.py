@@ -39,10 +39,10 @@ __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
 
 #: Default bound of each (sample, window)'s path: models with at most this many peaks.
-#: On the labeled windows of ``H3K36me3_TDH_other_chunk1`` (8 samples, 12k-43k rows,
-#: 340 kb) every sequence's minimum-error models have at most 16 peaks and every label
-#: reaches its minimum error with at most 60 (paths checked down to 300 peaks): the bound
-#: is well past them, at about 0.1 s per solve of 35k rows.
+#: On the 8 labeled samples of ``H3K36me3_TDH_other_chunk1`` (12k-43k rows, 340 kb) the
+#: bound falls at log λ 6.5-7.0; every minimum-error interval lies 1.2-2.3 and every
+#: label's target interval 0.37-1.15 above it in log λ, by 3× deeper exact paths
+#: (``benchmarks/peak_bound.py``); about 80 models and 100 solves per sample.
 DEFAULT_MAX_PEAKS = 100
 
 EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
