@@ -5,7 +5,8 @@ penalty paths, label errors, error functions, features), :mod:`penlearn.peaks` (
 coverage, the PeakSeg peak model, peak labels), :mod:`penlearn.aum` and
 :mod:`penlearn.roc` (metrics), :mod:`penlearn.line_search` (the exact AUM line search),
 :mod:`penlearn.learn` (penalty learning), :mod:`penlearn.binary` (the same machinery for
-binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`. Papers:
+binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`,
+:mod:`penlearn.tune` (supervised penalties for ruptures and skchange detectors). Papers:
 Fowler & Hocking (2024), "Efficient line search for optimizing Area Under the ROC Curve
 in gradient descent"; Hillman & Hocking (2023), "Optimizing ROC curves with a sort-based
 surrogate loss for binary classification and changepoint detection".
@@ -13,6 +14,7 @@ surrogate loss for binary classification and changepoint detection".
 
 # first: a Ctrl-C of the command during the imports below prints one line, not a traceback
 from penlearn import _interrupt  # noqa: F401, I001
+from penlearn import _numba_cache  # noqa: F401, I001  (a writable numba cache, first)
 from penlearn._version import package_version
 from penlearn.aum import AUMResult, aum
 from penlearn.binary import (
@@ -28,7 +30,13 @@ from penlearn.binary import (
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.bed_io import read_bed, read_peak_labels, write_bed
+from penlearn.peaks.bed_io import (
+    read_bed,
+    read_peak_labels,
+    write_bed,
+    write_bedgraph,
+    write_bigwig,
+)
 from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
@@ -63,11 +71,14 @@ from penlearn.line_search import (
     line_search_lines,
 )
 from penlearn.report import roc_change_report
+from penlearn.tune import SupervisedPenalty, detector_path
 from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 
 __version__ = package_version()
 
 __all__ = [
+    "SupervisedPenalty",
+    "detector_path",
     "predict_peaks",
     "PenalizedSegmentation",
     "PeakSegModel",
@@ -88,6 +99,8 @@ __all__ = [
     "read_coverage",
     "read_peak_labels",
     "write_bed",
+    "write_bedgraph",
+    "write_bigwig",
     "FirstMinResult",
     "first_min_monotone",
     "IntervalRegression",

@@ -30,6 +30,7 @@ from penlearn.peaks.contigs import check_gaps, fill_gaps
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
+    check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
@@ -170,7 +171,7 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
 
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
-                  gaps: str = "fill") -> pd.DataFrame:
+                  gaps: str = "fill", segments: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -188,6 +189,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows are filled with zero counts (default) or refused
         (:func:`~penlearn.peaks.contigs.fill_gaps`).
+    segments : bool
+        Return every segment of the models (``status`` background / peak and ``mean``
+        columns too), not only the peaks.
 
     Returns
     -------
@@ -214,7 +218,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
         check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
-        peaks = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps).peaks
+        model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps)
+        peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+            else model.peaks
         peaks = peaks.assign(sequence_id=name, log_lambda=value)
         if sid is not None:
             peaks.insert(0, "sample_id", sid)
@@ -307,6 +313,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
+    labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")
