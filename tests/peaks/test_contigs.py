@@ -156,7 +156,7 @@ def test_many_samples_and_chromosomes_are_one_problem_each():
     assert len(feats) == 29 and set(pred["sequence_id"]) <= set(feats.index)
     # labels on the second chromosome of one sample: only that problem has error functions
     lab = pd.DataFrame({"sample_id": "McGill0004", "chrom": "chrOther",
-                        "chromStart": [20006000], "chromEnd": [20008000],
+                        "chromStart": [20007000], "chromEnd": [20008000],
                         "annotation": ["peaks"]})
     ev = pl.peak_error_functions(table, lab, max_peaks=3, progress=False)
     g = extra[extra["sample_id"] == "McGill0004"]
