@@ -73,6 +73,8 @@ def test_real_folds_hold_out_whole_regions():
         region = f["sequence_id"].map(_sets.region_of)
         assert (f.groupby(region)["fold"].nunique() == 1).all(), scheme
         assert f["fold"].nunique() == 4 and len(f) == 378
+    with pytest.raises(ValueError, match="one genomic region"):
+        _sets.fold_table(data, "H3K36me3_TDH_other_chunk1", "regions")
     given = _sets.fold_table(data, "H3K4me3_TDH_immune", "given")
     ours = _sets.fold_table(data, "H3K4me3_TDH_immune", "regions")
     assert not given.merge(ours, on="sequence_id").pipe(
