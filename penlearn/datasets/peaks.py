@@ -19,8 +19,8 @@ tables are identical).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
-import io
 import json
 import os
 import warnings
@@ -171,7 +171,7 @@ def _has_coverage(folder: Path) -> bool:
 
 
 #: bump when the cached tables change meaning (with the penlearn version, part of the key)
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def default_cache_dir() -> Path:
@@ -220,36 +220,38 @@ def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
 
 
 def _read_cache(where: Path):
-    """(evaluation, features) from a cache file, or None (absent or unreadable)."""
+    """(evaluation, features) from a cache file, or None (absent or unreadable).
+
+    The file: one JSON line with the columns and dtypes of both tables, then one CSV of
+    both (a ``table`` column tells them apart; feature columns prefixed ``f:``)."""
     if not where.is_file():
         return None
     try:
-        both = pd.read_csv(where, dtype={"table": str, "sequence_id": str},
-                           keep_default_na=False,
-                           na_values=[""])
-    except (OSError, ValueError, EOFError) as exc:
+        with gzip.open(where, "rt", encoding="utf-8", newline="") as fh:
+            meta = json.loads(fh.readline())
+            both = pd.read_csv(fh, dtype={"table": str, "sequence_id": str},
+                               keep_default_na=False, na_values=[""])
+        ev = both[both["table"] == "evaluation"][list(meta["evaluation"])]
+        ev = ev.astype(meta["evaluation"]).reset_index(drop=True)
+        feats = both[both["table"] == "features"].set_index("sequence_id")
+        feats = feats[["f:" + c for c in meta["features"]]]
+        feats.columns = list(meta["features"])
+        feats = feats.astype(meta["features"])
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
         warnings.warn(f"cache file {where} unreadable ({exc}); recomputing", stacklevel=3)
         return None
-    ev = both[both["table"] == "evaluation"].drop(columns="table")
-    feats = both[both["table"] == "features"].drop(columns="table")
-    ev = ev.reset_index(drop=True)
-    feats = feats.set_index("sequence_id")[[c for c in feats.columns if c.startswith("f:")]]
-    feats.columns = [c[2:] for c in feats.columns]
-    ev = ev[[c for c in ev.columns if not c.startswith("f:")]]
-    for c in ("fp", "possible_fp", "fn", "possible_fn", "labels", "errors", "peaks"):
-        if c in ev.columns:
-            ev[c] = ev[c].astype("int64")
-    return ev, feats.astype(float)
+    return ev, feats
 
 
 def _write_cache(where: Path, evaluation: pd.DataFrame, features: pd.DataFrame) -> None:
+    meta = {"evaluation": {c: str(t) for c, t in evaluation.dtypes.items()},
+            "features": {c: str(t) for c, t in features.dtypes.items()}}
     feats = features.add_prefix("f:").rename_axis("sequence_id").reset_index()
     both = pd.concat([evaluation.assign(table="evaluation"), feats.assign(table="features")],
                      ignore_index=True)
-    buf = io.BytesIO()
-    both.to_csv(buf, index=False, compression={"method": "gzip", "mtime": 0})
+    text = json.dumps(meta) + "\n" + both.to_csv(index=False, lineterminator="\n")
     try:
-        write_bytes_atomic(where, buf.getvalue())
+        write_bytes_atomic(where, gzip.compress(text.encode("utf-8"), mtime=0))
     except OSError as exc:
         warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
                       "a cache", stacklevel=3)
