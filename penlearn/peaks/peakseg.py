@@ -269,8 +269,9 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
         return _model(data, penalty, [0], [n - 1], [False], [False])
     if n >= 2**31:
         raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
-    # the numba kernel is compiled (or loaded from cache) on first use only
-    from penlearn.peaks._peakseg_kernel import peakseg_solve
+    # the numba kernel is compiled (or loaded from cache) on first use only; its
+    # decoding information goes to temporary files for large inputs (bounded memory)
+    from penlearn.peaks._peakseg_store import peakseg_solve
 
     _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
         data.y, data.w, penalty, _TIE_TOL
