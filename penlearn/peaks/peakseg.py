@@ -97,6 +97,8 @@ class PeakSegModel:
 
 def _integer_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
     raw = df[col].to_numpy()
+    if raw.dtype.kind in "iu":
+        return raw  # integers already: no float copy (bounded memory on whole chromosomes)
     try:
         vals = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -164,9 +166,9 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage") -> pd.DataFra
     return pd.DataFrame(
         {
             "chrom": chroms,
-            "chromStart": start.astype(np.int64),
-            "chromEnd": end.astype(np.int64),
-            "count": count.astype(np.int64),
+            "chromStart": start.astype(np.int64, copy=False),
+            "chromEnd": end.astype(np.int64, copy=False),
+            "count": count.astype(np.int64, copy=False),
         }
     )
 
@@ -184,27 +186,24 @@ def _check_penalty(penalty) -> float:
 
 @dataclass(frozen=True)
 class _Data:
-    """Validated arrays of one sample (counts, weights, positions)."""
+    """Validated arrays of one sample (counts, weights, positions): 24 bytes per row."""
 
     chrom: object
     start: np.ndarray
-    end: np.ndarray
     y: np.ndarray
     w: np.ndarray
-    cum_w: np.ndarray = field(repr=False)
-    cum_s: np.ndarray = field(repr=False)
 
     @classmethod
     def from_coverage(cls, coverage: pd.DataFrame) -> _Data:
         cov = check_coverage(coverage)
-        start = cov["chromStart"].to_numpy()
-        end = cov["chromEnd"].to_numpy()
+        start = cov["chromStart"].to_numpy()  # keeps that column only (not chromEnd, count)
+        w = (cov["chromEnd"].to_numpy() - start).astype(float)
         y = cov["count"].to_numpy().astype(float)
-        w = (end - start).astype(float)
-        return cls(
-            chrom=cov["chrom"].iloc[0], start=start, end=end, y=y, w=w,
-            cum_w=np.r_[0.0, np.cumsum(w)], cum_s=np.r_[0.0, np.cumsum(w * y)],
-        )
+        return cls(chrom=cov["chrom"].iloc[0], start=start, y=y, w=w)
+
+    def end(self, rows) -> np.ndarray:
+        """``chromEnd`` of the given rows."""
+        return self.start[rows] + self.w[rows].astype(np.int64)
 
 
 def _run_loss(W: float, S: float) -> tuple[float, float]:
@@ -220,8 +219,9 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     first = np.asarray(first, np.int64)
     last = np.asarray(last, np.int64)
     k = len(first)
-    W = data.cum_w[last + 1] - data.cum_w[first]
-    S = data.cum_s[last + 1] - data.cum_s[first]
+    # segment sums of integer weights and weight·count products: exact in float64
+    W = np.add.reduceat(data.w, first)
+    S = np.add.reduceat(data.w * data.y, first)
     # runs of segments tied by an active equality constraint share their pooled mean
     run_id = np.cumsum(~np.asarray(eq_prev, bool)) - 1
     means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
@@ -237,14 +237,14 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
         {
             "chrom": data.chrom,
             "chromStart": data.start[first],
-            "chromEnd": data.end[last],
+            "chromEnd": data.end(last),
             "status": np.where(peak, "peak", "background"),
             "mean": means,
             "first_row": first,
             "last_row": last,
         }
     )
-    bases = int(data.end[-1] - data.start[0])
+    bases = int(data.end(-1) - data.start[0])
     pen_cost = total + (penalty * n_peaks if n_peaks else 0.0)
     loss = pd.DataFrame(
         {
