@@ -8,7 +8,8 @@ bases, plus a planted peak of 200 rows with counts raised by Poisson(15) every 1
 rows), then solves it with :func:`penlearn.peaks.peakseg.peakseg`. Reported per size:
 the max RSS of the whole child (``getrusage(RUSAGE_SELF).ru_maxrss`` at its end, so the
 input table counts too), the RSS right after the table was built, the solve's wall and
-CPU seconds, and the number of peaks. The in-memory C++ solver's time (PeakSegOptimal
+CPU seconds, the number of peaks, the mean number of function pieces and the size of
+the solver's temporary files. The in-memory C++ solver's time (PeakSegOptimal
 ``PeakSegFPOPchrom`` on 10^6 rows, ``reference/peakseg/timings``) scaled by N log N is the
 time goal (issue 22: within 2×). With ``--results`` the table goes to the
 ``## peakseg memory`` section of benchmarks/RESULTS.md.
@@ -57,8 +58,17 @@ def child(n: int, penalty: float) -> dict:
     import resource
     import time
 
+    import penlearn.peaks._peakseg_store as store
     from penlearn.peaks.peakseg import peakseg
 
+    made = []
+
+    class Recorded(store.PieceStore):  # to report the temporary files' size
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    store.PieceStore = Recorded
     cov = synthetic_coverage(n)
     rss_input = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0, c0 = time.perf_counter(), time.process_time()
@@ -66,7 +76,8 @@ def child(n: int, penalty: float) -> dict:
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"rows": n, "rss_input_mb": rss_input, "max_rss_mb": rss, "wall": wall,
-            "cpu": cpu, "peaks": fit.n_peaks, "mean_intervals": fit.mean_intervals}
+            "cpu": cpu, "peaks": fit.n_peaks, "mean_intervals": fit.mean_intervals,
+            "disk_mb": sum(s.disk_bytes for s in made) / 2**20}
 
 
 def run_child(n: int, penalty: float) -> dict:
@@ -88,15 +99,15 @@ def cpp_seconds() -> float:
 def table(rows: list[dict], cpp: float) -> str:
     lines = ["| rows | max RSS MB (whole process) | RSS after building the input MB | "
              "solve wall s (CPU s) | C++ in memory, scaled N log N s | ratio wall (CPU) | "
-             "peaks | mean pieces |",
-             "|---|---|---|---|---|---|---|---|"]
+             "peaks | mean pieces | temp files MB |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n = r["rows"]
         goal = cpp * n * math.log(n) / (1e6 * math.log(1e6))
         lines.append(
             f"| {n:,} | {r['max_rss_mb']:,.0f} | {r['rss_input_mb']:,.0f} | {r['wall']:.1f} "
             f"({r['cpu']:.1f}) | {goal:.1f} | {r['wall'] / goal:.2f} ({r['cpu'] / goal:.2f}) | "
-            f"{r['peaks']} | {r['mean_intervals']:.1f} |")
+            f"{r['peaks']} | {r['mean_intervals']:.1f} | {r['disk_mb']:,.0f} |")
     return "\n".join(lines)
 
 

@@ -171,8 +171,10 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     from penlearn.peaks._peakseg_kernel import decode_chunk, decode_start, forward_chunk
 
     n = len(y)
-    chunk_pieces = CHUNK_PIECES if chunk_pieces is None else max(1, int(chunk_pieces))
-    chunk_data = CHUNK_DATA if chunk_data is None else max(1, int(chunk_data))
+    # (buffers no larger than a small problem needs; they grow for a datum that needs more)
+    chunk_pieces = min(CHUNK_PIECES, 16 * n + 1024) if chunk_pieces is None else chunk_pieces
+    chunk_data = min(CHUNK_DATA, n) if chunk_data is None else chunk_data
+    chunk_pieces, chunk_data = max(1, int(chunk_pieces)), max(1, int(chunk_data))
     y = np.ascontiguousarray(y, np.float64)
     w = np.ascontiguousarray(w, np.float64)
     st = np.zeros(5, np.int64)

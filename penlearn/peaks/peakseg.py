@@ -196,10 +196,12 @@ class _Data:
     @classmethod
     def from_coverage(cls, coverage: pd.DataFrame) -> _Data:
         cov = check_coverage(coverage)
-        start = cov["chromStart"].to_numpy()  # keeps that column only (not chromEnd, count)
-        w = (cov["chromEnd"].to_numpy() - start).astype(float)
+        # no temporaries beyond the result; the start column is copied so that the
+        # validated frame is freed on return (bounded memory on whole chromosomes)
         y = cov["count"].to_numpy().astype(float)
-        return cls(chrom=cov["chrom"].iloc[0], start=start, y=y, w=w)
+        start = cov["chromStart"].to_numpy()
+        w = np.subtract(cov["chromEnd"].to_numpy(), start, dtype=np.float64)  # exact
+        return cls(chrom=cov["chrom"].iloc[0], start=start.copy(), y=y, w=w)
 
     def end(self, rows) -> np.ndarray:
         """``chromEnd`` of the given rows."""

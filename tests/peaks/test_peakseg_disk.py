@@ -96,7 +96,7 @@ def open_files_under(folder: Path) -> list[str]:
 
 @pytest.mark.parametrize("where", ["forward_chunk", "decode_chunk", None])
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
-def test_temp_files_are_removed(monkeypatch, tmp_path, where, error):
+def test_temp_files_are_removed(monkeypatch, stores, tmp_path, where, error):
     if not Path("/proc/self/fd").is_dir():
         pytest.skip("needs /proc/self/fd (Linux) to see the open temporary files")
     monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path))
@@ -117,6 +117,7 @@ def test_temp_files_are_removed(monkeypatch, tmp_path, where, error):
         assert len(seen[-1]) == 4  # the four files were open, in PENLEARN_TMPDIR
     else:
         assert peakseg(random_coverage(7), 30.0).n_peaks > 0
+    assert len(stores) == 1  # still referenced here, so only an explicit close frees them
     assert open_files_under(tmp_path) == []
     assert os.listdir(tmp_path) == []
 
