@@ -19,8 +19,9 @@ sequentially, in chunks, and read back last chunk first for the decoding:
   files cost no measurable time (10^6 rows: 2.24–2.29 CPU s either way, the files in
   the page cache); the limit only spares small problems (the many solves of a penalty
   path) the files;
-* the decoding visits the chunks last first and reads only those that hold a datum
-  it needs (one chunk in RAM at a time).
+* the decoding visits the chunks last first, skips those that hold no datum it needs,
+  and maps the others from the files one at a time (``numpy.memmap`` of that chunk
+  only: the pages it touches, a few per segment, are all that is read and resident).
 
 The files are made by :func:`tempfile.TemporaryFile` in ``tmpdir``, else
 ``$PENLEARN_TMPDIR``, else :mod:`tempfile`'s default (``$TMPDIR``, ``/tmp``, …); on
@@ -109,22 +110,27 @@ class PieceStore:
             self.disk_bytes += a.nbytes
 
     def _read(self, data: int, pieces: int, data_before: int, pieces_before: int):
+        """One chunk's arrays, mapped from the files: only the pages the decoding touches
+        are read (a few per segment), and they are unmapped with the arrays."""
         out = []
         for f, dt, width, rows, before in zip(
             self._files, _DTYPES, _WIDTH, (data, pieces, pieces, pieces),
             (data_before, pieces_before, pieces_before, pieces_before),
         ):
-            a = np.empty(rows * width, dt)
-            f.seek(before * width * dt.itemsize)
-            got = f.readinto(memoryview(a).cast("B"))
-            if got != a.nbytes:
-                raise OSError(f"PeakSeg temporary file: read {got} of {a.nbytes} bytes")
-            out.append(a)
+            if rows == 0:
+                out.append(np.empty(0, dt))
+                continue
+            # copy-on-write: writable (the kernel's signature) but never written
+            mm = np.memmap(f, dt, mode="c", offset=before * width * dt.itemsize,
+                           shape=(rows * width,))
+            out.append(np.asarray(mm))
         out[0] = out[0].reshape(-1, 2)
         return tuple(out)
 
     def backwards(self):
         """``(t_lo, read)`` for each chunk, last first; ``read()`` gives its four arrays."""
+        for f in self._files or ():
+            f.flush()
         data = sum(c[1] for c in self._chunks)
         pieces = sum(c[2] for c in self._chunks)
         for t_lo, k, p, kept in reversed(self._chunks):

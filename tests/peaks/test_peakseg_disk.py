@@ -108,13 +108,14 @@ def test_temp_files_are_removed(monkeypatch, stores, tmp_path, where, error):
         def failing(*args):
             seen.append(open_files_under(tmp_path))
             if len(seen) == 3:  # mid-way, with the files open
+                del args  # (the traceback would keep chunks mapped from the files alive)
                 raise error("stopped mid-way")
             return real(*args)
 
         monkeypatch.setattr(kernel, where, failing)
         with pytest.raises(error, match="mid-way"):
             peakseg(random_coverage(7), 30.0)
-        assert len(seen[-1]) == 4  # the four files were open, in PENLEARN_TMPDIR
+        assert len(set(seen[-1])) == 4  # the four files were open, in PENLEARN_TMPDIR
     else:
         assert peakseg(random_coverage(7), 30.0).n_peaks > 0
     assert len(stores) == 1  # still referenced here, so only an explicit close frees them
