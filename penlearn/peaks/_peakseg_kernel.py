@@ -16,9 +16,15 @@ a change down out of it, both non-strict). On ties (costs within ``tie_tol`` rel
 the pointwise minima keep the new segment (the second argument), so among equal-cost
 models the changes are placed as late as possible: models with active equality
 constraints are then the same as those of the reference solver (PeakSegDisk), whose
-ties would otherwise be decided by rounding noise. The optimum is ``min_m B_{N−1}(m)``. For the
-decoding, each cost function is kept in compressed form (right ends of the pieces and
-their ``PREV_I`` / ``PREV_MEAN``) and the segmentation is read backwards from the argmin.
+ties would otherwise be decided by rounding noise. The optimum is ``min_m B_{N−1}(m)``.
+
+For the decoding, each cost function is stored in compressed form (right ends of the
+pieces and their ``PREV_I`` / ``PREV_MEAN``, equal neighbours merged) and the
+segmentation is read backwards from the argmin. The kernels work in chunks so that
+the stored functions need not stay in RAM: :func:`forward_chunk` fills fixed buffers
+and returns when they are full, :func:`decode_chunk` continues the decoding through
+one chunk at a time, last first; :mod:`penlearn.peaks._peakseg_store` drives them and
+keeps the chunks in RAM or in temporary files.
 """
 
 from __future__ import annotations
