@@ -105,9 +105,16 @@ class PieceStore:
             chunk[3] = None
 
     def _write(self, arrays) -> None:
-        for f, a in zip(self._files, arrays):
-            f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
-            self.disk_bytes += a.nbytes
+        try:
+            for f, a in zip(self._files, arrays):
+                f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
+                self.disk_bytes += a.nbytes
+        except OSError as exc:
+            where = self.tmpdir or tempfile.gettempdir()
+            raise OSError(
+                f"PeakSeg temporary files in {where} ({self.disk_bytes} bytes written): "
+                f"{exc}; set PENLEARN_TMPDIR to a directory with more free space"
+            ) from exc
 
     def _read(self, data: int, pieces: int, data_before: int, pieces_before: int):
         """One chunk's arrays, mapped from the files: only the pages the decoding touches

@@ -140,3 +140,18 @@ def test_store_reads_back_what_was_written(tmp_path):
     for (_, got), (_, want) in zip(back, reversed(chunks)):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+
+
+def test_write_error_names_the_folder_and_the_way_out(monkeypatch, tmp_path):
+    class Full:
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(store.tempfile, "TemporaryFile", lambda **kw: Full())
+    force_disk(monkeypatch, 50, 7)
+    monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path))
+    with pytest.raises(OSError, match=f"in {tmp_path} .*No space left.*PENLEARN_TMPDIR"):
+        peakseg(random_coverage(7), 30.0)
