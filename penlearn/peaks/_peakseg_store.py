@@ -81,14 +81,18 @@ class PieceStore:
         for f in files or ():
             f.close()
 
-    def append(self, t_lo: int, cnt, hi, prev_i, prev_mean) -> None:
-        """Add the chunk of data ``t_lo .. t_lo + len(cnt) − 1`` (the arrays are copied)."""
+    def append(self, t_lo: int, cnt, hi, prev_i, prev_mean, copy: bool = True) -> None:
+        """Add the chunk of data ``t_lo .. t_lo + len(cnt) − 1``.
+
+        Kept in RAM, the arrays are copied unless ``copy=False`` (the caller will not
+        reuse them).
+        """
         arrays = (cnt, hi, prev_i, prev_mean)
         size = sum(a.nbytes for a in arrays)
         if self._files is None and self.nbytes + size > self.memory_bytes:
             self._spill()
         if self._files is None:
-            kept = tuple(np.array(a) for a in arrays)
+            kept = tuple(np.array(a) for a in arrays) if copy else arrays
         else:
             self._write(arrays)
             kept = None
@@ -202,7 +206,8 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
             Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k = forward_chunk(
                 y, w, float(penalty), float(tie_tol), st, Bf, Pf, T1, T2, s_hi, s_pi,
                 s_pm, cnt)
-            store.append(t_lo, cnt[:k], s_hi[:pos], s_pi[:pos], s_pm[:pos])
+            last = bool(st[0] == n)  # the buffers are not reused after the last chunk
+            store.append(t_lo, cnt[:k], s_hi[:pos], s_pi[:pos], s_pm[:pos], copy=not last)
         del s_hi, s_pi, s_pm, cnt, T1, T2
         dst = np.zeros(5, np.int64)
         dstf = np.zeros(2)
