@@ -13,7 +13,7 @@ sequentially, in chunks, and read back last chunk first for the decoding:
   piece counts for each of ``CHUNK_DATA`` data) and returns when they are full; they
   are then appended to a :class:`PieceStore`;
 * the store keeps its chunks in RAM until they exceed ``MEMORY_BYTES`` (64 MiB, which
-  problems of up to about 2·10^5 coverage rows stay under, at about 14 stored pieces
+  problems of up to about 2.5·10^5 coverage rows stay under, at about 13 stored pieces
   per row: they never touch the disk), then writes everything to four anonymous
   temporary files (plain sequential writes) and appends every later chunk there. The
   files cost no measurable time (10^6 rows: 2.24–2.29 CPU s either way, the files in
@@ -28,7 +28,10 @@ The files are made by :func:`tempfile.TemporaryFile` in ``tmpdir``, else
 POSIX they have no name at all (removed as soon as they are made), so nothing is left
 behind even when the process is killed, and they are closed (their space freed) on
 success, error and interrupt. Memory is O(chunk + largest function); disk use is about
-20 bytes per stored piece (mean pieces per datum: ``PeakSegModel.mean_intervals``).
+20 bytes per stored piece, of which there are at most ``2·PeakSegModel.mean_intervals``
+per datum (5.1 GB for 2·10^7 rows of ``benchmarks/peakseg_memory.py``). As the kernel
+returns to Python after every chunk (a fraction of a second), Ctrl-C stops a long
+solve promptly.
 """
 
 from __future__ import annotations

@@ -291,7 +291,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
     functional pruning (O(N log N) in practice).
 
     Memory is bounded, as in PeakSegDisk: beyond about 2·10^5 rows the information that
-    the backward decoding needs (about 280 bytes per row) goes to temporary files in
+    the backward decoding needs (about 270 bytes per row) goes to temporary files in
     ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
     call returns or fails; the process itself then needs about 50 bytes per row beyond
     the input table (see :mod:`penlearn.peaks._peakseg_store`).
