@@ -156,6 +156,31 @@ class PieceStore:
                 yield t_lo, (lambda k=k, p=p, d=data, q=pieces: self._read(k, p, d, q))
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt is among the causes of ``exc``."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _run(kernel, *args):
+    """Call a numba kernel; Ctrl-C during the call comes out as KeyboardInterrupt.
+
+    (The interrupt is raised when the kernel's results are boxed, which numba reports
+    as a SystemError caused by it.)
+    """
+    try:
+        return kernel(*args)
+    except SystemError as exc:
+        if _interrupted(exc):
+            raise KeyboardInterrupt from None
+        raise
+
+
 def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float = 0.0, *,
                   memory_bytes: float | None = None, chunk_pieces: int | None = None,
                   chunk_data: int | None = None, tmpdir: str | None = None):
@@ -206,9 +231,9 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     with PieceStore(MEMORY_BYTES if memory_bytes is None else memory_bytes, tmpdir) as store:
         while st[0] < n:
             t_lo = int(st[0])
-            Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k = forward_chunk(
-                y, w, float(penalty), float(tie_tol), st, Bf, Pf, T1, T2, s_hi, s_pi,
-                s_pm, cnt)
+            Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k = _run(
+                forward_chunk, y, w, float(penalty), float(tie_tol), st, Bf, Pf, T1, T2,
+                s_hi, s_pi, s_pm, cnt)
             last = bool(st[0] == n)  # the buffers are not reused after the last chunk
             store.append(t_lo, cnt[:k], s_hi[:pos], s_pi[:pos], s_pm[:pos], copy=not last)
         del s_hi, s_pi, s_pm, cnt, T1, T2
@@ -224,7 +249,7 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
                 break
             if dst[0] < t_lo:
                 continue  # nothing needed from this chunk
-            out = decode_chunk(t_lo, *read(), dst, dstf, *out)
+            out = _run(decode_chunk, t_lo, *read(), dst, dstf, *out)
     if dst[4] != 2:
         raise RuntimeError("PeakSeg decoding did not reach the first datum")
     k = int(dst[3])

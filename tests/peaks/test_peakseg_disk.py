@@ -9,6 +9,10 @@ that path on small inputs, whose models must be bit-identical to the in-memory o
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -155,3 +159,46 @@ def test_write_error_names_the_folder_and_the_way_out(monkeypatch, tmp_path):
     monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path))
     with pytest.raises(OSError, match=f"in {tmp_path} .*No space left.*PENLEARN_TMPDIR"):
         peakseg(random_coverage(7), 30.0)
+
+
+CHILD = """
+import os, sys, numpy as np, pandas as pd
+import penlearn.peaks._peakseg_store as store
+from penlearn.peaks.peakseg import peakseg
+store.MEMORY_BYTES = 0
+n = 2_000_000
+rng = np.random.default_rng(1)
+end = np.cumsum(rng.integers(1, 51, n))
+cov = pd.DataFrame({"chrom": "c", "chromStart": np.r_[0, end[:-1]], "chromEnd": end,
+                    "count": rng.integers(0, 4, n) + 20 * ((np.arange(n) % 10_000) < 200)})
+peakseg(cov.iloc[:1000], 1e5)  # (loads the compiled kernels)
+print("start", flush=True)
+try:
+    peakseg(cov, 1e5)
+    print("finished")
+except KeyboardInterrupt:
+    fds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            fds.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:  # the listing's own descriptor, closed by now
+            pass
+    print("interrupted", sum(f.startswith(os.environ["PENLEARN_TMPDIR"]) for f in fds))
+"""
+
+
+def test_ctrl_c_during_a_long_solve_is_a_keyboard_interrupt(tmp_path):
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd (Linux) to see the open temporary files")
+    env = dict(os.environ, PENLEARN_TMPDIR=str(tmp_path))
+    child = subprocess.Popen([sys.executable, "-c", CHILD], env=env, stdout=subprocess.PIPE,
+                             text=True)
+    try:
+        assert child.stdout.readline().strip() == "start"
+        time.sleep(1.0)  # inside the forward pass (about 6 CPU s), files open
+        child.send_signal(signal.SIGINT)
+        out, _ = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert out.split() == ["interrupted", "0"]  # a KeyboardInterrupt, no file left open
+    assert os.listdir(tmp_path) == []
