@@ -162,7 +162,8 @@ def test_write_error_names_the_folder_and_the_way_out(monkeypatch, tmp_path):
 
 
 CHILD = """
-import os, sys, numpy as np, pandas as pd
+import os, signal, sys, numpy as np, pandas as pd
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (ignored if started in background)
 import penlearn.peaks._peakseg_store as store
 from penlearn.peaks.peakseg import peakseg
 store.MEMORY_BYTES = 0
