@@ -14,6 +14,7 @@ surrogate loss for binary classification and changepoint detection".
 
 # first: a Ctrl-C of the command during the imports below prints one line, not a traceback
 from penlearn import _interrupt  # noqa: F401, I001
+from penlearn import _numba_cache  # noqa: F401, I001  (a writable numba cache, first)
 from penlearn._version import package_version
 from penlearn.aum import AUMResult, aum
 from penlearn.binary import (
@@ -29,7 +30,13 @@ from penlearn.binary import (
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.bed_io import read_bed, read_peak_labels, write_bed
+from penlearn.peaks.bed_io import (
+    read_bed,
+    read_peak_labels,
+    write_bed,
+    write_bedgraph,
+    write_bigwig,
+)
 from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
@@ -89,6 +96,8 @@ __all__ = [
     "read_coverage",
     "read_peak_labels",
     "write_bed",
+    "write_bedgraph",
+    "write_bigwig",
     "FirstMinResult",
     "first_min_monotone",
     "IntervalRegression",

@@ -121,4 +121,15 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
     """
     if is_peak_folder(path):
         return load_peak_folder(path, **kwargs)
+    folder = Path(path)
+    if folder.is_dir() and _find(folder, "evaluation") is None and _has_coverage(folder):
+        raise FileNotFoundError(f"{folder} has coverage but no peak labels (one of "
+                                f"{', '.join(LABEL_FILES)}) and no evaluation.csv")
     return load_uci(path)
+
+
+def _has_coverage(folder: Path) -> bool:
+    """True when the folder holds coverage files (bedGraph, bigWig or coverage.csv)."""
+    patterns = ("*.bedGraph", "*.bedGraph.gz", "*.bedgraph", "*.bedgraph.gz", "*.bw",
+                "*.bigWig", "coverage.csv", "coverage.csv.gz")
+    return any(next(folder.glob(p), None) is not None for p in patterns)

@@ -22,6 +22,7 @@ import pandas as pd
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
+    check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
@@ -126,8 +127,8 @@ def _windows_of(coverage: pd.DataFrame, windows):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
-def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None
-                  ) -> pd.DataFrame:
+def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
+                  segments: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -140,6 +141,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         model's predictions on those features).
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
+    segments : bool
+        Return every segment of the models (``status`` background / peak and ``mean``
+        columns too), not only the peaks.
 
     Returns
     -------
@@ -165,7 +169,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
         check_coverage(cov, name=f"coverage of {name}")
-        peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
+        model = peakseg(cov, math.exp(min(value, 700.0)))
+        peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+            else model.peaks
         peaks = peaks.assign(sequence_id=name, log_lambda=value)
         if sid is not None:
             peaks.insert(0, "sample_id", sid)
@@ -242,6 +248,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
+    labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")

@@ -136,6 +136,8 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
             result = over
         elif over.n_peaks <= under.n_peaks:
             result = under  # even penalty 0 gives no more peaks than the simpler model
+        elif over.n_peaks < target:
+            result = over  # the path's most complex model (penalty 0) has fewer peaks
         else:
             pen = float(f"{_crossing(over, under):.15g}")
             if pen < 0:
