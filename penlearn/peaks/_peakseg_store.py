@@ -41,6 +41,8 @@ import tempfile
 
 import numpy as np
 
+from penlearn._interrupt import deferred_interrupts
+
 MEMORY_BYTES = 64 * 2**20
 CHUNK_PIECES = 2**20
 CHUNK_DATA = 2**18
@@ -168,13 +170,16 @@ def _interrupted(exc: BaseException) -> bool:
 
 
 def _run(kernel, *args):
-    """Call a numba kernel; Ctrl-C during the call comes out as KeyboardInterrupt.
+    """Call a numba kernel with SIGINT / SIGTERM deferred until it returns.
 
-    (The interrupt is raised when the kernel's results are boxed, which numba reports
-    as a SystemError caused by it.)
+    A chunk takes a fraction of a second, so Ctrl-C stops a long solve promptly, as a
+    ``KeyboardInterrupt`` raised between chunks. (A second Ctrl-C during one chunk acts
+    at once: its ``KeyboardInterrupt`` is raised while numba boxes the kernel's results,
+    which numba reports as a SystemError caused by it; that is mapped back here.)
     """
     try:
-        return kernel(*args)
+        with deferred_interrupts():
+            return kernel(*args)
     except SystemError as exc:
         if _interrupted(exc):
             raise KeyboardInterrupt from None

@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn._interrupt import deferred_interrupts
 from penlearn.changepoint.model_selection import model_selection
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
@@ -276,10 +275,11 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     # decoding information goes to temporary files for large inputs (bounded memory)
     from penlearn.peaks._peakseg_store import peakseg_solve
 
-    with deferred_interrupts():  # Ctrl-C / SIGTERM handled once the kernel returns
-        _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-            data.y, data.w, penalty, _TIE_TOL
-        )
+    # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
+    # solve: a long solve stops within a chunk)
+    _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
+        data.y, data.w, penalty, _TIE_TOL
+    )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
