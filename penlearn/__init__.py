@@ -42,7 +42,8 @@ from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks.peak_evaluation import peak_error_functions, predict_peaks
+from penlearn.peaks.contigs import fill_gaps
+from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
 from penlearn.peaks.peakseg_search import PeakSegSearch, peakseg_search
@@ -86,6 +87,8 @@ __all__ = [
     "peak_error_functions",
     "peakseg",
     "peakseg_path",
+    "evaluation_bounds",
+    "fill_gaps",
     "peakseg_search",
     "PeakLabelErrors",
     "coverage_features",
