@@ -284,9 +284,10 @@ def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
 
 def _read_coverage_table(path: str | os.PathLike, text: list,
                          sample_id: str | None = None, contiguous: bool = False
-                         ) -> pd.DataFrame:
+                         ) -> tuple[pd.DataFrame, list[str]]:
     """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
-    from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph)."""
+    from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph);
+    and its sample ids in order."""
     from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
 
     data, buf = text
@@ -346,7 +347,7 @@ def _read_coverage_table(path: str | os.PathLike, text: list,
                         "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
     for c in extras:
         out[c] = df[c].to_numpy()
-    return out
+    return out, list(dict.fromkeys(samples[0]))
 
 
 def _groups(codes: np.ndarray) -> list:
@@ -391,7 +392,9 @@ def _is_coverage_name(name: str) -> bool:
     return name.lower().endswith(_COVERAGE_SUFFIXES)
 
 
-def _read_one(path: Path, sample_id: str | None, contiguous: bool) -> pd.DataFrame:
+def _read_one(path: Path, sample_id: str | None, contiguous: bool
+              ) -> tuple[pd.DataFrame, list[str]]:
+    """One coverage file, and its sample ids in order (without a pass over the rows)."""
     if path.is_dir():
         raise ValueError(f"{path}: is a folder inside a list of coverage files")
     if is_bigwig(path):
@@ -400,14 +403,15 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool) -> pd.DataFra
             _check_rows(*_codes(out["chrom"]), out["chromStart"].to_numpy(),
                         out["chromEnd"].to_numpy(), out["count"].to_numpy(),
                         lambda i: f"{path}, interval {i + 1}", True)
-        out.insert(0, "sample_id", sample_id if sample_id is not None else _sample_name(path))
-        return out
+        sid = sample_id if sample_id is not None else _sample_name(path)
+        out.insert(0, "sample_id", sid)
+        return out, [str(sid)]
     text = [*_coverage_bytes(path)]
     _, _, a, b = _header_line(text[1][:65536])
     if header_fields(_token(text[1], a, b)) is not None:
         return _read_coverage_table(path, text, sample_id, contiguous)
-    return _bedgraph_from_bytes(path, text, sample_id if sample_id is not None else
-                                _sample_name(path), contiguous)
+    sid = sample_id if sample_id is not None else _sample_name(path)
+    return _bedgraph_from_bytes(path, text, sid, contiguous), [str(sid)]
 
 
 def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -529,15 +533,17 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         seen[key] = p
     from tqdm.auto import tqdm
 
-    tables = []
+    tables, ids = [], []
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
               desc="coverage", disable=not progress or len(items) < 2) as bar:
         for sid, p in items:
-            tables.append(_read_one(p, sid, contiguous))
+            table, samples = _read_one(p, sid, contiguous)
+            tables.append(table)
+            ids.append(samples)
             bar.update(os.path.getsize(p))
     first: dict = {}
-    for (_, p), t in zip(items, tables):
-        for s in pd.unique(t["sample_id"]):
+    for (_, p), samples in zip(items, ids):
+        for s in samples:
             if s in first and first[s] != p:
                 raise ValueError(f"sample id {s!r} is in both {first[s]} and {p}")
             first[s] = p
