@@ -104,7 +104,14 @@ CANDIDATES: dict[str, dict] = {
     "shrink_to_bic": {"shrink": "BIC"},
 }
 # the default with other learner options, fit as the default is (name -> keyword arguments)
-DEFAULT_LIKE: dict[str, dict] = {"default_ir5": {"ir_repeats": 5}}
+DEFAULT_LIKE: dict[str, dict] = {
+    "default_ir5": {"ir_repeats": 5},
+    # issue 25: AUM gradient boosting (trees, exact line search per stage), and the linear
+    # model with the level and split of before (alternate ids, shift of subtrain errors)
+    "boosting": {"model": "boosting"},
+    "linear": {"model": "linear"},
+    "linear_paper_level": {"model": "linear", "groups": None, "level": "subtrain"},
+}
 METHODS = (BASELINES + ["default"] + VARIANTS + list(CANDIDATES) + ["default_clip"]
            + [m for k in DEFAULT_LIKE for m in (k, k + "_clip")])
 
@@ -225,7 +232,7 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
         t0 = time.perf_counter()
         c = constant_log_lambda(etr)
         record("constant", np.full(len(ft), c), time.perf_counter() - t0)
-    protocol = dict(validation=(fv, evv), progress=False)
+    protocol = dict(validation=(fv, evv), progress=False, level="subtrain")
     t0 = time.perf_counter()
     start = learn_penalty(fs, es, max_steps=0, random_state=seed, shrink=False, **protocol)
     ir_seconds = time.perf_counter() - t0

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list
-from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
+from penlearn.learn.boosting import predict_trees
 from penlearn.learn.descent import HISTORY_COLUMNS
 from penlearn.learn.model_file import (
     DEFAULT_SEGMENTATION,
@@ -25,42 +25,23 @@ from penlearn.learn.model_file import (
     write_model_file,
 )
 from penlearn.learn.penalty import fit_penalty
+from penlearn.learn.prediction import (
+    finite_design,
+    scaling_dict,
+    sequence_features,
+    tree_design,
+    trees_from_json,
+    trees_to_json,
+)
 from penlearn.learn.scaling import FeatureScaling
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PenaltyModel", "learn_penalty"]
+__all__ = ["DEFAULT_MODEL", "FORMAT", "FORMAT_VERSION", "PenaltyModel", "learn_penalty"]
+
+#: The model class of ``learn_penalty`` by default (see its docstring for the numbers).
+DEFAULT_MODEL = "linear"
 
 FORMAT = "penlearn.PenaltyModel"
 FORMAT_VERSION = 1
-
-
-def _scaling_dict(scaling: FeatureScaling) -> dict:
-    out = {"mean": [float(v) for v in scaling.mean], "scale": [float(v) for v in scaling.scale]}
-    if scaling.low is not None:
-        out["low"] = [float(v) for v in scaling.low]
-        out["high"] = [float(v) for v in scaling.high]
-    return out
-
-
-def _finite_design(A, index, cols, coef, scaling) -> np.ndarray:
-    """The prediction rule for non-finite features (see :meth:`PenaltyModel.predict`)."""
-    bad = ~np.isfinite(A)
-    if not bad.any():
-        return A
-    A = A.copy()
-    A[:, coef == 0] = 0.0  # a zero weight ignores the feature, whatever its value
-    bad = ~np.isfinite(A)
-    low = None if scaling is None else scaling.low
-    if low is not None and list(scaling.columns) == list(cols):
-        A = np.where(np.isposinf(A), scaling.high, np.where(np.isneginf(A), low, A))
-        bad = np.isnan(A)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        who = index[r] if index is not None else r
-        why = ("no value can stand for NaN" if np.isnan(A[r, c]) else
-               "the model records no training range to clip it to")
-        raise ValueError(f"X has a non-finite value in row {who!r}, column {cols[c]!r} "
-                         f"(weight {coef[c]:.3g}; {why}); {int(bad.sum())} such value(s)")
-    return A
 
 
 class PenaltyModel:
@@ -107,6 +88,11 @@ class PenaltyModel:
         :func:`learn_penalty`); default True (the constant), False is the paper.
     ir_repeats : int
         Fits of interval regression averaged into the start (see :func:`learn_penalty`).
+    clip : bool
+        Predict with features clipped to their training range (linear model).
+    model, level, boosting
+        Model class, rule for the level of log λ, boosting options (see
+        :func:`learn_penalty`).
 
     Attributes
     ----------
@@ -129,6 +115,11 @@ class PenaltyModel:
         Standardisation and training range of the features (see :meth:`predict`).
     shrinkage_ : float
         The α of ``shrink`` (1: the descent's iterate unchanged).
+    trees_ : list or None
+        ``model="boosting"``: the trees (arrays, :mod:`penlearn.learn.boosting`);
+        log λ = ``intercept_`` + Σ trees(x), and ``coef_`` is all zero.
+    level_ : dict
+        How the level of log λ was set: ``rule``, ``scale`` α, ``shift``, ``split``.
 
     Examples
     --------
@@ -140,7 +131,8 @@ class PenaltyModel:
     """
 
     _PARAMS = ("line_search", "init", "normalize", "max_steps", "tol", "random_state",
-               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip")
+               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip",
+               "model", "level", "boosting")
 
     def __init__(
         self,
@@ -149,7 +141,7 @@ class PenaltyModel:
         normalize: str = "rate",
         max_steps: int = 1000,
         tol: float = 1e-5,
-        random_state=None,
+        random_state=0,
         progress: bool = True,
         select: str = "validation_auc",
         min_improvement: float = 0.01,
@@ -157,6 +149,9 @@ class PenaltyModel:
         shrink: bool | str = True,
         ir_repeats: int = 1,
         clip: bool = False,
+        model: str = DEFAULT_MODEL,
+        level: str = "validation",
+        boosting: dict | None = None,
     ) -> None:
         self.line_search = line_search
         self.init = init
@@ -171,6 +166,9 @@ class PenaltyModel:
         self.shrink = shrink
         self.ir_repeats = ir_repeats
         self.clip = clip
+        self.model = model
+        self.level = level
+        self.boosting = boosting
 
     # scikit-learn style -------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
@@ -186,7 +184,7 @@ class PenaltyModel:
         return self
 
     def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None,
-            segmentation=None):
+            segmentation=None, groups="auto"):
         """Fit on features ``X`` (indexed by sequence id) and the evaluation table ``y``.
 
         See :func:`learn_penalty` for the arguments.
@@ -194,7 +192,7 @@ class PenaltyModel:
         settings = check_segmentation(segmentation)
         params = {k: v for k, v in self.get_params().items() if k != "clip"}  # predict only
         fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
-                          scale_features=scale_features, **params)
+                          scale_features=scale_features, groups=groups, **params)
         self.coef_ = fit.coef
         self.intercept_ = fit.intercept
         self.scaling_ = fit.scaling
@@ -204,6 +202,8 @@ class PenaltyModel:
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
         self.shrinkage_ = fit.shrinkage
+        self.trees_ = fit.trees
+        self.level_ = dict(fit.level)
         self.segmentation_ = settings
         return self
 
@@ -232,7 +232,9 @@ class PenaltyModel:
             if A.ndim != 2 or A.shape[1] != len(cols):
                 raise ValueError(f"X must have {n_in} feature columns, got shape {A.shape}")
         scaling = getattr(self, "scaling_", None)
-        A = _finite_design(A, index, cols, self.coef_.to_numpy(), scaling)
+        if getattr(self, "trees_", None) is not None:
+            return tree_design(A, index, cols), index
+        A = finite_design(A, index, cols, self.coef_.to_numpy(), scaling)
         if self.clip and scaling is not None and scaling.low is not None \
                 and list(scaling.columns) == cols:
             A = np.clip(A, scaling.low, scaling.high)  # no extrapolation beyond training
@@ -250,9 +252,12 @@ class PenaltyModel:
         the range that feature had in training (recorded in ``scaling_.low`` /
         ``scaling_.high``), as a value beyond every training value; NaN in such a
         feature, or ±inf in a model without a recorded range, raises a ``ValueError``
-        naming the row and column. A prediction that overflows raises too.
+        naming the row and column. A prediction that overflows raises too. A boosted
+        model (``trees_``) routes ±inf to its extreme leaves and raises on NaN.
         """
         A, index = self._design(X)
+        if getattr(self, "trees_", None) is not None:  # boosted trees: no extrapolation
+            return predict_trees(self.trees_, A) + self.intercept_
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
             pred = A @ self.coef_.to_numpy() + self.intercept_
         if not np.all(np.isfinite(pred)):
@@ -303,7 +308,7 @@ class PenaltyModel:
             values = np.asarray(sequence, dtype=float)
             positions = np.arange(1, len(values) + 1)
         if features is None:
-            features = _sequence_features(values, positions, list(self.coef_.index))
+            features = sequence_features(values, positions, list(self.coef_.index))
         if isinstance(features, pd.Series):
             features = features.to_frame().T
         log_lambda = float(self.predict(features)[0])
@@ -345,7 +350,7 @@ class PenaltyModel:
             "features": [str(c) for c in self.coef_.index],
             "coef": [float(v) for v in self.coef_.to_numpy()],
             "intercept": float(self.intercept_),
-            "scaling": _scaling_dict(self.scaling_),
+            "scaling": scaling_dict(self.scaling_),
             **({"segmentation": dict(self.segmentation_)}
                if getattr(self, "segmentation_", None) else {}),
             "dropped_features": [str(c) for c in self.dropped_features_],
@@ -353,6 +358,11 @@ class PenaltyModel:
             "best_step": int(self.best_step_),
             "shrinkage": float(getattr(self, "shrinkage_", 1.0)),
             "history": {c: [float(v) for v in h[c]] for c in HISTORY_COLUMNS},
+            **({"trees": trees_to_json(self.trees_)}
+               if getattr(self, "trees_", None) is not None else {}),
+            **({"level": {k: (float(v) if k in ("scale", "shift") else str(v))
+                          for k, v in self.level_.items()}}
+               if getattr(self, "level_", None) else {}),
         }
 
     def save(self, path) -> None:
@@ -423,30 +433,27 @@ class PenaltyModel:
         model.history_ = hist
         model.init_ = {}
         model.shrinkage_ = float(f.number("shrinkage")) if "shrinkage" in f.data else 1.0
+        model.trees_ = None
+        if "trees" in f.data:
+            try:
+                model.trees_ = trees_from_json(f.data["trees"], len(feats))
+            except ValueError as exc:
+                raise f.error(str(exc)) from exc
+        lev = f.data.get("level", {})
+        if not isinstance(lev, dict):
+            raise f.error("field 'level' must be an object")
+        model.level_ = dict(lev)
         return model
 
     def __repr__(self) -> str:
         if not hasattr(self, "coef_"):
-            return f"PenaltyModel(line_search={self.line_search!r})"
+            return f"PenaltyModel(model={self.model!r})"
+        if getattr(self, "trees_", None) is not None:
+            return f"PenaltyModel(trees={len(self.trees_)}, features={len(self.coef_)})"
         return (
             f"PenaltyModel(features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"
         )
-
-
-def _sequence_features(values, positions, columns) -> pd.DataFrame:
-    long = pd.DataFrame({"sequence_id": "s", "position": positions, "value": values})
-    for kind in ("penaltyLearning", "chipseq", "neuroblastoma"):
-        try:
-            fm = feature_matrix(long, kind)
-        except ValueError:
-            continue
-        if set(columns) <= set(fm.columns):
-            return fm
-    raise ValueError(
-        "segment(): no feature set of penlearn.changepoint.features has all the model's "
-        "columns; pass features= explicitly"
-    )
 
 
 def learn_penalty(
@@ -460,7 +467,7 @@ def learn_penalty(
     normalize: str = "rate",
     max_steps: int = 1000,
     tol: float = 1e-5,
-    random_state=None,
+    random_state=0,
     progress: bool = True,
     targets: pd.DataFrame | None = None,
     scale_features: pd.DataFrame | None = None,
@@ -471,6 +478,10 @@ def learn_penalty(
     shrink: bool | str = True,
     ir_repeats: int = 1,
     clip: bool = False,
+    model: str = DEFAULT_MODEL,
+    groups="auto",
+    level: str = "validation",
+    boosting: dict | None = None,
 ) -> PenaltyModel:
     """Learn a linear penalty function log λ = f(features).
 
@@ -576,7 +587,8 @@ def learn_penalty(
     >>> paper.shrinkage_
     1.0
     """
-    model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
-                         select, min_improvement, l2, shrink, ir_repeats, clip)
-    return model.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
-                     scale_features=scale_features, segmentation=segmentation)
+    est = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
+                       select, min_improvement, l2, shrink, ir_repeats, clip, model, level,
+                       boosting)
+    return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
+                   scale_features=scale_features, segmentation=segmentation, groups=groups)
