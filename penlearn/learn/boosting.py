@@ -37,7 +37,12 @@ from penlearn.breakpoints import Breakpoints
 from penlearn.learn.descent import HISTORY_COLUMNS, select_iterate
 from penlearn.line_search import line_search
 
-__all__ = ["TREE_FIELDS", "Boosted", "check_trees", "fit_boosting", "predict_trees",
+#: The line-search engine of each stage: the vectorised bracket-at-a-time sweep gives the
+#: same steps as the event-by-event one (tested), several times faster: a tree's
+#: predictions take few distinct values, so most breakpoint lines are parallel.
+LS_METHOD = "blocks"
+
+__all__ = ["LS_METHOD", "TREE_FIELDS", "Boosted", "check_trees", "fit_boosting", "predict_trees",
            "tree_arrays"]
 
 #: The arrays of one tree: node → left child, right child (−1 at a leaf), feature
@@ -226,7 +231,7 @@ def fit_boosting(
         h = predict_trees([unit], A_sub)
         if not np.any(h):
             break
-        ls = line_search(bp_sub, F, slopes=h, stop="first_min")
+        ls = line_search(bp_sub, F, slopes=h, stop="first_min", method=LS_METHOD)
         s = float(ls.step_size)
         if not (np.isfinite(s) and s > 0):
             break

@@ -48,7 +48,7 @@ from penlearn.learn.descent import (
 )
 from penlearn.learn.groups import check_groups, group_split, region_groups
 from penlearn.learn.interval_regression import IntervalRegression
-from penlearn.learn.level import choose_level
+from penlearn.learn.level import choose_level, label_errors_at
 from penlearn.learn.scaling import FeatureScaling, standardize_features
 from penlearn.learn.shrink import check_shrink, choose_shrinkage, shrink_target
 from penlearn.roc import ChangepointROC
@@ -56,8 +56,9 @@ from penlearn.roc import ChangepointROC
 __all__ = ["BOOSTING_OPTIONS", "LEVELS", "MODELS", "PenaltyFit", "fit_penalty",
            "subtrain_validation_split"]
 
-#: The model classes of ``learn_penalty(model=...)``.
-MODELS = ("linear", "boosting")
+#: The model classes of ``learn_penalty(model=...)`` (``"auto"``: both, the one of fewer
+#: validation label errors).
+MODELS = ("linear", "boosting", "auto")
 #: How the level of log λ is set: ``"validation"`` (scale and shift of fewest validation
 #: label errors, :mod:`penlearn.learn.level`) or ``"subtrain"`` (the papers' shift of
 #: fewest subtrain errors).
@@ -412,9 +413,30 @@ def fit_penalty(
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
     rng = np.random.default_rng(random_state)
-    if model == "boosting":
-        return _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how,
-                            dict(boosting or {}), select, max_steps, rng)
+    fits = {}
+    if model in ("boosting", "auto"):
+        fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
+                                        level, how, dict(boosting or {}), select, max_steps,
+                                        rng)
+    if model in ("linear", "auto"):
+        fits["linear"] = _fit_linear(
+            scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
+            rng, init=init, targets=targets, ir_repeats=ir_repeats, line_search=line_search,
+            max_steps=max_steps, tol=tol, progress=progress, select=select,
+            min_improvement=min_improvement, l2=l2, shrink=shrink)
+    if len(fits) == 1:
+        return next(iter(fits.values()))
+    # model="auto": the class of fewer validation label errors (ties: boosting)
+    errs = {k: f.level["validation_errors"] for k, f in fits.items()}
+    pick = "linear" if errs["linear"] < errs["boosting"] else "boosting"
+    return replace(fits[pick], level={**fits[pick].level, "model": pick,
+                                      "candidates": errs})
+
+
+def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
+                rng, *, init, targets, ir_repeats, line_search, max_steps, tol, progress,
+                select, min_improvement, l2, shrink) -> PenaltyFit:
+    """``model="linear"``: interval-regression start, AUM descent, shrinkage, level."""
     w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats)
 
     # the same numbers as roc_sub.auc, aum(bp_val, .).aum and roc_val.auc, one sort each
@@ -438,11 +460,14 @@ def fit_penalty(
         if alpha < 1.0:
             w_best = alpha * w_best + (1.0 - alpha) * safe[0]
             b_best = min_error_shift(bp_sub, X_sub @ w_best)
-    lev = {"rule": level, "split": how, "scale": 1.0}
+    lev = {"rule": level, "split": how, "scale": 1.0, "model": "linear"}
     if level == "validation":  # the level (and scale) of log λ for validation errors
-        lev["scale"], b_best, _ = choose_level(roc_sub.bp, X_sub @ w_best, roc_val.bp,
-                                               X_val @ w_best)
+        lev["scale"], b_best, table = choose_level(roc_sub.bp, X_sub @ w_best, roc_val.bp,
+                                                   X_val @ w_best)
         w_best = lev["scale"] * w_best
+        lev["validation_errors"] = min(e for _, _, e in table)
+    else:
+        lev["validation_errors"] = label_errors_at(roc_val.bp, X_val @ w_best + b_best)
     lev["shift"] = float(b_best)
     # score weights on the standardised scale → log λ weights on the original scale
     a = w_best / scaling.scale
@@ -475,11 +500,13 @@ def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how
                        min_improvement=opts["min_improvement"],
                        random_state=int(rng.integers(2**31)))
     f_sub, f_val = predict_trees(res.trees, A_sub), predict_trees(res.trees, A_val)
-    lev = {"rule": level, "split": how, "scale": 1.0}
+    lev = {"rule": level, "split": how, "scale": 1.0, "model": "boosting"}
     if level == "validation":
-        lev["scale"], shift, _ = choose_level(roc_sub.bp, f_sub, roc_val.bp, f_val)
+        lev["scale"], shift, table = choose_level(roc_sub.bp, f_sub, roc_val.bp, f_val)
+        lev["validation_errors"] = min(e for _, _, e in table)
     else:
         shift = min_error_shift(bp_sub, f_sub)
+        lev["validation_errors"] = label_errors_at(roc_val.bp, f_val + shift)
     lev["shift"] = float(shift)
     # log λ = −score = −(α·Σ trees + c): trees of log λ
     trees = [dict(t, value=-lev["scale"] * t["value"]) for t in res.trees]

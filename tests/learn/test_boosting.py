@@ -89,6 +89,26 @@ def test_stage_step_is_the_first_aum_minimum_along_the_tree(seed):
     assert min(_aum_along(bp, F, h, g) for g in grid) >= got - 1e-12
 
 
+def test_blocks_engine_gives_the_sequential_steps(monkeypatch):
+    """The boosting stages' line-search engine (``LS_METHOD``) against the event-by-event
+    sweep: the same steps and AUMs, stage for stage."""
+    import penlearn.learn.boosting as boosting
+
+    feats, ev = synthetic(n=60, seed=7)
+    ids = list(feats.index)
+    bp = breakpoints_from_errors(ev, sequence_ids=ids, normalize="rate")
+    A = feats.to_numpy(float)
+    runs = {}
+    for method in ("blocks", "sequential"):
+        monkeypatch.setattr(boosting, "LS_METHOD", method)
+        runs[method] = fit_boosting(A, bp, A[:5], lambda f, fv: (0.0, 0.0, 0.0), max_stages=15,
+                                    min_samples_leaf=3, select="last").history
+    assert len(runs["blocks"]) > 3
+    np.testing.assert_array_equal(runs["blocks"]["step_size"], runs["sequential"]["step_size"])
+    np.testing.assert_array_equal(runs["blocks"]["subtrain_aum"],
+                                  runs["sequential"]["subtrain_aum"])
+
+
 def test_predict_trees_equals_sklearn():
     rng = np.random.default_rng(3)
     A = rng.normal(size=(300, 4)) * 10.0 ** rng.integers(-3, 4, size=4)
