@@ -195,14 +195,21 @@ def fit_boosting(
 
     Examples
     --------
-    >>> from penlearn.breakpoints import breakpoints_from_labels
+    >>> import pandas as pd
+    >>> from penlearn.breakpoints import breakpoints_from_errors
     >>> rng = np.random.default_rng(0)
-    >>> x = rng.normal(size=(60, 1)); y = (x[:, 0] > 0).astype(int)
-    >>> bp = breakpoints_from_labels(y[:40]); bv = breakpoints_from_labels(y[40:])
+    >>> x = rng.normal(size=(60, 1)); ids = [f"s{i:02d}" for i in range(60)]
+    >>> ev = pd.DataFrame([r for i, xi in zip(ids, x[:, 0]) for r in [
+    ...     (i, -np.inf, xi - 1, 1, 0, 1, 1), (i, xi - 1, xi + 1, 0, 0, 1, 1),
+    ...     (i, xi + 1, np.inf, 0, 1, 1, 1)]], columns=["sequence_id", "min_log_lambda",
+    ...     "max_log_lambda", "fp", "fn", "possible_fp", "possible_fn"])
+    >>> bp = breakpoints_from_errors(ev[ev.sequence_id < "s40"], sequence_ids=ids[:40])
+    >>> bv = breakpoints_from_errors(ev[ev.sequence_id >= "s40"], sequence_ids=ids[40:])
     >>> from penlearn.aum import aum
-    >>> ev = lambda fs, fv: (0.0, aum(bv, fv).aum, -aum(bv, fv).aum)
-    >>> b = fit_boosting(x[:40], bp, x[40:], ev, min_samples_leaf=2)
-    >>> b.best >= 1, float(b.history["subtrain_aum"].iloc[b.best]) < 1.0
+    >>> metrics = lambda fs, fv: (0.0, aum(bv, fv).aum, -aum(bv, fv).aum)
+    >>> b = fit_boosting(x[:40], bp, x[40:], metrics, min_samples_leaf=2)
+    >>> h = b.history["subtrain_aum"]
+    >>> b.best >= 1, float(h.iloc[b.best]) < float(h.iloc[0])
     (True, True)
     """
     from sklearn.tree import DecisionTreeRegressor  # the learner's only sklearn use

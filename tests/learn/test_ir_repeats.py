@@ -17,7 +17,7 @@ def test_start_is_the_average_of_the_fits(repeats):
     (fs, es), (fv, evv) = split(feats, ev)
     T = targets_of(ev).set_index("sequence_id")
     m = learn_penalty(fs, es, validation=(fv, evv), max_steps=0, shrink=False,
-                      ir_repeats=repeats, random_state=7, targets=targets_of(ev),
+                      ir_repeats=repeats, random_state=7, targets=targets_of(ev), level="subtrain",
                       progress=False)
     rng = np.random.default_rng(7)
     rows = list(fs.index) + list(fv.index)
