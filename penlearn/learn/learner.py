@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from penlearn.learn.model import DEFAULT_MODEL, PenaltyModel
+from penlearn.learn.model import PenaltyModel
+from penlearn.learn.penalty import DEFAULT_MODEL
 
 __all__ = ["learn_penalty"]
 
@@ -118,7 +119,7 @@ def learn_penalty(
         stage's step by the exact AUM line search along the tree's predictions, started
         from the constant, every stage kept only if it raises the validation AUC
         (:mod:`penlearn.learn.boosting`); ``"auto"``: both, the one with fewer validation
-        label errors. The default (:data:`penlearn.learn.model.DEFAULT_MODEL`) is the one
+        label errors. The default (:data:`penlearn.learn.penalty.DEFAULT_MODEL`) is the one
         that measured best in ``benchmarks/all_sets.py`` (see the docs, "Does learning
         pay?").
     groups : "auto", None or Series

@@ -24,7 +24,7 @@ from penlearn.learn.model_file import (
     read_model_file,
     write_model_file,
 )
-from penlearn.learn.penalty import fit_penalty
+from penlearn.learn.penalty import DEFAULT_MODEL, fit_penalty
 from penlearn.learn.prediction import (
     finite_design,
     scaling_dict,
@@ -36,9 +36,6 @@ from penlearn.learn.prediction import (
 from penlearn.learn.scaling import FeatureScaling
 
 __all__ = ["DEFAULT_MODEL", "FORMAT", "FORMAT_VERSION", "PenaltyModel"]
-
-#: The model class of ``learn_penalty`` by default (see its docstring for the numbers).
-DEFAULT_MODEL = "linear"
 
 FORMAT = "penlearn.PenaltyModel"
 FORMAT_VERSION = 1

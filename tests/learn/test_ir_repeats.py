@@ -3,12 +3,17 @@ folds, checked against fits made here with the same seeds."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
 from test_learn import split, synthetic, targets_of
 
 from penlearn.learn import IntervalRegression, learn_penalty
+
+# these tests check the linear model and its options (the default model is boosting)
+learn_penalty = functools.partial(learn_penalty, model="linear")
 
 
 @pytest.mark.parametrize("repeats", [1, 3])

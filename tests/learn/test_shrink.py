@@ -8,6 +8,8 @@ that fit's own coefficients.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,9 @@ from penlearn import roc_change
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.scaling import standardize_features
 from penlearn.learn.shrink import SHRINK_GRID, check_shrink, choose_shrinkage, shrink_target
+
+# these tests check the linear model and its options (the default model is boosting)
+learn_penalty = functools.partial(learn_penalty, model="linear")
 
 
 def test_choose_shrinkage_is_first_argmax_of_grid():
