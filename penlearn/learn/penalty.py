@@ -69,7 +69,8 @@ DEFAULT_MODEL = "boosting"
 LEVELS = ("validation", "subtrain")
 #: Options of ``model="boosting"`` (``boosting=`` overrides them) and their defaults.
 BOOSTING_OPTIONS = {"max_stages": 200, "learning_rate": 0.5, "max_depth": 2,
-                    "min_samples_leaf": 10, "patience": 20, "min_improvement": 0.0}
+                    "min_samples_leaf": 10, "patience": 20, "min_improvement": 0.0,
+                    "refit": False}
 
 
 @dataclass(frozen=True)
@@ -421,7 +422,7 @@ def fit_penalty(
     if model in ("boosting", "auto"):
         fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
                                         level, how, dict(boosting or {}), select, max_steps,
-                                        rng)
+                                        rng, normalize)
     if model in ("linear", "auto"):
         fits["linear"] = _fit_linear(
             scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
@@ -481,7 +482,7 @@ def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_va
 
 
 def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how, options,
-                 select, max_steps, rng) -> PenaltyFit:
+                 select, max_steps, rng, opts_normalize="rate") -> PenaltyFit:
     """``model="boosting"``: AUM gradient boosting (:mod:`penlearn.learn.boosting`) on the
     raw kept columns, the level of log λ by ``level``."""
     unknown = set(options) - set(BOOSTING_OPTIONS)
@@ -511,9 +512,22 @@ def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how
     else:
         shift = min_error_shift(bp_sub, f_sub)
         lev["validation_errors"] = label_errors_at(roc_val.bp, f_val + shift)
+    trees = res.trees
+    if opts["refit"] and res.best > 0:  # the chosen number of stages, on every sequence
+        ids = list(sub[0]) + list(val[0])
+        ev_all = pd.concat([sub[2], val[2]])
+        bp_all = _set_breakpoints(ev_all, ids, opts_normalize, "training")
+        A_all = np.vstack([A_sub, A_val])
+        trees = fit_boosting(A_all, bp_all, A_all[:1], lambda f, fv: (0.0, 0.0, 0.0),
+                             max_stages=res.best, learning_rate=opts["learning_rate"],
+                             max_depth=opts["max_depth"],
+                             min_samples_leaf=opts["min_samples_leaf"], patience=res.best + 1,
+                             select="last", random_state=int(rng.integers(2**31))).trees
+        f_all = predict_trees(trees, A_all)
+        shift = min_error_shift(ChangepointROC(ev_all, ids).bp, lev["scale"] * f_all)
     lev["shift"] = float(shift)
     # log λ = −score = −(α·Σ trees + c): trees of log λ
-    trees = [dict(t, value=-lev["scale"] * t["value"]) for t in res.trees]
+    trees = [dict(t, value=-lev["scale"] * t["value"]) for t in trees]
     coef = pd.Series(0.0, index=cols, name="coef")
     return PenaltyFit(coef, -float(shift), scaling, res, {"init": "constant", **opts}, 1.0,
                       trees=trees, level=lev)
