@@ -417,16 +417,16 @@ def fit_penalty(
     bp_val = _set_breakpoints(v_eval, v_ids, normalize, "validation")
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
-    rng = np.random.default_rng(random_state)
-    fits = {}
+    fits = {}  # each class with its own generator: "auto" fits the same models as each alone
     if model in ("boosting", "auto"):
         fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
                                         level, how, dict(boosting or {}), select, max_steps,
-                                        rng, normalize)
+                                        np.random.default_rng(random_state), normalize)
     if model in ("linear", "auto"):
         fits["linear"] = _fit_linear(
             scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
-            rng, init=init, targets=targets, ir_repeats=ir_repeats, line_search=line_search,
+            np.random.default_rng(random_state), init=init, targets=targets,
+            ir_repeats=ir_repeats, line_search=line_search,
             max_steps=max_steps, tol=tol, progress=progress, select=select,
             min_improvement=min_improvement, l2=l2, shrink=shrink)
     if len(fits) == 1:

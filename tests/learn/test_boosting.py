@@ -235,3 +235,21 @@ def test_groups_split_holds_out_whole_regions():
     assert learn_penalty(feats, ev, progress=False).level_["split"] == "groups (8)"
     assert learn_penalty(feats, ev, groups=None, progress=False).level_["split"] == \
         "alternate ids"
+
+
+def test_refit_and_auto():
+    """``refit``: as many trees as stages chosen on validation, now fit on every training
+    sequence; ``model="auto"``: the class of fewer validation label errors, recorded."""
+    feats, ev = _regional(seed=4)
+    kw = dict(progress=False, boosting={"min_samples_leaf": 3})
+    plain = learn_penalty(feats, ev, model="boosting", **kw)
+    refit = learn_penalty(feats, ev, model="boosting",
+                          boosting={"min_samples_leaf": 3, "refit": True}, progress=False)
+    assert plain.best_step_ == refit.best_step_ == len(refit.trees_) > 0
+    assert not np.array_equal(plain.predict(feats), refit.predict(feats))
+    auto = learn_penalty(feats, ev, model="auto", **kw)
+    errs = auto.level_["candidates"]
+    pick = "linear" if errs["linear"] < errs["boosting"] else "boosting"
+    assert auto.level_["model"] == pick
+    twin = learn_penalty(feats, ev, model=pick, **kw)
+    np.testing.assert_array_equal(auto.predict(feats), twin.predict(feats))
