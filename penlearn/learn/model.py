@@ -357,9 +357,7 @@ class PenaltyModel:
             "history": {c: [float(v) for v in h[c]] for c in HISTORY_COLUMNS},
             **({"trees": trees_to_json(self.trees_)}
                if getattr(self, "trees_", None) is not None else {}),
-            **({"level": {k: (float(v) if k in ("scale", "shift") else str(v))
-                          for k, v in self.level_.items()}}
-               if getattr(self, "level_", None) else {}),
+            **({"level": _json_level(self.level_)} if getattr(self, "level_", None) else {}),
         }
 
     def save(self, path) -> None:
@@ -451,3 +449,12 @@ class PenaltyModel:
             f"PenaltyModel(features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"
         )
+
+
+def _json_level(level: dict) -> dict:
+    """``level_`` as JSON: numbers as floats, the candidates' errors as an object."""
+    def conv(v):
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        return float(v) if isinstance(v, (int, float, np.number)) else str(v)
+    return {str(k): conv(v) for k, v in level.items()}

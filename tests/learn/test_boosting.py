@@ -237,7 +237,7 @@ def test_groups_split_holds_out_whole_regions():
         "alternate ids"
 
 
-def test_refit_and_auto():
+def test_refit_and_auto(tmp_path):
     """``refit``: as many trees as stages chosen on validation, now fit on every training
     sequence; ``model="auto"``: the class of fewer validation label errors, recorded."""
     feats, ev = _regional(seed=4)
@@ -253,3 +253,7 @@ def test_refit_and_auto():
     assert auto.level_["model"] == pick
     twin = learn_penalty(feats, ev, model=pick, **kw)
     np.testing.assert_array_equal(auto.predict(feats), twin.predict(feats))
+    auto.save(tmp_path / "auto.json")
+    back = PenaltyModel.load(tmp_path / "auto.json")
+    assert back.level_["candidates"] == {k: float(v) for k, v in errs.items()}
+    np.testing.assert_array_equal(back.predict(feats), auto.predict(feats))
