@@ -889,11 +889,24 @@ import _chipseq_coverage  # noqa: E402  (the cells of the coverage notebook)
 
 CHIPSEQ_COVERAGE = _chipseq_coverage.cells(md, code, SETUP)
 
+def _cells_from(module: str) -> list:
+    """The ``CELLS`` of a sibling module (``("md" | "code", text)`` pairs) as cells."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(module, HERE / f"{module}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [md(text) if kind == "md" else code(text) for kind, text in mod.CELLS]
+
+
+TUNE_RUPTURES = _cells_from("_tune_ruptures")
+
 NOTEBOOKS = {
     "line_search_explained.ipynb": LINE_SEARCH,
     "neuroblastoma_pipeline.ipynb": NEUROBLASTOMA,
     "chipseq_penalty_learning.ipynb": CHIPSEQ,
     "chipseq_from_coverage.ipynb": CHIPSEQ_COVERAGE,
+    "tune_ruptures.ipynb": TUNE_RUPTURES,
 }
 
 

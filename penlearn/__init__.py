@@ -5,7 +5,8 @@ penalty paths, label errors, error functions, features), :mod:`penlearn.peaks` (
 coverage, the PeakSeg peak model, peak labels), :mod:`penlearn.aum` and
 :mod:`penlearn.roc` (metrics), :mod:`penlearn.line_search` (the exact AUM line search),
 :mod:`penlearn.learn` (penalty learning), :mod:`penlearn.binary` (the same machinery for
-binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`. Papers:
+binary classification), :mod:`penlearn.datasets`, :mod:`penlearn.report`,
+:mod:`penlearn.tune` (supervised penalties for ruptures and skchange detectors). Papers:
 Fowler & Hocking (2024), "Efficient line search for optimizing Area Under the ROC Curve
 in gradient descent"; Hillman & Hocking (2023), "Optimizing ROC curves with a sort-based
 surrogate loss for binary classification and changepoint detection".
@@ -62,11 +63,14 @@ from penlearn.line_search import (
     line_search_lines,
 )
 from penlearn.report import roc_change_report
+from penlearn.tune import SupervisedPenalty, detector_path
 from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 
 __version__ = package_version()
 
 __all__ = [
+    "SupervisedPenalty",
+    "detector_path",
     "predict_peaks",
     "PenalizedSegmentation",
     "PeakSegModel",

@@ -26,6 +26,7 @@ NOTEBOOKS = {
     "neuroblastoma_pipeline.ipynb": ["neuroblastoma/profiles.csv.gz"],
     "chipseq_penalty_learning.ipynb": ["H3K4me3_TDH_immune"],
     "chipseq_from_coverage.ipynb": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
+    "tune_ruptures.ipynb": [],  # simulated signals only
 }
 TIMEOUT = 300  # seconds per cell
 

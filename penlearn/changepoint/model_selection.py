@@ -92,7 +92,10 @@ def selection_path(loss: np.ndarray, complexity: np.ndarray):
         breaks.append(best)
         i = j
     sel_arr = order[np.array(sel)][::-1]
-    max_lambda = np.array(breaks)[::-1]
+    # contiguous, like min_lambda: np.log of a reversed view can differ in the last bit from
+    # np.log of the same values in a contiguous array, which would open a gap between the
+    # log λ intervals of consecutive models
+    max_lambda = np.ascontiguousarray(np.array(breaks)[::-1])
     min_lambda = np.r_[0.0, max_lambda[:-1]]
     return sel_arr, min_lambda, max_lambda
 

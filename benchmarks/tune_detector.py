@@ -1,0 +1,173 @@
+"""Tuned penalty vs one constant pen vs BIC for ruptures / skchange detectors.
+
+Data: ``penlearn.simulate`` (piecewise-constant signals whose noise SD differs 10× between
+signals, drawn log-uniformly in [0.3, 3]; half of them with Student t noise; labels drawn
+from the true changes as an annotator would), as arrays (``signals_from_sequences``).
+The first half of the signals trains, the second half is held out.
+
+For each detector:
+
+- ``tuned``: ``SupervisedPenalty(detector).fit(train)``, the detector run on each
+  held-out signal at its predicted pen;
+- ``constant``: the one pen with the fewest label errors over the training signals (from
+  their error functions over log pen), the same for every held-out signal;
+- ``BIC``: pen = 2σ̂² log n per signal (σ̂ the MAD of first differences /(0.6745·√2)),
+  the usual unsupervised choice in the units of the l2 cost.
+
+Reported on the held-out signals: label errors (% of labels wrong, the detector itself run
+at each pen), the AUC of the tuned predictions (``roc_change`` on the held-out error
+functions), and for the path search (training and held-out signals): the detector calls
+("solves") per signal, the models on the path, how often solves exceed 4·models + 2, and
+seconds per signal.
+
+Usage::
+
+    python benchmarks/tune_detector.py [--signals 100] [--seeds 1,2,3] [--results]
+
+Each seed draws its own data set. The BIC rule is in the units of the l2 cost: for the
+rbf kernel (cost in units of the kernel, which ruptures scales by the median heuristic)
+it is not meant to fit, and is shown only as what users often try.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import penlearn as pl
+from penlearn.tune import (
+    SupervisedPenalty,
+    bic_penalty,
+    detector_label_errors,
+    signals_from_sequences,
+)
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import results_file  # noqa: E402
+from all_sets import constant_log_lambda  # noqa: E402
+
+SECTION = "## tune_detector"
+
+
+def detectors() -> dict:
+    import ruptures as rpt
+    from skchange.detectors import PELT
+
+    return {
+        "ruptures Pelt l2": rpt.Pelt(model="l2"),
+        "ruptures Pelt rbf": rpt.Pelt(model="rbf"),
+        "skchange PELT (L2Cost)": PELT(),
+    }
+
+
+def split(n_signals: int, seed: int):
+    sim = pl.simulate(n_signals, seed=seed, n_points=(150, 300))
+    signals = signals_from_sequences(sim.sequences)
+    ids = list(signals)
+    train, test = ids[: n_signals // 2], ids[n_signals // 2:]
+    lab = sim.labels
+
+    def part(keep):
+        return {s: signals[s] for s in keep}, lab[lab["sequence_id"].isin(keep)]
+
+    return part(train), part(test)
+
+
+def one_detector(name, det, train, test) -> tuple[dict, dict]:
+    (tr_sig, tr_lab), (te_sig, te_lab) = train, test
+    t0 = time.perf_counter()
+    tuner = SupervisedPenalty(det).fit(tr_sig, tr_lab)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    te_paths = tuner.paths(te_sig, list(pd.unique(te_lab["sequence_id"])))
+    te_path_s = time.perf_counter() - t0
+    te_ev = pl.tune.path_error_functions(te_paths, te_lab)
+    paths = list(tuner.paths_.values()) + list(te_paths.values())
+    solves = np.array([p.n_solves for p in paths])
+    models = np.array([len(p.models) for p in paths])
+    log_pen = tuner.predict_log_penalty(te_sig)
+    pens = {
+        "tuned": np.exp(log_pen),
+        "constant": float(np.exp(constant_log_lambda(tuner.evaluation_))),
+        "BIC": pd.Series({s: bic_penalty(x) for s, x in te_sig.items()}),
+    }
+    n_labels = len(te_lab)
+    row = {"detector": name}
+    for how, pen in pens.items():
+        err = detector_label_errors(det, te_sig, te_lab, pen)
+        row[f"{how} errors %"] = 100.0 * err["errors"].sum() / n_labels
+    row["tuned test AUC"] = pl.roc_change(te_ev, log_pen).auc
+    row["solves / signal"] = f"{solves.mean():.1f} (max {solves.max()})"
+    row["models / path"] = f"{models.mean():.1f}"
+    row["> 4·models+2"] = int((solves > 4 * models + 2).sum())
+    row["path s / signal"] = te_path_s / len(te_paths)
+    row["fit s"] = fit_s
+    return row, {"paths": len(paths), "labels": n_labels}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--signals", type=int, default=100)
+    ap.add_argument("--seeds", default="1,2,3", help="comma-separated data seeds")
+    ap.add_argument("--results", action="store_true", help="write RESULTS.md section")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    seeds = [int(x) for x in args.seeds.split(",")]
+    rows, labels = [], []
+    start = time.perf_counter()
+    for seed in seeds:
+        train, test = split(args.signals, seed)
+        for name, det in detectors().items():
+            row, info = one_detector(name, det, train, test)
+            rows.append({"seed": seed, **row})
+            print(f"seed {seed}, {name}: done", flush=True)
+        labels.append(info["labels"])
+    table = pd.DataFrame(rows)
+    total = time.perf_counter() - start
+    text = markdown(table)
+    print(text)
+    if args.results:
+        load = os.getloadavg()[0]
+        import ruptures
+        import skchange
+        head = (
+            f"`python benchmarks/tune_detector.py --signals {args.signals} --seeds {args.seeds} "
+            f"--results` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; "
+            f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+            f"ruptures {ruptures.__version__}, skchange {skchange.__version__}; load average "
+            f"at the end {load:.1f} (machine shared with other engineers: seconds are "
+            f"indicative). Per seed {args.signals} simulated signals (n 150–300, noise SD "
+            f"0.3–3, half Student t), {args.signals // 2} train / "
+            f"{args.signals - args.signals // 2} held out ({', '.join(map(str, labels))} "
+            f"held-out labels); total {total:.0f} s. Detectors with "
+            "ruptures' defaults (min_size 2, jump 5) and skchange's (L2Cost, min segment 2); "
+            "SupervisedPenalty with its defaults (max_changes 30, learn_penalty's defaults)."
+        )
+        results_file.write_section(SECTION, f"{SECTION}\n\n{head}\n\n{text}\n")
+
+
+def markdown(table: pd.DataFrame) -> str:
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:.3f}" if abs(v) < 1.5 else f"{v:.1f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(table.columns) + " |",
+             "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in table.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

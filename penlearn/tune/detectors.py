@@ -1,0 +1,167 @@
+"""Adapters: one interface over the penalised detectors of ruptures and skchange.
+
+An adapter is fitted to one signal, then answers two questions: the change points the
+detector returns at a penalty λ (:meth:`solve`), and the detector's own cost of a set of
+change points (:meth:`cost`, None when the detector has no segment cost). Neither
+ruptures nor skchange is imported here: a detector is recognised by the module of its
+class, so ``import penlearn`` stays light.
+
+Conventions: a change at ``t`` means a new segment starts at index ``t`` (ruptures'
+breakpoints without the final ``n``; skchange's change points); λ is the detector's own
+penalty per change (ruptures' ``pen``, skchange's ``penalty`` with ``penalty_scale``
+set to 1), so a detector that minimises a penalised cost minimises
+``cost(changes) + λ · len(changes)`` (ruptures' Pelt adds λ per segment, one more than
+per change: the same minimiser).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any
+
+import numpy as np
+
+#: Detectors that return the exact minimiser of cost + λ·changes (Killick, Fearnhead &
+#: Eckley 2012 for PELT; Maidstone, Hocking, Rigaill & Fearnhead 2017 for FPOP), so that
+#: the CROPS search of their path is exact.
+_EXACT = {("ruptures", "Pelt"), ("ruptures", "KernelCPD"), ("skchange", "PELT"),
+          ("skchange", "FPOP")}
+SUPPORTED = (
+    "ruptures Pelt, KernelCPD, Binseg, BottomUp, Window (predict(pen=...)) or a skchange "
+    "detector with a 'penalty' parameter (PELT, FPOP, MovingWindow, SeededBinarySegmentation, "
+    "CircularBinarySegmentation)"
+)
+
+
+def _library(detector) -> str:
+    return type(detector).__module__.split(".")[0]
+
+
+def detector_name(detector) -> str:
+    """``"library.ClassName"`` of a detector, for messages and tables.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> detector_name(rpt.Pelt())
+    'ruptures.Pelt'
+    """
+    return f"{_library(detector)}.{type(detector).__name__}"
+
+
+def check_detector(detector) -> str:
+    """The detector's library (``"ruptures"`` or ``"skchange"``), or a one-line TypeError.
+
+    Examples
+    --------
+    >>> check_detector(object())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: detector object (builtins.object) takes no penalty: expected ruptures Pelt, ...
+    """
+    lib = _library(detector)
+    name = f"{type(detector).__name__} ({detector_name(detector)})"
+    if lib == "ruptures" and hasattr(detector, "predict") and hasattr(detector, "fit"):
+        if "pen" in inspect.signature(detector.predict).parameters:
+            return lib
+        raise TypeError(f"detector {name} takes no penalty: its predict() has no 'pen' "
+                        f"argument; expected {SUPPORTED}")
+    if lib == "skchange" and hasattr(detector, "get_params"):
+        if "penalty" in detector.get_params(deep=False):
+            return lib
+        raise TypeError(f"detector {name} takes no penalty: it has no 'penalty' parameter "
+                        f"(CAPA has two, CROPS a range); expected {SUPPORTED}")
+    raise TypeError(f"detector {name} takes no penalty: expected {SUPPORTED}")
+
+
+def is_exact(detector) -> bool:
+    """Whether the detector returns the exact minimiser of cost + λ·changes.
+
+    Examples
+    --------
+    >>> is_exact(object())
+    False
+    >>> from skchange.detectors import FPOP
+    >>> is_exact(FPOP())
+    True
+    """
+    return (_library(detector), type(detector).__name__) in _EXACT
+
+
+class _Ruptures:
+    def __init__(self, detector, signal: np.ndarray):
+        self.algo = copy.deepcopy(detector).fit(signal)
+        self.n = len(signal)
+        self.positive = type(detector).__name__ == "KernelCPD"  # it asserts pen > 0
+
+    def solve(self, pen: float) -> np.ndarray:
+        if self.positive:
+            pen = max(pen, np.finfo(float).tiny)
+        bkps = self.algo.predict(pen=float(pen))
+        return np.asarray(bkps[:-1], dtype=np.int64)
+
+    def cost(self, changes: np.ndarray) -> float | None:
+        return float(self.algo.cost.sum_of_costs([*map(int, changes), self.n]))
+
+
+class _Skchange:
+    def __init__(self, detector, signal: np.ndarray):
+        from sklearn.base import clone
+
+        det = clone(detector)
+        if "penalty_scale" in det.get_params(deep=False):
+            det.set_params(penalty_scale=1.0)
+        self.X = signal.reshape(len(signal), -1)
+        self.det = det.fit(self.X)  # fitted once, so that its cost_ exists before any solve
+        self._cache = None
+
+    def solve(self, pen: float) -> np.ndarray:
+        self.det.set_params(penalty=float(pen))
+        self.det.fit(self.X)
+        return np.asarray(self.det.predict(self.X), dtype=np.int64).reshape(-1)
+
+    def cost(self, changes: np.ndarray) -> float | None:
+        bounds = np.r_[0, np.asarray(changes, dtype=np.int64), len(self.X)]
+        if type(self.det).__name__ == "FPOP":  # squared error around each segment's mean
+            return _square_loss(self.X[:, 0], bounds)
+        cost = getattr(self.det, "cost_", None)
+        if cost is None or not hasattr(cost, "evaluate"):
+            return None
+        if self._cache is None:
+            self._cache = cost.precompute(self.X)
+        intervals = np.column_stack([bounds[:-1], bounds[1:]])
+        return float(np.sum(cost.evaluate(self._cache, intervals)))
+
+
+def _square_loss(y: np.ndarray, bounds: np.ndarray) -> float:
+    """Σ over segments [bounds[i], bounds[i+1]) of Σ (y − segment mean)²."""
+    return float(sum(np.sum((seg - seg.mean()) ** 2)
+                     for seg in np.split(y, bounds[1:-1])))
+
+
+def fit_adapter(detector, signal: np.ndarray) -> Any:
+    """An adapter of ``detector`` fitted to one signal (the detector itself is not changed).
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> ad = fit_adapter(rpt.Pelt(model="l2", min_size=1, jump=1),
+    ...                  np.r_[np.zeros(5), np.ones(5) * 9])
+    >>> ad.solve(1.0).tolist(), ad.cost(np.array([5]))
+    ([5], 0.0)
+    """
+    lib = check_detector(detector)
+    return _Ruptures(detector, signal) if lib == "ruptures" else _Skchange(detector, signal)
+
+
+def run_detector(detector, signal: np.ndarray, penalty: float) -> np.ndarray:
+    """The change points that ``detector`` returns on ``signal`` at penalty λ.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> run_detector(rpt.Pelt(min_size=1, jump=1), np.r_[np.zeros(5), np.ones(5)], 0.1)
+    array([5])
+    """
+    return fit_adapter(detector, signal).solve(penalty)

@@ -1,0 +1,364 @@
+"""``SupervisedPenalty``: learn the penalty of a ruptures / skchange detector from labels.
+
+For each labeled signal the detector's models over its penalty λ are found
+(:func:`~penlearn.tune.path.detector_path`: the CROPS search of Haynes, Eckley &
+Fearnhead 2017 for exact detectors), each model's label errors give the signal's error
+function over log λ (Hillman & Hocking 2023, Section 2), and
+:func:`~penlearn.learn.learn_penalty` learns log λ = f(features) from them (AUM descent
+with the exact line search of Fowler & Hocking 2024, whatever its default model is).
+
+Conventions
+-----------
+* A signal is an array of shape (n,) or (n, d); a **change at t** means that a new
+  segment starts at index t (ruptures' breakpoints without the final n, skchange's
+  change points), 1 ≤ t ≤ n − 1.
+* Labels are the region labels of penlearn (``sequence_id, start, end, annotation``,
+  optional ``weight``), ``sequence_id`` the signal's id (its key, or its position in a
+  list). A label covers (start, end]: a change t is inside when start < t ≤ end. So
+  ``(start, end]`` with ``1breakpoint`` is correct when exactly one change has
+  start < t ≤ end, ``0breakpoints`` when none, ``>0breakpoints`` when at least one
+  (:data:`penlearn.changepoint.labels.ANNOTATIONS` lists all of them). Labels must lie
+  in the signal: 0 ≤ start and end ≤ n, and start < n − 1 (room for a change).
+* Penalties are the detector's own λ (ruptures' ``pen``, skchange's ``penalty`` with
+  ``penalty_scale`` 1); learning works in log λ.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import check_evaluation, id_list, sequence_label
+from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
+from penlearn.learn import learn_penalty
+from penlearn.tune.detectors import check_detector, run_detector
+from penlearn.tune.features import as_signals, signal_features
+from penlearn.tune.path import DetectorPath, detector_path
+
+_LEARN_OPTIONS = tuple(
+    name for name, p in inspect.signature(learn_penalty).parameters.items()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+)
+_OWN = ("detector", "features", "max_changes", "path_method")
+# learn_penalty's defaults, but no progress bar and a fixed seed (interval regression's CV
+# folds are random): the same fit gives the same model
+_LEARN_DEFAULTS = {"progress": False, "random_state": 0}
+
+
+def check_signal_labels(signals: dict, labels: pd.DataFrame) -> pd.DataFrame:
+    """Labels checked against array signals; returns :func:`check_labels`' table.
+
+    One-line ``ValueError`` for labeled ids that are not signals, and for labels outside
+    their signal (see the module's conventions).
+
+    Examples
+    --------
+    >>> lab = pd.DataFrame({"sequence_id": [0], "start": [5], "end": [12],
+    ...                     "annotation": ["1breakpoint"]})
+    >>> check_signal_labels({0: np.zeros(10)}, lab)
+    Traceback (most recent call last):
+    ...
+    ValueError: labels row 0: (5, 12] of signal 0 is outside the signal (n = 10): ...
+    """
+    lab = check_labels(labels)
+    ids = pd.unique(labels["sequence_id"])
+    missing = [s for s in ids if s not in signals]
+    if missing:
+        raise ValueError(f"labels: {id_list(missing, 'labeled sequence(s)')} are not in "
+                         f"signals (ids {id_list(list(signals), 'signal(s)')})"
+                         f"{id_type_hint(missing, list(signals))}")
+    n = labels["sequence_id"].map(lambda s: len(signals[s])).to_numpy()
+    start = pd.to_numeric(labels["start"]).to_numpy(dtype=float)
+    end = pd.to_numeric(labels["end"]).to_numpy(dtype=float)
+    bad = np.flatnonzero((start < 0) | (start >= n - 1) | (end > n))
+    if len(bad):
+        r = bad[0]
+        raise ValueError(
+            f"labels row {labels.index[r]!r}: ({labels['start'].iloc[r]}, "
+            f"{labels['end'].iloc[r]}] of signal "
+            f"{sequence_label(labels['sequence_id'].iloc[r])!r} is outside "
+            f"the signal (n = {n[r]}): expected 0 <= start < n - 1 and end <= n, in indices "
+            "(a change at t starts a segment at index t)")
+    return lab
+
+
+def path_error_functions(paths: dict, labels: pd.DataFrame) -> pd.DataFrame:
+    """The evaluation table (error functions over log λ) of detector paths.
+
+    Parameters
+    ----------
+    paths : dict
+        Signal id → :class:`~penlearn.tune.path.DetectorPath`.
+    labels : DataFrame
+        Labels of those signals (see the module's conventions).
+
+    Returns
+    -------
+    DataFrame
+        One row per (signal, λ-interval of the path): ``sequence_id, model, n_changes,
+        cost, min_lambda, max_lambda, min_log_lambda, max_log_lambda, fp, fn,
+        possible_fp, possible_fn, labels, errors``, as :func:`penlearn.error_functions`.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> x = np.r_[np.zeros(20), np.ones(20) * 4]
+    >>> p = detector_path(rpt.Pelt(min_size=1, jump=1), x)
+    >>> lab = pd.DataFrame({"sequence_id": ["a"], "start": [15], "end": [25],
+    ...                     "annotation": ["1breakpoint"]})
+    >>> path_error_functions({"a": p}, lab)[["n_changes", "fp", "fn"]].values.tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
+    lab = check_labels(labels)
+    rows, models, changes = [], [], []
+    for sid in pd.unique(lab["sequence_id"]):
+        path: DetectorPath = paths[sid]
+        rows.append(path.models.assign(sequence_id=sid))
+        used = pd.unique(path.models["model"])
+        models.append(pd.DataFrame({"sequence_id": sid, "model": used}))
+        for m in used:
+            ch = path.changes[int(m)]
+            changes.append(pd.DataFrame({"sequence_id": sid, "model": int(m), "position": ch}))
+    models_t = pd.concat(models, ignore_index=True)
+    changes_t = pd.concat(changes, ignore_index=True)
+    errs = label_errors(models_t, changes_t, lab, model_vars="model").model_errors
+    table = pd.concat(rows, ignore_index=True)
+    ev = table.merge(errs, on=["sequence_id", "model"], how="left", validate="many_to_one")
+    cols = ["sequence_id", "model", "n_changes", "cost", "min_lambda", "max_lambda",
+            "min_log_lambda", "max_log_lambda", "fp", "fn", "possible_fp", "possible_fn",
+            "labels", "errors"]
+    return check_evaluation(ev[cols])
+
+
+def detector_label_errors(detector, signals, labels: pd.DataFrame, penalties) -> pd.DataFrame:
+    """Label errors of a detector run at one penalty per signal.
+
+    Parameters
+    ----------
+    detector
+        A penalised detector (see :class:`SupervisedPenalty`).
+    signals : dict or list
+        The labeled signals (others are ignored).
+    labels : DataFrame
+        Their labels.
+    penalties : float, dict or Series
+        λ per signal id, or one λ for all.
+
+    Returns
+    -------
+    DataFrame
+        One row per labeled signal: ``sequence_id, penalty, n_changes, fp, fn,
+        possible_fp, possible_fn, labels, errors``.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> lab = pd.DataFrame({"sequence_id": [0], "start": [15], "end": [25],
+    ...                     "annotation": ["1breakpoint"]})
+    >>> x = [np.r_[np.zeros(20), np.ones(20) * 4]]
+    >>> detector_label_errors(rpt.Pelt(min_size=1, jump=1), x, lab, 1.0)["errors"].tolist()
+    [0.0]
+    """
+    sig = as_signals(signals)
+    check_signal_labels(sig, labels)
+    ids = list(pd.unique(labels["sequence_id"]))
+    if np.isscalar(penalties):
+        pen = dict.fromkeys(ids, float(penalties))
+    else:
+        pen = {s: float(pd.Series(penalties)[s]) for s in ids}
+    models, changes = [], []
+    for sid in ids:
+        ch = run_detector(detector, sig[sid], pen[sid])
+        models.append({"sequence_id": sid, "model": 0, "penalty": pen[sid],
+                       "n_changes": len(ch)})
+        changes.append(pd.DataFrame({"sequence_id": sid, "model": 0, "position": ch}))
+    res = label_errors(pd.DataFrame(models), pd.concat(changes, ignore_index=True), labels,
+                       model_vars="model").model_errors
+    return res.drop(columns="model")
+
+
+class SupervisedPenalty:
+    """A penalised detector whose penalty per signal is learned from labels.
+
+    ``fit`` finds each labeled signal's models over the detector's penalty
+    (:func:`~penlearn.tune.path.detector_path`), their label errors, and learns
+    log λ = f(features) with :func:`~penlearn.learn.learn_penalty`; ``predict`` runs the
+    detector on each new signal at its predicted λ. Conventions (changes, labels,
+    units) are those of :mod:`penlearn.tune.estimator`.
+
+    Parameters
+    ----------
+    detector
+        ruptures ``Pelt``, ``KernelCPD``, ``Binseg``, ``BottomUp``, ``Window`` (any cost,
+        custom ``BaseCost`` subclasses included) or a skchange detector with a
+        ``penalty`` parameter (``PELT``, ``FPOP``, ``MovingWindow``,
+        ``SeededBinarySegmentation``, ``CircularBinarySegmentation``). Never changed: it
+        is copied for every signal.
+    features : None, callable or DataFrame
+        None: :func:`~penlearn.tune.features.signal_features` (length, robust noise
+        estimates, their logs); a callable ``f(signal) -> dict or Series`` of features;
+        or a DataFrame indexed by signal id holding the rows of every signal passed to
+        ``fit`` and ``predict``.
+    max_changes : int or None
+        The path of each training signal stops past this many changes (see
+        :func:`~penlearn.tune.path.detector_path`).
+    path_method : {"auto", "crops", "scan"}
+        How the path is found (exact CROPS or a checked scan for heuristic detectors).
+    **learn_options
+        Keyword options of :func:`~penlearn.learn.learn_penalty` (its defaults
+        otherwise, but ``progress=False`` and ``random_state=0``: the same fit gives the
+        same model).
+
+    Attributes
+    ----------
+    model_ : PenaltyModel
+    paths_ : dict
+        Signal id → :class:`~penlearn.tune.path.DetectorPath` of the training signals.
+    evaluation_ : DataFrame
+        Their error functions (:func:`path_error_functions`).
+    n_solves_ : Series
+        Detector calls per training signal for its path.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> rng = np.random.default_rng(0)
+    >>> signals, rows = {}, []
+    >>> for i in range(8):
+    ...     sd = 0.5 + i % 4
+    ...     n = 80 + 4 * i
+    ...     signals[i] = np.r_[np.zeros(40), np.ones(n - 40) * 3 * sd] + rng.normal(0, sd, n)
+    ...     rows += [(i, 30, 50, "1breakpoint"), (i, 0, 25, "0breakpoints")]
+    >>> labels = pd.DataFrame(rows, columns=["sequence_id", "start", "end", "annotation"])
+    >>> tuner = SupervisedPenalty(rpt.Pelt(model="l2", jump=1)).fit(signals, labels)
+    >>> pen = tuner.predict_penalty(signals)
+    >>> bool(pen[3] > pen[0]), tuner.predict({"new": signals[3]})["new"].tolist()
+    (True, [40])
+    """
+
+    def __init__(self, detector, features=None, max_changes: int | None = 30,
+                 path_method: str = "auto", **learn_options):
+        unknown = sorted(set(learn_options) - set(_LEARN_OPTIONS))
+        if unknown:
+            raise TypeError(f"SupervisedPenalty got unknown option(s) {unknown}; options of "
+                            f"learn_penalty are {list(_LEARN_OPTIONS)}")
+        self.detector = detector
+        self.features = features
+        self.max_changes = max_changes
+        self.path_method = path_method
+        self.learn_options = dict(learn_options)
+
+    # scikit-learn protocol: the learn options are parameters as well
+    def get_params(self, deep: bool = True) -> dict:
+        """Parameters (``detector``, ``features``, path options and the learn options)."""
+        params = {name: getattr(self, name) for name in _OWN}
+        params.update(self.learn_options)
+        if deep and hasattr(self.detector, "get_params"):
+            for k, v in self.detector.get_params(deep=True).items():
+                params[f"detector__{k}"] = v
+        return params
+
+    def set_params(self, **params) -> SupervisedPenalty:
+        """Set parameters (``detector__name`` sets the detector's own)."""
+        nested = {k.split("__", 1)[1]: v for k, v in params.items()
+                  if k.startswith("detector__")}
+        for k, v in params.items():
+            if k.startswith("detector__"):
+                continue
+            if k in _OWN:
+                setattr(self, k, v)
+            elif k in _LEARN_OPTIONS:
+                self.learn_options[k] = v
+            else:
+                raise ValueError(f"invalid parameter {k!r} for SupervisedPenalty; valid are "
+                                 f"{list(_OWN) + list(_LEARN_OPTIONS)}")
+        if nested:
+            self.detector.set_params(**nested)
+        return self
+
+    def __repr__(self) -> str:
+        opts = "".join(f", {k}={v!r}" for k, v in self.learn_options.items())
+        return f"SupervisedPenalty({self.detector!r}{opts})"
+
+    def _feature_table(self, signals: dict) -> pd.DataFrame:
+        ids = list(signals)
+        if self.features is None:
+            return signal_features(signals)
+        if isinstance(self.features, pd.DataFrame):
+            missing = [s for s in ids if s not in self.features.index]
+            if missing:
+                raise ValueError(f"features: no row for {id_list(missing, 'signal(s)')}"
+                                 f"{id_type_hint(missing, list(self.features.index))}")
+            return self.features.loc[ids]
+        if callable(self.features):
+            rows = [pd.Series(self.features(signals[s]), dtype=float) for s in ids]
+            return pd.DataFrame(rows, index=pd.Index(ids, name="sequence_id"))
+        raise TypeError("features must be None, a callable or a DataFrame indexed by signal "
+                        f"id, got {type(self.features).__name__}")
+
+    def paths(self, signals, ids=None) -> dict:
+        """The detector's path (:func:`~penlearn.tune.path.detector_path`) of each signal."""
+        sig = as_signals(signals)
+        return {s: detector_path(self.detector, sig[s], max_changes=self.max_changes,
+                                 method=self.path_method)
+                for s in (sig if ids is None else ids)}
+
+    def error_functions(self, signals, labels: pd.DataFrame) -> pd.DataFrame:
+        """Error functions over log λ of labeled signals (e.g. held-out ones, for ROC)."""
+        sig = as_signals(signals)
+        check_signal_labels(sig, labels)
+        ids = list(pd.unique(labels["sequence_id"]))
+        return path_error_functions(self.paths(sig, ids), labels)
+
+    def fit(self, signals, labels: pd.DataFrame) -> SupervisedPenalty:
+        """Learn log λ = f(features) from the labeled signals (others are not used).
+
+        Parameters
+        ----------
+        signals : dict or list
+            id → array of shape (n,) or (n, d).
+        labels : DataFrame
+            ``sequence_id, start, end, annotation`` (+ optional ``weight``).
+
+        Returns
+        -------
+        SupervisedPenalty
+            self.
+        """
+        check_detector(self.detector)
+        sig = as_signals(signals)
+        check_signal_labels(sig, labels)
+        ids = list(pd.unique(labels["sequence_id"]))
+        self.paths_ = self.paths(sig, ids)
+        self.n_solves_ = pd.Series({s: p.n_solves for s, p in self.paths_.items()},
+                                   name="n_solves")
+        self.evaluation_ = path_error_functions(self.paths_, labels)
+        feats = self._feature_table({s: sig[s] for s in ids})
+        self.feature_names_in_ = np.asarray(feats.columns, dtype=object)
+        self.model_ = learn_penalty(feats, self.evaluation_,
+                                    **{**_LEARN_DEFAULTS, **self.learn_options})
+        return self
+
+    def predict_log_penalty(self, signals) -> pd.Series:
+        """Predicted log λ per signal."""
+        if not hasattr(self, "model_"):
+            raise ValueError("this SupervisedPenalty is not fitted yet: call fit() first")
+        sig = as_signals(signals)
+        feats = self._feature_table(sig)
+        return pd.Series(self.model_.predict(feats), index=pd.Index(list(sig), name="sequence_id"),
+                         name="log_penalty")
+
+    def predict_penalty(self, signals) -> pd.Series:
+        """Predicted penalty λ per signal, in the detector's own units (``pen=``)."""
+        return np.exp(self.predict_log_penalty(signals)).rename("penalty")
+
+    def predict(self, signals) -> dict:
+        """Change points of each signal: the detector run at its predicted penalty.
+
+        Returns a dict id → int array of changes t (a segment starts at index t).
+        """
+        sig = as_signals(signals)
+        pen = self.predict_penalty(sig)
+        return {s: run_detector(self.detector, sig[s], float(pen[s])) for s in sig}
