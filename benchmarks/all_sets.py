@@ -104,18 +104,19 @@ LEARNERS: dict[str, dict] = {
     # issue 25: the model classes of learn_penalty (the default is "boosting"); the linear
     # model with the split and level of before issue 25 (alternate ids, subtrain shift)
     "boosting": {"model": "boosting"},
-    "linear": {"model": "linear"},
+    "linear_model": {"model": "linear"},
     "linear_paper_level": {"model": "linear", "groups": None, "level": "subtrain"},
     "auto": {"model": "auto"},
     "default_ir5": {"model": "linear", "ir_repeats": 5},
 }
 # a learner's model predicting with clip=True (name -> the learner)
-CLIPPED: dict[str, str] = {"linear_clip": "linear", "default_ir5_clip": "default_ir5"}
+CLIPPED: dict[str, str] = {"linear_model_clip": "linear_model",
+                           "default_ir5_clip": "default_ir5"}
 # the model each learner starts from (the same model class without AUM descent/boosting):
 # the goal "the AUM learning itself pays" compares the two (boosting starts from the
 # constant: stage 0)
 START: dict[str, str] = {"default": "constant", "boosting": "constant",
-                         "linear": "interval_regression"}
+                         "linear_model": "interval_regression"}
 VARIANTS = ["first_min", "linear", "quadratic", "max_auc", "grid"]
 # other learn_penalty options measured against the default (name -> keyword arguments),
 # each warm-started from the same interval-regression fit as the variants
@@ -132,7 +133,7 @@ CANDIDATES: dict[str, dict] = {
 METHODS = BASELINES + list(LEARNERS) + list(CLIPPED) + VARIANTS + list(CANDIDATES)
 # run by default, drawn large in the figure
 MAIN = ["unsupervised", "constant", "interval_regression", "aft_xgboost", "first_min",
-        "linear", "default"]
+        "linear_model", "default"]
 
 
 def test_folds(data_dir: str, name: str, scheme: str = "given", n_folds: int = 4,
