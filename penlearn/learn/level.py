@@ -24,9 +24,6 @@ import numpy as np
 from penlearn.breakpoints import Breakpoints
 from penlearn.learn.descent import min_error_shift
 
-#: Exploratory switch (not an option): judge each α both ways (see choose_level).
-TWO_WAY = False
-
 __all__ = ["SCALE_GRID", "choose_level", "label_errors_at"]
 
 #: Scales α tried, from the learned spread (1) down to almost a constant (the ranking,
@@ -99,9 +96,6 @@ def choose_level(bp_sub: Breakpoints, f_sub: np.ndarray, bp_val: Breakpoints,
             raise ValueError(f"scale grid values must be > 0, got {a!r}")
         c = min_error_shift(bp_sub, float(a) * np.asarray(f_sub, float))
         e = label_errors_at(bp_val, float(a) * np.asarray(f_val, float) + c)
-        if TWO_WAY:  # exploratory: also the shift fit on validation, judged on subtrain
-            cv = min_error_shift(bp_val, float(a) * np.asarray(f_val, float))
-            e += label_errors_at(bp_sub, float(a) * np.asarray(f_sub, float) + cv)
         rows.append((float(a), c, e))
         if best is None or e < best[2]:
             best = rows[-1]
