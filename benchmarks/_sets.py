@@ -70,9 +70,10 @@ def load_set(data_dir: str, name: str):
 
 def coverage_set(folder: Path):
     """``load_set`` of a peak set from coverage: error functions of every sample's
-    PeakSeg path (``peak_error_functions``, the full path), the 36 coverage features,
-    4 test folds of 2 samples each (samples k and k + 4 in file order: each fold holds
-    out a kidney and a muscle sample when the file lists the 2 kidney samples first)."""
+    PeakSeg path (``peak_error_functions``, exact down to its default bound), the 36
+    coverage features, 4 test folds of 2 samples each (samples k and k + 4 in file order:
+    each fold holds out a kidney and a muscle sample when the file lists the 2 kidney
+    samples first)."""
     import penlearn
 
     cov = penlearn.read_coverage(folder / "coverage.csv.gz")

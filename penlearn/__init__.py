@@ -14,6 +14,7 @@ surrogate loss for binary classification and changepoint detection".
 
 # first: a Ctrl-C of the command during the imports below prints one line, not a traceback
 from penlearn import _interrupt  # noqa: F401, I001
+from penlearn import _numba_cache  # noqa: F401, I001  (a writable numba cache, first)
 from penlearn._version import package_version
 from penlearn.aum import AUMResult, aum
 from penlearn.binary import (
@@ -29,13 +30,20 @@ from penlearn.binary import (
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.bed_io import read_bed, read_peak_labels, write_bed
+from penlearn.peaks.bed_io import (
+    read_bed,
+    read_peak_labels,
+    write_bed,
+    write_bedgraph,
+    write_bigwig,
+)
 from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks.peak_evaluation import peak_error_functions, predict_peaks
+from penlearn.peaks.contigs import fill_gaps
+from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
 from penlearn.peaks.peakseg_search import PeakSegSearch, peakseg_search
@@ -79,6 +87,8 @@ __all__ = [
     "peak_error_functions",
     "peakseg",
     "peakseg_path",
+    "evaluation_bounds",
+    "fill_gaps",
     "peakseg_search",
     "PeakLabelErrors",
     "coverage_features",
@@ -89,6 +99,8 @@ __all__ = [
     "read_coverage",
     "read_peak_labels",
     "write_bed",
+    "write_bedgraph",
+    "write_bigwig",
     "FirstMinResult",
     "first_min_monotone",
     "IntervalRegression",

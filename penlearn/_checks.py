@@ -2,7 +2,7 @@
 
 One place for each rule: finite numeric vectors, required columns, and the evaluation
 table (error functions over log λ, one row per sequence and interval; per sequence the
-intervals partition (−∞, ∞)).
+intervals partition (−∞, ∞), or (b, ∞) for a sequence marked ``bounded``).
 """
 
 from __future__ import annotations
@@ -94,13 +94,38 @@ def group_codes(ids) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), np.asarray(uniques)
 
 
+def bounded_rows(ev: pd.DataFrame, name: str = "evaluation") -> np.ndarray:
+    """The optional ``bounded`` column of an evaluation table as booleans (False if absent).
+
+    A sequence whose lowest row has ``bounded`` True is a *bounded* error function: its
+    model path stopped at a penalty b > 0 (e.g. a peak-count bound), its lowest row's
+    ``min_log_lambda`` is log b, and nothing is known below it.
+
+    Examples
+    --------
+    >>> bounded_rows(pd.DataFrame({"bounded": [True, 0]})).tolist()
+    [True, False]
+    """
+    if "bounded" not in ev.columns:
+        return np.zeros(len(ev), bool)
+    col = ev["bounded"]
+    ok = col.isin([True, False]).to_numpy()
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{name} column 'bounded' must hold True/False; row {i + 1} has "
+                         f"{col.iloc[i]!r}")
+    return col.to_numpy(dtype=bool)
+
+
 def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> pd.DataFrame:
     """Validate an evaluation table and return it sorted by sequence, λ decreasing.
 
     Checks the required columns, that fp/fn are finite and non-negative (and at most
     ``possible_fp`` / ``possible_fn`` where those columns are given), and that the
     intervals of each sequence partition (−∞, ∞) in log λ (contiguous, no gaps or
-    overlaps).
+    overlaps). A sequence whose lowest row is marked ``bounded`` (optional boolean
+    column, :func:`bounded_rows`) may stop at a finite ``min_log_lambda``: its
+    intervals partition (b, ∞) and nothing is claimed below b.
 
     Parameters
     ----------
@@ -188,7 +213,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     last = np.r_[seq[1:] != seq[:-1], True]
     ok = np.ones(len(ev), bool)
     ok &= ~first | (hi == np.inf)
-    ok &= ~last | (lo == -np.inf)
+    ok &= ~last | (lo == -np.inf) | bounded_rows(ev, name)
     # each interval's min equals the next (smaller λ) interval's max
     cont = np.ones(len(ev), bool)
     cont[:-1] = last[:-1] | (lo[:-1] == hi[1:])
@@ -197,7 +222,8 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
         sid = sequence_label(uniques[seq[~ok][0]])
         raise ValueError(
             f"{name}: the log λ intervals of sequence {sid!r} do not partition (-inf, inf) "
-            "(they must be contiguous, from -inf to inf, without gaps or overlaps)"
+            "(they must be contiguous, from -inf to inf, without gaps or overlaps; a path "
+            "stopped at a bound marks its lowest row bounded=True)"
         )
     return ev
 

@@ -84,28 +84,50 @@ def existing_ancestor(path: Path) -> Path:
     return p
 
 
+def _same_or_inside(out: Path, inp: Path) -> bool:
+    """True when writing ``out`` would replace ``inp``: the same file (a symlink or hard
+    link included), or a folder holding it."""
+    out_r, inp_r = out.resolve(), inp.resolve()
+    if out_r == inp_r or out_r in inp_r.parents:
+        return True
+    try:
+        return out.exists() and inp.exists() and os.path.samefile(out, inp)
+    except OSError:
+        return False
+
+
 def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) -> None:
     """Fail early (before any work) on an output path that cannot be written.
 
     With ``force=False`` an existing file (or a non-empty folder) is an error: outputs
-    replace what is there only when the user says so. An output folder (replaced as a
-    whole) must not hold any of the ``inputs`` files.
+    replace what is there only when the user says so. An output never replaces one of
+    the ``inputs`` (files or folders), ``force`` or not: the output must not be an input
+    (through a symlink or hard link either), nor a folder holding one.
 
     Examples
     --------
     >>> import tempfile
     >>> check_output(Path(tempfile.mkdtemp()) / "out.csv", directory=False)
+    >>> src = Path(tempfile.mkdtemp()) / "in.csv"
+    >>> _ = src.write_text("x")
+    >>> check_output(src, directory=False, inputs=[src])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out ... is the input ...: write the output elsewhere
     """
+    path = Path(path)
     if directory and path.exists() and not path.is_dir():
         raise ValueError(f"--out {path} exists and is not a directory")
     if not directory and path.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name")
-    if directory:
-        inside = [str(p) for p in inputs if p is not None
-                  and Path(path).resolve() in Path(p).resolve().parents]
-        if inside:
-            raise ValueError(f"--out {path} holds the input file(s) {inside}: write the "
-                             "output to another folder")
+    clash = [str(p) for p in inputs if p is not None and str(p) != ""
+             and _same_or_inside(path, Path(p))]
+    holds = [p for p in clash if path.resolve() in Path(p).resolve().parents]
+    if holds:
+        raise ValueError(f"--out {path} holds the input file(s) {holds}: write the output "
+                         "to another folder")
+    if clash:
+        raise ValueError(f"--out {path} is the input {clash[0]}: write the output elsewhere")
     if not force and path.exists() and (not directory or any(path.iterdir())):
         what = "folder" if directory else "file"
         raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"

@@ -263,7 +263,9 @@ def breakpoints_from_errors(
     ----------
     evaluation : DataFrame
         Columns ``sequence_id, min_log_lambda, max_log_lambda, fp, fn``; per sequence the
-        intervals partition (−∞, ∞).
+        intervals partition (−∞, ∞), or (b, ∞) for a sequence whose lowest row is marked
+        ``bounded`` (a path stopped at log λ = b): its breakpoints are the jumps above b,
+        so AUM and ROC hold its lowest row's errors below b (no jump is known there).
     normalize : {"count", "rate"}
         ``"rate"`` divides ΔFP by ΣΔFP and ΔFN by −ΣΔFN of this set.
     sequence_ids : sequence, optional

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, group_codes, id_list, require_columns
+from penlearn._checks import (
+    bounded_rows,
+    check_evaluation,
+    group_codes,
+    id_list,
+    require_columns,
+)
 from penlearn.aum import check_scores, threshold_groups
 from penlearn.breakpoints import Breakpoints, breakpoints_from_checked
 
@@ -226,7 +232,11 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
     evaluation : DataFrame
         Error functions: ``sequence_id, min_log_lambda, max_log_lambda, fp, fn,
         possible_fp, possible_fn`` (and ``labels``), per sequence a partition of
-        (−∞, ∞) in log λ.
+        (−∞, ∞) in log λ, or of (b, ∞) for a sequence whose lowest row is marked
+        ``bounded`` (a path stopped at log λ = b). Breakpoints, ROC and AUM hold a
+        bounded sequence's lowest row below b (no jump is known there); the ``roc`` table
+        then has a column ``exact``: True on the rows whose constant keeps every
+        sequence at or above its bound (the rows that depend on nothing below a bound).
     log_lambda : Series, dict, DataFrame or array
         Predicted log λ per sequence: a Series/dict keyed by sequence id, a DataFrame
         with ``sequence_id, log_lambda``, or an array in the evaluation's order of first
@@ -385,6 +395,13 @@ def roc_change_checked(ev: pd.DataFrame, log_lambda) -> ROCChange:
             "error_percent": 100.0 * errors / n_labels,
         }
     )
+    if "bounded" in ev.columns:
+        # bounded error functions claim nothing below their bound b: a row is exact when
+        # every sequence's log λ (prediction + constant) is at or above its b
+        low = last & bounded_rows(ev)
+        lo_last = ev["min_log_lambda"].to_numpy(float)[low]
+        c_star = float(np.max(lo_last - pred[codes[low]])) if low.any() else -np.inf
+        roc["exact"] = min_thresh >= c_star
     with np.errstate(invalid="ignore"):
         area = np.where(min_fp_fn == 0, 0.0, min_fp_fn * (max_thresh - min_thresh))
     auc, polygon = _path_auc_polygon(fpr, tpr)

@@ -46,6 +46,7 @@ import warnings
 import numba
 import numpy as np
 
+from penlearn._interrupt import deferred_interrupts
 from penlearn.changepoint._fp_pieces import (
     HI,
     L2,
@@ -293,9 +294,10 @@ def _run(y, w, term, prev, penalty, F, last, loss_code, dom, progress, weight_pe
     p, ps, q, qs, n_p, run_scale = _new_state()
     for t0 in range(1, n + 1, _CHUNK):
         t1 = min(n + 1, t0 + _CHUNK)
-        p, ps, q, qs, n_p, run_scale = run_layer(
-            y, w, term, prev, penalty, F, last, t0, t1, loss_code, dom[0], dom[1],
-            p, ps, q, qs, n_p, run_scale)
+        with deferred_interrupts():  # Ctrl-C handled between chunks, never inside one
+            p, ps, q, qs, n_p, run_scale = run_layer(
+                y, w, term, prev, penalty, F, last, t0, t1, loss_code, dom[0], dom[1],
+                p, ps, q, qs, n_p, run_scale)
         if progress is not None:
             progress((t1 - t0) * weight_per_step)
 
@@ -303,7 +305,8 @@ def _run(y, w, term, prev, penalty, F, last, loss_code, dom, progress, weight_pe
 def _costs(y, w, ends, loss_code):
     e = np.asarray(ends, dtype=np.int64)
     s = np.r_[0, e[:-1]].astype(np.int64)
-    return segment_costs(y, w, s, e, loss_code)
+    with deferred_interrupts():
+        return segment_costs(y, w, s, e, loss_code)
 
 
 def _unscaled(scaled: np.ndarray, scale: float) -> np.ndarray:

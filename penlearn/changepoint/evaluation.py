@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, id_list, require_columns
+from penlearn._checks import bounded_rows, check_evaluation, id_list, require_columns
 from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
 from penlearn.changepoint.model_selection import _as_vector, selection_path
 
@@ -135,7 +135,10 @@ def target_intervals(evaluation: pd.DataFrame) -> pd.DataFrame:
 
     Consecutive intervals with the minimum number of errors are joined into runs; the
     run of largest total width in log λ is the target (ties: the run with larger
-    penalty). This is the output of interval regression (Hocking et al. 2013, ICML;
+    penalty). A *bounded* sequence (lowest row marked ``bounded``, see
+    :func:`~penlearn._checks.check_evaluation`) has its minimum over the known rows, and
+    a run that reaches the bound b ends there (a finite lower limit): nothing below b
+    is claimed. This is the output of interval regression (Hocking et al. 2013, ICML;
     ``penaltyLearning::targetIntervals``).
 
     Parameters
@@ -187,10 +190,12 @@ def target_intervals(evaluation: pd.DataFrame) -> pd.DataFrame:
     out_lo = np.empty(len(uniques))
     out_hi = np.empty(len(uniques))
     out_err = np.empty(len(uniques))
+    marked = bounded_rows(ev)
     for g, sid in enumerate(uniques):
         idx = order[bounds[g] : bounds[g + 1]]
         slo, shi = lo[idx], hi[idx]
-        if slo[0] != -np.inf or shi[-1] != np.inf or (slo[1:] != shi[:-1]).any():
+        if ((slo[0] != -np.inf and not marked[idx[0]]) or shi[-1] != np.inf
+                or (slo[1:] != shi[:-1]).any()):
             raise ValueError(
                 f"evaluation: the log λ intervals of sequence {sid!r} do not partition "
                 "(-inf, inf)"

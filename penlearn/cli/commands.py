@@ -271,7 +271,7 @@ def _segmentation_settings(ds) -> dict | None:
 
 def cmd_learn(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=False, force=args.force)
+    check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     ds = load_data(args.data_dir, progress=not args.quiet)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
@@ -314,7 +314,8 @@ def cmd_predict(args) -> int:
     model = _load_model(args.model)
     inputs = read_inputs(args.data)
     if args.out is not None:
-        check_output(Path(args.out), directory=False, force=args.force)
+        check_output(Path(args.out), directory=False, force=args.force,
+                     inputs=[args.model, args.data])
     ids = list(inputs.index)
     if args.fold is not None:
         ds = load_uci(args.data)
@@ -337,7 +338,9 @@ def cmd_predict(args) -> int:
 
 def cmd_report(args) -> int:
     out = Path(args.out)
-    check_output(out, directory=False, force=args.force)
+    check_output(out, directory=False, force=args.force,
+                 inputs=[args.data_dir, *(_parse_named(m, "--model")[1] for m in args.model or ()),
+                         *(_parse_named(p, "--predictions")[1] for p in args.predictions or ())])
     if not args.model and not args.predictions:
         raise ValueError("give at least one --model MODEL.json or --predictions CSV")
     ds = load_data(args.data_dir, progress=not args.quiet)

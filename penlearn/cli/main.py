@@ -8,6 +8,7 @@ import os
 import sys
 import warnings
 
+from penlearn._interrupt import interrupt_in_chain
 from penlearn._version import package_version
 from penlearn.atomic_files import Terminated, sigterm_unwinds
 from penlearn.changepoint.features import FEATURE_SETS
@@ -207,6 +208,14 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print(f"penlearn {args.command}: interrupted", file=sys.stderr)
             return 130
+        except SystemError as exc:  # an interrupt raised inside a compiled kernel's call
+            ki = interrupt_in_chain(exc)
+            if ki is None:
+                raise
+            term = isinstance(ki, Terminated)
+            print(f"penlearn {args.command}: {'terminated' if term else 'interrupted'}",
+                  file=sys.stderr)
+            return 143 if term else 130
         except BrokenPipeError:  # e.g. predict | head: the reader has what it wanted
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -3,24 +3,66 @@
 ``penlearn peaks COVERAGE --penalty P --out peaks.bed`` solves the PeakSeg model of every
 (sample, window) at λ = P; ``--model model.json`` predicts each window's log λ from its
 36 coverage features first. One sample gives one BED file; several samples give a
-folder with one ``<sample_id>.bed`` each.
+folder with one ``<sample>.bed`` each, the sample id encoded into a safe file name
+(:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
+as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
+genome browser shows beside the coverage.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import re
+import urllib.parse
 from pathlib import Path
 
 import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
-from penlearn.peaks.bed_io import write_bed
+from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.peak_evaluation import predict_peaks
 
-__all__ = ["add_peaks_arguments", "cmd_peaks"]
+__all__ = ["add_peaks_arguments", "cmd_peaks", "sample_file_names"]
+
+MEANS_SUFFIX = {"bedGraph": ".bedGraph", "bigWig": ".bw"}
+_MAX_NAME = 200  # bytes of a file name's stem (file systems allow 255)
+
+
+def sample_file_names(samples) -> dict:
+    """A safe, distinct file-name stem for every sample id (ids are not paths).
+
+    Every character but ASCII letters, digits and ``_ - ~ .`` is percent-encoded
+    (``%`` itself too, so two ids never share a name), and a leading ``.`` as well (no
+    hidden files, no ``..``): ``../../victim`` becomes ``%2E.%2F..%2Fvictim``, and ``A``
+    and ``sub/../A`` stay two files. Empty ids, ids whose names differ only in case (one
+    file on macOS / Windows) and names longer than 200 bytes are refused.
+
+    Examples
+    --------
+    >>> sample_file_names(["A", "sub/../A", "../x"])
+    {'A': 'A', 'sub/../A': 'sub%2F..%2FA', '../x': '%2E.%2Fx'}
+    """
+    names, seen = {}, {}
+    for sid in samples:
+        text = str(sid)
+        if not text:
+            raise ValueError("a sample id is empty: it cannot name an output file "
+                             "(give every sample a non-empty id)")
+        stem = urllib.parse.quote(text, safe="-_~.")
+        if stem.startswith("."):
+            stem = "%2E" + stem[1:]
+        if len(stem.encode()) > _MAX_NAME:
+            raise ValueError(f"sample id {text[:40]!r}... is too long to name an output file")
+        other = seen.setdefault(stem.casefold(), text)
+        if other != text:
+            raise ValueError(f"sample ids {other!r} and {text!r} differ only in case: their "
+                             "files would be one on case-insensitive file systems")
+        names[text] = stem
+    return names
 
 
 def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
@@ -36,26 +78,81 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     return pd.Series(model.predict(features), index=features.index)
 
 
+def _means_path(out: Path, fmt: str) -> Path:
+    """``peaks.bed[.gz]`` -> ``peaks.bedGraph`` / ``peaks.bw`` beside it."""
+    name = out.name
+    for suffix in (".gz", ".bed"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return out.with_name(name + MEANS_SUFFIX[fmt])
+
+
+def _check_outputs(args, outs: list[Path], directory: bool) -> None:
+    """Fail before any work on outputs that would replace or sit among the inputs."""
+    inputs = [args.coverage] + ([args.model] if args.model else [])
+    for out in outs:
+        check_output(out, directory=directory, force=args.force, inputs=inputs)
+    folder = Path(args.coverage)
+    if folder.is_dir():
+        for out in outs:
+            target = out.resolve()
+            if folder.resolve() in target.parents:
+                raise ValueError(f"--out {out} is inside the input folder {folder}: the next "
+                                 "run would read it as coverage; write it elsewhere")
+
+
+def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None) -> int:
+    """The BED file (name = sample, score = peak mean) and the means of one sample."""
+    peaks = segs[segs["status"] == "peak"]
+    # BED names and track lines hold no whitespace / quotes: those are percent-encoded
+    label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
+                                           str(sid))
+    bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
+                        "chromEnd": peaks["chromEnd"], "name": label,
+                        "score": peaks["mean"].round(6)})
+    cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3 else [])
+    name = None if args.track is None else " ".join(
+        x for x in (args.track, "" if sid is None else label) if x) or "penlearn peaks"
+    write_bed(bed[cols], path, track=name)
+    if means is not None:
+        track = None if name is None else f"{name} means"
+        if args.means == "bigWig":
+            write_bigwig(segs, means)
+        else:
+            write_bedgraph(segs, means, track=track)
+    return len(peaks)
+
+
 def cmd_peaks(args) -> int:
-    """coverage -> (log λ per window) -> PeakSeg peaks -> BED."""
+    """coverage -> (log λ per window) -> PeakSeg peaks -> BED (+ segment means)."""
+    if not str(args.out).strip():
+        raise ValueError("--out is empty (an unset shell variable?): give a file or folder")
     out = Path(args.out)
+    if args.track:
+        track_line(args.track)  # a bad name fails now, not after the work
+    if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
+        raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
-    check_output(out, directory=several, force=args.force, inputs=[args.coverage])
+    means = _means_path(out, args.means) if args.means and not several else None
+    _check_outputs(args, [out] + ([means] if means else []), several)
+    names = sample_file_names(samples) if several else {}
     log_lambda = _log_lambda(args, coverage, report)
     report(f"peak models of {len(samples)} sample(s)")
-    peaks = predict_peaks(coverage, log_lambda)
-    bed = ["chrom", "chromStart", "chromEnd"]
-    if not several:
-        write_bed(peaks[bed], out)  # atomic
-        print(f"penlearn peaks: wrote {len(peaks)} peaks to {out}")
+    segs = predict_peaks(coverage, log_lambda, segments=True)
+    if not several:  # each file is written atomically
+        n = _write_sample(segs, samples[0], out, args, means)
+        print(f"penlearn peaks: wrote {n} peaks to {out}")
         return 0
+    n = 0
     with staged_dir(out, replace=args.force) as tmp:
         for s in samples:
-            write_bed(peaks.loc[peaks["sample_id"] == s, bed], tmp / f"{s}.bed")
-    print(f"penlearn peaks: wrote {len(peaks)} peaks of {len(samples)} samples to {out}/")
+            stem = names[str(s)]
+            part = segs[segs["sample_id"] == s]
+            m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
+            n += _write_sample(part, s, tmp / f"{stem}.bed", args, m)
+    print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/")
     return 0
 
 
@@ -70,4 +167,15 @@ def add_peaks_arguments(p) -> None:
                    help="a model from 'penlearn learn' on ChIP-seq features: each window's "
                    "log λ is predicted from its coverage features")
     p.add_argument("--out", required=True, metavar="OUT",
-                   help="BED file to write (one sample), or folder of <sample_id>.bed files")
+                   help="BED file to write (one sample), or folder of <sample>.bed files "
+                   "(sample ids percent-encoded into file names: '/' is %%2F)")
+    p.add_argument("--bed3", action="store_true",
+                   help="BED with 3 columns only (default: also name = sample and "
+                   "score = the peak's mean coverage)")
+    p.add_argument("--track", default=None, metavar="NAME", nargs="?", const="",
+                   help="start each file with a genome-browser 'track' line named NAME "
+                   "and the sample")
+    p.add_argument("--means", default=None, choices=tuple(MEANS_SUFFIX),
+                   help="also write every segment's mean: OUT's name with .bedGraph / .bw "
+                   "(one sample) or <sample>.bedGraph / .bw in the folder (bigWig needs "
+                   "pyBigWig)")

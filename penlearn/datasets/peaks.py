@@ -20,7 +20,7 @@ from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
 from penlearn.peaks.bed_io import read_peak_labels
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
-from penlearn.peaks.peak_evaluation import peak_error_functions
+from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
 
 __all__ = ["LABEL_FILES", "is_peak_folder", "load_data", "load_peak_folder"]
 
@@ -48,7 +48,7 @@ def is_peak_folder(path: str | os.PathLike) -> bool:
         and _labels_file(folder) is not None
 
 
-def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = None,
+def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT_MAX_PEAKS,
                      n_folds: int = 3, seed: int = 1, executor: Executor | None = None,
                      progress: bool = False) -> UCIDataSet:
     """A coverage + peak labels folder as a data set (computed, not read).
@@ -57,8 +57,11 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = None,
     ----------
     path : path
         The folder (see the module docstring for its files).
-    max_peaks : int, optional
-        Bound of each sample's path of peak models.
+    max_peaks : int or None
+        Bound of each sample's path of peak models (default
+        :data:`~penlearn.peaks.peak_evaluation.DEFAULT_MAX_PEAKS`; None: down to
+        penalty 0); the evaluation table is bounded there (see
+        :func:`~penlearn.peaks.peak_evaluation.peak_error_functions`).
     n_folds, seed : int
         Random CV folds (``cv["random"]``) over the labeled (sample, window) sequences.
     executor : concurrent.futures.Executor, optional
@@ -121,4 +124,15 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
     """
     if is_peak_folder(path):
         return load_peak_folder(path, **kwargs)
+    folder = Path(path)
+    if folder.is_dir() and _find(folder, "evaluation") is None and _has_coverage(folder):
+        raise FileNotFoundError(f"{folder} has coverage but no peak labels (one of "
+                                f"{', '.join(LABEL_FILES)}) and no evaluation.csv")
     return load_uci(path)
+
+
+def _has_coverage(folder: Path) -> bool:
+    """True when the folder holds coverage files (bedGraph, bigWig or coverage.csv)."""
+    patterns = ("*.bedGraph", "*.bedGraph.gz", "*.bedgraph", "*.bedgraph.gz", "*.bw",
+                "*.bigWig", "coverage.csv", "coverage.csv.gz")
+    return any(next(folder.glob(p), None) is not None for p in patterns)

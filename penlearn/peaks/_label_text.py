@@ -15,7 +15,13 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-BROWSER_LINE = re.compile(r"^\s*([^\s:]+):([\d,]+)-([\d,]+)\s+(\S+)((?:\s+\S+)*)\s*$")
+#: ``chrom:first-last annotation [groups]``; positions in ASCII digits, either plain or
+#: with thousands commas in their places (``33,456,000``, not ``3,3456,000``).
+_POSITION = r"([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)"
+BROWSER_LINE = re.compile(r"^\s*([^\s:]+):" + _POSITION + "-" + _POSITION
+                          + r"\s+(\S+)((?:\s+\S+)*)\s*$")
+#: Any line of the browser format, well-formed or not (tells the format apart).
+BROWSER_LIKE = re.compile(r"^\s*[^\s:]+:[\d,]+-[\d,]+\s")
 
 
 def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, list[int]]:
@@ -38,6 +44,9 @@ def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, lis
         if not in_block:
             window, in_block = window + 1, True
         first, last = (int(m.group(k).replace(",", "")) for k in (2, 3))
+        if max(first, last) >= 2**63:
+            raise ValueError(f"{path}, line {lineno}: position {max(first, last)} is beyond "
+                             "the 64-bit integer range")
         start = first - 1 if coordinates == "browser" else first
         rows.append((m.group(1), start, last, m.group(4), " ".join(m.group(5).split()),
                      window))
@@ -46,9 +55,11 @@ def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, lis
     return pd.DataFrame(rows, columns=cols), numbers
 
 
-def expand_groups(labels: pd.DataFrame, samples) -> pd.DataFrame:
+def expand_groups(labels: pd.DataFrame, samples, where=None) -> pd.DataFrame:
     """One row per (sample, label): the annotation where the sample's group (or id) is
-    listed or nothing is listed, ``noPeaks`` elsewhere."""
+    listed or nothing is listed, ``noPeaks`` elsewhere. A listed word that is no sample
+    id and no group is an error (a typo would otherwise make the label ``noPeaks`` for
+    every sample); ``where(i)`` names label ``i`` in that message."""
     if isinstance(samples, pd.DataFrame):
         require_columns(samples, ["sample_id", "group"], "samples")
         groups = dict(zip(samples["sample_id"].astype(str), samples["group"].astype(str)))
@@ -59,6 +70,14 @@ def expand_groups(labels: pd.DataFrame, samples) -> pd.DataFrame:
                         f"columns sample_id, group; got {type(samples).__name__}")
     parts = []
     listed = labels["groups"].str.split()
+    known = set(groups) | set(groups.values())
+    for i, words in enumerate(listed):
+        unknown = [w for w in words if w not in known]
+        if unknown:
+            loc = where(i) if where is not None else f"label row {i}"
+            raise ValueError(f"{loc}: {unknown[0]!r} is no sample id or group of the samples "
+                             f"({', '.join(sorted(known)[:10])}"
+                             f"{', ...' if len(known) > 10 else ''})")
     for sid, group in groups.items():
         hit = listed.map(lambda g, sid=sid, group=group: not g or sid in g or group in g)
         parts.append(labels.assign(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,8 +30,9 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 
 
 def read_text(path: str | os.PathLike) -> str:
+    """The file's text (UTF-8; a byte-order mark at its start is dropped)."""
     try:
-        return read_bytes(path).decode("utf-8")
+        return read_bytes(path).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not a text file (invalid UTF-8 at byte {exc.start})") from exc
 
@@ -46,28 +48,52 @@ def data_lines(text: str) -> tuple[list[int], list[str]]:
     return numbers, lines
 
 
+#: A plain decimal integer in ASCII digits (no ``_``, no other scripts' digits, no ``+``).
+_INTEGER = re.compile(r"-?[0-9]+")
+_INT64 = (-(2**63), 2**63 - 1)
+#: Lines of plain integers of at most 18 digits (int64 holds them all): the fast path.
+_SHORT_INTEGER_LINES = re.compile(r"(?:[ \t]*-?[0-9]{1,18}[ \t]*\n)*")
+
+
 def parse_integers(tokens: list[str], where: Callable[[int], str], col: str,
                    allow_float: bool = False) -> np.ndarray:
-    """Parse integer text; report the first bad token with its location."""
-    try:
-        return np.array(tokens, dtype=str).astype(np.int64) if tokens else np.zeros(0, np.int64)
-    except (ValueError, OverflowError):
-        pass
+    """Parse integer text exactly into int64; report the first bad token with its location.
+
+    Only plain decimal integers are taken (``12``, ``-3``): forms Python's ``int()`` also
+    accepts (``1_000``, ``+5``, non-ASCII digits) and values beyond int64 are errors.
+    With ``allow_float``, integral floats (``1e3``) are taken too.
+
+    Examples
+    --------
+    >>> parse_integers(["10", "-2"], lambda i: f"line {i + 1}", "chromStart").tolist()
+    [10, -2]
+    >>> parse_integers(["1_000"], lambda i: f"line {i + 1}", "chromStart")
+    Traceback (most recent call last):
+    ...
+    ValueError: line 1: chromStart must be an integer, got '1_000'
+    """
+    if not tokens:
+        return np.zeros(0, np.int64)
+    if _SHORT_INTEGER_LINES.fullmatch("\n".join(tokens) + "\n"):
+        return np.array(tokens, dtype=str).astype(np.int64)  # no overflow possible
+    stripped = [t.strip() for t in tokens]
     values = np.zeros(len(tokens), np.int64)
-    for i, tok in enumerate(tokens):
-        try:
-            values[i] = int(tok)
-            continue
-        except ValueError:
-            pass
-        try:
-            x = float(tok)
-        except ValueError:
-            x = None
-        if allow_float and x is not None and np.isfinite(x) and x == round(x):
-            values[i] = int(x)
-            continue
-        raise ValueError(f"{where(i)}: {col} must be an integer, got {tok!r}")
+    for i, tok in enumerate(stripped):
+        x = None
+        if _INTEGER.fullmatch(tok):
+            x = int(tok)
+        elif allow_float:
+            try:
+                f = float(tok)
+            except ValueError:
+                f = None
+            if f is not None and np.isfinite(f) and f == round(f):
+                x = int(f)
+        if x is None:
+            raise ValueError(f"{where(i)}: {col} must be an integer, got {tokens[i]!r}")
+        if not _INT64[0] <= x <= _INT64[1]:
+            raise ValueError(f"{where(i)}: {col} {tok} is beyond the 64-bit integer range")
+        values[i] = x
     return values
 
 

@@ -14,19 +14,19 @@ from __future__ import annotations
 import gzip
 import io
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.atomic_files import write_bytes_atomic
-from penlearn.peaks._label_text import BROWSER_LINE, browser_labels, expand_groups
+from penlearn.atomic_files import staged_file, write_bytes_atomic
+from penlearn.peaks._label_text import BROWSER_LIKE, browser_labels, expand_groups
 from penlearn.peaks._text_files import (
     data_lines,
     first_data_line,
     four_fields,
     header_fields,
-    integer_series,
     parse_integers,
     read_text,
 )
@@ -110,23 +110,26 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
     text = read_text(path)
     first = first_data_line(text)
     header = header_fields(first)
-    if BROWSER_LINE.match(first):
+    if BROWSER_LIKE.match(first):
         df, numbers = browser_labels(path, text, coordinates)
     elif header is not None:
         sep = "," if "," in first else "\t"
-        df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False,
-                         dtype={c: str for c in header if c not in ("chromStart", "chromEnd")})
+        try:
+            df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, dtype=str)
+        except pd.errors.ParserError as exc:  # ragged rows
+            raise ValueError(f"{path}: {' '.join(str(exc).split())}") from exc
         require_columns(df, ["chrom", "chromStart", "chromEnd", "annotation"], str(path))
         numbers = list(range(2, len(df) + 2))
-        for col in ("chromStart", "chromEnd"):
-            df[col] = integer_series(df, col, lambda i: f"{path}, line {numbers[i]}")
+        for col in ("chromStart", "chromEnd"):  # exact int64, as text (no float rounding)
+            df[col] = parse_integers(df[col].tolist(), lambda i: f"{path}, line {numbers[i]}",
+                                     col)
     else:
         df, numbers = _bed_labels(path, text)
     if samples is not None:
         if "groups" not in df.columns:
             raise ValueError("samples= applies to the labels text format only; "
                              f"{path} is a table (give sample_id as a column instead)")
-        df = expand_groups(df, samples)
+        df = expand_groups(df, samples, where=lambda i: f"{path}, line {numbers[i]}")
         numbers = numbers * (len(df) // max(len(numbers), 1))
 
     def where(i: int) -> str:
@@ -138,28 +141,68 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
     return df
 
 
+def _text_column(values, col: str) -> np.ndarray:
+    """A BED text column: non-empty, no whitespace (BED fields are tab / space separated)."""
+    raw = pd.Series(values)
+    text = np.array([str(v) for v in raw], dtype=object)
+    bad = raw.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t) for t in text],
+                                           dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"peaks column {col!r} must be non-empty text without spaces, tabs "
+                         f"or newlines; row {i} has {raw.iloc[i]!r}")
+    return text
+
+
+def track_line(track) -> str:
+    """A UCSC ``track`` line: from a name (str) or a mapping of ``key=value`` attributes.
+
+    Examples
+    --------
+    >>> track_line("my peaks")
+    'track name="my peaks"'
+    >>> track_line({"type": "bedGraph", "name": "means"})
+    'track type=bedGraph name="means"'
+    """
+    attrs = {"name": track} if isinstance(track, str) else dict(track)
+    parts = []
+    for key, value in attrs.items():
+        key, value = str(key), str(value)
+        if not key.isidentifier() or any(c in value for c in '"\n\r'):
+            raise ValueError(f"track attribute {key}={value!r}: keys must be words and "
+                             "values must not hold quotes or newlines")
+        plain = key == "type" and value.isidentifier()
+        parts.append(f"{key}={value}" if plain else f'{key}="{value}"')
+    return "track " + " ".join(parts)
+
+
 def _peaks_text(peaks: pd.DataFrame) -> str:
     clean = check_peaks(peaks.drop(columns="sample_id", errors="ignore"))
     out = clean[["chrom", "chromStart", "chromEnd"]].copy()
+    out["chrom"] = _text_column(peaks["chrom"].to_numpy(), "chrom")
     if "name" in peaks.columns or "score" in peaks.columns:
-        names = (peaks["name"].astype(str).to_numpy() if "name" in peaks.columns
-                 else np.full(len(peaks), "."))
-        bad = [i for i, n in enumerate(names) if not n or any(c.isspace() for c in n)]
-        if bad:
-            raise ValueError(f"peaks column 'name' must be non-empty without spaces or "
-                             f"tabs; row {bad[0]} has {names[bad[0]]!r}")
-        out["name"] = names
+        out["name"] = (_text_column(peaks["name"].to_numpy(), "name")
+                       if "name" in peaks.columns else np.full(len(peaks), "."))
     if "score" in peaks.columns:
-        score = pd.to_numeric(peaks["score"], errors="coerce")
-        if score.isna().any():
-            i = int(np.flatnonzero(score.isna().to_numpy())[0])
-            raise ValueError(f"peaks column 'score' must be numeric; row {i} has "
+        score = pd.to_numeric(peaks["score"], errors="coerce").astype(float)
+        if not np.isfinite(score.to_numpy()).all():
+            i = int(np.flatnonzero(~np.isfinite(score.to_numpy()))[0])
+            raise ValueError(f"peaks column 'score' must hold finite numbers; row {i} has "
                              f"{peaks['score'].iloc[i]!r}")
         out["score"] = score.to_numpy()
     return out.to_csv(sep="\t", header=False, index=False, lineterminator="\n")
 
 
-def write_bed(peaks: pd.DataFrame, path: str | os.PathLike) -> None:
+def _write_text(text: str, path, track) -> None:
+    if track is not None:
+        text = track_line(track) + "\n" + text
+    data = text.encode("utf-8")
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    write_bytes_atomic(path, data)
+
+
+def write_bed(peaks: pd.DataFrame, path: str | os.PathLike, *, track=None) -> None:
     """Write peaks as a BED file, atomically (a temporary file, then a rename).
 
     Parameters
@@ -172,11 +215,15 @@ def write_bed(peaks: pd.DataFrame, path: str | os.PathLike) -> None:
     path : path-like
         Output file: tab-separated, no header; gzip-compressed when the name ends in
         ``.gz``. The file appears complete or not at all.
+    track : str or mapping, optional
+        A ``track`` line first (see :func:`track_line`): a name, or attributes such as
+        ``{"name": "peaks", "description": "PeakSeg peaks"}``.
 
     Raises
     ------
     ValueError
-        On an invalid table (nothing is written).
+        On an invalid table (nothing is written): empty / NaN chromosomes or names,
+        names with spaces, tabs or newlines, non-numeric scores, bad coordinates.
 
     Examples
     --------
@@ -192,10 +239,103 @@ def write_bed(peaks: pd.DataFrame, path: str | os.PathLike) -> None:
             "peaks hold several samples (sample_id column); BED has no sample column, "
             "so write one file per sample (e.g. peaks.groupby('sample_id'))"
         )
-    data = _peaks_text(peaks).encode("utf-8")
-    if str(path).endswith(".gz"):
-        data = gzip.compress(data, mtime=0)
-    write_bytes_atomic(path, data)
+    _write_text(_peaks_text(peaks), path, track)
+
+
+def write_bedgraph(segments: pd.DataFrame, path: str | os.PathLike, *, value: str = "mean",
+                   track=None) -> None:
+    """Write segment means (or another value column) as a bedGraph file, atomically.
+
+    Parameters
+    ----------
+    segments : DataFrame
+        ``chrom, chromStart, chromEnd`` and the ``value`` column, e.g. the ``segments``
+        of a :class:`~penlearn.peaks.peakseg.PeakSegModel` (one sample; regions not
+        overlapping).
+    path : path-like
+        Output file (gzip when the name ends in ``.gz``).
+    value : str
+        The column written fourth.
+    track : str or mapping, optional
+        A ``track`` line first; ``type=bedGraph`` is added when missing.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "means.bedGraph"
+    >>> seg = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 20], "chromEnd": [20, 40],
+    ...                     "mean": [1.5, 29.0]})
+    >>> write_bedgraph(seg, p)
+    >>> p.read_text()
+    'chr1\\t0\\t20\\t1.5\\nchr1\\t20\\t40\\t29.0\\n'
+    """
+    require_columns(segments, ["chrom", "chromStart", "chromEnd", value], "segments")
+    peaks = segments[["chrom", "chromStart", "chromEnd"]]
+    clean = check_peaks(peaks, name="segments")
+    clean["chrom"] = _text_column(segments["chrom"].to_numpy(), "chrom")
+    v = pd.to_numeric(segments[value], errors="coerce").to_numpy(float)
+    if not np.isfinite(v).all():
+        i = int(np.flatnonzero(~np.isfinite(v))[0])
+        raise ValueError(f"segments column {value!r} must be finite numbers; row {i} has "
+                         f"{segments[value].iloc[i]!r}")
+    clean["value"] = v
+    if track is not None:
+        track = {"name": track} if isinstance(track, str) else dict(track)
+        track = {"type": "bedGraph", **track}
+    _write_text(clean.to_csv(sep="\t", header=False, index=False, lineterminator="\n"),
+                path, track)
+
+
+def write_bigwig(segments: pd.DataFrame, path: str | os.PathLike, *, value: str = "mean",
+                 chrom_sizes=None) -> None:
+    """Write segment means as a bigWig file (needs ``pyBigWig``), atomically.
+
+    Parameters
+    ----------
+    segments : DataFrame
+        As for :func:`write_bedgraph`.
+    path : path-like
+        Output file.
+    value : str
+        The column written.
+    chrom_sizes : mapping, optional
+        Chromosome lengths for the header; default: each chromosome's last ``chromEnd``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "means.bw"
+    >>> seg = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 20], "chromEnd": [20, 40],
+    ...                     "mean": [1.5, 29.0]})
+    >>> write_bigwig(seg, p)  # doctest: +SKIP
+    """
+    try:
+        import pyBigWig
+    except ImportError as exc:
+        raise ImportError("bigWig output needs pyBigWig: pip install 'penlearn[bigwig]'"
+                          ) from exc
+    require_columns(segments, ["chrom", "chromStart", "chromEnd", value], "segments")
+    clean = check_peaks(segments[["chrom", "chromStart", "chromEnd"]], name="segments")
+    clean["chrom"] = _text_column(segments["chrom"].to_numpy(), "chrom")
+    clean["value"] = pd.to_numeric(segments[value], errors="coerce").to_numpy(float)
+    if not np.isfinite(clean["value"]).all():
+        raise ValueError(f"segments column {value!r} must be finite numbers")
+    clean = clean.sort_values(["chrom", "chromStart"], kind="stable")
+    ends = clean.groupby("chrom", sort=False)["chromEnd"].max()
+    sizes = {c: int(e) for c, e in ends.items()}
+    if chrom_sizes is not None:
+        for c, e in sizes.items():
+            if c not in chrom_sizes or int(chrom_sizes[c]) < e:
+                raise ValueError(f"chrom_sizes must give chromosome {c!r} a length >= {e}")
+        sizes = {c: int(chrom_sizes[c]) for c in sizes}
+    with staged_file(Path(path)) as tmp:
+        bw = pyBigWig.open(str(tmp), "w")
+        try:
+            bw.addHeader(list(sizes.items()))
+            bw.addEntries(clean["chrom"].tolist(), clean["chromStart"].tolist(),
+                          ends=clean["chromEnd"].tolist(), values=clean["value"].tolist())
+        finally:
+            bw.close()
 
 
 def read_bed(path: str | os.PathLike) -> pd.DataFrame:
@@ -218,11 +358,15 @@ def read_bed(path: str | os.PathLike) -> pd.DataFrame:
         return f"{path}, line {numbers[i]}"
 
     fields = [line.split("\t") if "\t" in line else line.split() for line in lines]
-    width = min((len(f) for f in fields), default=3)
-    if width < 3:
-        i = next(i for i, f in enumerate(fields) if len(f) < 3)
+    counts = np.array([len(f) for f in fields], dtype=np.int64)
+    if len(fields) and (counts < 3).any():
+        i = int(np.flatnonzero(counts < 3)[0])
         raise ValueError(f"{where(i)}: expected at least 3 fields, got {lines[i]!r}")
-    width = min(width, 5)
+    if len(fields) and (counts != counts[0]).any():
+        i = int(np.flatnonzero(counts != counts[0])[0])
+        raise ValueError(f"{where(i)}: {counts[i]} fields, but line {numbers[0]} has "
+                         f"{counts[0]}: every line of a BED file has the same fields")
+    width = min(int(counts[0]) if len(fields) else 3, 5)
     cols = list(zip(*(f[:width] for f in fields))) if fields else [()] * width
     out = pd.DataFrame({"chrom": pd.array(cols[0], dtype=str),
                         "chromStart": parse_integers(list(cols[1]), where, "chromStart"),
@@ -230,7 +374,17 @@ def read_bed(path: str | os.PathLike) -> pd.DataFrame:
     if width >= 4:
         out["name"] = pd.array(cols[3], dtype=str)
     if width == 5:
-        out["score"] = pd.to_numeric(pd.Series(cols[4]), errors="coerce").to_numpy(float)
+        text = pd.Series(cols[4], dtype=object)
+        score = pd.to_numeric(text.where(text != "."), errors="coerce")
+        bad = score.isna().to_numpy() & (text != ".").to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{where(i)}: score must be a number (or '.'), got {cols[4][i]!r}")
+        out["score"] = score.to_numpy(float)
+    negative = out["chromStart"].to_numpy() < 0
+    if negative.any():
+        i = int(np.flatnonzero(negative)[0])
+        raise ValueError(f"{where(i)}: chromStart must be >= 0, got {out['chromStart'].iloc[i]}")
     bad = out["chromStart"].to_numpy() >= out["chromEnd"].to_numpy()
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

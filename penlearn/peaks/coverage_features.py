@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks.contigs import check_gaps, fill_gaps
 from penlearn.peaks.coverage_io import check_coverage_rows
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
@@ -167,22 +168,27 @@ def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
                      ignore_index=True)
 
 
-def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = None
-                      ) -> pd.DataFrame:
+def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = None, *,
+                      gaps: str = "fill") -> pd.DataFrame:
     """The 36 UCI ChIP-seq features of every (sample, window) of coverage.
 
     Parameters
     ----------
     coverage : DataFrame
         ``chrom, chromStart, chromEnd, count`` and optionally ``sample_id`` (the long
-        table of :func:`~penlearn.peaks.coverage_io.read_coverage`); per sample,
-        rows grouped by chromosome and sorted without overlaps, integer counts >= 0.
+        table of :func:`~penlearn.peaks.coverage_io.read_coverage`): many samples and
+        chromosomes; per sample, rows grouped by chromosome and sorted without overlaps,
+        integer counts >= 0.
     windows : DataFrame, optional
         ``chrom, chromStart, chromEnd`` (0-based half-open) and optionally ``sample_id``
         (the window then applies to that sample only, else to every sample) and
         ``sequence_id`` (its id in the output). Coverage rows are clipped to the window;
         rows outside it are not counted. By default each sample's chromosome is one
         window, from its first chromStart to its last chromEnd.
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between two rows of a sample's chromosome count as zero-count
+        bases (default: the features of a gapped file are those of the filled file), or
+        are refused (:func:`~penlearn.peaks.contigs.fill_gaps`).
 
     Returns
     -------
@@ -204,7 +210,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     >>> f.index.tolist(), float(f.loc["s1/chr1:0-4", "quartile.75%"]), f.shape
     (['s1/chr1:0-4'], 0.5, (1, 36))
     """
-    cov = _check_coverage(coverage)
+    check_gaps(gaps)
+    cov = fill_gaps(_check_coverage(coverage), gaps)
     has_samples = "sample_id" in coverage.columns
     win = sample_windows(cov, windows)
     groups = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))

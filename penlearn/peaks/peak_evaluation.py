@@ -9,6 +9,13 @@ on which the selected model is constant — that :func:`penlearn.learn_penalty` 
 :func:`penlearn.roc_change` take unchanged. Sequence ids are those of
 :func:`~penlearn.peaks.coverage_features.coverage_features`, so its feature
 table lines up with the evaluation table.
+
+Every row is exact. The path stops at a stated bound (``max_peaks``, default
+:data:`DEFAULT_MAX_PEAKS`): the table then covers log λ from the bound up (its lowest
+``min_log_lambda`` is the bound's log λ, its rows are marked ``bounded``) and claims
+nothing below it, since label errors are not monotone in the penalty. Each (sample,
+chromosome) or (sample, window) is one problem; zero-coverage gaps are filled with zero
+counts (``gaps="fill"``) or refused (``gaps="error"``).
 """
 
 from __future__ import annotations
@@ -19,48 +26,67 @@ from concurrent.futures import Executor, as_completed
 import numpy as np
 import pandas as pd
 
+from penlearn.peaks.contigs import check_gaps, fill_gaps
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
+    check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
 from penlearn.peaks.peakseg import check_coverage, peakseg, peakseg_path
 
-__all__ = ["EVALUATION_COLUMNS", "peak_error_functions", "predict_peaks",
-           "window_error_functions"]
+__all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
+           "peak_error_functions", "predict_peaks", "window_error_functions"]
+
+#: Default bound of each (sample, window)'s path: models with at most this many peaks.
+#: On the 8 labeled samples of ``H3K36me3_TDH_other_chunk1`` (12k-43k rows, 340 kb) the
+#: bound falls at log λ 6.5-7.0; every minimum-error interval lies 1.2-2.3 and every
+#: label's target interval 0.37-1.15 above it in log λ, by 3× deeper exact paths
+#: (``benchmarks/peak_bound.py``); about 80 models and 100 solves per sample.
+DEFAULT_MAX_PEAKS = 100
 
 EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
-                      "fn", "possible_fn", "labels", "errors", "peaks", "total_loss"]
+                      "fn", "possible_fn", "labels", "errors", "peaks", "total_loss", "bounded"]
 
 
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
-                           sequence_id: str = "window", max_peaks: int | None = None
-                           ) -> pd.DataFrame:
+                           sequence_id: str = "window",
+                           max_peaks: int | None = DEFAULT_MAX_PEAKS,
+                           gaps: str = "fill") -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
+
+    Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
+    penalty of its interval. The path goes down to a bound, ``max_peaks``; below it
+    nothing is claimed: the lowest row's ``min_log_lambda`` is the log λ where the path
+    stopped (finite), not −∞, unless the path is complete (down to penalty 0). Label
+    errors are not monotone in the penalty (Hocking et al. 2017, *Bioinformatics*), so
+    no rule extends a row below the bound.
 
     Parameters
     ----------
     coverage : DataFrame
-        One sample's contiguous coverage of the window, ``chrom, chromStart, chromEnd,
-        count`` (as for :func:`~penlearn.peaks.peakseg.peakseg`).
+        One sample's coverage of the window, ``chrom, chromStart, chromEnd, count`` (as
+        for :func:`~penlearn.peaks.peakseg.peakseg`; zero-coverage gaps as ``gaps``).
     labels : DataFrame
         That sample's labels inside the window: ``chrom, chromStart, chromEnd,
         annotation`` (noPeaks, peakStart, peakEnd, peaks).
     sequence_id : str
         The id written in the ``sequence_id`` column.
-    max_peaks : int, optional
-        Bound of the path (see :func:`~penlearn.peaks.peakseg.peakseg_path`). The
-        path also stops at the first model whose label errors (TP and FP of every label)
-        are those of the most complex model, the one of penalty 0: from there on more
-        peaks change no label's error at the path's two ends. The most complex model
-        kept is used for every smaller penalty.
+    max_peaks : int or None
+        Bound of the path (see :func:`~penlearn.peaks.peakseg.peakseg_path`): models
+        with at most this many peaks; default :data:`DEFAULT_MAX_PEAKS`. ``None``: the
+        full path down to penalty 0 (thousands of models on 10^4 rows).
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between rows (see :func:`~penlearn.peaks.contigs.fill_gaps`).
 
     Returns
     -------
     DataFrame
         :data:`EVALUATION_COLUMNS`, one row per model of the path, λ decreasing; the
-        intervals partition (−∞, ∞) of log λ.
+        intervals partition (b, ∞) of log λ with b the bound's log λ, and ``bounded``
+        is True, unless the path is complete (down to penalty 0: b = −∞, ``bounded``
+        False). See :func:`~penlearn._checks.check_evaluation` for bounded tables.
 
     Examples
     --------
@@ -73,6 +99,10 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     [[0, 0, 1], [1, 0, 0]]
     >>> float(ev["max_log_lambda"].iloc[0]), float(ev["min_log_lambda"].iloc[-1])
     (inf, -inf)
+    >>> bounded = window_error_functions(cov, lab, max_peaks=0)  # stops before 1 peak
+    >>> bounded["peaks"].tolist(), bool(bounded["min_log_lambda"].iloc[-1]
+    ...                                  == ev["min_log_lambda"].iloc[0])  # the same row
+    ([0], True)
     """
     lab = check_peak_labels(labels)
     codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
@@ -80,43 +110,57 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
 
-    def counts(peaks: pd.DataFrame):
-        return peak_label_counts(peaks["chromStart"].to_numpy(np.int64),
-                                 peaks["chromEnd"].to_numpy(np.int64), l_start, l_end, l_code)
-
-    # the label errors of the most complex model (penalty 0, the end of the path)
-    tp0, _, fp0, _ = counts(peakseg(coverage, 0.0).peaks)
-
-    def saturated(model) -> bool:
-        # every label already has its error at penalty 0: more peaks change nothing
-        tp, _, fp, _ = counts(model.peaks)
-        return bool((fp == fp0).all() and (tp == tp0).all())
-
-    path = peakseg_path(coverage, max_peaks=max_peaks, stop=saturated)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
-        tp, ptp, fp, pfp = counts(segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")])
+        peaks = segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")]
+        tp, ptp, fp, pfp = peak_label_counts(peaks["chromStart"].to_numpy(np.int64),
+                                             peaks["chromEnd"].to_numpy(np.int64),
+                                             l_start, l_end, l_code)
         fn = ptp - tp
         rows.append((sequence_id, m.min_log_lambda, m.max_log_lambda, int(fp.sum()),
                      int(pfp.sum()), int(fn.sum()), int(ptp.sum()), len(lab),
-                     int(fp.sum() + fn.sum()), int(m.peaks), float(m.total_loss)))
+                     int(fp.sum() + fn.sum()), int(m.peaks), float(m.total_loss),
+                     not path.complete))
     ev = pd.DataFrame(rows, columns=EVALUATION_COLUMNS)
     ev = ev.sort_values("min_log_lambda", ascending=False, kind="stable")
-    ev = ev.reset_index(drop=True)
-    ev.loc[len(ev) - 1, "min_log_lambda"] = -math.inf  # most complex model kept: λ → 0
-    return ev
+    return ev.reset_index(drop=True)
 
 
-def _windows_of(coverage: pd.DataFrame, windows):
-    """(sequence_id, sample_id, window coverage) of every (sample, window)."""
+def evaluation_bounds(evaluation: pd.DataFrame) -> pd.Series:
+    """Where each sequence's error functions stop: the lowest ``min_log_lambda``.
+
+    −∞ for a complete table; a finite b for a bounded one (a path stopped at log λ = b,
+    e.g. by ``max_peaks``): its rows claim nothing about penalties below b.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b"], "min_log_lambda": [1.0, -2.5,
+    ...                    -np.inf], "max_log_lambda": [np.inf, 1.0, np.inf]})
+    >>> evaluation_bounds(ev).to_dict()
+    {'a': -2.5, 'b': -inf}
+    """
+    return evaluation.groupby("sequence_id", sort=False)["min_log_lambda"].min()
+
+
+def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
+    """(sequence_id, sample_id, window coverage) of every (sample, window).
+
+    Gaps are filled per (sample, chromosome) before the window is cut out, so that a
+    window starting inside a gap sees the zeros there, as in the filled file."""
     cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
     by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    filled: dict = {}
     for w in sample_windows(cov, windows).itertuples(index=False):
         sid = w.sample_id if "sample_id" in coverage.columns else None
-        g = by_sample.get((w.sample_id, w.chrom))
-        if g is None:
+        key = (w.sample_id, w.chrom)
+        if key not in by_sample:
             continue
+        if key not in filled:
+            where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
+            filled[key] = fill_gaps(by_sample[key], gaps, name=where)
+        g = filled[key]
         inside = (g["chromEnd"] > w.chromStart) & (g["chromStart"] < w.chromEnd)
         gw = g[inside].copy()
         gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
@@ -126,20 +170,28 @@ def _windows_of(coverage: pd.DataFrame, windows):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
-def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None
-                  ) -> pd.DataFrame:
+def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
+                  gaps: str = "fill", segments: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
     ----------
     coverage : DataFrame
-        ``[sample_id,] chrom, chromStart, chromEnd, count``, contiguous per window.
+        ``[sample_id,] chrom, chromStart, chromEnd, count``: many samples and
+        chromosomes, each (sample, chromosome) sorted without overlaps. By default each
+        (sample, chromosome) is one window, one problem.
     log_lambda : float or Series
         One log λ for every window, or a Series indexed by the sequence ids of
         :func:`~penlearn.peaks.coverage_features.coverage_features` (e.g. a learned
         model's predictions on those features).
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between rows are filled with zero counts (default) or refused
+        (:func:`~penlearn.peaks.contigs.fill_gaps`).
+    segments : bool
+        Return every segment of the models (``status`` background / peak and ``mean``
+        columns too), not only the peaks.
 
     Returns
     -------
@@ -154,8 +206,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     >>> predict_peaks(cov, 3.0)[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
+    check_gaps(gaps)
     out = []
-    for name, sid, cov in _windows_of(coverage, windows):
+    for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
                 raise ValueError(f"log_lambda has no value for window {name!r}")
@@ -164,8 +217,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        check_coverage(cov, name=f"coverage of {name}")
-        peaks = peakseg(cov, math.exp(min(value, 700.0))).peaks
+        check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
+        model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps)
+        peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+            else model.peaks
         peaks = peaks.assign(sequence_id=name, log_lambda=value)
         if sid is not None:
             peaks.insert(0, "sample_id", sid)
@@ -175,14 +230,14 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     return pd.concat(out, ignore_index=True)
 
 
-def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
+def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows, gaps: str):
     """(sequence_id, window coverage, window labels) of every labeled (sample, window)."""
     lab = labels
     if "sample_id" not in lab.columns:
         samples = pd.unique(coverage["sample_id"]) if "sample_id" in coverage.columns else [""]
         lab = pd.concat([lab.assign(sample_id=s) for s in samples], ignore_index=True)
     lab_by = dict(list(lab.groupby(["sample_id", "chrom"], sort=False)))
-    for name, sid, cov in _windows_of(coverage, windows):
+    for name, sid, cov in _windows_of(coverage, windows, gaps):
         la = lab_by.get(("" if sid is None else sid, cov["chrom"].iloc[0]))
         if la is None:
             continue
@@ -193,7 +248,8 @@ def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows):
 
 
 def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
-                         windows: pd.DataFrame | None = None, max_peaks: int | None = None,
+                         windows: pd.DataFrame | None = None,
+                         max_peaks: int | None = DEFAULT_MAX_PEAKS, gaps: str = "fill",
                          executor: Executor | None = None, progress: bool = True
                          ) -> pd.DataFrame:
     """The evaluation table of every labeled (sample, window), from coverage and labels.
@@ -202,8 +258,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ----------
     coverage : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, count`` (as
-        :func:`~penlearn.peaks.coverage_io.read_coverage` returns), contiguous per
-        sample and chromosome.
+        :func:`~penlearn.peaks.coverage_io.read_coverage` returns): many samples and
+        chromosomes, each (sample, chromosome) sorted without overlaps.
     labels : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (as
         :func:`~penlearn.peaks.bed_io.read_peak_labels` returns); labels
@@ -212,8 +268,15 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         As for :func:`~penlearn.peaks.coverage_features.coverage_features`; by
         default each sample's chromosome is one window. Windows without labels are
         left out (their error functions are identically zero).
-    max_peaks : int, optional
-        Bound of each path (default: the full path down to penalty 0).
+    max_peaks : int or None
+        Bound of each path: models with at most this many peaks (default
+        :data:`DEFAULT_MAX_PEAKS`); ``None`` for the full path down to penalty 0
+        (thousands of models per 10^4 rows). Every row is exact; nothing is claimed
+        below the bound (see Returns).
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between rows (``bedtools genomecov -bg``, sparse bigWigs) are
+        filled with zero counts per (sample, chromosome) (default) or refused
+        (:func:`~penlearn.peaks.contigs.fill_gaps`).
     executor : concurrent.futures.Executor, optional
         One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
@@ -224,8 +287,15 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     -------
     DataFrame
         ``sequence_id, min_log_lambda, max_log_lambda, fp, possible_fp, fn, possible_fn,
-        labels, errors, peaks, total_loss``; per sequence the intervals partition
-        (−∞, ∞) of log λ.
+        labels, errors, peaks, total_loss, bounded``. Per sequence the intervals
+        partition (b, ∞) of log λ, where b, the lowest ``min_log_lambda``, is the log λ at
+        which the path stopped (:func:`evaluation_bounds`; −∞ only when the path reached
+        penalty 0, else ``bounded`` is True on the sequence's rows); every row's fp/fn
+        are those of the optimal model for every penalty of its interval, and no row is
+        claimed below b. ``attrs["max_peaks"]`` records the bound.
+        :func:`penlearn.learn_penalty`, :func:`penlearn.roc_change` and
+        :func:`penlearn.target_intervals` take it unchanged (see
+        :func:`penlearn.roc_change` for what they do below a bound).
 
     Examples
     --------
@@ -242,22 +312,24 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
-    tasks = list(_tasks(coverage, labels, windows))
+    check_gaps(gaps)
+    labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
+    tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:
         raise ValueError("no (sample, window) of the coverage holds a label")
     for name, cov, _ in tasks:
-        check_coverage(cov, name=f"coverage of {name}")
+        check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
     out: list = [None] * len(tasks)
     bar = tqdm(total=len(tasks), disable=not progress, desc="peak models")
     try:
         if executor is None:
             for i, (name, cov, lab) in enumerate(tasks):
                 out[i] = window_error_functions(cov, lab, sequence_id=name,
-                                                max_peaks=max_peaks)
+                                                max_peaks=max_peaks, gaps=gaps)
                 bar.update()
         else:
             futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
-                                       max_peaks=max_peaks): i
+                                       max_peaks=max_peaks, gaps=gaps): i
                        for i, (name, cov, lab) in enumerate(tasks)}
             try:
                 for fut in as_completed(futures):
@@ -269,4 +341,6 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                 raise
     finally:
         bar.close()
-    return pd.concat(out, ignore_index=True)
+    ev = pd.concat(out, ignore_index=True)
+    ev.attrs["max_peaks"] = max_peaks
+    return ev

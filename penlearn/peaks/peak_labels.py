@@ -29,12 +29,14 @@ Per label the table has ``tp, possible_tp`` (a peak / start / end was wanted and
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks._label_text import expand_groups
 
 #: The four peak-label annotations, in this order (their integer codes).
 PEAK_ANNOTATIONS = ("noPeaks", "peakStart", "peakEnd", "peaks")
@@ -72,8 +74,43 @@ class PeakLabelErrors(NamedTuple):
 
 
 def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
+    """Non-negative int64 coordinates, exactly (integers never pass through float)."""
     values = df[col]
+    if pd.api.types.is_integer_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        if values.isna().any():  # nullable integers
+            i = int(np.flatnonzero(values.isna().to_numpy())[0])
+            raise ValueError(f"{name} column {col!r} must hold non-negative integers; "
+                             f"{loc(i)} has {values.iloc[i]!r}")
+        if values.dtype.kind == "u":
+            big = values.to_numpy() > np.iinfo(np.int64).max
+            if big.any():
+                i = int(np.flatnonzero(big)[0])
+                raise ValueError(f"{name} column {col!r}: {loc(i)} has {values.iloc[i]}, "
+                                 "beyond the 64-bit integer range")
+        arr = values.to_numpy(dtype=np.int64)
+        bad = arr < 0
+    else:
+        arr, bad = _integers_of_objects(values, col, name, loc)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} column {col!r} must hold non-negative integers; {loc(i)} has "
+            f"{values.iloc[i]!r}"
+        )
+    return arr
+
+
+def _integers_of_objects(values: pd.Series, col: str, name: str, loc):
+    """int64 of a float / object column: Python ints exactly, floats when integral."""
     if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        if values.dtype == object and all(isinstance(v, (int, np.integer))
+                                          and not isinstance(v, bool) for v in values):
+            big = [i for i, v in enumerate(values) if not -(2**63) <= int(v) < 2**63]
+            if big:
+                raise ValueError(f"{name} column {col!r}: {loc(big[0])} has "
+                                 f"{values.iloc[big[0]]}, beyond the 64-bit integer range")
+            arr = np.array([int(v) for v in values], dtype=np.int64)
+            return arr, arr < 0
         converted = pd.to_numeric(values, errors="coerce")
         if converted.isna().any():
             i = int(np.flatnonzero(converted.isna().to_numpy())[0])
@@ -81,22 +118,27 @@ def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
                 f"{name} column {col!r} must hold integers; {loc(i)} has {values.iloc[i]!r}"
             )
         values = converted
+    if pd.api.types.is_integer_dtype(values):
+        arr = values.to_numpy(dtype=np.int64)
+        return arr, arr < 0
     arr = values.to_numpy(dtype=float)
-    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{name} column {col!r} must hold non-negative integers; {loc(i)} has "
-            f"{values.iloc[i]!r}"
-        )
-    return arr.astype(np.int64)
+    bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 0) | (arr >= 2.0**63)
+    return np.where(bad, 0, arr).astype(np.int64), bad
 
 
 def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) -> pd.DataFrame:
     """Common checks of labels and peaks: integer coordinates, start < end, no overlap."""
     require_columns(df, columns, name)
     loc = where if where is not None else (lambda i: f"{name} row {i}")
-    out = pd.DataFrame({"chrom": df["chrom"].astype(str).to_numpy()})
+    chrom = df["chrom"]
+    text = np.array([str(v) for v in chrom], dtype=object)
+    bad = chrom.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t)
+                                              for t in text], dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{loc(i)}: chrom must be a non-empty name without spaces, got "
+                         f"{chrom.iloc[i]!r}")
+    out = pd.DataFrame({"chrom": text})
     if "sample_id" in df.columns:
         out.insert(0, "sample_id", df["sample_id"].astype(str).to_numpy())
     for col in ("chromStart", "chromEnd"):
@@ -238,6 +280,124 @@ def peak_label_counts(peak_start, peak_end, label_start, label_end, annotation):
     # noPeaks: one overlapping peak is already too many; peakStart/End: two or more
     fp = possible_fp * np.where(code == 0, inside >= 1, inside >= 2)
     return tp.astype(np.int64), possible_tp, fp.astype(np.int64), possible_fp
+
+
+def check_labels_in_coverage(coverage: pd.DataFrame, labels: pd.DataFrame, *,
+                             windows: pd.DataFrame | None = None,
+                             outside: str = "error") -> pd.DataFrame:
+    """The labels, each checked to lie inside its sample's coverage of its chromosome.
+
+    A label of a sample without coverage, on a chromosome that sample has no coverage
+    of, or reaching beyond the first / last covered base of that chromosome can have no
+    label error computed from the coverage; leaving it out in silence would make the
+    error functions count fewer labels than the user gave (``penlearn segment`` refuses
+    such labels too). Labels without ``sample_id`` hold for every sample. Labels of the
+    genome-browser text format that list samples (a ``groups`` column, see
+    :func:`~penlearn.peaks.bed_io.read_peak_labels`) are expanded over the coverage's
+    sample ids: the listed samples get the annotation, the others ``noPeaks``; a listed
+    word that is no sample id is an error.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, ...``.
+    labels : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, annotation``.
+    windows : DataFrame, optional
+        ``[sample_id,] chrom, chromStart, chromEnd``: the windows the error functions are
+        computed on; each label must then lie inside one window of its sample too (a
+        label in no window, or across two, would be dropped or split).
+    outside : {"error", "warn"}
+        Unmatched labels raise ``ValueError``, or are left out with one warning giving
+        their counts.
+
+    Returns
+    -------
+    DataFrame
+        The labels to use (all of them, or those matched with ``outside="warn"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10], "chromEnd": [10, 50]})
+    >>> lab = pd.DataFrame({"chrom": ["chr1", "chr2"], "chromStart": [5, 5],
+    ...                     "chromEnd": [20, 20], "annotation": ["peaks", "noPeaks"]})
+    >>> check_labels_in_coverage(cov, lab)
+    Traceback (most recent call last):
+    ...
+    ValueError: 1 of 2 labels have no coverage to be evaluated on: labels row 1 (chr2, 5, 20) \
+is on a chromosome without coverage
+    """
+    if outside not in ("error", "warn"):
+        raise ValueError(f"outside must be 'error' or 'warn', got {outside!r}")
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd"], "coverage")
+    per_sample = "sample_id" in coverage.columns
+    if "sample_id" in labels.columns and not per_sample:
+        raise ValueError("labels have a sample_id column but coverage has none")
+    samples = [str(s) for s in pd.unique(coverage["sample_id"])] if per_sample else [""]
+    if "groups" in labels.columns and "sample_id" not in labels.columns \
+            and (labels["groups"].astype(str).str.strip() != "").any():
+        if not per_sample:
+            raise ValueError("labels list samples after their annotations, but the coverage "
+                             "has one sample (no sample_id)")
+        labels = expand_groups(labels, {s: s for s in samples})
+    cov = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str) if per_sample else "",
+                        "chrom": coverage["chrom"].astype(str),
+                        "chromStart": coverage["chromStart"], "chromEnd": coverage["chromEnd"]})
+    span = cov.groupby(["sample_id", "chrom"], sort=False).agg(
+        first=("chromStart", "min"), last=("chromEnd", "max")).reset_index()
+    clean = check_peak_labels(labels)  # integer coordinates, known annotations
+    lab = pd.DataFrame({"row": np.arange(len(labels)), "chrom": clean["chrom"].to_numpy(),
+                        "chromStart": clean["chromStart"].to_numpy(),
+                        "chromEnd": clean["chromEnd"].to_numpy()})
+    if "sample_id" in labels.columns:
+        lab["sample_id"] = labels["sample_id"].astype(str).to_numpy()
+    else:
+        lab = lab.merge(pd.DataFrame({"sample_id": samples}), how="cross")
+    m = lab.merge(span, on=["sample_id", "chrom"], how="left")
+    no_sample = ~m["sample_id"].isin(samples).to_numpy()
+    no_chrom = m["first"].isna().to_numpy() & ~no_sample
+    beyond = ~(no_sample | no_chrom) & ((m["chromStart"] < m["first"])
+                                        | (m["chromEnd"] > m["last"])).to_numpy()
+    no_window = np.zeros(len(m), dtype=bool)
+    if windows is not None:
+        no_window = ~(no_sample | no_chrom | beyond) & ~_in_a_window(m, windows, samples)
+    bad = no_sample | no_chrom | beyond | no_window
+    if not bad.any():
+        return labels
+    rows = np.unique(m["row"].to_numpy()[bad])
+    j = int(np.flatnonzero(bad)[0])
+    r = m.iloc[j]
+    who = f"sample {r['sample_id']!r}, " if per_sample else ""
+    what = (f"{who}{r['chrom']}, {r['chromStart']}, {r['chromEnd']}")
+    why = ("is of a sample without coverage" if no_sample[j]
+           else "is on a chromosome without coverage" if no_chrom[j]
+           else "is inside no window (or across two)" if no_window[j]
+           else f"reaches beyond the coverage of {r['chrom']} "
+                f"({int(r['first'])}-{int(r['last'])})")
+    msg = (f"{len(rows)} of {len(labels)} labels have no coverage to be evaluated on: "
+           f"labels row {int(r['row'])} ({what}) {why}")
+    if outside == "error":
+        raise ValueError(msg)
+    warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=2)
+    return labels.iloc[np.setdiff1d(np.arange(len(labels)), rows)]
+
+
+def _in_a_window(m: pd.DataFrame, windows: pd.DataFrame, samples) -> np.ndarray:
+    """Per row of ``m`` (sample_id, chrom, chromStart, chromEnd): inside one window?"""
+    require_columns(windows, ["chrom", "chromStart", "chromEnd"], "windows")
+    win = pd.DataFrame({"chrom": windows["chrom"].astype(str).to_numpy(),
+                        "w_start": windows["chromStart"].to_numpy(),
+                        "w_end": windows["chromEnd"].to_numpy()})
+    if "sample_id" in windows.columns:
+        win["sample_id"] = windows["sample_id"].astype(str).to_numpy()
+    else:
+        win = win.merge(pd.DataFrame({"sample_id": samples}), how="cross")
+    pairs = m.reset_index().merge(win, on=["sample_id", "chrom"])
+    inside = (pairs["w_start"] <= pairs["chromStart"]) & (pairs["chromEnd"] <= pairs["w_end"])
+    hit = np.zeros(len(m), dtype=bool)
+    hit[pairs.loc[inside.to_numpy(), "index"].to_numpy()] = True
+    return hit
 
 
 def _keys(df: pd.DataFrame, per_sample: bool) -> pd.Series:

@@ -30,7 +30,9 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._interrupt import deferred_interrupts
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.peaks.contigs import check_gaps, coverage_problems, fill_gaps
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
@@ -80,19 +82,22 @@ class PeakSegModel:
 
     @property
     def peaks(self) -> pd.DataFrame:
-        """The peak segments as a BED table ``chrom, chromStart, chromEnd``."""
+        """The peak segments as a BED table ``[sample_id,] chrom, chromStart, chromEnd``."""
         pk = self.segments[self.segments["status"] == "peak"]
-        return pk[["chrom", "chromStart", "chromEnd"]].reset_index(drop=True)
+        cols = ["chrom", "chromStart", "chromEnd"]
+        if "sample_id" in pk.columns:
+            cols.insert(0, "sample_id")
+        return pk[cols].reset_index(drop=True)
 
     @property
     def n_peaks(self) -> int:
-        """Number of peaks."""
-        return int(self.loss["peaks"].iloc[0])
+        """Number of peaks (of all problems)."""
+        return int(self.loss["peaks"].sum())
 
     @property
     def total_loss(self) -> float:
-        """The Poisson loss of the model."""
-        return float(self.loss["total_loss"].iloc[0])
+        """The Poisson loss of the model (summed over problems)."""
+        return math.fsum(self.loss["total_loss"].tolist())
 
 
 def _integer_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
@@ -108,12 +113,16 @@ def _integer_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
     return vals
 
 
-def check_coverage(coverage: pd.DataFrame, name: str = "coverage") -> pd.DataFrame:
-    """Validate one sample's coverage and return ``chrom, chromStart, chromEnd, count``.
+def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "fill"
+                   ) -> pd.DataFrame:
+    """Validate one problem's coverage and return ``chrom, chromStart, chromEnd, count``.
 
-    Rows must be sorted and contiguous (each ``chromEnd`` equals the next
-    ``chromStart``), on one chromosome, with ``chromEnd > chromStart`` and non-negative
-    integer counts. A ``sample_id`` column is accepted when it holds a single value.
+    One problem is one sample's chromosome. Rows must be sorted without overlaps, on one
+    chromosome, with ``chromEnd > chromStart`` and non-negative integer counts; each
+    zero-coverage gap between two rows is filled with a zero-count row (``gaps="fill"``,
+    see :func:`~penlearn.peaks.contigs.fill_gaps`) or refused (``gaps="error"``), so the
+    rows returned are contiguous (each ``chromEnd`` equals the next ``chromStart``). A
+    ``sample_id`` column is accepted when it holds a single value.
 
     Examples
     --------
@@ -121,10 +130,13 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage") -> pd.DataFra
     ...                     "count": [2, 0]})
     >>> check_coverage(cov)["count"].tolist()
     [2, 0]
+    >>> check_coverage(cov.assign(chromStart=[0, 7]))["chromStart"].tolist()  # gap filled
+    [0, 5, 7]
     """
     require_columns(coverage, COVERAGE_COLUMNS, name)
     if len(coverage) == 0:
         raise ValueError(f"{name} has no rows")
+    check_gaps(gaps)
     if "sample_id" in coverage.columns and coverage["sample_id"].nunique(dropna=False) > 1:
         ids = list(pd.unique(coverage["sample_id"]))[:3]
         raise ValueError(
@@ -151,13 +163,20 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage") -> pd.DataFra
             f"{name} row {i} has chromEnd {end[i]:g} <= chromStart {start[i]:g}; "
             "each row must cover at least one base"
         )
-    gap = end[:-1] != start[1:]
-    if gap.any():
-        i = int(np.flatnonzero(gap)[0])
+    bad = start[1:] < end[:-1]
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} rows must be sorted and contiguous (chromEnd == next chromStart); "
-            f"row {i} ends at {end[i]:g} but row {i + 1} starts at {start[i + 1]:g}"
+            f"{name} rows must be sorted without overlaps (chromStart >= previous "
+            f"chromEnd); row {i} ends at {end[i]:g} but row {i + 1} starts at "
+            f"{start[i + 1]:g}"
         )
+    if (start[1:] > end[:-1]).any():  # zero-coverage gaps: fill (or refuse) them
+        filled = fill_gaps(
+            pd.DataFrame({"chrom": chroms, "chromStart": start, "chromEnd": end,
+                          "count": count}), gaps, name=name)
+        chroms = filled["chrom"].to_numpy()
+        start, end, count = (filled[c].to_numpy() for c in ("chromStart", "chromEnd", "count"))
     if (count < 0).any():
         i = int(np.flatnonzero(count < 0)[0])
         raise ValueError(f"{name} column 'count' must be >= 0; row {i} has {count[i]:g}")
@@ -195,8 +214,9 @@ class _Data:
     cum_s: np.ndarray = field(repr=False)
 
     @classmethod
-    def from_coverage(cls, coverage: pd.DataFrame) -> _Data:
-        cov = check_coverage(coverage)
+    def from_coverage(cls, coverage: pd.DataFrame, gaps: str = "fill",
+                      name: str = "coverage") -> _Data:
+        cov = check_coverage(coverage, name=name, gaps=gaps)
         start = cov["chromStart"].to_numpy()
         end = cov["chromEnd"].to_numpy()
         y = cov["count"].to_numpy().astype(float)
@@ -272,34 +292,45 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     # the numba kernel is compiled (or loaded from cache) on first use only
     from penlearn.peaks._peakseg_kernel import peakseg_solve
 
-    _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-        data.y, data.w, penalty, _TIE_TOL
-    )
+    with deferred_interrupts():  # Ctrl-C / SIGTERM handled once the kernel returns
+        _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
+            data.y, data.w, penalty, _TIE_TOL
+        )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
 
-def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
-    """The optimal PeakSeg model of one sample's coverage at one penalty.
+def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill") -> PeakSegModel:
+    """The optimal PeakSeg model of coverage at one penalty, one problem per (sample, chrom).
 
     Minimises ``Σ w_i (m_i − y_i log m_i) + penalty·peaks`` over segmentations into
     background / peak / … / background segments with non-decreasing changes into and
     non-increasing changes out of each peak (Hocking et al. 2020, JMLR), exactly, by
-    functional pruning (O(N log N) in practice).
+    functional pruning (O(N log N) in practice). A table of several samples
+    (``sample_id``) or chromosomes is several independent problems, solved one after
+    the other at the same penalty.
 
     Parameters
     ----------
     coverage : DataFrame
-        ``chrom, chromStart, chromEnd, count`` of one sample (optionally a single-valued
-        ``sample_id``): rows sorted and contiguous, counts non-negative integers.
+        ``[sample_id,] chrom, chromStart, chromEnd, count``: per (sample, chromosome),
+        rows sorted without overlaps, counts non-negative integers.
     penalty : float
         λ >= 0 per peak. ``inf`` gives the one-segment model without any dynamic
         programming; 0 gives the model with the most peaks that the loss can use.
+    gaps : {"fill", "error"}
+        A zero-coverage gap between two rows (``bedtools genomecov -bg``, sparse
+        bigWigs) is a run of zero counts: filled with a zero-count row (the default, so
+        a gapped file gives the peaks of the filled file), or refused
+        (:func:`~penlearn.peaks.contigs.fill_gaps`).
 
     Returns
     -------
     PeakSegModel
-        ``.segments``, ``.loss`` (one row) and ``.peaks`` (BED).
+        ``.segments``, ``.loss`` (one row per problem) and ``.peaks`` (BED). With several
+        problems, ``segments`` and ``loss`` start with ``sample_id`` (when the coverage
+        has that column) and ``chrom``, and ``first_row`` / ``last_row`` count the
+        (filled) rows of each problem.
 
     Examples
     --------
@@ -310,8 +341,50 @@ def peakseg(coverage: pd.DataFrame, penalty: float) -> PeakSegModel:
     ['background', 'peak', 'background', 'peak', 'background']
     >>> peakseg(cov, float("inf")).loss["peaks"].item()
     0
+    >>> two = pd.concat([cov.assign(sample_id="a"), cov.assign(sample_id="b")])
+    >>> peakseg(two, 0.0).peaks.values.tolist()[:2]
+    [['a', 'chr1', 1, 2], ['a', 'chr1', 3, 4]]
     """
-    return _solve(_Data.from_coverage(coverage), _check_penalty(penalty))
+    pen = _check_penalty(penalty)
+    check_gaps(gaps)
+    require_columns(coverage, COVERAGE_COLUMNS, "coverage")
+    problems = coverage_problems(coverage) if len(coverage) else []
+    if len(problems) <= 1:
+        return _solve(_Data.from_coverage(coverage, gaps), pen)
+    return combine_models([
+        (sid, _solve(_Data.from_coverage(
+            g, gaps, name=f"coverage of {'' if sid is None else f'sample {sid!r}, '}{c}"),
+            pen))
+        for sid, c, g in problems
+    ])
+
+
+def combine_models(fits: list) -> PeakSegModel:
+    """One :class:`PeakSegModel` of several problems: ``[(sample_id or None, model)]``.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 1, 2],
+    ...                     "chromEnd": [1, 2, 3], "count": [1, 5, 1]})
+    >>> both = combine_models([("a", peakseg(cov, 0.0)), ("b", peakseg(cov, 9.0))])
+    >>> both.loss[["sample_id", "chrom", "peaks"]].values.tolist(), both.n_peaks
+    ([['a', 'chr1', 1], ['b', 'chr1', 0]], 1)
+    """
+    segs, losses = [], []
+    for sid, fit in fits:
+        chrom = fit.segments["chrom"].iloc[0]
+        seg, loss = fit.segments, fit.loss.copy()
+        loss.insert(0, "chrom", chrom)
+        if sid is not None:
+            seg = seg.assign(sample_id=sid)[["sample_id", *seg.columns]]
+            loss.insert(0, "sample_id", sid)
+        segs.append(seg)
+        losses.append(loss)
+    loss = pd.concat(losses, ignore_index=True)
+    rows = loss["bedgraph_lines"].to_numpy(float)
+    mean = float(np.dot([f.mean_intervals for _, f in fits], rows) / rows.sum())
+    return PeakSegModel(pd.concat(segs, ignore_index=True), loss, mean,
+                        max(f.max_intervals for _, f in fits))
 
 
 def _cost(model: PeakSegModel, penalty: float) -> float:
@@ -423,6 +496,8 @@ def peakseg_path(
     coverage: pd.DataFrame,
     max_peaks: int | None = None,
     stop: Callable[[PeakSegModel], bool] | None = None,
+    *,
+    gaps: str = "fill",
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -436,15 +511,18 @@ def peakseg_path(
     Parameters
     ----------
     coverage : DataFrame
-        One sample's coverage, as for :func:`peakseg`.
+        One problem's coverage (one sample's chromosome), as for :func:`peakseg`.
     max_peaks : int, optional
         Keep only models with at most this many peaks. The full path goes down to
         penalty 0 and can hold thousands of models (up to about N/2 peaks); with a bound
         the search stops early and ``stopped_at_lambda`` says where.
     stop : callable, optional
         ``stop(model) -> bool``; True means that models with more peaks than ``model``
-        are not wanted (e.g. more peaks can no longer change any label's error). The
-        path then ends at the simplest such model.
+        are not wanted: the path then ends at the simplest such model (a data-driven
+        bound; the models kept are exact and ``stopped_at_lambda`` says where it
+        stopped, nothing is known below).
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between rows, as for :func:`peakseg`.
 
     Returns
     -------
@@ -460,7 +538,7 @@ def peakseg_path(
     >>> path.complete
     True
     """
-    data = _Data.from_coverage(coverage)
+    data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
     found, solves, bound = _hull_search(data, max_peaks, stop)
     order = sorted(found)

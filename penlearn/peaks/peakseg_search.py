@@ -76,7 +76,8 @@ class PeakSegSearch:
         return self.model.total_loss
 
 
-def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
+def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill"
+                   ) -> PeakSegSearch:
     """The PeakSeg model with a given number of peaks, by a search over penalties.
 
     Starts from penalties 0 ("over") and ∞ ("under"), then repeatedly solves at the
@@ -89,9 +90,12 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
     Parameters
     ----------
     coverage : DataFrame
-        One sample's coverage, as for :func:`peakseg`.
+        One problem's coverage (one sample's chromosome), as for
+        :func:`~penlearn.peaks.peakseg.peakseg`.
     peaks : int
         Target number of peaks, at most ``(rows − 1) // 2``.
+    gaps : {"fill", "error"}
+        Zero-coverage gaps between rows, as for :func:`~penlearn.peaks.peakseg.peakseg`.
 
     Returns
     -------
@@ -105,7 +109,7 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
     >>> fit.reached, fit.loss["peaks"].item()
     (True, 1)
     """
-    data = _Data.from_coverage(coverage)
+    data = _Data.from_coverage(coverage, gaps)
     target = _check_max_peaks(peaks, "peaks")
     n = len(data.y)
     most_possible = (n - 1) // 2
@@ -136,6 +140,8 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int) -> PeakSegSearch:
             result = over
         elif over.n_peaks <= under.n_peaks:
             result = under  # even penalty 0 gives no more peaks than the simpler model
+        elif over.n_peaks < target:
+            result = over  # the path's most complex model (penalty 0) has fewer peaks
         else:
             pen = float(f"{_crossing(over, under):.15g}")
             if pen < 0:

@@ -391,7 +391,7 @@ def test_write_bed_is_atomic(tmp_path, monkeypatch):
     (_peaks().assign(sample_id=["a", "a", "b"]), ValueError, "one file per sample"),
     (_peaks().drop(columns="chromEnd"), ValueError, r"missing column\(s\) \['chromEnd'\]"),
     (_peaks().assign(name=["a b", "c", "d"]), ValueError, "without spaces"),
-    (_peaks().assign(score=["x", 1, 2]), ValueError, "'score' must be numeric; row 0"),
+    (_peaks().assign(score=["x", 1, 2]), ValueError, "'score' must hold finite numbers; row 0"),
     (_peaks().assign(chromStart=[10, 15, 0]), ValueError, "overlapping peaks"),
 ])
 def test_write_bed_bad_input(tmp_path, table, error, match):

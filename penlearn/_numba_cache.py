@@ -1,0 +1,83 @@
+"""Where numba caches the compiled kernels: a writable place, or a temporary folder.
+
+The kernels are compiled with ``numba.njit(cache=True)``. numba looks for a writable
+cache folder: ``NUMBA_CACHE_DIR``, the ``__pycache__`` beside the source, then the
+user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``); with none of them writable (a
+read-only install and a read-only home, as on clusters and in containers) it stops with
+``RuntimeError: cannot cache function ...: no locator available``. :func:`configure`
+runs once, when penlearn is imported (before numba compiles anything): when no such
+place is writable it points ``NUMBA_CACHE_DIR`` to a folder under the system's
+temporary folder and says so in one warning.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+#: The folders holding numba kernels (their ``__pycache__`` is numba's in-tree cache).
+KERNEL_FOLDERS = ("changepoint", "peaks")
+
+
+def _writable(folder: Path) -> bool:
+    """True when a file can be created in ``folder`` (made if missing), as numba tests."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+        return True
+    except OSError:
+        return False
+
+
+def _user_cache() -> Path:
+    """numba's user-wide cache folder (as its ``appdirs``: an empty XDG_CACHE_HOME counts)."""
+    return Path(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache"))) / "numba"
+
+
+def cache_dir_needed() -> bool:
+    """True when numba would find no writable cache folder for penlearn's kernels.
+
+    Examples
+    --------
+    >>> isinstance(cache_dir_needed(), bool)
+    True
+    """
+    if os.environ.get("NUMBA_CACHE_DIR") and _writable(Path(os.environ["NUMBA_CACHE_DIR"])):
+        return False
+    if all(_writable(_PACKAGE / sub / "__pycache__") for sub in KERNEL_FOLDERS):
+        return False
+    return not _writable(_user_cache())
+
+
+def configure() -> str | None:
+    """Point numba to a temporary cache folder when it has no writable one.
+
+    Returns the folder chosen, or None when numba's own places work (nothing changed).
+
+    Examples
+    --------
+    >>> import os
+    >>> configure() is None or configure() == os.environ["NUMBA_CACHE_DIR"]
+    True
+    """
+    if not cache_dir_needed():
+        return None
+    folder = Path(tempfile.gettempdir()) / f"penlearn-numba-cache-{os.getuid()}"
+    if not _writable(folder):
+        folder = Path(tempfile.mkdtemp(prefix="penlearn-numba-cache-"))
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # already imported: its config was read at import
+        numba.config.CACHE_DIR = str(folder)
+    # one line, without a source line (this runs while penlearn is imported)
+    warnings.warn_explicit(f"no writable numba cache folder (read-only package and home): "
+                           f"the compiled kernels are cached in {folder}", RuntimeWarning,
+                           filename="penlearn", lineno=0, module="penlearn")
+    return str(folder)
+
+
+configure()  # on import, before any kernel is compiled

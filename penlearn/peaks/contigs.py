@@ -1,0 +1,154 @@
+"""Zero-coverage gaps and the problems of a coverage table (sample × chromosome).
+
+``bedtools genomecov -bg`` leaves zero-count runs out of its bedGraph, and so do many
+sparse bigWig files: the bases between two rows of a chromosome have no reads. The
+PeakSeg model (Hocking et al. 2020, *JMLR*) weights every row by its number of bases,
+so it needs every base of the problem. Two ways exist: fill each gap with one zero-count
+row (penlearn's default: the model of a gapped file is then that of the filled file), or
+split the chromosome into gap-free contigs and solve each alone, as PeakSegPipeline
+does (Hocking et al. 2022, *JSS*). penlearn **fills**: a zero run is evidence of
+background that the model should see, and a peak can then never straddle a gap it did
+not see. ``gaps="error"`` refuses a gap instead, naming it.
+
+Only gaps *between* two rows of one (sample, chromosome) are filled: the problem spans
+from its first ``chromStart`` to its last ``chromEnd`` (or the window's part of it).
+One problem is one (sample, chromosome): :func:`coverage_problems`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["GAP_POLICIES", "check_gaps", "coverage_problems", "fill_gaps"]
+
+#: The accepted values of every ``gaps=`` argument.
+GAP_POLICIES = ("fill", "error")
+
+
+def check_gaps(gaps) -> str:
+    """Validate a ``gaps=`` argument: ``"fill"`` or ``"error"``.
+
+    Examples
+    --------
+    >>> check_gaps("fill")
+    'fill'
+    """
+    if not isinstance(gaps, str) or gaps not in GAP_POLICIES:
+        raise ValueError(f"gaps must be 'fill' or 'error', got {gaps!r}")
+    return gaps
+
+
+def _group_codes(coverage: pd.DataFrame) -> np.ndarray:
+    keys = [c for c in ("sample_id", "chrom") if c in coverage.columns]
+    if not keys:
+        return np.zeros(len(coverage), np.int64)
+    if len(keys) == 1:
+        return pd.factorize(coverage[keys[0]])[0]
+    return coverage.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+
+
+def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "coverage"
+              ) -> pd.DataFrame:
+    """Coverage with each zero-coverage gap between two rows filled by a zero-count row.
+
+    Rows are taken per (``sample_id``, ``chrom``) in table order; where a row starts
+    after the previous row of its sample and chromosome ends, a row ``[previous
+    chromEnd, chromStart)`` with ``count`` 0 is inserted (other columns copied from the
+    previous row). Nothing is added before the first or after the last row. Rows that
+    overlap or are out of order are left for the coverage checks to report.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, count``.
+    gaps : {"fill", "error"}
+        ``"error"`` raises a ValueError naming the first gap instead of filling it.
+    name : str
+        What the coverage is called in messages.
+
+    Returns
+    -------
+    DataFrame
+        The rows of ``coverage`` (the same object when it has no gap) with the zero rows
+        inserted after the row each gap follows, a fresh RangeIndex.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 25],
+    ...                     "chromEnd": [10, 20, 30], "count": [3, 5, 1]})
+    >>> fill_gaps(cov).values.tolist()
+    [['chr1', 0, 10, 3], ['chr1', 10, 20, 5], ['chr1', 20, 25, 0], ['chr1', 25, 30, 1]]
+    >>> try:
+    ...     fill_gaps(cov, "error")
+    ... except ValueError as err:
+    ...     print(str(err)[:64])
+    coverage has a zero-coverage gap on chr1: row 1 ends at 20 but r
+    """
+    check_gaps(gaps)
+    n = len(coverage)
+    if n < 2 or not {"chromStart", "chromEnd"} <= set(coverage.columns):
+        return coverage
+    start = pd.to_numeric(coverage["chromStart"], errors="coerce").to_numpy(dtype=float)
+    end = pd.to_numeric(coverage["chromEnd"], errors="coerce").to_numpy(dtype=float)
+    code = _group_codes(coverage)
+    # the rows of each (sample, chrom) in table order: i -> the next row of its group
+    order = np.argsort(code, kind="stable")
+    nxt = order[1:][code[order[1:]] == code[order[:-1]]]
+    prv = order[:-1][code[order[1:]] == code[order[:-1]]]
+    gap = start[nxt] > end[prv]  # NaN compares False: bad values are left to the checks
+    if not gap.any():
+        return coverage
+    prv, nxt = prv[gap], nxt[gap]
+    if gaps == "error":
+        i, j = int(prv[0]), int(nxt[0])
+        sid = coverage["sample_id"].iloc[i] if "sample_id" in coverage.columns else ""
+        sample = f"sample {sid!r} " if sid != "" else ""
+        chrom = coverage["chrom"].iloc[i] if "chrom" in coverage.columns else "?"
+        raise ValueError(
+            f"{name} has a zero-coverage gap {'in ' + sample if sample else ''}on {chrom}: "
+            f"row {i} ends at {end[i]:g} but row {j} starts at {start[j]:g} "
+            "(gaps='fill' fills it with a zero-count row)"
+        )
+    # one take: each original row moves down by the gaps before it; a filled row sits
+    # right after the row its gap follows, copying it, with the gap's bounds and count 0
+    by_row = np.argsort(prv, kind="stable")
+    prv, nxt = prv[by_row], nxt[by_row]
+    k = len(prv)
+    new_pos = np.arange(n) + np.searchsorted(prv, np.arange(n), side="left")
+    fill_pos = prv + np.arange(1, k + 1)
+    take = np.empty(n + k, np.int64)
+    take[new_pos] = np.arange(n)
+    take[fill_pos] = prv
+    out = coverage.iloc[take].reset_index(drop=True)
+    for col, values in (("chromStart", coverage["chromEnd"].to_numpy()[prv]),
+                        ("chromEnd", coverage["chromStart"].to_numpy()[nxt])):
+        column = out[col].to_numpy().copy()
+        column[fill_pos] = values
+        out[col] = column
+    count = out["count"].to_numpy().copy()
+    count[fill_pos] = 0
+    out["count"] = count
+    return out
+
+
+def coverage_problems(coverage: pd.DataFrame) -> list[tuple[object, object, pd.DataFrame]]:
+    """The problems of a coverage table: one per (sample, chromosome), in table order.
+
+    Returns
+    -------
+    list of (sample_id, chrom, DataFrame)
+        ``sample_id`` is None when the table has no ``sample_id`` column; each frame
+        holds that problem's rows in table order.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a", "a", "b"], "chrom": ["chr1", "chr2", "chr1"],
+    ...                     "chromStart": [0, 0, 0], "chromEnd": [5, 5, 5], "count": 1})
+    >>> [(s, c, len(g)) for s, c, g in coverage_problems(cov)]
+    [('a', 'chr1', 1), ('a', 'chr2', 1), ('b', 'chr1', 1)]
+    """
+    if "sample_id" in coverage.columns:
+        groups = coverage.groupby(["sample_id", "chrom"], sort=False, dropna=False)
+        return [(s, c, g) for (s, c), g in groups]
+    return [(None, c, g) for c, g in coverage.groupby("chrom", sort=False, dropna=False)]
