@@ -416,6 +416,8 @@ class PenaltyModel:
         if not isinstance(params, dict) or set(params) - set(cls._PARAMS) - {"kind"}:
             raise f.error(f"params must be an object with keys among {list(cls._PARAMS)}")
         model = cls(**{k: v for k, v in params.items() if k != "kind"})
+        if "model" not in params:  # a file written before boosting: a linear model
+            model.model = "linear"
         model.coef_ = pd.Series(coef, index=feats, name="coef")
         model.intercept_ = intercept
         model.scaling_ = FeatureScaling(tuple(feats), mean, scale, tuple(dropped), low, high)

@@ -224,6 +224,8 @@ def _split(features, evaluation, validation, folds, groups="auto"):
     all_ids = _check_match(feats, evaluation, "training")
     if validation is not None and folds is not None:
         raise ValueError("give validation= or folds=, not both")
+    if validation is not None and not (groups is None or isinstance(groups, str)):
+        raise ValueError("give validation= or groups=, not both")
     if validation is not None:
         if not (isinstance(validation, tuple) and len(validation) == 2):
             raise TypeError("validation must be a (features, evaluation) pair")

@@ -213,6 +213,11 @@ def test_bad_input():
         learn_penalty(feats, ev, groups="regions", progress=False)
     with pytest.raises(TypeError, match="groups must be a pandas Series"):
         learn_penalty(feats, ev, groups=[1, 2], progress=False)
+    half = list(feats.index[::2])
+    with pytest.raises(ValueError, match="give validation= or groups=, not both"):
+        learn_penalty(feats.loc[half], ev[ev.sequence_id.isin(half)], progress=False,
+                      validation=(feats.drop(index=half), ev[~ev.sequence_id.isin(half)]),
+                      groups=region_groups(feats.index))
     with pytest.raises(ValueError, match="boosting options must be among"):
         learn_penalty(feats, ev, model="boosting", boosting={"depth": 2}, progress=False)
     with pytest.raises(ValueError, match="learning_rate must be"):
