@@ -16,9 +16,15 @@ a change down out of it, both non-strict). On ties (costs within ``tie_tol`` rel
 the pointwise minima keep the new segment (the second argument), so among equal-cost
 models the changes are placed as late as possible: models with active equality
 constraints are then the same as those of the reference solver (PeakSegDisk), whose
-ties would otherwise be decided by rounding noise. The optimum is ``min_m B_{N−1}(m)``. For the
-decoding, each cost function is kept in compressed form (right ends of the pieces and
-their ``PREV_I`` / ``PREV_MEAN``) and the segmentation is read backwards from the argmin.
+ties would otherwise be decided by rounding noise. The optimum is ``min_m B_{N−1}(m)``.
+
+For the decoding, each cost function is stored in compressed form (right ends of the
+pieces and their ``PREV_I`` / ``PREV_MEAN``, equal neighbours merged) and the
+segmentation is read backwards from the argmin. The kernels work in chunks so that
+the stored functions need not stay in RAM: :func:`forward_chunk` fills fixed buffers
+and returns when they are full, :func:`decode_chunk` continues the decoding through
+one chunk at a time, last first; :mod:`penlearn.peaks._peakseg_store` drives them and
+keeps the chunks in RAM or in temporary files.
 """
 
 from __future__ import annotations
@@ -75,55 +81,56 @@ def _store(F, n, his, prev_i, prev_mean, pos):
     return pos
 
 
-@numba.njit(cache=True)
-def peakseg_solve(y, w, penalty, tie_tol=0.0):
-    """Solve the penalised up-down Poisson problem on weighted data (min y < max y).
 
-    Returns
-    -------
-    cost : float
-        Optimal penalised cost (loss + penalty·peaks) as the recursion computed it.
-    seg_start, seg_end : int64 arrays
-        0-based first and last datum of each segment, in data order.
-    seg_peak : bool array
-        True for peak segments.
-    seg_mean : float array
-        The mean of each segment where the decoding read it.
-    eq_prev : bool array
-        True when the segment's mean equals the previous one (active equality).
-    n_pieces_total, n_pieces_max : int
-        Sum and maximum over t and both functions of the number of pieces.
+@numba.njit(cache=True)
+def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, cnt):
+    """Run the recursion on from datum ``st[0]``, storing each datum's decoding information.
+
+    ``st`` is the int64 state ``[t, nb, np, total, biggest]`` (next datum, piece counts
+    of B and P, sum and maximum of the piece counts), updated in place; ``Bf`` / ``Pf``
+    hold B_{t−1} / P_{t−1}, ``T1`` / ``T2`` are work arrays of the same size. Datum t's
+    stored pieces (B's, then P's) are appended to ``s_hi, s_pi, s_pm`` (from row 0)
+    and their two counts to ``cnt[k]``. Returns when all data are done, when ``cnt`` is
+    full, or when the piece buffer might not hold the next datum (the caller then
+    flushes the buffers and calls again). Returns ``(Bf, Pf, T1, T2, s_hi, s_pi, s_pm,
+    pos, k)``: the arrays (reallocated when they had to grow), rows used in the piece
+    buffer and in ``cnt``.
     """
     n = y.shape[0]
-    mlo = y.min()
-    mhi = y.max()
-    cap = 64
-    Bf = np.empty((cap, N_COLS))
-    Pf = np.empty((cap, N_COLS))
-    T1 = np.empty((cap, N_COLS))
-    T2 = np.empty((cap, N_COLS))
+    t = st[0]
+    nb = st[1]
+    np_ = st[2]
+    total = st[3]
+    biggest = st[4]
+    cap = Bf.shape[0]
     roots = np.empty(3)
-    scap = 1024
-    s_hi = np.empty(scap)
-    s_pi = np.empty(scap, np.int32)  # n < 2**31 data (checked by the caller)
-    s_pm = np.empty(scap)
-    # rows [off[2s, t], off[2s+1, t]) of the store: function s (0 = B, 1 = P) at t
-    off = np.zeros((4, n), np.int64)
     pos = 0
-    Bf[0, LO] = mlo
-    Bf[0, HI] = mhi
-    Bf[0, 2:] = 0.0
-    Bf[0, PREV_I] = -1.0
-    Bf[0, PREV_MEAN] = np.nan
-    nb = 1
-    q, a, b, c = loss_coefficients(POISSON, y[0], w[0])
-    fn_add(Bf, nb, q, a, b, c)
-    np_ = 0
-    total = 1
-    biggest = 1
-    for t in range(n):
-        if t > 0:
-            need = 3 * (3 * nb + 3 * np_ + 2) + 8
+    k = 0
+    while t < n and k < cnt.shape[0]:
+        # rows any of B_t, P_t can have (fn_min gives at most 3·(nf + ng) rows)
+        need = 3 * (3 * nb + 3 * np_ + 2) + 8
+        if pos + need > s_hi.shape[0]:
+            if pos > 0:
+                break  # flush first
+            size = s_hi.shape[0]
+            while size < need:
+                size *= 2
+            s_hi = np.empty(size)
+            s_pi = np.empty(size, np.int32)  # n < 2**31 data (checked by the caller)
+            s_pm = np.empty(size)
+        if t == 0:
+            Bf[0, LO] = y.min()
+            Bf[0, HI] = y.max()
+            Bf[0, 2:] = 0.0
+            Bf[0, PREV_I] = -1.0
+            Bf[0, PREV_MEAN] = np.nan
+            nb = 1
+            np_ = 0
+            q, a, b, c = loss_coefficients(POISSON, y[0], w[0])
+            fn_add(Bf, nb, q, a, b, c)
+            total = 1
+            biggest = 1
+        else:
             if need > cap:
                 while cap < need:
                     cap *= 2
@@ -151,42 +158,99 @@ def peakseg_solve(y, w, penalty, tie_tol=0.0):
             fn_add(Pf, np_, q, a, b, c)
             total += nb + np_
             biggest = max(biggest, nb, np_)
-        if pos + nb + np_ > scap:
-            while pos + nb + np_ > scap:
-                scap *= 2
-            s_hi = _grow1(s_hi, scap)
-            s_pi = _grow1(s_pi, scap)
-            s_pm = _grow1(s_pm, scap)
-        off[0, t] = pos
+        start = pos
         pos = _store(Bf, nb, s_hi, s_pi, s_pm, pos)
-        off[1, t] = pos
-        off[2, t] = pos
+        cnt[k, 0] = pos - start
+        start = pos
         pos = _store(Pf, np_, s_hi, s_pi, s_pm, pos)
-        off[3, t] = pos
-    bi, m, cost = fn_argmin(Bf, nb)
-    rs, re, rp, rm, req = _decode(Bf, bi, m, s_hi, s_pi, s_pm, off, n)
-    return cost, rs, re, rp, rm, req, total, biggest
+        cnt[k, 1] = pos - start
+        k += 1
+        t += 1
+    st[0] = t
+    st[1] = nb
+    st[2] = np_
+    st[3] = total
+    st[4] = biggest
+    return Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k
 
 
 @numba.njit(cache=True)
-def _decode(Bf, bi, m, s_hi, s_pi, s_pm, off, n):
-    starts = np.empty(n, np.int64)
-    ends = np.empty(n, np.int64)
-    peak = np.empty(n, np.bool_)
-    means = np.empty(n)
-    eq = np.zeros(n, np.bool_)
-    t = n - 1
-    status = 0
-    pi = int(Bf[bi, PREV_I])
-    pm = Bf[bi, PREV_MEAN]
-    k = 0
-    while True:
+def decode_start(Bf, nb, n, st, stf):
+    """Start the backward decoding at the argmin of B_{N−1}; returns the optimal cost.
+
+    Fills the decoding state: ``st = [t, status, prev_i, segments, phase]`` (int64) and
+    ``stf = [mean, prev_mean]`` (float), for :func:`decode_chunk`.
+    """
+    bi, m, cost = fn_argmin(Bf, nb)
+    st[0] = n - 1
+    st[1] = 0
+    st[2] = int(Bf[bi, PREV_I])
+    st[3] = 0
+    st[4] = 0  # 0: record the current segment next; 1: look its start up; 2: done
+    stf[0] = m
+    stf[1] = Bf[bi, PREV_MEAN]
+    return cost
+
+
+@numba.njit(cache=True)
+def _grow_out(starts, ends, peak, means, eq):
+    size = 2 * starts.shape[0]
+    s2 = np.empty(size, np.int64)
+    e2 = np.empty(size, np.int64)
+    p2 = np.empty(size, np.bool_)
+    m2 = np.empty(size)
+    q2 = np.zeros(size, np.bool_)
+    k = starts.shape[0]
+    s2[:k] = starts
+    e2[:k] = ends
+    p2[:k] = peak
+    m2[:k] = means
+    q2[:k] = eq
+    return s2, e2, p2, m2, q2
+
+
+@numba.njit(cache=True)
+def decode_chunk(t_lo, cnt, s_hi, s_pi, s_pm, st, stf, starts, ends, peak, means, eq):
+    """Continue the backward decoding through the stored data ``t_lo .. t_lo+len(cnt)−1``.
+
+    ``cnt`` / ``s_*`` are one chunk of what :func:`forward_chunk` stored (chunks are
+    visited last first). Segments are appended to the output arrays in decoding order
+    (last segment first); ``eq[k]`` says that segment k has the same mean as segment
+    k+1 (an active equality constraint). Returns the output arrays (reallocated when
+    they had to grow); the state ``st`` / ``stf`` (see :func:`decode_start`) is updated
+    in place, and ``st[4] == 2`` once the first segment has been reached.
+    """
+    t = st[0]
+    status = st[1]
+    pi = st[2]
+    k = st[3]
+    phase = st[4]
+    m = stf[0]
+    pm = stf[1]
+    # start of each datum's pieces in the chunk
+    cs = np.empty(cnt.shape[0] + 1, np.int64)
+    cs[0] = 0
+    for j in range(cnt.shape[0]):
+        cs[j + 1] = cs[j] + cnt[j, 0] + cnt[j, 1]
+    while phase != 2:
+        if phase == 1:
+            if t < t_lo:
+                break  # in an earlier chunk
+            j = t - t_lo
+            lo = cs[j] + (cnt[j, 0] if status == 1 else 0)
+            row = find_piece(s_hi, lo, lo + cnt[j, status], m)
+            pi = int(s_pi[row])
+            pm = s_pm[row]
+            phase = 0
+        if k == starts.shape[0]:
+            starts, ends, peak, means, eq = _grow_out(starts, ends, peak, means, eq)
         starts[k] = pi + 1
         ends[k] = t
         peak[k] = status == 1
         means[k] = m
         k += 1
         if pi < 0:
+            phase = 2
             break
         t = pi
         if np.isnan(pm):
@@ -194,18 +258,12 @@ def _decode(Bf, bi, m, s_hi, s_pi, s_pm, off, n):
         else:
             m = pm
         status = 1 - status
-        row = find_piece(s_hi, off[2 * status, t], off[2 * status + 1, t], m)
-        pi = int(s_pi[row])
-        pm = s_pm[row]
-    # reverse into data order; eq[k] refers to segment k and the one before it
-    rs = starts[:k][::-1].copy()
-    re = ends[:k][::-1].copy()
-    rp = peak[:k][::-1].copy()
-    rm = means[:k][::-1].copy()
-    req = np.zeros(k, np.bool_)
-    for j in range(k):
-        # eq[j] (decode order) says segment j equals segment j+1 (the one before it)
-        if eq[j]:
-            req[k - 1 - j] = True
-    return rs, re, rp, rm, req
-
+        phase = 1
+    st[0] = t
+    st[1] = status
+    st[2] = pi
+    st[3] = k
+    st[4] = phase
+    stf[0] = m
+    stf[1] = pm
+    return starts, ends, peak, means, eq

@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn._interrupt import deferred_interrupts
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.contigs import check_gaps, coverage_problems, fill_gaps
 
@@ -102,6 +101,8 @@ class PeakSegModel:
 
 def _integer_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
     raw = df[col].to_numpy()
+    if raw.dtype.kind in "iu":
+        return raw  # integers already: no float copy (bounded memory on whole chromosomes)
     try:
         vals = np.asarray(raw, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -183,9 +184,9 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
     return pd.DataFrame(
         {
             "chrom": chroms,
-            "chromStart": start.astype(np.int64),
-            "chromEnd": end.astype(np.int64),
-            "count": count.astype(np.int64),
+            "chromStart": start.astype(np.int64, copy=False),
+            "chromEnd": end.astype(np.int64, copy=False),
+            "count": count.astype(np.int64, copy=False),
         }
     )
 
@@ -203,28 +204,27 @@ def _check_penalty(penalty) -> float:
 
 @dataclass(frozen=True)
 class _Data:
-    """Validated arrays of one sample (counts, weights, positions)."""
+    """Validated arrays of one sample (counts, weights, positions): 24 bytes per row."""
 
     chrom: object
     start: np.ndarray
-    end: np.ndarray
     y: np.ndarray
     w: np.ndarray
-    cum_w: np.ndarray = field(repr=False)
-    cum_s: np.ndarray = field(repr=False)
 
     @classmethod
     def from_coverage(cls, coverage: pd.DataFrame, gaps: str = "fill",
                       name: str = "coverage") -> _Data:
         cov = check_coverage(coverage, name=name, gaps=gaps)
-        start = cov["chromStart"].to_numpy()
-        end = cov["chromEnd"].to_numpy()
+        # no temporaries beyond the result; the start column is copied so that the
+        # validated frame is freed on return (bounded memory on whole chromosomes)
         y = cov["count"].to_numpy().astype(float)
-        w = (end - start).astype(float)
-        return cls(
-            chrom=cov["chrom"].iloc[0], start=start, end=end, y=y, w=w,
-            cum_w=np.r_[0.0, np.cumsum(w)], cum_s=np.r_[0.0, np.cumsum(w * y)],
-        )
+        start = cov["chromStart"].to_numpy()
+        w = np.subtract(cov["chromEnd"].to_numpy(), start, dtype=np.float64)  # exact
+        return cls(chrom=cov["chrom"].iloc[0], start=start.copy(), y=y, w=w)
+
+    def end(self, rows) -> np.ndarray:
+        """``chromEnd`` of the given rows."""
+        return self.start[rows] + self.w[rows].astype(np.int64)
 
 
 def _run_loss(W: float, S: float) -> tuple[float, float]:
@@ -240,8 +240,9 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     first = np.asarray(first, np.int64)
     last = np.asarray(last, np.int64)
     k = len(first)
-    W = data.cum_w[last + 1] - data.cum_w[first]
-    S = data.cum_s[last + 1] - data.cum_s[first]
+    # segment sums of integer weights and weight·count products: exact in float64
+    W = np.add.reduceat(data.w, first)
+    S = np.add.reduceat(data.w * data.y, first)
     # runs of segments tied by an active equality constraint share their pooled mean
     run_id = np.cumsum(~np.asarray(eq_prev, bool)) - 1
     means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
@@ -257,14 +258,14 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
         {
             "chrom": data.chrom,
             "chromStart": data.start[first],
-            "chromEnd": data.end[last],
+            "chromEnd": data.end(last),
             "status": np.where(peak, "peak", "background"),
             "mean": means,
             "first_row": first,
             "last_row": last,
         }
     )
-    bases = int(data.end[-1] - data.start[0])
+    bases = int(data.end(-1) - data.start[0])
     pen_cost = total + (penalty * n_peaks if n_peaks else 0.0)
     loss = pd.DataFrame(
         {
@@ -289,13 +290,15 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
         return _model(data, penalty, [0], [n - 1], [False], [False])
     if n >= 2**31:
         raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
-    # the numba kernel is compiled (or loaded from cache) on first use only
-    from penlearn.peaks._peakseg_kernel import peakseg_solve
+    # the numba kernel is compiled (or loaded from cache) on first use only; its
+    # decoding information goes to temporary files for large inputs (bounded memory)
+    from penlearn.peaks._peakseg_store import peakseg_solve
 
-    with deferred_interrupts():  # Ctrl-C / SIGTERM handled once the kernel returns
-        _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-            data.y, data.w, penalty, _TIE_TOL
-        )
+    # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
+    # solve: a long solve stops within a chunk)
+    _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
+        data.y, data.w, penalty, _TIE_TOL
+    )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
@@ -309,6 +312,12 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill") -> Pe
     functional pruning (O(N log N) in practice). A table of several samples
     (``sample_id``) or chromosomes is several independent problems, solved one after
     the other at the same penalty.
+
+    Memory is bounded, as in PeakSegDisk: beyond about 2·10^5 rows the information that
+    the backward decoding needs (about 270 bytes per row) goes to temporary files in
+    ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
+    call returns or fails; the process itself then needs about 50 bytes per row beyond
+    the input table (see :mod:`penlearn.peaks._peakseg_store`).
 
     Parameters
     ----------
