@@ -57,3 +57,15 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
     return need(REFERENCE)
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child process the test interrupts with SIGINT.
+
+    A non-interactive shell starts background jobs with SIGINT ignored, children inherit
+    that, and Python then installs no KeyboardInterrupt handler: the child would never see
+    the signal. Restoring the default makes the test independent of how it was started.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -50,6 +50,7 @@ def fitted():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = learn_penalty(feats, ev, init="zero", max_steps=3, progress=False,
+                              model="linear",  # the linear model's prediction rules
                               segmentation={"loss": "l2", "max_segments": 6})
     return model, feats, data
 
@@ -266,7 +267,7 @@ def test_h3k36me3_am_immune_test_fold_predicts_with_default_learn_penalty():
                               ev[ev["sequence_id"].isin(split["subtrain"])],
                               validation=(ds.inputs.loc[split["validation"]],
                                           ev[ev["sequence_id"].isin(split["validation"])]),
-                              max_steps=2, progress=False, random_state=1)
+                              max_steps=2, progress=False, random_state=1, model="linear")
     x = ds.inputs.loc[split["test"], list(model.coef_.index)]
     assert not np.isfinite(x.to_numpy()).all()  # the case of the issue
     pred = model.predict(x)

@@ -136,6 +136,7 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
 
     common = dict(
         validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
+        model="linear",  # the demo tells the story of the linear model's descent
         line_search=args.line_search,
         random_state=args.seed,
         progress=not args.quiet,

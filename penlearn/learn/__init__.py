@@ -5,8 +5,11 @@
   initialisation and a baseline);
 - :mod:`~penlearn.learn.penalty`: :func:`fit_penalty`, the functional core of
   :func:`learn_penalty`;
-- :mod:`~penlearn.learn.model`: :class:`PenaltyModel` (thin estimator, JSON I/O) and
-  :func:`learn_penalty`;
+- :mod:`~penlearn.learn.model`: :class:`PenaltyModel` (thin estimator, JSON I/O);
+  :mod:`~penlearn.learn.learner`: :func:`learn_penalty`;
+- :mod:`~penlearn.learn.boosting`: AUM gradient boosting (trees, exact line search);
+- :mod:`~penlearn.learn.level`: the level of log λ, set for validation label errors;
+- :mod:`~penlearn.learn.groups`: validation holding out whole groups (genomic regions);
 - :mod:`~penlearn.learn.shrink`: after descent, the mixture with a model that learns
   nothing (the constant) of largest validation AUC (``shrink=``);
 - :mod:`~penlearn.learn.scaling`, :mod:`~penlearn.learn.model_file`: the standardiser and
@@ -15,7 +18,8 @@
 
 from penlearn.learn.descent import LINE_SEARCHES
 from penlearn.learn.interval_regression import IntervalRegression
-from penlearn.learn.model import PenaltyModel, learn_penalty
+from penlearn.learn.learner import learn_penalty
+from penlearn.learn.model import PenaltyModel
 from penlearn.learn.penalty import fit_penalty, subtrain_validation_split
 
 __all__ = [

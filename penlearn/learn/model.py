@@ -2,7 +2,7 @@
 
 :class:`PenaltyModel` holds parameters; :meth:`PenaltyModel.fit` calls the functional
 core :func:`penlearn.learn.penalty.fit_penalty` and stores its result;
-:func:`learn_penalty` is ``PenaltyModel(...).fit(...)``.
+:func:`penlearn.learn.learner.learn_penalty` is ``PenaltyModel(...).fit(...)``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list
-from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
+from penlearn.learn.boosting import predict_trees
 from penlearn.learn.descent import HISTORY_COLUMNS
 from penlearn.learn.model_file import (
     DEFAULT_SEGMENTATION,
@@ -24,43 +24,21 @@ from penlearn.learn.model_file import (
     read_model_file,
     write_model_file,
 )
-from penlearn.learn.penalty import fit_penalty
+from penlearn.learn.penalty import DEFAULT_MODEL, fit_penalty
+from penlearn.learn.prediction import (
+    finite_design,
+    scaling_dict,
+    sequence_features,
+    tree_design,
+    trees_from_json,
+    trees_to_json,
+)
 from penlearn.learn.scaling import FeatureScaling
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PenaltyModel", "learn_penalty"]
+__all__ = ["DEFAULT_MODEL", "FORMAT", "FORMAT_VERSION", "PenaltyModel"]
 
 FORMAT = "penlearn.PenaltyModel"
 FORMAT_VERSION = 1
-
-
-def _scaling_dict(scaling: FeatureScaling) -> dict:
-    out = {"mean": [float(v) for v in scaling.mean], "scale": [float(v) for v in scaling.scale]}
-    if scaling.low is not None:
-        out["low"] = [float(v) for v in scaling.low]
-        out["high"] = [float(v) for v in scaling.high]
-    return out
-
-
-def _finite_design(A, index, cols, coef, scaling) -> np.ndarray:
-    """The prediction rule for non-finite features (see :meth:`PenaltyModel.predict`)."""
-    bad = ~np.isfinite(A)
-    if not bad.any():
-        return A
-    A = A.copy()
-    A[:, coef == 0] = 0.0  # a zero weight ignores the feature, whatever its value
-    bad = ~np.isfinite(A)
-    low = None if scaling is None else scaling.low
-    if low is not None and list(scaling.columns) == list(cols):
-        A = np.where(np.isposinf(A), scaling.high, np.where(np.isneginf(A), low, A))
-        bad = np.isnan(A)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        who = index[r] if index is not None else r
-        why = ("no value can stand for NaN" if np.isnan(A[r, c]) else
-               "the model records no training range to clip it to")
-        raise ValueError(f"X has a non-finite value in row {who!r}, column {cols[c]!r} "
-                         f"(weight {coef[c]:.3g}; {why}); {int(bad.sum())} such value(s)")
-    return A
 
 
 class PenaltyModel:
@@ -107,6 +85,11 @@ class PenaltyModel:
         :func:`learn_penalty`); default True (the constant), False is the paper.
     ir_repeats : int
         Fits of interval regression averaged into the start (see :func:`learn_penalty`).
+    clip : bool
+        Predict with features clipped to their training range (linear model).
+    model, level, boosting
+        Model class, rule for the level of log λ, boosting options (see
+        :func:`learn_penalty`).
 
     Attributes
     ----------
@@ -129,6 +112,11 @@ class PenaltyModel:
         Standardisation and training range of the features (see :meth:`predict`).
     shrinkage_ : float
         The α of ``shrink`` (1: the descent's iterate unchanged).
+    trees_ : list or None
+        ``model="boosting"``: the trees (arrays, :mod:`penlearn.learn.boosting`);
+        log λ = ``intercept_`` + Σ trees(x), and ``coef_`` is all zero.
+    level_ : dict
+        How the level of log λ was set: ``rule``, ``scale`` α, ``shift``, ``split``.
 
     Examples
     --------
@@ -140,7 +128,8 @@ class PenaltyModel:
     """
 
     _PARAMS = ("line_search", "init", "normalize", "max_steps", "tol", "random_state",
-               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip")
+               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip",
+               "model", "level", "boosting")
 
     def __init__(
         self,
@@ -149,7 +138,7 @@ class PenaltyModel:
         normalize: str = "rate",
         max_steps: int = 1000,
         tol: float = 1e-5,
-        random_state=None,
+        random_state=0,
         progress: bool = True,
         select: str = "validation_auc",
         min_improvement: float = 0.01,
@@ -157,6 +146,9 @@ class PenaltyModel:
         shrink: bool | str = True,
         ir_repeats: int = 1,
         clip: bool = False,
+        model: str = DEFAULT_MODEL,
+        level: str = "validation",
+        boosting: dict | None = None,
     ) -> None:
         self.line_search = line_search
         self.init = init
@@ -171,6 +163,9 @@ class PenaltyModel:
         self.shrink = shrink
         self.ir_repeats = ir_repeats
         self.clip = clip
+        self.model = model
+        self.level = level
+        self.boosting = boosting
 
     # scikit-learn style -------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
@@ -186,7 +181,7 @@ class PenaltyModel:
         return self
 
     def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None,
-            segmentation=None):
+            segmentation=None, groups="auto"):
         """Fit on features ``X`` (indexed by sequence id) and the evaluation table ``y``.
 
         See :func:`learn_penalty` for the arguments.
@@ -194,7 +189,7 @@ class PenaltyModel:
         settings = check_segmentation(segmentation)
         params = {k: v for k, v in self.get_params().items() if k != "clip"}  # predict only
         fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
-                          scale_features=scale_features, **params)
+                          scale_features=scale_features, groups=groups, **params)
         self.coef_ = fit.coef
         self.intercept_ = fit.intercept
         self.scaling_ = fit.scaling
@@ -204,6 +199,8 @@ class PenaltyModel:
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
         self.shrinkage_ = fit.shrinkage
+        self.trees_ = fit.trees
+        self.level_ = dict(fit.level)
         self.segmentation_ = settings
         return self
 
@@ -232,7 +229,9 @@ class PenaltyModel:
             if A.ndim != 2 or A.shape[1] != len(cols):
                 raise ValueError(f"X must have {n_in} feature columns, got shape {A.shape}")
         scaling = getattr(self, "scaling_", None)
-        A = _finite_design(A, index, cols, self.coef_.to_numpy(), scaling)
+        if getattr(self, "trees_", None) is not None:
+            return tree_design(A, index, cols), index
+        A = finite_design(A, index, cols, self.coef_.to_numpy(), scaling)
         if self.clip and scaling is not None and scaling.low is not None \
                 and list(scaling.columns) == cols:
             A = np.clip(A, scaling.low, scaling.high)  # no extrapolation beyond training
@@ -250,9 +249,12 @@ class PenaltyModel:
         the range that feature had in training (recorded in ``scaling_.low`` /
         ``scaling_.high``), as a value beyond every training value; NaN in such a
         feature, or ±inf in a model without a recorded range, raises a ``ValueError``
-        naming the row and column. A prediction that overflows raises too.
+        naming the row and column. A prediction that overflows raises too. A boosted
+        model (``trees_``) routes ±inf to its extreme leaves and raises on NaN.
         """
         A, index = self._design(X)
+        if getattr(self, "trees_", None) is not None:  # boosted trees: no extrapolation
+            return predict_trees(self.trees_, A) + self.intercept_
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
             pred = A @ self.coef_.to_numpy() + self.intercept_
         if not np.all(np.isfinite(pred)):
@@ -303,7 +305,7 @@ class PenaltyModel:
             values = np.asarray(sequence, dtype=float)
             positions = np.arange(1, len(values) + 1)
         if features is None:
-            features = _sequence_features(values, positions, list(self.coef_.index))
+            features = sequence_features(values, positions, list(self.coef_.index))
         if isinstance(features, pd.Series):
             features = features.to_frame().T
         log_lambda = float(self.predict(features)[0])
@@ -345,7 +347,7 @@ class PenaltyModel:
             "features": [str(c) for c in self.coef_.index],
             "coef": [float(v) for v in self.coef_.to_numpy()],
             "intercept": float(self.intercept_),
-            "scaling": _scaling_dict(self.scaling_),
+            "scaling": scaling_dict(self.scaling_),
             **({"segmentation": dict(self.segmentation_)}
                if getattr(self, "segmentation_", None) else {}),
             "dropped_features": [str(c) for c in self.dropped_features_],
@@ -353,6 +355,9 @@ class PenaltyModel:
             "best_step": int(self.best_step_),
             "shrinkage": float(getattr(self, "shrinkage_", 1.0)),
             "history": {c: [float(v) for v in h[c]] for c in HISTORY_COLUMNS},
+            **({"trees": trees_to_json(self.trees_)}
+               if getattr(self, "trees_", None) is not None else {}),
+            **({"level": _json_level(self.level_)} if getattr(self, "level_", None) else {}),
         }
 
     def save(self, path) -> None:
@@ -411,6 +416,8 @@ class PenaltyModel:
         if not isinstance(params, dict) or set(params) - set(cls._PARAMS) - {"kind"}:
             raise f.error(f"params must be an object with keys among {list(cls._PARAMS)}")
         model = cls(**{k: v for k, v in params.items() if k != "kind"})
+        if "model" not in params:  # a file written before boosting: a linear model
+            model.model = "linear"
         model.coef_ = pd.Series(coef, index=feats, name="coef")
         model.intercept_ = intercept
         model.scaling_ = FeatureScaling(tuple(feats), mean, scale, tuple(dropped), low, high)
@@ -423,160 +430,33 @@ class PenaltyModel:
         model.history_ = hist
         model.init_ = {}
         model.shrinkage_ = float(f.number("shrinkage")) if "shrinkage" in f.data else 1.0
+        model.trees_ = None
+        if "trees" in f.data:
+            try:
+                model.trees_ = trees_from_json(f.data["trees"], len(feats))
+            except ValueError as exc:
+                raise f.error(str(exc)) from exc
+        lev = f.data.get("level", {})
+        if not isinstance(lev, dict):
+            raise f.error("field 'level' must be an object")
+        model.level_ = dict(lev)
         return model
 
     def __repr__(self) -> str:
         if not hasattr(self, "coef_"):
-            return f"PenaltyModel(line_search={self.line_search!r})"
+            return f"PenaltyModel(model={self.model!r})"
+        if getattr(self, "trees_", None) is not None:
+            return f"PenaltyModel(trees={len(self.trees_)}, features={len(self.coef_)})"
         return (
             f"PenaltyModel(features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"
         )
 
 
-def _sequence_features(values, positions, columns) -> pd.DataFrame:
-    long = pd.DataFrame({"sequence_id": "s", "position": positions, "value": values})
-    for kind in ("penaltyLearning", "chipseq", "neuroblastoma"):
-        try:
-            fm = feature_matrix(long, kind)
-        except ValueError:
-            continue
-        if set(columns) <= set(fm.columns):
-            return fm
-    raise ValueError(
-        "segment(): no feature set of penlearn.changepoint.features has all the model's "
-        "columns; pass features= explicitly"
-    )
-
-
-def learn_penalty(
-    features: pd.DataFrame,
-    evaluation: pd.DataFrame,
-    *,
-    validation=None,
-    folds=None,
-    line_search: str = "first_min",
-    init="interval_regression",
-    normalize: str = "rate",
-    max_steps: int = 1000,
-    tol: float = 1e-5,
-    random_state=None,
-    progress: bool = True,
-    targets: pd.DataFrame | None = None,
-    scale_features: pd.DataFrame | None = None,
-    segmentation: dict | None = None,
-    select: str = "validation_auc",
-    min_improvement: float = 0.01,
-    l2: float = 0.1,
-    shrink: bool | str = True,
-    ir_repeats: int = 1,
-    clip: bool = False,
-) -> PenaltyModel:
-    """Learn a linear penalty function log λ = f(features).
-
-    Parameters
-    ----------
-    features : DataFrame
-        One row per training sequence, indexed by sequence id (as ``inputs.csv``).
-    evaluation : DataFrame
-        The error functions of those sequences.
-    validation : (DataFrame, DataFrame), optional
-        ``(features, evaluation)`` of the validation sequences. Without it (and without
-        ``folds``) the sequences are split as in the paper: sorted by id, alternately
-        subtrain and validation.
-    folds : Series or DataFrame, optional
-        Internal split: a Series indexed by sequence id (or a DataFrame
-        ``sequence_id, set``) with values ``"subtrain"``/``"validation"``.
-    line_search : {"first_min", "linear", "quadratic", "max_auc", "grid"}
-        Step rule (exact line search variants, or the grid 10^−9…10^0).
-    init : str, PenaltyModel or array
-        ``"interval_regression"`` (default), ``"interval_regression_flipped"`` (the
-        paper's sign flip), ``"zero"``, ``"random"``, a fitted penalty model (warm
-        start), or weights on the standardised features (optionally intercept first).
-    normalize : {"rate", "count"}
-        AUM normalisation.
-    max_steps : int
-        Upper bound on gradient steps.
-    tol : float
-        Stop when the subtrain AUM decreases by no more than ``tol``.
-    random_state : int or None
-        Seeds the random init and interval regression's CV folds.
-    progress : bool
-        Show a progress bar.
-    targets : DataFrame, optional
-        Target intervals (``sequence_id, min_log_lambda, max_log_lambda``, e.g.
-        ``outputs.csv``) for the interval-regression init; default: computed from the
-        evaluation table.
-    scale_features : DataFrame, optional
-        Features whose rows define the standardisation (the paper scales over all
-        sequences of the data set, test fold included); default: subtrain + validation.
-    segmentation : dict, optional
-        How the evaluation table's models were made, ``{"loss": "l2", "max_segments":
-        20}``: stored in the model (and its file) and used by
-        :meth:`PenaltyModel.segment`.
-    select : {"validation_auc", "validation_aum", "last"}
-        Which iterate is returned: largest validation AUC (the paper's rule), smallest
-        validation AUM, or the last.
-    min_improvement : float
-        Keep the start unless the selected iterate beats it on validation by more than
-        this (AUC units for ``"validation_auc"``); default 0.01, 0 is the paper's rule
-        (which lost test AUC to its own start on average over 19 data sets).
-    l2 : float
-        Ridge penalty on the standardised weights (AUM + (l2/2)·‖w‖²; each step exact
-        over the first B line-search events, or over the grid for ``"grid"``);
-        default 0.1, 0 is plain AUM (the paper).
-    shrink : bool or str
-        After descent, replace the weights w by α·w + (1 − α)·w₀, α ∈ {1, 0.9, …, 0} of
-        largest validation AUC (ties: the largest α), w₀ a model that learns nothing:
-        the constant (True, the default), or log λ = one feature column (its name, e.g.
-        ``"log.log.data"``, log log n: a BIC-like penalty); False: no shrinkage (the
-        paper). The chosen α is ``shrinkage_`` (:mod:`penlearn.learn.shrink`).
-        With the defaults ``l2=0.1, min_improvement=0.01``, on 19 data sets × their test
-        folds (benchmarks/all_sets.py): mean test AUC +0.0023 over the
-        interval-regression start (+0.0017 without shrinking), worst set −0.0013.
-    ir_repeats : int
-        With ``init="interval_regression"``: fit interval regression this many times,
-        each with its own random CV folds (so its own regulariser), and start from the
-        average of the fits (their predictions averaged); default 1 (the paper). The
-        CV choice of the regulariser varies a lot with the folds; averaging steadies it.
-    clip : bool
-        Predict with every feature clipped to the range it had in the training rows
-        (no linear extrapolation to feature values beyond every training value).
-
-    Returns
-    -------
-    PenaltyModel
-        The iterate with the largest validation AUC (ROChange AUC) if it beats the start
-        by more than ``min_improvement``, else the start, shrunk by ``shrink``; its
-        intercept set to minimise subtrain FP + FN; ``history_`` records every step.
-
-    Notes
-    -----
-    The papers' protocol is ``l2=0, min_improvement=0, shrink=False``. Gradient descent follows
-    Fowler & Hocking (2024), Section 5.2: direction −Xᵀḡ with
-    ḡ the mean of the left and right directional derivatives of the subtrain AUM
-    (Hillman & Hocking 2023); the intercept does not change AUM/AUC and is not updated.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> ids = [f"s{i:02d}" for i in range(40)]
-    >>> x = rng.normal(size=40)
-    >>> ev = pd.DataFrame([r for i, xi in zip(ids, x) for r in [
-    ...     (i, -np.inf, xi - 1, 1, 0), (i, xi - 1, xi + 1, 0, 0), (i, xi + 1, np.inf, 0, 1)]],
-    ...     columns=["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "fn"])
-    >>> ev["possible_fp"] = 1; ev["possible_fn"] = 1
-    >>> feats = pd.DataFrame({"x": x, "noise": rng.normal(size=40)}, index=ids)
-    >>> m = learn_penalty(feats, ev, init="zero", progress=False)
-    >>> bool(m.history_["validation_auc"].max() > 0.9), 0.0 <= m.shrinkage_ <= 1.0
-    (True, True)
-    >>> paper = learn_penalty(feats, ev, l2=0, min_improvement=0, shrink=False,
-    ...                       progress=False)
-    >>> paper.shrinkage_
-    1.0
-    """
-    model = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
-                         select, min_improvement, l2, shrink, ir_repeats, clip)
-    return model.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
-                     scale_features=scale_features, segmentation=segmentation)
+def _json_level(level: dict) -> dict:
+    """``level_`` as JSON: numbers as floats, the candidates' errors as an object."""
+    def conv(v):
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        return float(v) if isinstance(v, (int, float, np.number)) else str(v)
+    return {str(k): conv(v) for k, v in level.items()}

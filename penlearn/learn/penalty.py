@@ -37,6 +37,7 @@ from penlearn.breakpoints import (
 )
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.learn._metrics import SetMetrics
+from penlearn.learn.boosting import fit_boosting, predict_trees
 from penlearn.learn.descent import (
     check_classes,
     check_options,
@@ -45,12 +46,31 @@ from penlearn.learn.descent import (
     min_error_shift,
     select_iterate,
 )
+from penlearn.learn.groups import check_groups, group_split, region_groups
 from penlearn.learn.interval_regression import IntervalRegression
+from penlearn.learn.level import choose_level, label_errors_at
 from penlearn.learn.scaling import FeatureScaling, standardize_features
 from penlearn.learn.shrink import check_shrink, choose_shrinkage, shrink_target
 from penlearn.roc import ChangepointROC
 
-__all__ = ["PenaltyFit", "fit_penalty", "subtrain_validation_split"]
+__all__ = ["BOOSTING_OPTIONS", "DEFAULT_MODEL", "LEVELS", "MODELS", "PenaltyFit", "fit_penalty",
+           "subtrain_validation_split"]
+
+#: The model classes of ``learn_penalty(model=...)`` (``"auto"``: both, the one of fewer
+#: validation label errors).
+MODELS = ("linear", "boosting", "auto")
+#: The model class of ``learn_penalty`` by default: AUM gradient boosting measured best on
+#: both test label errors and test AUC with region hold-out (benchmarks/all_sets.py; the
+#: numbers are in the docs, "Does learning pay?").
+DEFAULT_MODEL = "boosting"
+#: How the level of log λ is set: ``"validation"`` (scale and shift of fewest validation
+#: label errors, :mod:`penlearn.learn.level`) or ``"subtrain"`` (the papers' shift of
+#: fewest subtrain errors).
+LEVELS = ("validation", "subtrain")
+#: Options of ``model="boosting"`` (``boosting=`` overrides them) and their defaults.
+BOOSTING_OPTIONS = {"max_stages": 200, "learning_rate": 0.5, "max_depth": 2,
+                    "min_samples_leaf": 10, "patience": 20, "min_improvement": 0.0,
+                    "refit": False}
 
 
 @dataclass(frozen=True)
@@ -70,6 +90,10 @@ class PenaltyFit:
         Initialisation details (e.g. the interval-regression regulariser).
     shrinkage : float
         α of ``shrink`` (:mod:`penlearn.learn.shrink`): 1 keeps the descent's iterate.
+    trees : list or None
+        The boosted trees (``model="boosting"``): log λ = intercept + Σ trees(x).
+    level : dict
+        How the level of log λ was set (``level=``).
     """
 
     coef: pd.Series
@@ -78,6 +102,11 @@ class PenaltyFit:
     descent: object
     init_info: dict = field(default_factory=dict)
     shrinkage: float = 1.0
+    #: boosting: the trees of log λ (:mod:`penlearn.learn.boosting` arrays, values in
+    #: log λ units, the level's scale α included); None for the linear model
+    trees: list | None = None
+    #: how the level was set (:mod:`penlearn.learn.level`): rule, scale α, shift, split
+    level: dict = field(default_factory=dict)
 
 
 def subtrain_validation_split(folds: pd.DataFrame, test_fold) -> dict[str, list]:
@@ -187,13 +216,16 @@ def _weights_from_model(model, scaling: FeatureScaling):
     return a * scaling.scale, float(-model.intercept_ + np.dot(a, scaling.mean))
 
 
-def _split(features, evaluation, validation, folds):
-    """(ids, features, evaluation) of the subtrain and of the validation sets."""
+def _split(features, evaluation, validation, folds, groups="auto"):
+    """(ids, features, evaluation) of the subtrain and of the validation sets, and how
+    they were split."""
     feats = _check_features(features, "features")
     evaluation = check_evaluation(evaluation)  # validated once here; trusted below
     all_ids = _check_match(feats, evaluation, "training")
     if validation is not None and folds is not None:
         raise ValueError("give validation= or folds=, not both")
+    if validation is not None and not (groups is None or isinstance(groups, str)):
+        raise ValueError("give validation= or groups=, not both")
     if validation is not None:
         if not (isinstance(validation, tuple) and len(validation) == 2):
             raise TypeError("validation must be a (features, evaluation) pair")
@@ -206,10 +238,30 @@ def _split(features, evaluation, validation, folds):
                 f"{len(overlap)} sequence(s) are in both training and validation sets, "
                 f"e.g. {list(overlap[:3])}"
             )
-        return (all_ids, feats, evaluation), (v_ids, v_feats, v_eval)
-    if folds is None:
+        return (all_ids, feats, evaluation), (v_ids, v_feats, v_eval), "validation="
+    how = "folds="
+    g = None
+    if folds is None and groups is not None:
+        if isinstance(groups, str):
+            if groups != "auto":
+                raise ValueError(f"groups must be 'auto', None or a Series indexed by "
+                                 f"sequence id, got {groups!r}")
+            g = region_groups(all_ids)
+        else:
+            g = check_groups(groups, all_ids)
+            if g.nunique() < 2:
+                raise ValueError("groups: all training sequences are in one group; give "
+                                 "at least 2 groups (or groups=None)")
+    elif folds is not None and not (isinstance(groups, str) and groups == "auto") \
+            and groups is not None:
+        raise ValueError("give folds= or groups=, not both")
+    if g is not None:
+        sub_ids, v_ids = group_split(g)
+        how = f"groups ({g.nunique()})"
+    elif folds is None:
         order = sorted(all_ids, key=str)
         sub_ids, v_ids = order[0::2], order[1::2]
+        how = "alternate ids"
     else:
         f = folds.set_index("sequence_id")["set"] if isinstance(folds, pd.DataFrame) \
             else pd.Series(folds)
@@ -225,7 +277,7 @@ def _split(features, evaluation, validation, folds):
         raise ValueError("need at least one subtrain and one validation sequence")
     ev_ids = evaluation["sequence_id"]
     return ((sub_ids, feats.loc[sub_ids], evaluation[ev_ids.isin(sub_ids)]),
-            (v_ids, feats.loc[v_ids], evaluation[ev_ids.isin(v_ids)]))
+            (v_ids, feats.loc[v_ids], evaluation[ev_ids.isin(v_ids)]), how)
 
 
 def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
@@ -313,6 +365,10 @@ def fit_penalty(
     l2: float = 0.1,
     shrink: bool | str = True,
     ir_repeats: int = 1,
+    model: str = DEFAULT_MODEL,
+    groups="auto",
+    level: str = "validation",
+    boosting: dict | None = None,
 ) -> PenaltyFit:
     """Learn log λ = f(features) by AUM gradient descent; the arguments of
     :func:`penlearn.learn_penalty`, which wraps this function in a
@@ -350,7 +406,11 @@ def fit_penalty(
     if isinstance(ir_repeats, bool) or not isinstance(ir_repeats, (int, np.integer)) \
             or ir_repeats < 1:
         raise ValueError(f"ir_repeats must be an integer >= 1, got {ir_repeats!r}")
-    sub, val = _split(features, evaluation, validation, folds)
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    sub, val, how = _split(features, evaluation, validation, folds, groups)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
     X_sub = scaling.transform(sub_feats)
@@ -359,7 +419,31 @@ def fit_penalty(
     bp_val = _set_breakpoints(v_eval, v_ids, normalize, "validation")
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
-    rng = np.random.default_rng(random_state)
+    fits = {}  # each class with its own generator: "auto" fits the same models as each alone
+    if model in ("boosting", "auto"):
+        fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
+                                        level, how, dict(boosting or {}), select, max_steps,
+                                        np.random.default_rng(random_state), normalize)
+    if model in ("linear", "auto"):
+        fits["linear"] = _fit_linear(
+            scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
+            np.random.default_rng(random_state), init=init, targets=targets,
+            ir_repeats=ir_repeats, line_search=line_search,
+            max_steps=max_steps, tol=tol, progress=progress, select=select,
+            min_improvement=min_improvement, l2=l2, shrink=shrink)
+    if len(fits) == 1:
+        return next(iter(fits.values()))
+    # model="auto": the class of fewer validation label errors (ties: boosting)
+    errs = {k: f.level["validation_errors"] for k, f in fits.items()}
+    pick = "linear" if errs["linear"] < errs["boosting"] else "boosting"
+    return replace(fits[pick], level={**fits[pick].level, "model": pick,
+                                      "candidates": errs})
+
+
+def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
+                rng, *, init, targets, ir_repeats, line_search, max_steps, tol, progress,
+                select, min_improvement, l2, shrink) -> PenaltyFit:
+    """``model="linear"``: interval-regression start, AUM descent, shrinkage, level."""
     w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats)
 
     # the same numbers as roc_sub.auc, aum(bp_val, .).aum and roc_val.auc, one sort each
@@ -383,8 +467,70 @@ def fit_penalty(
         if alpha < 1.0:
             w_best = alpha * w_best + (1.0 - alpha) * safe[0]
             b_best = min_error_shift(bp_sub, X_sub @ w_best)
+    lev = {"rule": level, "split": how, "scale": 1.0, "model": "linear"}
+    if level == "validation":  # the level (and scale) of log λ for validation errors
+        lev["scale"], b_best, table = choose_level(roc_sub.bp, X_sub @ w_best, roc_val.bp,
+                                                   X_val @ w_best)
+        w_best = lev["scale"] * w_best
+        lev["validation_errors"] = min(e for _, _, e in table)
+    else:
+        lev["validation_errors"] = label_errors_at(roc_val.bp, X_val @ w_best + b_best)
+    lev["shift"] = float(b_best)
     # score weights on the standardised scale → log λ weights on the original scale
     a = w_best / scaling.scale
     a0 = b_best - float(np.dot(a, scaling.mean))
     coef = pd.Series(-a, index=list(scaling.columns), name="coef")
-    return PenaltyFit(coef, float(-a0), scaling, res, info, alpha)
+    return PenaltyFit(coef, float(-a0), scaling, res, info, alpha, level=lev)
+
+
+def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how, options,
+                 select, max_steps, rng, opts_normalize="rate") -> PenaltyFit:
+    """``model="boosting"``: AUM gradient boosting (:mod:`penlearn.learn.boosting`) on the
+    raw kept columns, the level of log λ by ``level``."""
+    unknown = set(options) - set(BOOSTING_OPTIONS)
+    if unknown:
+        raise ValueError(f"boosting options must be among {list(BOOSTING_OPTIONS)}, got "
+                         f"{sorted(unknown)}")
+    opts = {**BOOSTING_OPTIONS, **options}
+    cols = list(scaling.columns)
+    A_sub = sub[1].loc[:, cols].to_numpy(float)
+    A_val = val[1].loc[:, cols].to_numpy(float)
+    m_sub, m_val = SetMetrics(None, roc_sub), SetMetrics(bp_val, roc_val)
+
+    def evaluate(f_sub, f_val):
+        return (m_sub(f_sub)[1], *m_val(f_val))
+
+    res = fit_boosting(A_sub, bp_sub, A_val, evaluate, max_stages=min(max_steps,
+                       opts["max_stages"]), learning_rate=opts["learning_rate"],
+                       max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"],
+                       patience=opts["patience"], select=select,
+                       min_improvement=opts["min_improvement"],
+                       random_state=int(rng.integers(2**31)))
+    f_sub, f_val = predict_trees(res.trees, A_sub), predict_trees(res.trees, A_val)
+    lev = {"rule": level, "split": how, "scale": 1.0, "model": "boosting"}
+    if level == "validation":
+        lev["scale"], shift, table = choose_level(roc_sub.bp, f_sub, roc_val.bp, f_val)
+        lev["validation_errors"] = min(e for _, _, e in table)
+    else:
+        shift = min_error_shift(bp_sub, f_sub)
+        lev["validation_errors"] = label_errors_at(roc_val.bp, f_val + shift)
+    trees = res.trees
+    if opts["refit"] and res.best > 0:  # the chosen number of stages, on every sequence
+        ids = list(sub[0]) + list(val[0])
+        ev_all = pd.concat([sub[2], val[2]])
+        bp_all = _set_breakpoints(ev_all, ids, opts_normalize, "training")
+        A_all = np.vstack([A_sub, A_val])
+        trees = fit_boosting(A_all, bp_all, A_all[:1], lambda f, fv: (0.0, 0.0, 0.0),
+                             max_stages=res.best, learning_rate=opts["learning_rate"],
+                             max_depth=opts["max_depth"],
+                             min_samples_leaf=opts["min_samples_leaf"], patience=res.best + 1,
+                             select="last", random_state=int(rng.integers(2**31))).trees
+        f_all = predict_trees(trees, A_all)
+        shift = min_error_shift(ChangepointROC(ev_all, ids).bp, lev["scale"] * f_all)
+    lev["shift"] = float(shift)
+    # log λ = −score = −(α·Σ trees + c): trees of log λ
+    trees = [dict(t, value=-lev["scale"] * t["value"]) for t in trees]
+    coef = pd.Series(0.0, index=cols, name="coef")
+    return PenaltyFit(coef, -float(shift), scaling, res, {"init": "constant", **opts}, 1.0,
+                      trees=trees, level=lev)
+

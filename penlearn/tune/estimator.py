@@ -42,9 +42,10 @@ _LEARN_OPTIONS = tuple(
     if p.kind is inspect.Parameter.KEYWORD_ONLY
 )
 _OWN = ("detector", "features", "max_changes", "path_method")
-# learn_penalty's defaults, but no progress bar and a fixed seed (interval regression's CV
-# folds are random): the same fit gives the same model
-_LEARN_DEFAULTS = {"progress": False, "random_state": 0}
+# learn_penalty's defaults, but no progress bar, a fixed seed (interval regression's CV
+# folds are random: the same fit gives the same model) and the linear model: a few labeled
+# signals are too few for boosted trees (learn_penalty's default), which keep the constant
+_LEARN_DEFAULTS = {"progress": False, "random_state": 0, "model": "linear"}
 
 
 def check_signal_labels(signals: dict, labels: pd.DataFrame) -> pd.DataFrame:

@@ -128,6 +128,7 @@ def _rows(values: dict) -> pd.DataFrame:
 
 def test_goals_compare_with_constant_aft_and_start_per_set(monkeypatch):
     monkeypatch.setattr(bench, "ALL_SETS", ["A", "B"])
+    monkeypatch.setattr(bench, "START", {"default": "interval_regression"})  # a linear one
     rows = _rows({
         "constant": ([20, 20, 10, 10], [0.90, 0.90, 0.90, 0.90]),
         "aft_xgboost": ([15, 15, 12, 12], [0.92, 0.92, 0.92, 0.92]),

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _penlearn_demo import penlearn_command
-from conftest import REPO
+from conftest import REPO, default_sigint
 
 import penlearn as pl
 
@@ -213,7 +213,7 @@ def test_interrupt_during_the_solve_is_one_line_and_leaves_nothing(tmp_path, sig
     argv = [*penlearn_command(), "peaks", str(x), "--penalty", "1000", "--out"]
     solve = _solve_time([*argv, str(tmp_path / "out1" / "peaks.bed")])
     p = subprocess.Popen([*argv, str(tmp_path / "out2" / "peaks.bed")],
-                         stderr=subprocess.PIPE, text=True, env=ENV)
+                         stderr=subprocess.PIPE, text=True, env=ENV, preexec_fn=default_sigint)
     for line in p.stderr:
         if "peak models" in line:  # reading done: the solve is what is left
             break

@@ -3,12 +3,17 @@ folds, checked against fits made here with the same seeds."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
 from test_learn import split, synthetic, targets_of
 
 from penlearn.learn import IntervalRegression, learn_penalty
+
+# these tests check the linear model and its options (the default model is boosting)
+learn_penalty = functools.partial(learn_penalty, model="linear")
 
 
 @pytest.mark.parametrize("repeats", [1, 3])
@@ -17,7 +22,7 @@ def test_start_is_the_average_of_the_fits(repeats):
     (fs, es), (fv, evv) = split(feats, ev)
     T = targets_of(ev).set_index("sequence_id")
     m = learn_penalty(fs, es, validation=(fv, evv), max_steps=0, shrink=False,
-                      ir_repeats=repeats, random_state=7, targets=targets_of(ev),
+                      ir_repeats=repeats, random_state=7, targets=targets_of(ev), level="subtrain",
                       progress=False)
     rng = np.random.default_rng(7)
     rows = list(fs.index) + list(fv.index)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
@@ -21,6 +22,9 @@ from penlearn.learn import (
 )
 from penlearn.learn.descent import min_error_shift as _min_error_shift
 from penlearn.roc import changepoint_auc, roc_change
+
+# these tests check the linear model and its options (the default model is boosting)
+learn_penalty = functools.partial(learn_penalty, model="linear")
 
 
 def synthetic(n=60, seed=0, p=3, noise=0.3):
@@ -324,7 +328,7 @@ def test_save_load_roundtrip_and_malformed(tmp_path):
 
 def test_params_fit_predict_and_segment():
     feats, ev = synthetic(n=40, seed=10)
-    m = PenaltyModel(init="zero", progress=False, max_steps=4)
+    m = PenaltyModel(init="zero", progress=False, max_steps=4, model="linear")
     assert m.get_params()["line_search"] == "first_min"
     m.set_params(line_search="grid")
     with pytest.raises(ValueError, match="invalid parameter"):

@@ -7,6 +7,7 @@ against the history's own argmax / argmin, the start against a separate
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
@@ -22,6 +23,9 @@ from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.descent import SELECTIONS, l2_step, select_iterate
 from penlearn.learn.penalty import fit_penalty
 from penlearn.line_search import line_search
+
+# these tests check the linear model and its options (the default model is boosting)
+fit_penalty = functools.partial(fit_penalty, model="linear")
 
 
 def _history(auc, aum=None):
@@ -74,6 +78,7 @@ def data():
 def _fit(data, **kw):
     feats, ev = data
     kw.setdefault("random_state", 0)
+    kw.setdefault("model", "linear")  # the options of the linear model's descent
     return learn_penalty(feats, ev, progress=False, **kw)
 
 

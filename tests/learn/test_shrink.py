@@ -8,6 +8,8 @@ that fit's own coefficients.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,9 @@ from penlearn import roc_change
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.scaling import standardize_features
 from penlearn.learn.shrink import SHRINK_GRID, check_shrink, choose_shrinkage, shrink_target
+
+# these tests check the linear model and its options (the default model is boosting)
+learn_penalty = functools.partial(learn_penalty, model="linear")
 
 
 def test_choose_shrinkage_is_first_argmax_of_grid():
@@ -80,7 +85,7 @@ def test_learn_penalty_shrink_matches_brute_force(data, toward):
     α of largest validation AUC recomputed here with roc_change."""
     (fs, es), (fv, evv) = data
     kw = dict(validation=(fv, evv), init=np.array([1.5, -1.0, 0.0]), max_steps=0,
-              progress=False)
+              progress=False, level="subtrain")  # the scale of level="validation" aside
     m0 = learn_penalty(fs, es, shrink=False, **kw)
     m1 = learn_penalty(fs, es, shrink=toward, **kw)
     assert m0.shrinkage_ == 1.0
@@ -134,7 +139,7 @@ def test_demo_note_says_what_shrink_did(data):
 
     (fs, es), (fv, evv) = data
     kw = dict(validation=(fv, evv), init=np.array([1.5, -1.0, 0.0]), max_steps=0,
-              progress=False)
+              progress=False, level="subtrain")  # the scale of level="validation" aside
     start = learn_penalty(fs, es, shrink=False, **kw)
     shrunk = learn_penalty(fs, es, **kw)
     note = _learning_note(shrunk, start, start, evv, fv, len(fv))

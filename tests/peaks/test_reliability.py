@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import REPO
+from conftest import REPO, default_sigint
 
 import penlearn as pl
 from penlearn.peaks.bed_io import write_bedgraph
@@ -250,7 +250,7 @@ def test_interrupt_inside_the_numba_kernel_is_a_plain_keyboard_interrupt(tmp_pat
     script = tmp_path / "kernel.py"
     script.write_text(_KERNEL_SCRIPT)
     r = subprocess.run([sys.executable, str(script), "60000"], capture_output=True,
-                       text=True, env=ENV, timeout=300)
+                       text=True, env=ENV, timeout=300, preexec_fn=default_sigint)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "KeyboardInterrupt NoneType", (r.stdout, r.stderr[-2000:])
 
@@ -299,6 +299,6 @@ def test_sigterm_inside_the_kernel_is_deferred_too(tmp_path):
         "from penlearn.atomic_files import sigterm_unwinds\n"
         "_unwind = sigterm_unwinds()\n_unwind.__enter__()"))
     r = subprocess.run([sys.executable, str(script), "60000"], capture_output=True,
-                       text=True, env=ENV, timeout=300)
+                       text=True, env=ENV, timeout=300, preexec_fn=default_sigint)
     assert r.returncode == 0 and r.stdout.strip() == "KeyboardInterrupt NoneType", \
         (r.returncode, r.stdout, r.stderr[-2000:])
