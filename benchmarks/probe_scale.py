@@ -207,6 +207,9 @@ def _cache_cases():
     yield ("learn PENLEARN_CACHE_DIR read-only",
            lambda: learn(TMP / "c1.json", None, env=ro), same)
     yield ("learn --cache-dir read-only", lambda: learn(TMP / "c2.json", ro), same)
+    # as root a read-only mode is not enforced: /proc refuses every new folder, even root's
+    yield ("learn PENLEARN_CACHE_DIR unwritable (/proc)",
+           lambda: learn(TMP / "c2p.json", None, env="/proc/penlearn-cache"), same)
     cdir = TMP / "cache"
     yield "learn cache store", lambda: learn(TMP / "c3.json", cdir), same
     yield "learn cache hit", lambda: learn(TMP / "c4.json", cdir), same
@@ -243,7 +246,8 @@ def _boost_cases():
     folder = _peak_folder("boost", samples=tuple(f"s{i}" for i in range(12)))
     ds = load_peak_folder(folder)
     x = ds.inputs[[c for c in ds.inputs if np.isfinite(ds.inputs[c]).all()]]
-    model = PenaltyModel(model="boosting", boosting={"min_samples_leaf": 2}).fit(x, ds.evaluation, scale_features=x)
+    model = PenaltyModel(model="boosting", boosting={"min_samples_leaf": 2}).fit(
+        x, ds.evaluation, scale_features=x)
     good = TMP / "boost.json"
     base = model.to_dict()
     if not base.get("trees"):  # the easy toy data stops boosting at stage 0: add one tree

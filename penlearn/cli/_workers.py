@@ -8,14 +8,18 @@ import contextlib
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 
+#: the largest ``--jobs`` (beyond it the process pool cannot even be sized)
+MAX_JOBS = 4096
+
 
 def _jobs(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    if not 1 <= n <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to {MAX_JOBS}, "
+                                         f"got {text!r}")
     return n
 
 
@@ -42,8 +46,8 @@ def workers(args) -> Iterator[Executor | None]:
     None
     """
     jobs, scheduler = getattr(args, "jobs", 1), getattr(args, "scheduler", None)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"--jobs must be an integer >= 1, got {jobs!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"--jobs must be an integer from 1 to {MAX_JOBS}, got {jobs!r}")
     if scheduler is not None:
         if jobs != 1:
             raise ValueError("give --jobs or --scheduler, not both")

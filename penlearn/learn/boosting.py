@@ -117,6 +117,8 @@ def check_trees(trees: list, n_features: int) -> None:
                                  f"{n_features}")
             if not np.isfinite(float(t["value"][i])):
                 raise ValueError(f"tree {k}: node {i} has a non-finite value")
+            if not leaf and not np.isfinite(float(t["threshold"][i])):
+                raise ValueError(f"tree {k}: node {i} has a non-finite threshold")
 
 
 def predict_trees(trees: list, A: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from penlearn.learn.model_file import (
     read_model_file,
     write_model_file,
 )
-from penlearn.learn.penalty import DEFAULT_MODEL, fit_penalty
+from penlearn.learn.penalty import DEFAULT_MODEL, MODELS, fit_penalty
 from penlearn.learn.prediction import (
     finite_design,
     scaling_dict,
@@ -418,6 +418,11 @@ class PenaltyModel:
         model = cls(**{k: v for k, v in params.items() if k != "kind"})
         if "model" not in params:  # a file written before boosting: a linear model
             model.model = "linear"
+        if not isinstance(model.model, str) or model.model not in MODELS:
+            raise f.error(f"params: model must be one of {MODELS}, got {model.model!r}")
+        if model.model != "auto" and (model.model == "boosting") != ("trees" in f.data):
+            raise f.error(f"params.model is {model.model!r}, but field 'trees' is "
+                          f"{'present' if 'trees' in f.data else 'missing'}")
         model.coef_ = pd.Series(coef, index=feats, name="coef")
         model.intercept_ = intercept
         model.scaling_ = FeatureScaling(tuple(feats), mean, scale, tuple(dropped), low, high)

@@ -99,6 +99,10 @@ def trees_from_json(data, n_features: int) -> list:
     for k, t in enumerate(data):
         if not isinstance(t, dict) or set(t) != set(TREE_FIELDS):
             raise ValueError(f"tree {k} must be an object with the fields {list(TREE_FIELDS)}")
+        for f in ("left", "right", "feature"):  # exact JSON integers: no 0.5 -> 0, true -> 1
+            if not isinstance(t[f], list) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in t[f]):
+                raise ValueError(f"tree {k}: field '{f}' must be a list of integers")
         try:
             out.append({f: np.asarray(t[f], dtype=np.int64 if f in ("left", "right", "feature")
                                       else float) for f in TREE_FIELDS})

@@ -191,6 +191,49 @@ def test_boosting_file_with_a_bad_tree_is_rejected(tmp_path):
         PenaltyModel.load(p)
 
 
+@pytest.mark.parametrize("field, node, value, match", [
+    ("threshold", 0, float("nan"), "node 0 has a non-finite threshold"),
+    ("threshold", 0, float("inf"), "node 0 has a non-finite threshold"),
+    ("feature", 0, 0.5, "field 'feature' must be a list of integers"),  # was read as 0
+    ("right", 0, True, "field 'right' must be a list of integers"),  # was read as 1
+])
+def test_boosting_file_with_a_bad_tree_number_is_rejected(tmp_path, field, node, value, match):
+    """Tampered numbers the probe (benchmarks/probe_scale.py) found loaded in silence."""
+    import json
+
+    tree = {"left": [1, -1, -1], "right": [2, -1, -1], "feature": [0, -2, -2],
+            "threshold": [0.0, -2.0, -2.0], "value": [0.0, 1.0, 2.0]}
+    feats, ev = _regional()
+    d = learn_penalty(feats, ev, model="boosting", progress=False,
+                      boosting={"min_samples_leaf": 3}).to_dict()
+    d["trees"] = [tree]
+    p = tmp_path / "ok.json"
+    p.write_text(json.dumps(d))
+    PenaltyModel.load(p)  # the untampered tree loads
+    tree[field][node] = value
+    p.write_text(json.dumps(d))  # NaN / Infinity: Python's JSON extension
+    with pytest.raises(ValueError, match=match):
+        PenaltyModel.load(p)
+
+
+def test_model_file_with_an_unknown_or_inconsistent_model_class_is_rejected(tmp_path):
+    import json
+
+    feats, ev = _regional()
+    d = learn_penalty(feats, ev, model="boosting", progress=False,
+                      boosting={"min_samples_leaf": 3}).to_dict()
+    p = tmp_path / "m.json"
+    for params_model, drop_trees, match in [("forest", False, "model must be one of"),
+                                            ("linear", False, "'trees' is present"),
+                                            ("boosting", True, "'trees' is missing")]:
+        e = dict(d, params=dict(d["params"], model=params_model))
+        if drop_trees:
+            e.pop("trees")
+        p.write_text(json.dumps(e))
+        with pytest.raises(ValueError, match=match):
+            PenaltyModel.load(p)
+
+
 @pytest.mark.parametrize("model", ["linear", "boosting"])
 def test_same_call_same_model(model):
     feats, ev = _regional(seed=2)

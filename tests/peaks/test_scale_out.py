@@ -75,8 +75,12 @@ def test_cli_peaks_jobs_gives_the_same_files(tmp_path):
         outs[jobs] = {p.name: p.read_text() for p in sorted(out.iterdir())}
     assert outs[1] == outs[2] and sorted(outs[1]) == ["s0.bed", "s1.bed", "s2.bed"]
     assert all(text.count("\n") >= 1 for text in outs[1].values())
-    proc = _penlearn("peaks", folder, "--penalty", 1, "--out", tmp_path / "x", "--jobs", 0)
-    assert proc.returncode == 2 and "--jobs: must be an integer >= 1" in proc.stderr
+    for bad in (0, 10**30):  # 10**30 was an OverflowError traceback (probe_scale)
+        proc = _penlearn("peaks", folder, "--penalty", 1, "--out", tmp_path / "x", "--jobs",
+                         bad)
+        assert proc.returncode == 2, proc.stderr
+        assert "--jobs: must be an integer from 1 to 4096" in proc.stderr
+        assert "Traceback" not in proc.stderr
 
 
 def test_peak_folder_cache_is_reused_and_keyed_by_content(tmp_path, monkeypatch):

@@ -1,0 +1,23 @@
+"""The adversarial probe of ``benchmarks/probe_scale.py`` (bigWig, gaps, ``--jobs`` /
+``--scheduler``, the learn cache, boosting model files, ``predict_peaks`` /
+``max_peaks``) stays clean: issue 23's closing re-run."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from conftest import REPO
+
+
+@pytest.mark.slow  # ~25 s: 100 cases, ~30 of them penlearn commands run in-process
+def test_scale_probe_finds_no_silent_or_unclear_case():
+    pytest.importorskip("pyBigWig")
+    spec = importlib.util.spec_from_file_location("probe_scale",
+                                                  REPO / "benchmarks" / "probe_scale.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    table = probe.run()
+    assert len(table) >= 100
+    bad = table[table["verdict"] != "ok"]
+    assert bad.empty, bad.to_string()
