@@ -277,7 +277,8 @@ def cmd_learn(args) -> int:
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
-    kwargs = dict(line_search=args.line_search, init=args.init, normalize=args.normalize,
+    kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
+                  normalize=args.normalize,
                   max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
                   scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
     if ds.outputs is not None:
