@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import sys
 import time
 import warnings
@@ -41,6 +42,9 @@ from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.report import roc_change_report
 from penlearn.roc import roc_change
 
+#: How the demo's report names each model class.
+MODEL_NAMES = {"boosting": "AUM gradient boosting", "linear": "AUM line search"}
+
 
 def cmd_demo(args) -> int:
     """simulate -> segment -> errors -> learn -> report."""
@@ -65,11 +69,20 @@ def cmd_demo(args) -> int:
     model, init, paper = _demo_learn(args, usable, evaluation, sub, val)
     ev_test = _subset_evaluation(evaluation, test)
     x_test = usable.loc[test]
-    learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
+    if init is None:  # boosting starts from a constant: compare with the best constant
+        const = best_constant_log_lambda(_subset_evaluation(evaluation, sub + val))
+        start_name = "initialisation (best constant penalty)"
+        start = pd.Series(const, index=test, dtype=float)
+        learning_note = _boosting_note(model, ev_test, x_test, start, len(val))
+    else:
+        start_name = "initialisation (interval regression)"
+        start = pd.Series(init.predict(x_test), index=test)
+        learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
     report(learning_note)
+    learned_name = f"learned ({MODEL_NAMES[model.level_['model']]})"
     predictions = {
-        "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
-        "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
+        learned_name: pd.Series(model.predict(x_test), index=test),
+        start_name: start,
         "BIC": bic_log_lambda(data.sequences).loc[test],
     }
     report("writing the report")
@@ -96,7 +109,7 @@ def cmd_demo(args) -> int:
             model=model, sequences=data.sequences, labels=data.labels, changes=changes,
             notes=notes,
         )
-    res = roc_change(ev_test, predictions["learned (AUM line search)"])
+    res = roc_change(ev_test, predictions[learned_name])
     elapsed = time.perf_counter() - t0
     if not args.quiet:
         for name, p in predictions.items():
@@ -135,13 +148,20 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
 
     common = dict(
         validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
-        model="linear",  # the demo tells the story of the linear model's descent
+        model=args.model,
         line_search=args.line_search,
         random_state=args.seed,
         progress=not args.quiet,
         scale_features=usable.loc[sub + val],
         segmentation={"loss": "l2", "max_segments": args.max_segments},
     )
+    if args.model != "linear":  # boosting (or auto): the learned model alone
+        with contextlib.redirect_stdout(sys.stderr):
+            model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
+                                  **common)
+        if model.level_["model"] != "linear":
+            return model, None, None
+        common["model"] = "linear"  # auto chose the linear model: tell its story
     with contextlib.redirect_stdout(sys.stderr):
         init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                              max_steps=0, shrink=False, **common)
@@ -152,6 +172,64 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
         paper = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                               init=init, min_improvement=0.0, l2=0.0, shrink=False, **common)
     return model, init, paper
+
+
+def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> str:
+    """One paragraph for the demo report: what boosting kept, and whether it lowered the
+    test label errors of the best constant penalty (numbers of this run)."""
+    h = model.history_
+    v = h["validation_auc"].to_numpy()
+    learned = roc_change(ev_test, pd.Series(model.predict(x_test), index=x_test.index))
+    const = roc_change(ev_test, constant)
+    e_l, e_c = (int(r.thresholds.loc["predicted", "errors"]) for r in (learned, const))
+    n_labels = int(learned.thresholds.loc["predicted", "labels"])
+    scale = model.level_.get("scale", 1.0)
+    level = (f"the level of log λ (scale {scale:g}, shift of fewest errors) was chosen on "
+             f"the {n_val} validation sequences")
+    if not model.trees_:
+        changed = (f"Learning did not change the model: AUM gradient boosting fit "
+                   f"{len(h) - 1} tree(s) but none raised the validation AUC above the "
+                   f"constant start's ({v[0]:.4f}), so the constant penalty is kept; {level}.")
+    else:
+        changed = (f"Learning changed the model: AUM gradient boosting kept "
+                   f"{len(model.trees_)} of {len(h) - 1} trees (each step by the exact AUM "
+                   f"line search), raising the validation AUC from {v[0]:.4f} (constant "
+                   f"start) to {v[model.best_step_]:.4f}; {level}.")
+    if e_l < e_c:
+        verdict = "learning lowered the test label errors"
+    elif e_l == e_c:
+        verdict = "learning did not lower the test label errors (a tie)"
+    else:
+        verdict = ("learning did not lower the test label errors: the learned ranking "
+                   "did not carry over to these test sequences at this level")
+    return (f"{changed} On the {len(x_test)} test sequences: {e_l} of {n_labels} labels "
+            f"wrong with the learned penalties against {e_c} with the best constant penalty "
+            f"of the training sequences (log λ = {float(constant.iloc[0]):.3g}): {verdict}; "
+            f"test AUC {learned.auc:.4f} against {const.auc:.4f}.")
+
+
+def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
+    """The one log λ of fewest label errors when every sequence of ``evaluation`` gets
+    it: the middle of the first such interval of the ROC thresholds (one unit inside an
+    unbounded one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 2.0],
+    ...     "max_log_lambda": [0.0, np.inf, 2.0, np.inf],
+    ...     "fp": [1, 0, 1, 0], "fn": [0, 0, 0, 1],
+    ...     "possible_fp": [1, 1, 1, 1], "possible_fn": [1, 1, 1, 1]})
+    >>> best_constant_log_lambda(ev)
+    1.0
+    """
+    ids = list(pd.unique(evaluation["sequence_id"]))
+    row = roc_change(evaluation, pd.Series(0.0, index=ids)).thresholds.loc["min_error"]
+    lo, hi = float(row["min_thresh"]), float(row["max_thresh"])
+    if math.isfinite(lo) and math.isfinite(hi):
+        return (lo + hi) / 2.0
+    return hi - 1.0 if math.isfinite(hi) else (lo + 1.0 if math.isfinite(lo) else 0.0)
 
 
 def _learning_note(model, paper, init, ev_test, x_test, n_val: int) -> str:

@@ -72,8 +72,13 @@ def _demo_arguments(add) -> None:
     p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
                    help="largest model size (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="simulation seed (default: %(default)s)")
+    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                   help="model class learned (as 'learn --model'; default: %(default)s): "
+                   "the report compares it with its start, the best constant penalty for "
+                   "boosting, interval regression for the linear model")
     p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
-                   help="gradient descent step rule (default: %(default)s)")
+                   help="gradient descent step rule of the linear model (default: "
+                   "%(default)s)")
     p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",
                    help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
                    "penaltyLearning)")

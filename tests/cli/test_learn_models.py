@@ -136,3 +136,52 @@ def test_default_learn_on_coverage_then_peaks_with_the_boosting_model(coverage_f
         by_model = pl.read_bed(tmp_path / "peaks" / f"{s}.bed")
         assert by_model.equals(pl.read_bed(tmp_path / f"{s}.bed")), s
         assert len(by_model) >= 1
+
+
+def _errors_at(ev: pd.DataFrame, log_lambda: pd.Series) -> int:
+    """Label errors of each sequence's row containing its log λ (a plain scan)."""
+    lam = ev["sequence_id"].map(log_lambda)
+    rows = ev[lam.notna() & (ev["min_log_lambda"] < lam) & (lam <= ev["max_log_lambda"])]
+    assert sorted(rows["sequence_id"]) == sorted(log_lambda.index)  # one row each
+    return int((rows["fp"] + rows["fn"]).sum())
+
+
+def test_demo_compares_the_default_model_with_the_best_constant(demo):
+    """The demo learns the default model and its report says how many test labels the
+    learned and the best constant penalties get wrong: numbers recomputed here from the
+    files it wrote (the constant checked by brute force on the training sequences)."""
+    from _penlearn_demo import parse_report, table_frame
+
+    ds = load_uci(demo.out)
+    model = PenaltyModel.load(demo.out / "model.json")
+    assert model.level_["model"] == DEFAULT_MODEL
+    folds = ds.folds["demo"]
+    test = list(folds.query("fold == 3")["sequence_id"])
+    train = [s for s in folds.query("fold != 3")["sequence_id"] if s in set(ds.sequence_ids)]
+    ev = ds.evaluation
+    pred = pd.read_csv(demo.out / "predictions.csv", dtype={"sequence_id": str})
+    pred = pred.set_index("sequence_id")
+    const_col = "initialisation (best constant penalty)"
+    learned_col = "learned (AUM gradient boosting)"
+    c = float(pred[const_col].iloc[0])
+    assert (pred[const_col] == c).all()
+    # brute force: no constant log λ has fewer training label errors
+    ev_train = ev[ev["sequence_id"].isin(train)]
+    ends = np.unique(np.r_[ev_train["min_log_lambda"], ev_train["max_log_lambda"]])
+    ends = ends[np.isfinite(ends)]
+    cands = np.r_[ends[0] - 1, (ends[:-1] + ends[1:]) / 2, ends[-1] + 1]
+    best = min(_errors_at(ev_train, pd.Series(x, index=train)) for x in cands)
+    assert _errors_at(ev_train, pd.Series(c, index=train)) == best
+    e_learned = _errors_at(ev, pd.Series(model.predict(ds.inputs.loc[test]), index=test))
+    e_const = _errors_at(ev, pd.Series(c, index=test))
+    n_labels = int(ev[ev["sequence_id"].isin(test)].groupby("sequence_id")["labels"]
+                   .first().sum())
+    page = parse_report(demo.out / "report.html")
+    summary = table_frame(page.tables["auc-table"]).set_index("prediction")
+    assert float(summary.loc[learned_col, "errors"]) == e_learned
+    assert float(summary.loc[const_col, "errors"]) == e_const
+    text = (demo.out / "report.html").read_text()
+    assert (f"{e_learned} of {n_labels} labels wrong with the learned penalties against "
+            f"{e_const} with the best constant penalty") in text
+    verdict = ("learning lowered" if e_learned < e_const else "learning did not lower")
+    assert verdict in text
