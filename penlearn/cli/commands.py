@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import sys
 import time
 import warnings
@@ -39,7 +38,7 @@ from penlearn.datasets import (
     write_uci,
 )
 from penlearn.learn import learn_penalty, subtrain_validation_split
-from penlearn.report import roc_change_report
+from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
 
 #: How the demo's report names each model class.
@@ -206,30 +205,6 @@ def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> s
             f"wrong with the learned penalties against {e_c} with the best constant penalty "
             f"of the training sequences (log λ = {float(constant.iloc[0]):.3g}): {verdict}; "
             f"test AUC {learned.auc:.4f} against {const.auc:.4f}.")
-
-
-def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
-    """The one log λ of fewest label errors when every sequence of ``evaluation`` gets
-    it: the middle of the first such interval of the ROC thresholds (one unit inside an
-    unbounded one).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
-    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 2.0],
-    ...     "max_log_lambda": [0.0, np.inf, 2.0, np.inf],
-    ...     "fp": [1, 0, 1, 0], "fn": [0, 0, 0, 1],
-    ...     "possible_fp": [1, 1, 1, 1], "possible_fn": [1, 1, 1, 1]})
-    >>> best_constant_log_lambda(ev)
-    1.0
-    """
-    ids = list(pd.unique(evaluation["sequence_id"]))
-    row = roc_change(evaluation, pd.Series(0.0, index=ids)).thresholds.loc["min_error"]
-    lo, hi = float(row["min_thresh"]), float(row["max_thresh"])
-    if math.isfinite(lo) and math.isfinite(hi):
-        return (lo + hi) / 2.0
-    return hi - 1.0 if math.isfinite(hi) else (lo + 1.0 if math.isfinite(lo) else 0.0)
 
 
 def _learning_note(model, paper, init, ev_test, x_test, n_val: int) -> str:
