@@ -26,6 +26,7 @@ from penlearn.cli._common import (
     _subset_evaluation,
     _write_csv,
 )
+from penlearn.cli._workers import workers
 from penlearn.datasets import (
     assign_folds,
     finite_feature_columns,
@@ -326,7 +327,9 @@ def cmd_learn(args) -> int:
     out = Path(args.out)
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
-    ds = load_data(args.data_dir, progress=not args.quiet)
+    cache = False if args.no_cache else (args.cache_dir or True)
+    with workers(args) as executor:
+        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor, cache=cache)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]

@@ -19,6 +19,7 @@ from penlearn.cli._common import (
     _Parser,
     _warning_printer,
 )
+from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
@@ -118,8 +119,9 @@ def _segment_arguments(add) -> None:
 def _learn_arguments(add) -> None:
     """Arguments of ``penlearn learn``."""
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
-            "evaluation.csv, outputs.csv, cv/<type>/folds.csv); the model records the "
-            "segmentation settings of the folder's segment.json", cmd_learn)
+            "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
+            "coverage and peak labels; the model records the segmentation settings of the "
+            "folder's segment.json", cmd_learn)
     p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
     p.add_argument("--fold", default=None, metavar="K",
                    help="hold out this test fold (subtrain/validation: the others, "
@@ -146,6 +148,14 @@ def _learn_arguments(add) -> None:
                    "(boosting) (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    add_worker_arguments(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="a folder of coverage + peak labels: compute the model paths even if "
+                   "a cached copy exists, and store none")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where the model paths of coverage folders are cached (default: "
+                   "$PENLEARN_CACHE_DIR, else $XDG_CACHE_HOME/penlearn, else "
+                   "~/.cache/penlearn)")
 
 
 def _predict_arguments(add) -> None:

@@ -6,7 +6,8 @@
 folder with one ``<sample>.bed`` each, the sample id encoded into a safe file name
 (:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
 as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
-genome browser shows beside the coverage.
+genome browser shows beside the coverage. ``--jobs N`` solves the (sample,
+window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
@@ -132,7 +134,7 @@ def cmd_peaks(args) -> int:
     if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     report = _Reporter(args.quiet)
-    coverage = read_coverage(args.coverage)
+    coverage = read_coverage(args.coverage, progress=not args.quiet)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
@@ -140,7 +142,9 @@ def cmd_peaks(args) -> int:
     names = sample_file_names(samples) if several else {}
     log_lambda = _log_lambda(args, coverage, report)
     report(f"peak models of {len(samples)} sample(s)")
-    segs = predict_peaks(coverage, log_lambda, segments=True)
+    with workers(args) as executor:
+        segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
+                             progress=not args.quiet)
     if not several:  # each file is written atomically
         n = _write_sample(segs, samples[0], out, args, means)
         print(f"penlearn peaks: wrote {n} peaks to {out}")
@@ -160,7 +164,8 @@ def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",
                    help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
-                   "a coverage.csv[.gz] with sample_id, or a folder of *.bedGraph[.gz] files")
+                   "a bigWig file, a coverage.csv[.gz] with sample_id, or a folder of "
+                   "*.bedGraph[.gz] / *.bw files")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ of every window (λ per peak, >= 0)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
@@ -179,3 +184,4 @@ def add_peaks_arguments(p) -> None:
                    help="also write every segment's mean: OUT's name with .bedGraph / .bw "
                    "(one sample) or <sample>.bedGraph / .bw in the folder (bigWig needs "
                    "pyBigWig)")
+    add_worker_arguments(p)

@@ -7,22 +7,39 @@ error functions of every labeled (sample, window) from the PeakSeg models
 (:func:`penlearn.peak_error_functions`), their 36 coverage features, target intervals and
 random CV folds, so that ``learn_penalty``, ``roc_change`` and the command line take it
 like any UCI folder.
+
+Computing every model path is the slow part, so it can be cached
+(:func:`load_peak_folder` ``cache=``; ``penlearn learn`` does by default): the evaluation
+and feature tables go to a cache folder, under a key made of the contents of the
+coverage and label files (a BLAKE2 digest of their bytes, not their names or dates), the
+path options, the penlearn version and the source of :mod:`penlearn.peaks`; a second run
+on the same data reads them back (floats written in their shortest exact form, so the
+tables are identical).
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
 import os
+import warnings
 from concurrent.futures import Executor
 from pathlib import Path
 
+import pandas as pd
+
+from penlearn._version import package_version
+from penlearn.atomic_files import write_bytes_atomic
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
 from penlearn.peaks.bed_io import read_peak_labels
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.coverage_io import coverage_files, read_coverage
 from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
 
-__all__ = ["LABEL_FILES", "is_peak_folder", "load_data", "load_peak_folder"]
+__all__ = ["LABEL_FILES", "default_cache_dir", "is_peak_folder", "load_data",
+           "load_peak_folder"]
 
 #: Where a peak folder's labels are looked for, in this order.
 LABEL_FILES = ("labels.csv", "labels.tsv", "labels.bed", "labels.txt")
@@ -50,7 +67,8 @@ def is_peak_folder(path: str | os.PathLike) -> bool:
 
 def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT_MAX_PEAKS,
                      n_folds: int = 3, seed: int = 1, executor: Executor | None = None,
-                     progress: bool = False) -> UCIDataSet:
+                     progress: bool = False, cache: bool | str | os.PathLike = False
+                     ) -> UCIDataSet:
     """A coverage + peak labels folder as a data set (computed, not read).
 
     Parameters
@@ -68,13 +86,18 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         One task per (sample, window) (a process pool or a Dask client's executor).
     progress : bool
         Show a progress bar.
+    cache : bool or path
+        Reuse (or store) the evaluation and feature tables in a cache folder: True for
+        :func:`default_cache_dir`, or a folder. A cache that cannot be written gives one
+        warning and the tables are computed as without it.
 
     Returns
     -------
     UCIDataSet
         ``evaluation`` (with ``peaks`` and ``total_loss``), ``inputs`` (the 36 UCI
-        features), ``outputs`` (target intervals), ``folds["random"]`` and
-        ``extra["coverage"]``, ``extra["labels"]``.
+        features), ``outputs`` (target intervals), ``folds["random"]``,
+        ``extra["labels"]``, and ``extra["coverage"]`` when the tables were computed (not
+        on a cache hit) or ``extra["cache"]`` (the cache file read).
 
     Examples
     --------
@@ -96,18 +119,27 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
     lab_path = _labels_file(folder)
     if lab_path is None:
         raise FileNotFoundError(f"{folder} has no peak labels ({', '.join(LABEL_FILES)})")
-    coverage = read_coverage(folder)
     labels = read_peak_labels(lab_path)
-    evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
-                                      executor=executor, progress=progress)
-    features = coverage_features(coverage)
+    where = _cache_file(folder, lab_path, max_peaks, cache) if cache else None
+    tables = _read_cache(where) if where is not None else None
+    if tables is not None:
+        evaluation, features = tables
+        extra = {"labels": labels, "cache": where}
+    else:
+        coverage = read_coverage(folder, progress=progress)
+        evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
+                                          executor=executor, progress=progress)
+        features = coverage_features(coverage)
+        extra = {"coverage": coverage, "labels": labels}
+        if where is not None:
+            _write_cache(where, evaluation, features)
     ids = list(dict.fromkeys(evaluation["sequence_id"]))
     folds = {"random": assign_folds(ids, min(n_folds, len(ids)), seed)} if len(ids) >= 2 \
         else {}
     return UCIDataSet(
         name=folder.name, path=folder, inputs=features.loc[ids],
         outputs=target_intervals(evaluation), evaluation=evaluation, folds=folds,
-        extra={"coverage": coverage, "labels": labels},
+        extra=extra,
     )
 
 
@@ -136,3 +168,90 @@ def _has_coverage(folder: Path) -> bool:
     patterns = ("*.bedGraph", "*.bedGraph.gz", "*.bedgraph", "*.bedgraph.gz", "*.bw",
                 "*.bigWig", "coverage.csv", "coverage.csv.gz")
     return any(next(folder.glob(p), None) is not None for p in patterns)
+
+
+#: bump when the cached tables change meaning (with the penlearn version, part of the key)
+_CACHE_FORMAT = 2
+
+
+def default_cache_dir() -> Path:
+    """``$PENLEARN_CACHE_DIR``, else ``$XDG_CACHE_HOME/penlearn``, else ``~/.cache/penlearn``.
+
+    Examples
+    --------
+    >>> default_cache_dir().name in ("penlearn", os.environ.get("PENLEARN_CACHE_DIR", ""))
+    True
+    """
+    if os.environ.get("PENLEARN_CACHE_DIR"):
+        return Path(os.environ["PENLEARN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "penlearn"
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 22):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _code_digest() -> str:
+    """A digest of the source of the modules that make the cached tables: a changed model
+    or error rule (same version number, e.g. a git checkout) never reads stale tables."""
+    import penlearn.peaks as peaks_package
+
+    h = hashlib.blake2b(digest_size=16)
+    for path in sorted(Path(peaks_package.__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
+    """The cache file of this folder's contents and path options."""
+    files = [(sid, p.relative_to(folder).as_posix(), _digest(p))
+             for sid, p in coverage_files(folder)]
+    key = json.dumps({"format": _CACHE_FORMAT, "penlearn": package_version(),
+                      "code": _code_digest(), "max_peaks": max_peaks, "coverage": files,
+                      "labels": [labels.name, _digest(labels)]}, sort_keys=True)
+    name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+    root = default_cache_dir() if cache is True else Path(cache)
+    return root / f"peaks-{name}.csv.gz"
+
+
+def _read_cache(where: Path):
+    """(evaluation, features) from a cache file, or None (absent or unreadable).
+
+    The file: one JSON line with the columns and dtypes of both tables, then one CSV of
+    both (a ``table`` column tells them apart; feature columns prefixed ``f:``)."""
+    if not where.is_file():
+        return None
+    try:
+        with gzip.open(where, "rt", encoding="utf-8", newline="") as fh:
+            meta = json.loads(fh.readline())
+            both = pd.read_csv(fh, dtype={"table": str, "sequence_id": str},
+                               keep_default_na=False, na_values=[""])
+        ev = both[both["table"] == "evaluation"][list(meta["evaluation"])]
+        ev = ev.astype(meta["evaluation"]).reset_index(drop=True)
+        feats = both[both["table"] == "features"].set_index("sequence_id")
+        feats = feats[["f:" + c for c in meta["features"]]]
+        feats.columns = list(meta["features"])
+        feats = feats.astype(meta["features"])
+    except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
+        warnings.warn(f"cache file {where} unreadable ({exc}); recomputing", stacklevel=3)
+        return None
+    return ev, feats
+
+
+def _write_cache(where: Path, evaluation: pd.DataFrame, features: pd.DataFrame) -> None:
+    meta = {"evaluation": {c: str(t) for c, t in evaluation.dtypes.items()},
+            "features": {c: str(t) for c, t in features.dtypes.items()}}
+    feats = features.add_prefix("f:").rename_axis("sequence_id").reset_index()
+    both = pd.concat([evaluation.assign(table="evaluation"), feats.assign(table="features")],
+                     ignore_index=True)
+    text = json.dumps(meta) + "\n" + both.to_csv(index=False, lineterminator="\n")
+    try:
+        write_bytes_atomic(where, gzip.compress(text.encode("utf-8"), mtime=0))
+    except OSError as exc:
+        warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
+                      "a cache", stacklevel=3)

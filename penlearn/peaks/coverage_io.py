@@ -14,7 +14,8 @@ by their first two bytes, never by their name.
   without overlaps (gaps are allowed). Errors name the file and line.
 * :func:`read_coverage` — many samples as the long table
   ``sample_id, chrom, chromStart, chromEnd, count`` (sample ids are always strings).
-* :func:`read_bigwig` — one region of a bigWig file, with the optional ``pyBigWig``.
+* :func:`read_bigwig` — a bigWig file (all chromosomes, one, or a region), with the
+  optional ``pyBigWig`` (:mod:`penlearn.peaks._bigwig`).
 * Peak labels and BED files: :mod:`penlearn.peaks.bed_io`.
 """
 
@@ -29,15 +30,11 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks._text_files import (
-    data_lines,
-    first_data_line,
-    four_fields,
-    header_fields,
-    integer_series,
-    parse_integers,
-    read_text,
-)
+from penlearn.peaks._bigwig import is_bigwig, read_bigwig
+from penlearn.peaks._text_files import header_fields, read_bytes
+
+__all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
+           "read_bedgraph", "read_bigwig", "read_coverage"]
 
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)
@@ -73,6 +70,14 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
     ...
     ValueError: row 1: chromStart must be < chromEnd, got chromStart=5, chromEnd=4
     """
+    codes, names = pd.factorize(np.asarray(chrom, dtype=object))
+    _check_rows(codes, np.asarray(names, dtype=object), start, end, count, where,
+                contiguous)
+
+
+def _check_rows(codes: np.ndarray, names: np.ndarray, start: np.ndarray, end: np.ndarray,
+                count: np.ndarray, where: Callable[[int], str], contiguous: bool) -> None:
+    """:func:`check_coverage_rows` on chromosome codes (``names[codes]`` the names)."""
     checks = [
         (start < 0, lambda i: f"chromStart must be >= 0, got {start[i]}"),
         (start >= end,
@@ -84,9 +89,9 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(f"{where(i)}: {message(i)}")
-    if len(chrom) < 2:
+    if len(codes) < 2:
         return
-    same = chrom[1:] == chrom[:-1]
+    same = codes[1:] == codes[:-1]
     overlap = same & (start[1:] < end[:-1])
     if overlap.any():
         i = int(np.flatnonzero(overlap)[0]) + 1
@@ -94,37 +99,109 @@ def check_coverage_rows(chrom: np.ndarray, start: np.ndarray, end: np.ndarray,
             f"{where(i)}: rows must be sorted by position without overlaps; chromStart="
             f"{start[i]} is before the previous row's chromEnd={end[i - 1]}"
         )
-    gap = same & (start[1:] != end[:-1])
-    if contiguous and gap.any():
-        i = int(np.flatnonzero(gap)[0]) + 1
-        raise ValueError(
-            f"{where(i)}: rows must be contiguous (no gaps); chromStart={start[i]} but the "
-            f"previous row's chromEnd={end[i - 1]}"
-        )
+    if contiguous:
+        gap = same & (start[1:] != end[:-1])
+        if gap.any():
+            i = int(np.flatnonzero(gap)[0]) + 1
+            raise ValueError(
+                f"{where(i)}: rows must be contiguous (no gaps); chromStart={start[i]} but "
+                f"the previous row's chromEnd={end[i - 1]}"
+            )
     firsts = np.flatnonzero(np.r_[True, ~same])
-    _, once = np.unique(chrom[firsts], return_index=True)
-    if len(once) < len(firsts):
+    run_codes = codes[firsts]
+    if len(np.unique(run_codes)) < len(firsts):
         seen: set = set()
-        for i in firsts:
-            if chrom[i] in seen:
+        for i, c in zip(firsts, run_codes):
+            if c in seen:
                 raise ValueError(
-                    f"{where(int(i))}: chromosome {chrom[i]!r} appears again after other "
+                    f"{where(int(i))}: chromosome {names[c]!r} appears again after other "
                     "chromosomes; rows must be grouped by chromosome"
                 )
-            seen.add(chrom[i])
+            seen.add(c)
 
 
+_TRACK = np.frombuffer(b"track", np.uint8)
+_BROWSER = np.frombuffer(b"browser", np.uint8)
+_BOM = b"\xef\xbb\xbf"
+_NUMERIC = ("chromStart", "chromEnd", "count")
+
+
+def _coverage_bytes(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
+    """The (decompressed) bytes of a text file and a uint8 view without a UTF-8 byte-order
+    mark; an error if it is not UTF-8 text."""
+    data = read_bytes(path)
+    if b"\x00" in data or (not data.isascii() and not _is_utf8(data)):
+        raise ValueError(f"{path}: not a text file (NUL bytes or invalid UTF-8)")
+    offset = len(_BOM) if data.startswith(_BOM) else 0
+    return data, np.frombuffer(data, np.uint8, offset=offset)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _token(buf: np.ndarray, a: int, b: int) -> str:
+    return bytes(buf[a:b]).decode("utf-8", errors="replace")
+
+
+def _max_rows(data: bytes) -> int:
+    # an upper bound of the lines; untouched pages of the arrays cost no memory
+    n = data.count(b"\n") + 1
+    return n + data.count(b"\r") if b"\r" in data else n
+
+
+def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    code, _, field, a, b = (int(x) for x in err)
+    if code == kernel.FIELDS:
+        return f"{where}: expected {expected}, got {field}: {_token(buf, a, b)!r}"
+    token = _token(buf, a, b)
+    if code == kernel.OVERFLOW:
+        return f"{where}: {col} {token} is beyond the 64-bit integer range"
+    return f"{where}: {col} must be an integer, got {token!r}"
+
+
+_STR = pd.array(np.array([], dtype=object), dtype=str).dtype
+
+
+def _string_column(values: list[str], lengths: np.ndarray):
+    """The string column of runs ``values[k]`` repeated ``lengths[k]`` times: one string
+    object per run, 8 bytes a row, not copied into the column."""
+    obj = np.repeat(np.array(values + [""], dtype=object)[:-1], lengths)
+    if isinstance(_STR, pd.StringDtype) and _STR.storage == "python":
+        try:
+            return pd.arrays.StringArray(obj, dtype=_STR)
+        except TypeError:  # pandas < 3: no dtype argument
+            pass
+    return pd.array(obj, dtype=str)
+
+
+def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row codes (int32) of the runs' values, and the distinct values."""
+    names = list(dict.fromkeys(values))
+    index = {n: k for k, n in enumerate(names)}
+    codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), lengths)
+    return codes, np.array(names + [""], dtype=object)[:-1]
 
 
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
                   contiguous: bool = False) -> pd.DataFrame:
     """Read one bedGraph file of read counts (plain or gzip).
 
+    One pass over the file's bytes (numba), at the speed of ``pandas.read_csv``, with
+    every check of a careful reader: each error names the file and line.
+
     Parameters
     ----------
     path : path-like
-        Four whitespace-separated columns ``chrom, chromStart, chromEnd, count``, no
-        header; ``track``, ``browser``, ``#`` and blank lines are skipped.
+        Four space- or tab-separated columns ``chrom, chromStart, chromEnd, count``, no
+        header; ``track``, ``browser``, ``#`` and blank lines are skipped; a UTF-8
+        byte-order mark at the start is ignored; lines end in LF, CRLF or CR.
     sample_id : str, optional
         When given, a first column ``sample_id`` holding it (as a string).
     contiguous : bool
@@ -138,9 +215,11 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
     Raises
     ------
     ValueError
-        Naming the file and line of the first bad line: not 4 fields, non-integer
-        coordinates or counts, negative values, chromStart >= chromEnd, unsorted or
-        overlapping rows.
+        Naming the file and line of the first bad line: not 4 fields; coordinates that
+        are not plain decimal integers (``-``, digits: no ``+``, ``_``, ``,``, exponent or
+        non-ASCII digit) or counts that are not (``3.0`` is 3); a value beyond the
+        64-bit range; negative values, chromStart >= chromEnd, unsorted or overlapping
+        rows, a chromosome found again after others.
 
     Examples
     --------
@@ -150,67 +229,157 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
     >>> read_bedgraph(p, sample_id="0001").values.tolist()
     [['0001', 'chr1', 0, 10, 0], ['0001', 'chr1', 10, 12, 3]]
     """
-    numbers, lines = data_lines(read_text(path))
-    if not lines:
+    return _bedgraph_from_bytes(path, [*_coverage_bytes(path)], sample_id, contiguous)
+
+
+def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bool
+                         ) -> pd.DataFrame:
+    """A bedGraph from ``text = [bytes, uint8 view]``; the list is emptied once the bytes
+    are no longer needed (only error messages need them), before the string columns are
+    made, so that the text and every column are never all in memory at once."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    data, buf = text
+    start, end, count, run_row, run_a, run_b, err = kernel.parse_bedgraph(
+        buf, _max_rows(data))
+    if err[0]:
+        col = _NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
+        raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
+                                      "4 fields (chrom, chromStart, chromEnd, count)"))
+    if len(start) == 0:
         raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
                          "count)")
+    run_names = [_token(buf, a, b) for a, b in zip(run_a, run_b)]
+    lengths = np.diff(np.r_[run_row, len(start)])
+    codes, names = _run_codes(run_names, lengths)
 
-    where, columns = four_fields(path, numbers, lines, "count")
-    chrom = np.array(columns[0], dtype=object)
-    start = parse_integers(list(columns[1]), where, "chromStart")
-    end = parse_integers(list(columns[2]), where, "chromEnd")
-    count = parse_integers(list(columns[3]), where, "count", allow_float=True)
-    check_coverage_rows(chrom, start, end, count, where, contiguous=contiguous)
-    out = pd.DataFrame({"chrom": pd.array(chrom, dtype=str), "chromStart": start,
-                        "chromEnd": end, "count": count})
+    def where(i: int, buf=buf) -> str:
+        return f"{path}, line {kernel.data_line_number(buf, i, _TRACK, _BROWSER)}"
+
+    _check_rows(codes, names, start, end, count, where, contiguous)
+    del codes, data, buf, where
+    text.clear()
+    columns = {"chrom": _string_column(run_names, lengths), "chromStart": start,
+               "chromEnd": end, "count": count}
     if sample_id is not None:
-        out.insert(0, "sample_id", str(sample_id))
-    return out
+        columns = {"sample_id": _string_column([str(sample_id)], np.array([len(start)])),
+                   **columns}
+    return pd.DataFrame(columns, copy=False)
 
 
-def _read_coverage_table(path: str | os.PathLike, text: str, sample_id: str | None = None,
-                         contiguous: bool = False) -> pd.DataFrame:
-    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument)."""
-    first = first_data_line(text)
+def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
+    """(lines before it, its 1-based number, start byte, end byte) of the first line that
+    is not blank and not a ``track`` / ``browser`` / ``#`` line."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    pos, line = 0, 0
+    while pos < len(buf):
+        e = kernel._line_end(buf, pos)
+        line += 1
+        if kernel._is_data(buf, pos, e, _TRACK, _BROWSER):
+            return line - 1, line, pos, e
+        pos = kernel._after(buf, e)
+    return line, line, len(buf), len(buf)
+
+
+def _read_coverage_table(path: str | os.PathLike, text: list,
+                         sample_id: str | None = None, contiguous: bool = False
+                         ) -> tuple[pd.DataFrame, list[str]]:
+    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
+    from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph);
+    and its sample ids in order."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    data, buf = text
+    skip, line, a, b = _header_line(buf)
+    first = _token(buf, a, b)
     header = header_fields(first) or []
     sep = "," if "," in first else "\t"
-    numeric = ("chromStart", "chromEnd", "count")
-    df = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False,
-                     dtype={c: str for c in header if c not in numeric})
-    if "sample_id" in df.columns and sample_id is not None:
+    if "sample_id" in header and sample_id is not None:
         raise ValueError(f"{path} has a sample_id column; do not also give a sample id")
-    if "sample_id" not in df.columns:
-        if sample_id is None:
-            raise ValueError(f"{path}: a coverage table needs a sample_id column")
-        df.insert(0, "sample_id", str(sample_id))
-    require_columns(df, COVERAGE_COLUMNS, str(path))
+    if "sample_id" not in header and sample_id is None:
+        raise ValueError(f"{path}: a coverage table needs a sample_id column")
+    needed = [c for c in COVERAGE_COLUMNS if c != "sample_id" or sample_id is None]
+    require_columns(pd.DataFrame(columns=header), needed, str(path))
+    if len(set(header)) < len(header):
+        raise ValueError(f"{path}, line {line}: repeated column names in the header")
+    cols = np.array([header.index(c) for c in _NUMERIC], dtype=np.int64)
+    text_cols = np.array([header.index("sample_id") if sample_id is None else -1,
+                          header.index("chrom")], dtype=np.int64)
+    pos = int(kernel._after(buf, b)) if b < len(buf) else len(buf)
+    v0, v1, v2, run_row, run_a, run_b, nruns, err = kernel.parse_csv_numbers(
+        buf, pos, line, ord(sep), len(header), cols, text_cols, _max_rows(data))
+    if err[0]:
+        col = header[int(err[2])] if err[0] != kernel.FIELDS else ""
+        raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
+                                      f"{len(header)} fields as in the header"))
+    n = len(v0)
 
-    def where(i: int) -> str:
-        return f"{path}, line {i + 2}"
+    def runs(k: int, buf=buf) -> tuple[list[str], np.ndarray]:
+        r = int(nruns[k])
+        values = [_token(buf, a, b).replace('""', '"')
+                  for a, b in zip(run_a[k, :r], run_b[k, :r])]
+        return values, np.diff(np.r_[run_row[k, :r], n]).astype(np.int64)
 
-    cols = {c: integer_series(df, c, where) for c in numeric}
-    out = pd.DataFrame({"sample_id": df["sample_id"].astype(str),
-                        "chrom": df["chrom"].astype(str), **cols})
-    for c in df.columns:
-        if c not in COVERAGE_COLUMNS:
-            out[c] = df[c]
-    for idx in out.groupby("sample_id", sort=False).indices.values():
-        idx = np.asarray(idx)
-        check_coverage_rows(out["chrom"].to_numpy()[idx], cols["chromStart"][idx],
-                            cols["chromEnd"][idx], cols["count"][idx],
-                            lambda i, idx=idx: where(int(idx[i])), contiguous=contiguous)
-    return out
+    chroms = runs(1)
+    samples = runs(0) if sample_id is None else ([str(sample_id)], np.array([n]))
+    chrom_codes, chrom_names = _run_codes(*chroms)
+
+    def where(i: int, buf=buf) -> str:
+        return f"{path}, line {kernel.csv_line_number(buf, pos, line, i)}"
+
+    for idx in _groups(_run_codes(*samples)[0]):
+        _check_rows(chrom_codes[idx], chrom_names, v0[idx], v1[idx], v2[idx],
+                    lambda i, idx=idx, where=where: where(int(np.arange(n)[idx][i])),
+                    contiguous)
+    extras = [c for c in header if c not in COVERAGE_COLUMNS]
+    df = None
+    if extras:
+        df = pd.read_csv(io.BytesIO(data), sep=sep, skiprows=skip, usecols=extras,
+                         dtype=str, keep_default_na=False, encoding="utf-8")
+        if len(df) != n:
+            raise ValueError(f"{path}: {len(df)} rows read as text but {n} as numbers "
+                             "(a quoted field holding a line break?)")
+    del chrom_codes, data, buf, where, runs
+    text.clear()
+    out = pd.DataFrame({"sample_id": _string_column(*samples),
+                        "chrom": _string_column(*chroms),
+                        "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
+    for c in extras:
+        out[c] = df[c].to_numpy()
+    return out, list(dict.fromkeys(samples[0]))
+
+
+def _groups(codes: np.ndarray) -> list:
+    """Row selections of each code in order of appearance: slices when every code is one
+    run of rows (the usual layout), else index arrays."""
+    if len(codes) == 0:
+        return []
+    firsts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    if len(np.unique(codes[firsts])) == len(firsts):
+        bounds = np.r_[firsts, len(codes)]
+        return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    order = np.argsort(codes, kind="stable")
+    cuts = np.flatnonzero(np.diff(codes[order])) + 1
+    parts = np.split(order, cuts)
+    return sorted(parts, key=lambda p: p[0])
+
+
+_COVERAGE_SUFFIXES = (*_BEDGRAPH_SUFFIXES, *(s + ".gz" for s in _BEDGRAPH_SUFFIXES),
+                      ".bw", ".bigwig")
 
 
 def _sample_name(path: Path, root: Path | None = None) -> str:
-    """A sample id from a bedGraph file name (``coverage.bedGraph`` → its folder)."""
+    """A sample id from a coverage file name (``coverage.bedGraph`` → its folder)."""
     name = path.name
-    if name.lower().endswith(".gz"):
-        name = name[:-3]
-    for suffix in _BEDGRAPH_SUFFIXES:
-        if name.lower().endswith(suffix):
+    low = name.lower()
+    for suffix in sorted(_COVERAGE_SUFFIXES, key=len, reverse=True):
+        if low.endswith(suffix):
             name = name[: -len(suffix)]
             break
+    else:
+        if low.endswith(".gz"):
+            name = name[:-3]
     if name == "coverage":
         parent = path.parent
         if root is not None and parent != root:
@@ -219,24 +388,56 @@ def _sample_name(path: Path, root: Path | None = None) -> str:
     return name
 
 
-def _is_bedgraph_name(name: str) -> bool:
-    low = name.lower().removesuffix(".gz")
-    return low.endswith(_BEDGRAPH_SUFFIXES)
+def _is_coverage_name(name: str) -> bool:
+    return name.lower().endswith(_COVERAGE_SUFFIXES)
 
 
-def _read_one(path: Path, sample_id: str | None, contiguous: bool) -> pd.DataFrame:
-    text = read_text(path)
-    if header_fields(first_data_line(text)) is not None:
+def _read_one(path: Path, sample_id: str | None, contiguous: bool
+              ) -> tuple[pd.DataFrame, list[str]]:
+    """One coverage file, and its sample ids in order (without a pass over the rows)."""
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder inside a list of coverage files")
+    if is_bigwig(path):
+        out = read_bigwig(path)
+        if contiguous:
+            _check_rows(*_codes(out["chrom"]), out["chromStart"].to_numpy(),
+                        out["chromEnd"].to_numpy(), out["count"].to_numpy(),
+                        lambda i: f"{path}, interval {i + 1}", True)
+        sid = sample_id if sample_id is not None else _sample_name(path)
+        out.insert(0, "sample_id", sid)
+        return out, [str(sid)]
+    text = [*_coverage_bytes(path)]
+    _, _, a, b = _header_line(text[1][:65536])
+    if header_fields(_token(text[1], a, b)) is not None:
         return _read_coverage_table(path, text, sample_id, contiguous)
-    return read_bedgraph(path, sample_id=sample_id if sample_id is not None else
-                         _sample_name(path), contiguous=contiguous)
+    sid = sample_id if sample_id is not None else _sample_name(path)
+    return _bedgraph_from_bytes(path, text, sid, contiguous), [str(sid)]
 
 
-def _discover(folder: Path) -> list[tuple[str | None, Path]]:
-    """(sample id, file) of every bedGraph below ``folder``, then top-level tables."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and _is_bedgraph_name(p.name))
+def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, names = pd.factorize(chrom)
+    return codes, np.asarray(names, dtype=object)
+
+
+def coverage_files(folder: Path) -> list[tuple[str | None, Path]]:
+    """(sample id, file) of every coverage file below ``folder``, then top-level tables
+    (sample id None), as :func:`read_coverage` reads a folder.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "s1.bedGraph.gz").write_bytes(b"")
+    >>> [(sid, p.name) for sid, p in coverage_files(d)]
+    [('s1', 's1.bedGraph.gz')]
+    """
+    entries = sorted(p for p in folder.rglob("*") if _is_coverage_name(p.name))
+    dangling = [p for p in entries if p.is_symlink() and not p.exists()]
+    if dangling:
+        raise ValueError(f"{dangling[0]}: a symbolic link to a missing file (coverage of "
+                         "a sample would be left out)")
     found: dict[str, Path] = {}
-    for p in files:
+    for p in (p for p in entries if p.is_file()):
         sid = _sample_name(p, folder)
         if sid in found:
             raise ValueError(f"{folder}: two files give sample id {sid!r}: {found[sid]}, {p}")
@@ -245,13 +446,23 @@ def _discover(folder: Path) -> list[tuple[str | None, Path]]:
                              "coverage.tsv.gz") if (p := folder / name).is_file()]
     if not found and not tables:
         raise ValueError(
-            f"{folder}: no coverage found (expected *.bedGraph[.gz] files, or a "
-            "coverage.csv[.gz] table with a sample_id column)"
+            f"{folder}: no coverage found (expected *.bedGraph[.gz] or *.bw / *.bigWig "
+            "files, or a coverage.csv[.gz] table with a sample_id column)"
         )
     return [*found.items(), *((None, p) for p in tables)]
 
 
-def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
+def _path(p, what: str = "paths_or_dir") -> Path:
+    if not isinstance(p, (str, os.PathLike)):
+        raise TypeError(f"{what} must hold paths, got {type(p).__name__}")
+    if os.fspath(p) == "":
+        raise ValueError(f"{what}: empty path (an unset shell variable?); give a coverage "
+                         "file or folder")
+    return Path(p)
+
+
+def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = False
+                  ) -> pd.DataFrame:
     """Read the coverage of many samples into one long table.
 
     Parameters
@@ -259,17 +470,22 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
     paths_or_dir : path-like, sequence of path-likes, or mapping
         * a mapping ``{sample_id: path}``;
         * a folder: every ``*.bedGraph`` / ``*.bedgraph`` / ``*.bg`` / ``*.bdg`` file in
-          it or below (optionally ``.gz``), the sample id being the file name without
-          those extensions, or, for files named ``coverage.bedGraph`` (the layout
-          ``samples/<group>/<sample>/coverage.bedGraph``), the folder path relative to
-          ``paths_or_dir`` (``"kidney/MS002201"``); plus a top-level
-          ``coverage.csv[.gz]`` table if present;
-        * one file or a list of files: bedGraph files (sample id from the name as
-          above) or CSV / TSV tables with a header and the columns ``sample_id, chrom,
-          chromStart, chromEnd, count`` (other columns are kept).
+          it or below (optionally ``.gz``) and every ``*.bw`` / ``*.bigWig`` file, the
+          sample id being the file name without those extensions, or, for files named
+          ``coverage.bedGraph`` (the layout ``samples/<group>/<sample>/coverage.bedGraph``),
+          the folder path relative to ``paths_or_dir`` (``"kidney/MS002201"``); plus a
+          top-level ``coverage.csv[.gz]`` table if present. A symbolic link to a missing
+          file is an error (a sample would be lost);
+        * one file or a list of files: bedGraph or bigWig files (told apart by their
+          first bytes; sample id from the name as above) or CSV / TSV tables with a
+          header and the columns ``sample_id, chrom, chromStart, chromEnd, count``
+          (other columns are kept).
     contiguous : bool
         Also reject gaps between the rows of a sample's chromosome (see
         :func:`check_coverage_rows`).
+    progress : bool
+        Show a tqdm progress bar counting the bytes of the files read (with two or more
+        files).
 
     Returns
     -------
@@ -281,7 +497,9 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        On a bad file (naming file and line), or a sample id found twice.
+        On a bad file (naming file and line), a sample id found twice, the same file
+        given twice, or an empty path (an unset shell variable must not read the current
+        folder).
 
     Examples
     --------
@@ -292,87 +510,41 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False) -> pd.DataFrame:
     [['0001', 2]]
     """
     if isinstance(paths_or_dir, Mapping):
-        items = [(str(k), Path(v)) for k, v in paths_or_dir.items()]
+        items = [(str(k), _path(v)) for k, v in paths_or_dir.items()]
     elif isinstance(paths_or_dir, (str, os.PathLike)):
-        path = Path(paths_or_dir)
-        if path.is_dir():
-            items = _discover(path)
-        else:
-            items = [(None, path)]
+        path = _path(paths_or_dir)
+        items = coverage_files(path) if path.is_dir() else [(None, path)]
     else:
         try:
-            items = [(None, Path(p)) for p in paths_or_dir]
+            paths = list(paths_or_dir)
         except TypeError as exc:
             raise TypeError(
                 "paths_or_dir must be a path, a folder, a list of paths or a mapping "
                 f"sample_id -> path, got {type(paths_or_dir).__name__}"
             ) from exc
+        items = [(None, _path(p)) for p in paths]
     if not items:
         raise ValueError("paths_or_dir holds no files")
-    tables = [_read_one(p, sid, contiguous) for sid, p in items]
-    out = pd.concat(tables, ignore_index=True)
-    first = {}
-    for (_, p), t in zip(items, tables):
-        for s in pd.unique(t["sample_id"]):
+    seen: dict[str, Path] = {}
+    for _, p in items:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
+        seen[key] = p
+    from tqdm.auto import tqdm
+
+    tables, ids = [], []
+    with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
+              desc="coverage", disable=not progress or len(items) < 2) as bar:
+        for sid, p in items:
+            table, samples = _read_one(p, sid, contiguous)
+            tables.append(table)
+            ids.append(samples)
+            bar.update(os.path.getsize(p))
+    first: dict = {}
+    for (_, p), samples in zip(items, ids):
+        for s in samples:
             if s in first and first[s] != p:
                 raise ValueError(f"sample id {s!r} is in both {first[s]} and {p}")
             first[s] = p
-    return out
-
-
-def read_bigwig(path: str | os.PathLike, chrom: str, start: int, end: int) -> pd.DataFrame:
-    """Read the coverage of one region ``[start, end)`` of a bigWig file.
-
-    Needs the optional dependency ``pyBigWig`` (``pip install penlearn[bigwig]``).
-    Intervals are clipped to the region; counts must be integral (read counts).
-
-    Parameters
-    ----------
-    path : path-like
-        The bigWig file.
-    chrom : str
-        Chromosome name.
-    start, end : int
-        0-based half-open region.
-
-    Returns
-    -------
-    DataFrame
-        ``chrom, chromStart, chromEnd, count`` (int64).
-
-    Examples
-    --------
-    >>> read_bigwig("x.bigWig", "chr1", 0, 10)  # doctest: +SKIP
-    """
-    try:
-        import pyBigWig  # optional dependency, imported only when used
-    except ImportError as exc:
-        raise ImportError(
-            "read_bigwig needs the optional package pyBigWig: pip install penlearn[bigwig]"
-        ) from exc
-    start, end = int(start), int(end)
-    if not 0 <= start < end:
-        raise ValueError(f"start and end must satisfy 0 <= start < end, got {start}, {end}")
-    bw = pyBigWig.open(str(path))
-    if bw is None:
-        raise ValueError(f"{path}: cannot open as a bigWig file")
-    try:
-        sizes = bw.chroms()
-        if chrom not in sizes:
-            raise ValueError(f"{path}: no chromosome {chrom!r}; it has {sorted(sizes)}")
-        intervals = bw.intervals(chrom, start, min(end, sizes[chrom])) or []
-    finally:
-        bw.close()
-    arr = np.array(intervals, dtype=float).reshape(-1, 3)
-    s = np.maximum(arr[:, 0], start).astype(np.int64)
-    e = np.minimum(arr[:, 1], end).astype(np.int64)
-    values = arr[:, 2]
-    bad = ~np.isfinite(values) | (values != np.round(values)) | (values < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{path}: {chrom}:{s[i]}-{e[i]} has value {values[i]!r}; counts must be "
-            "non-negative integers (read counts, not normalised signal)"
-        )
-    return pd.DataFrame({"chrom": pd.array([chrom] * len(s), dtype=str), "chromStart": s,
-                         "chromEnd": e, "count": values.astype(np.int64)})
+    return tables[0] if len(tables) == 1 else pd.concat(tables, ignore_index=True)

@@ -170,8 +170,23 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
+def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: bool = False,
+                  gaps: str = "fill") -> pd.DataFrame:
+    """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
+    :func:`predict_peaks`)."""
+    check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
+    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps)
+    peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+        else model.peaks
+    peaks = peaks.assign(sequence_id=name, log_lambda=value)
+    if sid is not None:
+        peaks.insert(0, "sample_id", sid)
+    return peaks
+
+
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
-                  gaps: str = "fill", segments: bool = False) -> pd.DataFrame:
+                  gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
+                  progress: bool = False) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -192,6 +207,12 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     segments : bool
         Return every segment of the models (``status`` background / peak and ``mean``
         columns too), not only the peaks.
+    executor : concurrent.futures.Executor, optional
+        One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
+        cluster's ``distributed.Client(...).get_executor()``. Default: this process.
+        The result is the same, in the same order.
+    progress : bool
+        Show a tqdm progress bar counting coverage rows (with two or more windows).
 
     Returns
     -------
@@ -206,8 +227,15 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     >>> predict_peaks(cov, 3.0)[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
+    from tqdm.auto import tqdm  # only when peaks are predicted
+
     check_gaps(gaps)
-    out = []
+    if not isinstance(log_lambda, pd.Series) and (
+            isinstance(log_lambda, (bool, np.bool_))
+            or not isinstance(log_lambda, (int, float, np.integer, np.floating))):
+        raise TypeError("log_lambda must be a number or a Series indexed by window ids, got "
+                        f"{type(log_lambda).__name__}")
+    tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
@@ -217,16 +245,28 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
-        model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps)
-        peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
-            else model.peaks
-        peaks = peaks.assign(sequence_id=name, log_lambda=value)
-        if sid is not None:
-            peaks.insert(0, "sample_id", sid)
-        out.append(peaks)
-    if not out:
+        tasks.append((cov, value, name, sid, segments, gaps))
+    if not tasks:
         raise ValueError("coverage has no rows")
+    out: list = [None] * len(tasks)
+    # a bar for one problem would only jump from 0 to 100% at the end
+    with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
+              unit="rows", desc="peaks") as bar:
+        if executor is None:
+            for i, task in enumerate(tasks):
+                out[i] = _window_peaks(*task)
+                bar.update(len(task[0]))
+        else:
+            futures = {executor.submit(_window_peaks, *task): i for i, task in enumerate(tasks)}
+            try:
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    out[i] = fut.result()
+                    bar.update(len(tasks[i][0]))
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
     return pd.concat(out, ignore_index=True)
 
 

@@ -1,0 +1,328 @@
+"""Bulk parsing of coverage text (bedGraph lines, the numbers of CSV tables) in numba.
+
+One pass over the bytes of a file: lines end in ``\\n``, ``\\r\\n`` or ``\\r``; integers are
+ASCII digits with an optional ``-`` (a count may end in ``.`` and zeros: ``3.0``); no
+``+``, ``_``, spaces inside a field, exponents or non-ASCII digits (forms Python's ``int``
+takes but a bedGraph does not). A value beyond the 64-bit integer range is reported, never
+wrapped. Every error gives the 1-based line and the byte range of the bad field, so the
+caller names file, line and token; nothing is parsed twice unless there is an error.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+#: error codes of the kernels (0: none)
+FIELDS, NOT_INTEGER, OVERFLOW = 1, 2, 3
+_INT64_MAX = np.int64(9223372036854775807)
+
+
+@numba.njit(cache=True)
+def _line_end(buf, i):
+    n = len(buf)
+    while i < n:
+        c = buf[i]
+        if c == 10 or c == 13:
+            return i
+        i += 1
+    return n
+
+
+@numba.njit(cache=True)
+def _after(buf, e):
+    """Start of the line after the terminator at ``e``."""
+    if e + 1 < len(buf) and buf[e] == 13 and buf[e + 1] == 10:
+        return e + 2
+    return e + 1
+
+
+@numba.njit(cache=True)
+def _starts(buf, i, b, word):
+    if b - i < len(word):
+        return False
+    for k in range(len(word)):
+        if buf[i + k] != word[k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _is_data(buf, a, b, track, browser):
+    """A line holding data: not blank, not a ``track`` / ``browser`` / ``#`` line."""
+    i = a
+    while i < b and (buf[i] == 32 or buf[i] == 9):
+        i += 1
+    if i == b:
+        return False
+    if buf[i] == 35:
+        return False
+    return not (_starts(buf, i, b, track) or _starts(buf, i, b, browser))
+
+
+@numba.njit(cache=True)
+def _parse_int(buf, a, b, allow_fraction):
+    """(value, status) of the field ``buf[a:b]``; status 0 ok, NOT_INTEGER, OVERFLOW."""
+    i = a
+    negative = False
+    if i < b and buf[i] == 45:
+        negative = True
+        i += 1
+    first = i
+    value = np.int64(0)
+    overflow = False
+    while i < b and 48 <= buf[i] <= 57:
+        d = np.int64(buf[i] - 48)
+        if i - first >= 18 and value > (_INT64_MAX - d) // 10:  # only past 18 digits
+            overflow = True
+        else:
+            value = value * 10 + d
+        i += 1
+    if i == first:
+        return np.int64(0), NOT_INTEGER
+    if i < b and allow_fraction and buf[i] == 46:
+        i += 1
+        while i < b and buf[i] == 48:
+            i += 1
+    if i < b:
+        return np.int64(0), NOT_INTEGER
+    if overflow:
+        return np.int64(0), OVERFLOW
+    return (-value if negative else value), 0
+
+
+@numba.njit(cache=True)
+def parse_bedgraph(buf, n_max):
+    """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs).
+
+    Returns ``start, end, count`` (int64, length = rows), the chromosome runs
+    (``run_row`` first row, ``run_a, run_b`` byte range of the name) and the error
+    ``(code, line, field, a, b)``: code 0 none, FIELDS (``field`` = the number of fields
+    found, ``a:b`` the line), NOT_INTEGER / OVERFLOW (``field`` 1..3 and the token's
+    bytes ``a:b``).
+    """
+    start = np.empty(n_max, np.int64)
+    end = np.empty(n_max, np.int64)
+    count = np.empty(n_max, np.int64)
+    # at most one run a row; pages never written cost no memory
+    run_row = np.empty(n_max, np.int64)
+    run_a = np.empty(n_max, np.int64)
+    run_b = np.empty(n_max, np.int64)
+    runs = 0
+    rows = 0
+    line = 0
+    pos = 0
+    n = len(buf)
+    err = np.zeros(5, np.int64)
+    while pos < n:
+        line += 1
+        # skip leading blanks
+        i = pos
+        while i < n and (buf[i] == 32 or buf[i] == 9):
+            i += 1
+        if i >= n or buf[i] == 10 or buf[i] == 13 or buf[i] == 35:
+            e = _line_end(buf, i)
+            pos = _after(buf, e)
+            continue
+        a0 = i
+        while i < n and buf[i] != 32 and buf[i] != 9 and buf[i] != 10 and buf[i] != 13:
+            i += 1
+        b0 = i
+        # header words
+        if (b0 - a0 >= 5 and buf[a0] == 116 and buf[a0+1] == 114 and buf[a0+2] == 97
+                and buf[a0+3] == 99 and buf[a0+4] == 107) or (
+                b0 - a0 >= 7 and buf[a0] == 98 and buf[a0+1] == 114 and buf[a0+2] == 111
+                and buf[a0+3] == 119 and buf[a0+4] == 115 and buf[a0+5] == 101
+                and buf[a0+6] == 114):
+            e = _line_end(buf, i)
+            pos = _after(buf, e)
+            continue
+        fa1 = fb1 = fa2 = fb2 = fa3 = fb3 = 0
+        nf = 1
+        while True:
+            while i < n and (buf[i] == 32 or buf[i] == 9):
+                i += 1
+            if i >= n or buf[i] == 10 or buf[i] == 13:
+                break
+            j = i
+            while j < n and buf[j] != 32 and buf[j] != 9 and buf[j] != 10 and buf[j] != 13:
+                j += 1
+            if nf == 1:
+                fa1, fb1 = i, j
+            elif nf == 2:
+                fa2, fb2 = i, j
+            elif nf == 3:
+                fa3, fb3 = i, j
+            nf += 1
+            i = j
+        e = i
+        if nf != 4:
+            err[0], err[1], err[2], err[3], err[4] = FIELDS, line, nf, pos, e
+            break
+        v1, s1 = _parse_int(buf, fa1, fb1, False)
+        v2, s2 = _parse_int(buf, fa2, fb2, False)
+        v3, s3 = _parse_int(buf, fa3, fb3, True)
+        if s1 != 0 or s2 != 0 or s3 != 0:
+            if s1 != 0:
+                err[0], err[1], err[2], err[3], err[4] = s1, line, 1, fa1, fb1
+            elif s2 != 0:
+                err[0], err[1], err[2], err[3], err[4] = s2, line, 2, fa2, fb2
+            else:
+                err[0], err[1], err[2], err[3], err[4] = s3, line, 3, fa3, fb3
+            break
+        start[rows] = v1
+        end[rows] = v2
+        count[rows] = v3
+        same = False
+        if runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b0 - a0:
+            same = True
+            pa = run_a[runs - 1]
+            for t in range(b0 - a0):
+                if buf[pa + t] != buf[a0 + t]:
+                    same = False
+                    break
+        if not same:
+            run_row[runs] = rows
+            run_a[runs] = a0
+            run_b[runs] = b0
+            runs += 1
+        rows += 1
+        pos = _after(buf, e)
+    return (start[:rows], end[:rows], count[:rows], run_row[:runs], run_a[:runs],
+            run_b[:runs], err)
+
+
+@numba.njit(cache=True)
+def data_line_number(buf, row, track, browser):
+    """The 1-based line of data row ``row`` (0-based) of a bedGraph (-1 if none)."""
+    pos = 0
+    line = 0
+    rows = 0
+    n = len(buf)
+    while pos < n:
+        e = _line_end(buf, pos)
+        line += 1
+        if _is_data(buf, pos, e, track, browser):
+            if rows == row:
+                return line
+            rows += 1
+        pos = _after(buf, e)
+    return -1
+
+
+@numba.njit(cache=True)
+def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, n_max):
+    """The integer columns ``cols`` (3 field indices; the last one a count) and the runs of
+    equal values of the text columns ``text_cols`` (2 field indices, -1 for none) of the
+    CSV lines from byte ``pos`` on (``line`` lines before it). Fields may be quoted
+    (``"..."``, ``""`` inside); blank lines are skipped.
+
+    Returns the three columns (int64); per text column ``nruns[k]`` runs with first row
+    ``run_row[k]`` and the byte range ``run_a[k], run_b[k]`` of the value; and the error
+    ``(code, line, field, a, b)`` as :func:`parse_bedgraph` (``field`` is a field index,
+    or the number of fields found for FIELDS).
+    """
+    v0 = np.empty(n_max, np.int64)
+    v1 = np.empty(n_max, np.int64)
+    v2 = np.empty(n_max, np.int64)
+    role = np.full(max(n_fields, 1), -1, np.int64)  # 0..2 integer column, 3..4 text
+    for k in range(3):
+        role[cols[k]] = k
+    for k in range(2):
+        if text_cols[k] >= 0:
+            role[text_cols[k]] = 3 + k
+    # at most one run a row; pages never written cost no memory
+    run_row = np.empty((2, n_max), np.int64)
+    run_a = np.empty((2, n_max), np.int64)
+    run_b = np.empty((2, n_max), np.int64)
+    nruns = np.zeros(2, np.int64)
+    last = np.zeros(4, np.int64)  # the byte ranges of the current runs' values
+    err = np.zeros(5, np.int64)
+    rows = 0
+    n = len(buf)
+    while pos < n:
+        line += 1
+        i = pos
+        while i < n and (buf[i] == 32 or buf[i] == 9):
+            i += 1
+        if i >= n or buf[i] == 10 or buf[i] == 13:
+            pos = _after(buf, _line_end(buf, i))
+            continue
+        f = 0
+        i = pos
+        while True:
+            if i < n and buf[i] == 34:
+                j = i + 1
+                while j < n and buf[j] != 10 and buf[j] != 13:
+                    if buf[j] == 34:
+                        if j + 1 < n and buf[j + 1] == 34:
+                            j += 2
+                            continue
+                        break
+                    j += 1
+                a, b = i + 1, j
+                i = j + 1 if j < n and buf[j] == 34 else j
+                while i < n and buf[i] != sep and buf[i] != 10 and buf[i] != 13:
+                    i += 1
+            else:
+                a = i
+                while i < n and buf[i] != sep and buf[i] != 10 and buf[i] != 13:
+                    i += 1
+                b = i
+            r = role[f] if f < n_fields else -1
+            if r >= 3:
+                k = r - 3
+                m = nruns[k]
+                pa, pb = (last[0], last[1]) if k == 0 else (last[2], last[3])
+                same = m > 0 and pb - pa == b - a
+                if same:
+                    for t in range(b - a):
+                        if buf[pa + t] != buf[a + t]:
+                            same = False
+                            break
+                if not same:
+                    last[2 * k], last[2 * k + 1] = a, b
+                    run_row[k, m], run_a[k, m], run_b[k, m] = rows, a, b
+                    nruns[k] = m + 1
+            elif r >= 0:
+                v, status = _parse_int(buf, a, b, r == 2)
+                if status != 0 and err[0] == 0:
+                    err[0], err[1], err[2], err[3], err[4] = status, line, f, a, b
+                if r == 0:
+                    v0[rows] = v
+                elif r == 1:
+                    v1[rows] = v
+                else:
+                    v2[rows] = v
+            f += 1
+            if i >= n or buf[i] != sep:
+                break
+            i += 1  # the separator
+        if f != n_fields:
+            err[0], err[1], err[2], err[3], err[4] = FIELDS, line, f, pos, i
+            break
+        if err[0] != 0:
+            break
+        rows += 1
+        pos = _after(buf, i)
+    return v0[:rows], v1[:rows], v2[:rows], run_row, run_a, run_b, nruns, err
+
+
+@numba.njit(cache=True)
+def csv_line_number(buf, pos, line, row):
+    """The 1-based line of data row ``row`` of a CSV table whose data start at byte
+    ``pos`` after ``line`` lines (blank lines skipped, as :func:`parse_csv_numbers`)."""
+    rows = 0
+    n = len(buf)
+    while pos < n:
+        e = _line_end(buf, pos)
+        line += 1
+        i = pos
+        while i < e and (buf[i] == 32 or buf[i] == 9):
+            i += 1
+        if i < e:
+            if rows == row:
+                return line
+            rows += 1
+        pos = _after(buf, e)
+    return -1
