@@ -144,9 +144,13 @@ def cells(md, code, setup):
         log λ is then set for validation label errors. The baseline is the one penalty of
         fewest label errors on the 6 training samples (`best_constant_log_lambda`). The
         cell below says, with this run's numbers, whether learning changed the model and
-        whether it lowered the test label errors.
+        whether it lowered the test label errors, and if not, why. (This chunk has one
+        window per sample: 8 sequences are few to learn from. Where learning pays on
+        many labeled regions: the README's "does learning pay?" row,
+        `benchmarks/all_sets.py`; on simulated data: `penlearn demo`.)
         """),
         code("""
+        from penlearn.learn.penalty import BOOSTING_OPTIONS
         from penlearn.report import best_constant_log_lambda
 
         ev_test = evaluation[evaluation["sequence_id"].isin(test)]
@@ -162,13 +166,21 @@ def cells(md, code, setup):
               f"validation AUC {v.iloc[0]:.4f} (constant start) -> "
               f"{v.iloc[model.best_step_]:.4f}; level scale {model.level_['scale']:g}")
         e_l, e_c = rows["learned"]["label errors"], rows["best constant"]["label errors"]
-        if not model.trees_:
-            print("learning did not change the model: no tree raised the validation AUC, "
-                  "so the learned penalty is a constant")
-        print("learning lowered the test label errors" if e_l < e_c else
-              f"learning did not lower the test label errors ({e_l} vs {e_c}): with "
-              f"{len(rest)} training sequences of 6 samples, the validation set is "
-              f"{len(val)} sequences, too few to learn more than the level")
+        leaf = BOOSTING_OPTIONS["min_samples_leaf"]
+        if len(v) == 1:
+            print(f"learning did not change the model: no tree was fit, since the {len(sub)} "
+                  f"subtrain sequences (one per sample: this chunk is one window) are fewer "
+                  f"than two leaves of {leaf}; the model is the constant start, its level "
+                  "set on validation")
+        elif not model.trees_:
+            print("learning did not change the model: no tree raised the validation AUC")
+        if e_l < e_c:
+            print(f"learning lowered the test label errors: {e_l} vs {e_c}")
+        elif e_c == 0:
+            print("the best constant penalty already has no test label error: nothing for "
+                  "learning to lower on these 2 samples")
+        else:
+            print(f"learning did not lower the test label errors ({e_l} vs {e_c})")
         pd.DataFrame(rows).T
         """),
         code("""

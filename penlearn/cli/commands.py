@@ -186,7 +186,11 @@ def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> s
     scale = model.level_.get("scale", 1.0)
     level = (f"the level of log λ (scale {scale:g}, shift of fewest errors) was chosen on "
              f"the {n_val} validation sequences")
-    if not model.trees_:
+    if len(h) == 1:
+        changed = ("Learning did not change the model: AUM gradient boosting fit no tree "
+                   "(too few subtrain sequences for the trees' leaves, or a zero AUM "
+                   f"gradient), so the constant start is kept; {level}.")
+    elif not model.trees_:
         changed = (f"Learning did not change the model: AUM gradient boosting fit "
                    f"{len(h) - 1} tree(s) but none raised the validation AUC above the "
                    f"constant start's ({v[0]:.4f}), so the constant penalty is kept; {level}.")
@@ -197,6 +201,8 @@ def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> s
                    f"start) to {v[model.best_step_]:.4f}; {level}.")
     if e_l < e_c:
         verdict = "learning lowered the test label errors"
+    elif e_c == 0:
+        verdict = "the constant has no test label error, so there is nothing to lower"
     elif e_l == e_c:
         verdict = "learning did not lower the test label errors (a tie)"
     else:
