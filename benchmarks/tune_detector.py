@@ -22,7 +22,12 @@ seconds per signal.
 
 Usage::
 
-    python benchmarks/tune_detector.py [--signals 100] [--seeds 1,2,3] [--results]
+    python benchmarks/tune_detector.py [--signals 100] [--seeds 1,2,3] [--results] [--options]
+
+``--options`` adds a second table: the held-out label errors of the tuned penalty for
+learn_penalty options other than SupervisedPenalty's defaults (:data:`OPTIONS`), each
+learned from the same training paths and read off the held-out error functions
+(``errors_at_predictions``: the error of the model the detector returns at that pen).
 
 Each seed draws its own data set. The BIC rule is in the units of the l2 cost: for the
 rbf kernel (cost in units of the kernel, which ruptures scales by the median heuristic)
@@ -44,12 +49,15 @@ import numpy as np
 import pandas as pd
 
 import penlearn as pl
+from penlearn.report import errors_at_predictions
 from penlearn.tune import (
     SupervisedPenalty,
     bic_penalty,
     detector_label_errors,
+    signal_features,
     signals_from_sequences,
 )
+from penlearn.tune.estimator import _LEARN_DEFAULTS
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -57,6 +65,14 @@ import results_file  # noqa: E402
 from all_sets import constant_log_lambda  # noqa: E402
 
 SECTION = "## tune_detector"
+
+#: learn_penalty options compared by ``--options`` (the first is SupervisedPenalty's default).
+OPTIONS = {
+    "linear, level validation (default)": {"model": "linear", "level": "validation"},
+    "linear, level subtrain": {"model": "linear", "level": "subtrain"},
+    "boosting, level validation": {"model": "boosting", "level": "validation"},
+    "auto, level validation": {"model": "auto", "level": "validation"},
+}
 
 
 def detectors() -> dict:
@@ -83,7 +99,7 @@ def split(n_signals: int, seed: int):
     return part(train), part(test)
 
 
-def one_detector(name, det, train, test) -> tuple[dict, dict]:
+def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict]:
     (tr_sig, tr_lab), (te_sig, te_lab) = train, test
     t0 = time.perf_counter()
     tuner = SupervisedPenalty(det).fit(tr_sig, tr_lab)
@@ -112,7 +128,18 @@ def one_detector(name, det, train, test) -> tuple[dict, dict]:
     row["> 4·models+2"] = int((solves > 4 * models + 2).sum())
     row["path s / signal"] = te_path_s / len(te_paths)
     row["fit s"] = fit_s
-    return row, {"paths": len(paths), "labels": n_labels}
+    opts = {"detector": name, "constant errors %": row["constant errors %"]}
+    if with_options:
+        ids = list(pd.unique(tr_lab["sequence_id"]))
+        feats_tr = signal_features({s: tr_sig[s] for s in ids})
+        feats_te = signal_features(te_sig)
+        for how, options in OPTIONS.items():
+            model = pl.learn_penalty(feats_tr, tuner.evaluation_,
+                                     **{**_LEARN_DEFAULTS, **options})
+            pred = pd.Series(model.predict(feats_te), index=feats_te.index)
+            err = errors_at_predictions(te_ev, pred)["errors"].sum()
+            opts[f"{how} %"] = 100.0 * err / n_labels
+    return row, {"paths": len(paths), "labels": n_labels, "options": opts}
 
 
 def main(argv=None) -> None:
@@ -120,21 +147,28 @@ def main(argv=None) -> None:
     ap.add_argument("--signals", type=int, default=100)
     ap.add_argument("--seeds", default="1,2,3", help="comma-separated data seeds")
     ap.add_argument("--results", action="store_true", help="write RESULTS.md section")
+    ap.add_argument("--options", action="store_true",
+                    help="also compare learn_penalty options (OPTIONS) on the same paths")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     seeds = [int(x) for x in args.seeds.split(",")]
-    rows, labels = [], []
+    rows, labels, opt_rows = [], [], []
     start = time.perf_counter()
     for seed in seeds:
         train, test = split(args.signals, seed)
         for name, det in detectors().items():
-            row, info = one_detector(name, det, train, test)
+            row, info = one_detector(name, det, train, test, args.options)
             rows.append({"seed": seed, **row})
+            opt_rows.append({"seed": seed, **info["options"]})
             print(f"seed {seed}, {name}: done", flush=True)
         labels.append(info["labels"])
     table = pd.DataFrame(rows)
     total = time.perf_counter() - start
     text = markdown(table)
+    if args.options:
+        text += ("\n\nHeld-out label errors (% of labels) of the tuned penalty with other "
+                 "learn_penalty options, same training paths:\n\n"
+                 + markdown(pd.DataFrame(opt_rows)))
     print(text)
     if args.results:
         load = os.getloadavg()[0]
@@ -142,7 +176,8 @@ def main(argv=None) -> None:
         import skchange
         head = (
             f"`python benchmarks/tune_detector.py --signals {args.signals} --seeds {args.seeds} "
-            f"--results` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; "
+            f"--results{' --options' if args.options else ''}` on "
+            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; "
             f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
             f"ruptures {ruptures.__version__}, skchange {skchange.__version__}; load average "
             f"at the end {load:.1f} (machine shared with other engineers: seconds are "
@@ -157,14 +192,16 @@ def main(argv=None) -> None:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    def cell(v):
+    def cell(col, v):
         if isinstance(v, float):
+            if col.endswith("%"):  # percentages: one decimal whatever their size
+                return f"{v:.1f}"
             return f"{v:.3f}" if abs(v) < 1.5 else f"{v:.1f}"
         return str(v)
 
     lines = ["| " + " | ".join(table.columns) + " |",
              "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+    lines += ["| " + " | ".join(cell(c, v) for c, v in zip(table.columns, row)) + " |"
               for row in table.itertuples(index=False)]
     return "\n".join(lines)
 
