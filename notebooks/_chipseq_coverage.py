@@ -17,8 +17,9 @@ def cells(md, code, setup):
            2020, 2022) of one sample at a penalty, drawn as a genome browser would;
         3. every sample's path of peak models over the penalty and its label errors:
            the error functions (`peak_error_functions`);
-        4. the 36 coverage features, a penalty learned with AUM gradient descent on 6
-           samples (`learn_penalty`), its ROC-change report;
+        4. the 36 coverage features, a penalty learned on 6 samples (`learn_penalty`'s
+           default: AUM gradient boosting), its ROC-change report, and its test label
+           errors against the best constant penalty;
         5. the predicted penalty of the 2 held-out samples → their peaks (BED) and label
            errors.
 
@@ -134,6 +135,53 @@ def cells(md, code, setup):
         roc = penlearn.roc_change(evaluation[evaluation["sequence_id"].isin(test)], log_lambda)
         print(f"test AUC {roc.auc:.3f}, AUM {roc.aum:.3g}")
         roc.thresholds
+        """),
+        md("""
+        ### Did learning pay? Learned penalties against the best constant one
+
+        `learn_penalty`'s default model is AUM gradient boosting: it starts from a
+        constant log λ and keeps a tree only if it raises the validation AUC; the level of
+        log λ is then set for validation label errors. The baseline is the one penalty of
+        fewest label errors on the 6 training samples (`best_constant_log_lambda`). The
+        cell below says, with this run's numbers, whether learning changed the model and
+        whether it lowered the test label errors, and if not, why. (This chunk has one
+        window per sample: 8 sequences are few to learn from. Where learning pays on
+        many labeled regions: the README's "does learning pay?" row,
+        `benchmarks/all_sets.py`; on simulated data: `penlearn demo`.)
+        """),
+        code("""
+        from penlearn.learn.penalty import BOOSTING_OPTIONS
+        from penlearn.report import best_constant_log_lambda
+
+        ev_test = evaluation[evaluation["sequence_id"].isin(test)]
+        constant = best_constant_log_lambda(evaluation[evaluation["sequence_id"].isin(rest)])
+        compare = {"learned": log_lambda, "best constant": pd.Series(constant, index=test)}
+        rows = {}
+        for name, pred in compare.items():
+            r = penlearn.roc_change(ev_test, pred).thresholds.loc["predicted"]
+            rows[name] = {"label errors": int(r["errors"]), "labels": int(r["labels"]),
+                          "FP": int(r["fp"]), "FN": int(r["fn"])}
+        v = model.history_["validation_auc"]
+        print(f"{model.level_['model']}: {len(model.trees_)} of {len(v) - 1} trees kept, "
+              f"validation AUC {v.iloc[0]:.4f} (constant start) -> "
+              f"{v.iloc[model.best_step_]:.4f}; level scale {model.level_['scale']:g}")
+        e_l, e_c = rows["learned"]["label errors"], rows["best constant"]["label errors"]
+        leaf = BOOSTING_OPTIONS["min_samples_leaf"]
+        if len(v) == 1:
+            print(f"learning did not change the model: no tree was fit, since the {len(sub)} "
+                  f"subtrain sequences (one per sample: this chunk is one window) are fewer "
+                  f"than two leaves of {leaf}; the model is the constant start, its level "
+                  "set on validation")
+        elif not model.trees_:
+            print("learning did not change the model: no tree raised the validation AUC")
+        if e_l < e_c:
+            print(f"learning lowered the test label errors: {e_l} vs {e_c}")
+        elif e_c == 0:
+            print("the best constant penalty already has no test label error: nothing for "
+                  "learning to lower on these 2 samples")
+        else:
+            print(f"learning did not lower the test label errors ({e_l} vs {e_c})")
+        pd.DataFrame(rows).T
         """),
         code("""
         import tempfile

@@ -39,8 +39,11 @@ from penlearn.datasets import (
     write_uci,
 )
 from penlearn.learn import learn_penalty, subtrain_validation_split
-from penlearn.report import roc_change_report
+from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
+
+#: How the demo's report names each model class.
+MODEL_NAMES = {"boosting": "AUM gradient boosting", "linear": "AUM line search"}
 
 
 def cmd_demo(args) -> int:
@@ -66,11 +69,20 @@ def cmd_demo(args) -> int:
     model, init, paper = _demo_learn(args, usable, evaluation, sub, val)
     ev_test = _subset_evaluation(evaluation, test)
     x_test = usable.loc[test]
-    learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
+    if init is None:  # boosting starts from a constant: compare with the best constant
+        const = best_constant_log_lambda(_subset_evaluation(evaluation, sub + val))
+        start_name = "initialisation (best constant penalty)"
+        start = pd.Series(const, index=test, dtype=float)
+        learning_note = _boosting_note(model, ev_test, x_test, start, len(val))
+    else:
+        start_name = "initialisation (interval regression)"
+        start = pd.Series(init.predict(x_test), index=test)
+        learning_note = _learning_note(model, paper, init, ev_test, x_test, len(val))
     report(learning_note)
+    learned_name = f"learned ({MODEL_NAMES[model.level_['model']]})"
     predictions = {
-        "learned (AUM line search)": pd.Series(model.predict(x_test), index=test),
-        "initialisation (interval regression)": pd.Series(init.predict(x_test), index=test),
+        learned_name: pd.Series(model.predict(x_test), index=test),
+        start_name: start,
         "BIC": bic_log_lambda(data.sequences).loc[test],
     }
     report("writing the report")
@@ -97,7 +109,7 @@ def cmd_demo(args) -> int:
             model=model, sequences=data.sequences, labels=data.labels, changes=changes,
             notes=notes,
         )
-    res = roc_change(ev_test, predictions["learned (AUM line search)"])
+    res = roc_change(ev_test, predictions[learned_name])
     elapsed = time.perf_counter() - t0
     if not args.quiet:
         for name, p in predictions.items():
@@ -136,13 +148,20 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
 
     common = dict(
         validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
-        model="linear",  # the demo tells the story of the linear model's descent
+        model=args.model,
         line_search=args.line_search,
         random_state=args.seed,
         progress=not args.quiet,
         scale_features=usable.loc[sub + val],
         segmentation={"loss": "l2", "max_segments": args.max_segments},
     )
+    if args.model != "linear":  # boosting (or auto): the learned model alone
+        with contextlib.redirect_stdout(sys.stderr):
+            model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
+                                  **common)
+        if model.level_["model"] != "linear":
+            return model, None, None
+        common["model"] = "linear"  # auto chose the linear model: tell its story
     with contextlib.redirect_stdout(sys.stderr):
         init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                              max_steps=0, shrink=False, **common)
@@ -153,6 +172,46 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
         paper = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                               init=init, min_improvement=0.0, l2=0.0, shrink=False, **common)
     return model, init, paper
+
+
+def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> str:
+    """One paragraph for the demo report: what boosting kept, and whether it lowered the
+    test label errors of the best constant penalty (numbers of this run)."""
+    h = model.history_
+    v = h["validation_auc"].to_numpy()
+    learned = roc_change(ev_test, pd.Series(model.predict(x_test), index=x_test.index))
+    const = roc_change(ev_test, constant)
+    e_l, e_c = (int(r.thresholds.loc["predicted", "errors"]) for r in (learned, const))
+    n_labels = int(learned.thresholds.loc["predicted", "labels"])
+    scale = model.level_.get("scale", 1.0)
+    level = (f"the level of log λ (scale {scale:g}, shift of fewest errors) was chosen on "
+             f"the {n_val} validation sequences")
+    if len(h) == 1:
+        changed = ("Learning did not change the model: AUM gradient boosting fit no tree "
+                   "(too few subtrain sequences for the trees' leaves, or a zero AUM "
+                   f"gradient), so the constant start is kept; {level}.")
+    elif not model.trees_:
+        changed = (f"Learning did not change the model: AUM gradient boosting fit "
+                   f"{len(h) - 1} tree(s) but none raised the validation AUC above the "
+                   f"constant start's ({v[0]:.4f}), so the constant penalty is kept; {level}.")
+    else:
+        changed = (f"Learning changed the model: AUM gradient boosting kept "
+                   f"{len(model.trees_)} of {len(h) - 1} trees (each step by the exact AUM "
+                   f"line search), raising the validation AUC from {v[0]:.4f} (constant "
+                   f"start) to {v[model.best_step_]:.4f}; {level}.")
+    if e_l < e_c:
+        verdict = "learning lowered the test label errors"
+    elif e_c == 0:
+        verdict = "the constant has no test label error, so there is nothing to lower"
+    elif e_l == e_c:
+        verdict = "learning did not lower the test label errors (a tie)"
+    else:
+        verdict = ("learning did not lower the test label errors: the learned ranking "
+                   "did not carry over to these test sequences at this level")
+    return (f"{changed} On the {len(x_test)} test sequences: {e_l} of {n_labels} labels "
+            f"wrong with the learned penalties against {e_c} with the best constant penalty "
+            f"of the training sequences (log λ = {float(constant.iloc[0]):.3g}): {verdict}; "
+            f"test AUC {learned.auc:.4f} against {const.auc:.4f}.")
 
 
 def _learning_note(model, paper, init, ev_test, x_test, n_val: int) -> str:
@@ -280,7 +339,8 @@ def cmd_learn(args) -> int:
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
-    kwargs = dict(line_search=args.line_search, init=args.init, normalize=args.normalize,
+    kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
+                  normalize=args.normalize,
                   max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
                   scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
     if ds.outputs is not None:

@@ -23,6 +23,7 @@ from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
+from penlearn.learn.penalty import DEFAULT_MODEL, MODELS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,8 +73,13 @@ def _demo_arguments(add) -> None:
     p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
                    help="largest model size (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="simulation seed (default: %(default)s)")
+    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                   help="model class learned (as 'learn --model'; default: %(default)s): "
+                   "the report compares it with its start, the best constant penalty for "
+                   "boosting, interval regression for the linear model")
     p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
-                   help="gradient descent step rule (default: %(default)s)")
+                   help="gradient descent step rule of the linear model (default: "
+                   "%(default)s)")
     p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",
                    help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
                    "penaltyLearning)")
@@ -122,15 +128,24 @@ def _learn_arguments(add) -> None:
                    "alternately, as in the paper)")
     p.add_argument("--cv-type", default=None, metavar="TYPE",
                    help="which cv/<TYPE>/folds.csv (default: equal_labels, else the first)")
+    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                   help="boosting: AUM gradient boosting of small trees, each step by the "
+                   "exact AUM line search; linear: the papers' linear model (interval "
+                   "regression, then AUM gradient descent); auto: both, the one of fewer "
+                   "validation label errors (default: %(default)s)")
     p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
-                   help="gradient descent step rule (default: %(default)s)")
+                   help="gradient descent step rule of the linear model (--model linear or "
+                   "auto; boosting always takes the exact line search's first minimum) "
+                   "(default: %(default)s)")
     p.add_argument("--init", default="interval_regression",
                    choices=("interval_regression", "interval_regression_flipped", "zero",
-                            "random"), help="initialisation (default: %(default)s)")
+                            "random"), help="initialisation of the linear model (--model "
+                   "linear or auto; boosting starts from a constant) (default: %(default)s)")
     p.add_argument("--normalize", choices=("rate", "count"), default="rate",
                    help="AUM of FP/FN rates or counts (default: %(default)s)")
     p.add_argument("--max-steps", type=int, default=1000, metavar="N",
-                   help="largest number of gradient steps (default: %(default)s)")
+                   help="largest number of gradient steps (linear) or of trees "
+                   "(boosting) (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     add_worker_arguments(p)

@@ -1,0 +1,186 @@
+"""``penlearn learn --model {boosting,linear,auto}`` and the boosting model file that
+``penlearn predict`` and ``penlearn peaks --model`` use (issue 25, item 6 and the CLI)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from _penlearn_demo import demo_run
+
+import penlearn as pl
+from penlearn.cli import build_parser, main
+from penlearn.datasets import load_uci
+from penlearn.learn import PenaltyModel
+from penlearn.learn.penalty import DEFAULT_MODEL
+
+BACKGROUND = (1, 3, 10, 30, 100, 300, 1000, 3000)
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def demo():
+    run_ = demo_run()
+    assert run_.returncode == 0, run_.stderr
+    return run_
+
+
+@pytest.fixture(scope="module")
+def coverage_folder(tmp_path_factory):
+    """48 samples of one 400 bp window: background b (1..3000 reads per bin, with
+    over-dispersion ∝ b) and one peak of 4·b; labels on both peak edges and two flat
+    regions. The penalty that finds the peak without false ones grows with b, so no
+    single penalty fits every sample: a learned model must vary."""
+    d = tmp_path_factory.mktemp("coverage") / "data"
+    d.mkdir()
+    rng = np.random.default_rng(3)
+    rows, labels = [], []
+    for i in range(48):
+        s, b = f"s{i:02d}", BACKGROUND[i % len(BACKGROUND)]
+        mu = np.r_[np.full(15, b), np.full(10, 4 * b), np.full(15, b)] * rng.lognormal(0, 0.3, 40)
+        rows += [(s, "chr1", 10 * j, 10 * j + 10, int(c)) for j, c in enumerate(rng.poisson(mu))]
+        labels += [(s, "chr1", 140, 160, "peakStart"), (s, "chr1", 240, 260, "peakEnd"),
+                   (s, "chr1", 300, 380, "noPeaks"), (s, "chr1", 0, 100, "noPeaks")]
+    pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "count"]).to_csv(
+        d / "coverage.csv", index=False)
+    pd.DataFrame(labels, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+                                  "annotation"]).to_csv(d / "labels.csv", index=False)
+    return d
+
+
+def test_help_says_line_search_and_init_are_the_linear_models():
+    learn = build_parser()._subparsers._group_actions[0].choices["learn"]
+    helps = {a.dest: a.help for a in learn._actions}
+    assert "linear model" in helps["line_search"] and "linear model" in helps["init"]
+    args = build_parser().parse_args(["learn", "d", "--out", "m.json"])
+    assert args.model == DEFAULT_MODEL
+    assert build_parser().parse_args(["learn", "d", "--out", "m.json", "--model",
+                                      "linear"]).model == "linear"
+
+
+def test_unknown_model_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["learn", str(tmp_path), "--out", str(tmp_path / "m.json"), "--model", "tree"])
+    assert exc.value.code == 2
+    assert "--model" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_learn_each_model_class_and_predict_with_the_boosting_file(demo, tmp_path, capsys):
+    fold = ["--fold", 3, "--cv-type", "demo", "-q"]
+    models = {}
+    for name in ("boosting", "linear", "auto"):
+        path = tmp_path / f"{name}.json"
+        code, out, err = run(["learn", demo.out, "--model", name, *fold, "--out", path], capsys)
+        assert code == 0, err
+        models[name] = PenaltyModel.load(path)
+    assert models["boosting"].level_["model"] == "boosting" and models["boosting"].trees_
+    assert models["linear"].level_["model"] == "linear" and not models["linear"].trees_
+    assert models["auto"].level_["model"] in ("boosting", "linear")
+    # --init and --line-search are the linear model's: the boosting file does not change
+    b2 = tmp_path / "b2.json"
+    code, _, err = run(["learn", demo.out, "--model", "boosting", "--init", "zero",
+                        "--line-search", "grid", *fold, "--out", b2], capsys)
+    assert code == 0, err
+    ds = load_uci(demo.out)
+    x = ds.inputs[models["boosting"].feature_names_in_]
+    assert np.array_equal(PenaltyModel.load(b2).predict(x), models["boosting"].predict(x))
+    # ... but they change the linear model
+    l2 = tmp_path / "l2.json"
+    code, _, err = run(["learn", demo.out, "--model", "linear", "--init", "zero", *fold,
+                        "--out", l2], capsys)
+    assert code == 0, err
+    assert not np.allclose(PenaltyModel.load(l2).predict(x), models["linear"].predict(x))
+    # predict with the boosting model file: its trees' log λ, not a constant
+    code, out, err = run(["predict", tmp_path / "boosting.json", demo.out / "inputs.csv"],
+                         capsys)
+    assert code == 0, err
+    pred = pd.read_csv(pd.io.common.StringIO(out), dtype={"sequenceID": str})
+    expect = models["boosting"].predict(ds.inputs.loc[list(pred["sequenceID"])])
+    assert np.allclose(pred["log_lambda"], expect)
+    assert pred["log_lambda"].nunique() > 1
+
+
+def test_default_learn_on_coverage_then_peaks_with_the_boosting_model(coverage_folder,
+                                                                      tmp_path, capsys):
+    """``learn`` (default model) on a coverage folder writes a boosting model;
+    ``peaks --model`` gives each sample the peaks of ``peaks --penalty`` at that sample's
+    predicted λ (two paths through the command)."""
+    path = tmp_path / "m.json"
+    code, out, err = run(["learn", coverage_folder, "--out", path, "-q"], capsys)
+    assert code == 0, err
+    model = PenaltyModel.load(path)
+    assert model.level_["model"] == DEFAULT_MODEL == "boosting" and model.trees_
+    cov = pd.read_csv(coverage_folder / "coverage.csv")
+    features = pl.coverage_features(pl.read_coverage(coverage_folder / "coverage.csv"))
+    log_lambda = pd.Series(model.predict(features), index=features.index)
+    samples = {i.split("/")[0]: v for i, v in log_lambda.items()}
+    low, high = "s00", "s07"  # background 1 and 3000 reads per bin
+    assert samples[high] > samples[low] + 1.0  # the model sees the difference
+    code, _, err = run(["peaks", coverage_folder / "coverage.csv", "--model", path, "--out",
+                        tmp_path / "peaks", "--bed3", "-q"], capsys)
+    assert code == 0, err
+    for s in (low, high):
+        one = tmp_path / f"{s}.csv"
+        cov[cov["sample_id"] == s].to_csv(one, index=False)
+        code, _, err = run(["peaks", one, "--penalty", repr(math.exp(samples[s])), "--out",
+                            tmp_path / f"{s}.bed", "--bed3", "-q"], capsys)
+        assert code == 0, err
+        by_model = pl.read_bed(tmp_path / "peaks" / f"{s}.bed")
+        assert by_model.equals(pl.read_bed(tmp_path / f"{s}.bed")), s
+        assert len(by_model) >= 1
+
+
+def _errors_at(ev: pd.DataFrame, log_lambda: pd.Series) -> int:
+    """Label errors of each sequence's row containing its log λ (a plain scan)."""
+    lam = ev["sequence_id"].map(log_lambda)
+    rows = ev[lam.notna() & (ev["min_log_lambda"] < lam) & (lam <= ev["max_log_lambda"])]
+    assert sorted(rows["sequence_id"]) == sorted(log_lambda.index)  # one row each
+    return int((rows["fp"] + rows["fn"]).sum())
+
+
+def test_demo_compares_the_default_model_with_the_best_constant(demo):
+    """The demo learns the default model and its report says how many test labels the
+    learned and the best constant penalties get wrong: numbers recomputed here from the
+    files it wrote (the constant checked by brute force on the training sequences)."""
+    from _penlearn_demo import parse_report, table_frame
+
+    ds = load_uci(demo.out)
+    model = PenaltyModel.load(demo.out / "model.json")
+    assert model.level_["model"] == DEFAULT_MODEL
+    folds = ds.folds["demo"]
+    test = list(folds.query("fold == 3")["sequence_id"])
+    train = [s for s in folds.query("fold != 3")["sequence_id"] if s in set(ds.sequence_ids)]
+    ev = ds.evaluation
+    pred = pd.read_csv(demo.out / "predictions.csv", dtype={"sequence_id": str})
+    pred = pred.set_index("sequence_id")
+    const_col = "initialisation (best constant penalty)"
+    learned_col = "learned (AUM gradient boosting)"
+    c = float(pred[const_col].iloc[0])
+    assert (pred[const_col] == c).all()
+    # brute force: no constant log λ has fewer training label errors
+    ev_train = ev[ev["sequence_id"].isin(train)]
+    ends = np.unique(np.r_[ev_train["min_log_lambda"], ev_train["max_log_lambda"]])
+    ends = ends[np.isfinite(ends)]
+    cands = np.r_[ends[0] - 1, (ends[:-1] + ends[1:]) / 2, ends[-1] + 1]
+    best = min(_errors_at(ev_train, pd.Series(x, index=train)) for x in cands)
+    assert _errors_at(ev_train, pd.Series(c, index=train)) == best
+    e_learned = _errors_at(ev, pd.Series(model.predict(ds.inputs.loc[test]), index=test))
+    e_const = _errors_at(ev, pd.Series(c, index=test))
+    n_labels = int(ev[ev["sequence_id"].isin(test)].groupby("sequence_id")["labels"]
+                   .first().sum())
+    page = parse_report(demo.out / "report.html")
+    summary = table_frame(page.tables["auc-table"]).set_index("prediction")
+    assert float(summary.loc[learned_col, "errors"]) == e_learned
+    assert float(summary.loc[const_col, "errors"]) == e_const
+    text = (demo.out / "report.html").read_text()
+    assert (f"{e_learned} of {n_labels} labels wrong with the learned penalties against "
+            f"{e_const} with the best constant penalty") in text
+    assert ("learning lowered the test label errors" in text) == (e_learned < e_const)
