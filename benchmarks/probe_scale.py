@@ -307,6 +307,19 @@ def _boost_cases():
             yield (f"peaks --model boosting {name}",
                    (lambda p=path: _cli(["peaks", cov, "--model", p, "--out",
                                          TMP / "bm" / p.stem, "-q"])), ERROR)
+    cli_model = TMP / "boost-cli.json"
+
+    def learn_then_tamper():
+        _cli(["learn", folder, "--model", "boosting", "--out", cli_model, "--no-cache", "-q"])
+        d = json.loads(cli_model.read_text())
+        PenaltyModel.load(cli_model)  # the file as written loads
+        d.setdefault("trees", [])  # (it may stop at stage 0 on this toy folder)
+        d["trees"].append({"left": [1, -1, -1], "right": [2, -1, -1], "feature": [0, -2, -2],
+                           "threshold": [float("nan"), -2.0, -2.0], "value": [0.0, -1.0, 1.0]})
+        cli_model.write_text(json.dumps(d))
+        return _cli(["peaks", cov, "--model", cli_model, "--out", TMP / "bcli", "-q"])
+
+    yield "learn --model boosting, tampered NaN threshold, peaks --model", learn_then_tamper, ERROR
     inputs = TMP / "inputs.csv"
     ds.inputs.rename_axis("sequenceID").to_csv(inputs)
     bad = TMP / "boost-threshold_NaN.json"

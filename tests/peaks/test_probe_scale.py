@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 
 
-@pytest.mark.slow  # ~25 s: 100 cases, ~30 of them penlearn commands run in-process
+@pytest.mark.slow  # ~15 s: 105 cases, ~30 of them penlearn commands run in-process
 def test_scale_probe_finds_no_silent_or_unclear_case():
     pytest.importorskip("pyBigWig")
     spec = importlib.util.spec_from_file_location("probe_scale",
