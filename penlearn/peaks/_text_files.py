@@ -130,3 +130,18 @@ def four_fields(path, numbers, lines, last: str):
             raise ValueError(f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, "
                              f"{last}), got {len(f)}: {lines[i]!r}")
     return where, (list(zip(*fields)) if fields else [(), (), (), ()])
+
+
+_STR = pd.array(np.array([], dtype=object), dtype=str).dtype
+
+
+def string_column(values: list[str], lengths: np.ndarray):
+    """The string column of runs ``values[k]`` repeated ``lengths[k]`` times: one string
+    object per run, 8 bytes a row, not copied into the column."""
+    obj = np.repeat(np.array(values + [""], dtype=object)[:-1], lengths)
+    if isinstance(_STR, pd.StringDtype) and _STR.storage == "python":
+        try:
+            return pd.arrays.StringArray(obj, dtype=_STR)
+        except TypeError:  # pandas < 3: no dtype argument
+            pass
+    return pd.array(obj, dtype=str)

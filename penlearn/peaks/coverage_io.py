@@ -31,7 +31,7 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import header_fields, read_bytes
+from penlearn.peaks._text_files import header_fields, read_bytes, string_column
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -166,21 +166,6 @@ def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expecte
     return f"{where}: {col} must be an integer, got {token!r}"
 
 
-_STR = pd.array(np.array([], dtype=object), dtype=str).dtype
-
-
-def _string_column(values: list[str], lengths: np.ndarray):
-    """The string column of runs ``values[k]`` repeated ``lengths[k]`` times: one string
-    object per run, 8 bytes a row, not copied into the column."""
-    obj = np.repeat(np.array(values + [""], dtype=object)[:-1], lengths)
-    if isinstance(_STR, pd.StringDtype) and _STR.storage == "python":
-        try:
-            return pd.arrays.StringArray(obj, dtype=_STR)
-        except TypeError:  # pandas < 3: no dtype argument
-            pass
-    return pd.array(obj, dtype=str)
-
-
 def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-row codes (int32) of the runs' values, and the distinct values."""
     names = list(dict.fromkeys(values))
@@ -259,10 +244,10 @@ def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bo
     _check_rows(codes, names, start, end, count, where, contiguous)
     del codes, data, buf, where
     text.clear()
-    columns = {"chrom": _string_column(run_names, lengths), "chromStart": start,
+    columns = {"chrom": string_column(run_names, lengths), "chromStart": start,
                "chromEnd": end, "count": count}
     if sample_id is not None:
-        columns = {"sample_id": _string_column([str(sample_id)], np.array([len(start)])),
+        columns = {"sample_id": string_column([str(sample_id)], np.array([len(start)])),
                    **columns}
     return pd.DataFrame(columns, copy=False)
 
@@ -342,8 +327,8 @@ def _read_coverage_table(path: str | os.PathLike, text: list,
                              "(a quoted field holding a line break?)")
     del chrom_codes, data, buf, where, runs
     text.clear()
-    out = pd.DataFrame({"sample_id": _string_column(*samples),
-                        "chrom": _string_column(*chroms),
+    out = pd.DataFrame({"sample_id": string_column(*samples),
+                        "chrom": string_column(*chroms),
                         "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
     for c in extras:
         out[c] = df[c].to_numpy()
