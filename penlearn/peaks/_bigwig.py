@@ -60,21 +60,35 @@ def _open(path: str | os.PathLike):
     return bw
 
 
-#: bases per ``intervals`` call: bounds the Python tuples held at once (~40k intervals
-#: of 25 bases, a few MB), so the reader's peak memory stays near the final arrays
-_WINDOW = 1 << 20
+#: bases per ``intervals`` call: bounds the Python tuples held at once (~10k intervals
+#: of 25 bases, about a MB)
+_WINDOW = 1 << 18
 
 
-def _intervals(path, bw, chrom: str, start: int, end: int, columns: tuple[list, list, list]
-               ) -> int:
-    """Append one region's intervals to ``columns`` (starts, ends, counts; int64 slices,
-    one per window); return how many rows were added."""
+def _windows(start: int, end: int) -> range:
+    return range(start, end, _WINDOW)
+
+
+def _count(bw, chrom: str, start: int, end: int) -> int:
+    """Rows of a region: the first, cheap pass (no arrays), so the columns are allocated
+    once at their final size (growing or joining them would hold about twice the
+    memory: freed slices are not handed back to the system)."""
     n = 0
-    for ws in range(start, end, _WINDOW):
+    for ws in _windows(start, end):
+        ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
+        # an interval over the window's start came with the last window
+        n += len(ivs) - (ws > start and len(ivs) > 0 and ivs[0][0] < ws)
+    return n
+
+
+def _fill(path, bw, chrom: str, start: int, end: int, columns: tuple, pos: int) -> int:
+    """Write one region's intervals into ``columns`` (int64 starts, ends, counts) from row
+    ``pos``, window by window (the tuples freed at once); return the next row."""
+    for ws in _windows(start, end):
         ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
         part = np.fromiter(itertools.chain.from_iterable(ivs), dtype=float,
                            count=3 * len(ivs)).reshape(-1, 3)
-        del ivs  # free the tuples at once
+        del ivs
         if ws > start:  # an interval over the window's start came with the last window
             part = part[part[:, 0] >= ws]
         s = np.maximum(part[:, 0].astype(np.int64), start)
@@ -87,22 +101,29 @@ def _intervals(path, bw, chrom: str, start: int, end: int, columns: tuple[list, 
                 f"{path}: {chrom}:{s[i]}-{e[i]} has value {values[i]!r}; counts must be "
                 "non-negative integers (read counts, not normalised signal)"
             )
-        if len(s):
-            columns[0].append(s)
-            columns[1].append(e)
-            columns[2].append(values.astype(np.int64))
-            n += len(s)
-    return n
+        stop = pos + len(s)
+        if stop > len(columns[0]):
+            raise ValueError(f"{path}: the bigWig file changed while it was read")
+        columns[0][pos:stop] = s
+        columns[1][pos:stop] = e
+        columns[2][pos:stop] = values
+        pos = stop
+    return pos
 
 
-def _frame(chroms: list[str], lengths: list[int], columns: tuple[list, list, list]
-           ) -> pd.DataFrame:
-    """The coverage frame: each int64 column joined from its slices while the slices are
-    freed (peak: the final arrays plus one column), chromosome names as runs."""
-    out = {"chrom": string_column(chroms, np.asarray(lengths, dtype=np.int64))}
-    for name, parts in zip(("chromStart", "chromEnd", "count"), columns):
-        out[name] = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        parts.clear()
+def _read_regions(path, bw, regions: list[tuple[str, int, int]]) -> pd.DataFrame:
+    """The coverage frame of ``(chrom, start, end)`` regions: two passes over the file,
+    the int64 columns allocated once, chromosome names as runs (one object per run)."""
+    lengths = [_count(bw, *r) for r in regions]
+    n = sum(lengths)
+    columns = tuple(np.empty(n, dtype=np.int64) for _ in range(3))
+    pos = 0
+    for r in regions:
+        pos = _fill(path, bw, *r, columns, pos)
+    if pos != n:
+        raise ValueError(f"{path}: the bigWig file changed while it was read")
+    out = {"chrom": string_column([r[0] for r in regions], np.asarray(lengths))}
+    out.update(zip(("chromStart", "chromEnd", "count"), columns))
     return pd.DataFrame(out, copy=False)
 
 
@@ -146,12 +167,10 @@ def read_bigwig(path: str | os.PathLike, chrom: str | None = None, start: int | 
     bw = _open(path)
     try:
         sizes = bw.chroms()
-        columns: tuple[list, list, list] = ([], [], [])
         if chrom is None:
             if not sizes:
                 raise ValueError(f"{path}: the bigWig file has no chromosomes")
-            names = [str(c) for c in sizes]
-            lengths = [_intervals(path, bw, c, 0, int(n), columns) for c, n in sizes.items()]
+            regions = [(str(c), 0, int(n)) for c, n in sizes.items()]
         else:
             if chrom not in sizes:
                 raise ValueError(f"{path}: no chromosome {chrom!r}; it has {sorted(sizes)}")
@@ -163,10 +182,11 @@ def read_bigwig(path: str | os.PathLike, chrom: str | None = None, start: int | 
             if e > size:
                 raise ValueError(f"{path}: region {chrom}:{s}-{e} is past the end of "
                                  f"{chrom} ({size} bases)")
-            names, lengths = [str(chrom)], [_intervals(path, bw, chrom, s, e, columns)]
+            regions = [(str(chrom), s, e)]
+        out = _read_regions(path, bw, regions)
     finally:
         bw.close()
-    return _frame(names, lengths, columns)
+    return out
 
 
 def _integer(x, name: str) -> int:
