@@ -226,3 +226,37 @@ def test_browser_label_positions_with_odd_commas_are_refused(tmp_path, position)
         read_peak_labels(p)
     p.write_text("chr1:1,000-2,000 peaks\nchr1:3,000-4000 noPeaks\n")
     assert read_peak_labels(p)["chromStart"].tolist() == [999, 2999]
+
+
+def test_bigwig_windows_and_regions_match_brute_force(tmp_path, monkeypatch):
+    """Tiny windows (intervals across window edges), an empty chromosome between two full
+    ones, gaps: the two-pass reader gives the written rows, and a region's rows are the
+    overlapping intervals clipped to it."""
+    pyBigWig = pytest.importorskip(
+        "pyBigWig", reason="pyBigWig (optional extra penlearn[bigwig]) is not installed")
+    from penlearn.peaks import _bigwig
+
+    monkeypatch.setattr(_bigwig, "_WINDOW", 16)
+    rng = np.random.default_rng(5)
+    rows = []
+    for chrom, n in (("chrA", 40), ("chrE", 0), ("chrB", 25)):
+        widths = rng.integers(1, 30, n)
+        ends = np.cumsum(widths + rng.integers(0, 3, n))
+        rows += [(chrom, int(e - w), int(e), int(c))
+                 for e, w, c in zip(ends, widths, rng.integers(0, 9, n))]
+    sizes = {"chrA": 1500, "chrE": 50, "chrB": 1000}
+    path = tmp_path / "w.bw"
+    bw = pyBigWig.open(str(path), "w")
+    bw.addHeader(list(sizes.items()), maxZooms=0)
+    for chrom in ("chrA", "chrB"):
+        mine = [r for r in rows if r[0] == chrom]
+        bw.addEntries([chrom] * len(mine), [r[1] for r in mine], ends=[r[2] for r in mine],
+                      values=[float(r[3]) for r in mine])
+    bw.close()
+    assert read_bigwig(path).values.tolist() == [list(r) for r in rows]
+    for start, end in ((0, 1), (7, 333), (15, 17), (100, 1000), (640, 1500)):
+        want = [["chrA", max(s, start), min(e, end), c] for ch, s, e, c in rows
+                if ch == "chrA" and s < end and e > start]
+        got = read_bigwig(path, "chrA", start, end)
+        assert got.values.tolist() == want, (start, end)
+        assert got.dtypes.tolist()[1:] == [np.int64] * 3
