@@ -44,6 +44,7 @@ import numpy as np
 from penlearn._interrupt import deferred_interrupts
 
 MEMORY_BYTES = 64 * 2**20
+PROGRESS_ROWS = 10**6  # a progress bar only from this many rows (about 4 s and up)
 CHUNK_PIECES = 2**20
 CHUNK_DATA = 2**18
 # per chunk: piece counts (two int32 per datum), right ends, previous ends, previous means
@@ -188,7 +189,8 @@ def _run(kernel, *args):
 
 def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float = 0.0, *,
                   memory_bytes: float | None = None, chunk_pieces: int | None = None,
-                  chunk_data: int | None = None, tmpdir: str | None = None):
+                  chunk_data: int | None = None, tmpdir: str | None = None,
+                  progress: bool = False):
     """Solve the penalised up-down Poisson problem on weighted data (min y < max y).
 
     Parameters
@@ -200,6 +202,11 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     memory_bytes, chunk_pieces, chunk_data, tmpdir : optional
         The store's RAM limit (``MEMORY_BYTES``), the chunk sizes (``CHUNK_PIECES``,
         ``CHUNK_DATA``) and the directory of its temporary files (see the module).
+    progress : bool
+        Show tqdm progress bars (on stderr) counting the rows of the forward pass and of
+        the decoding, updated after each chunk; only for problems of ``PROGRESS_ROWS``
+        rows or more (smaller solves, e.g. of a penalty path, stay silent). The result
+        does not depend on it.
 
     Returns
     -------
@@ -233,14 +240,20 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     s_pi = np.empty(chunk_pieces, np.int32)
     s_pm = np.empty(chunk_pieces)
     cnt = np.empty((chunk_data, 2), np.int32)
+    from tqdm.auto import tqdm
+
+    quiet = not progress or n < PROGRESS_ROWS
     with PieceStore(MEMORY_BYTES if memory_bytes is None else memory_bytes, tmpdir) as store:
-        while st[0] < n:
-            t_lo = int(st[0])
-            Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k = _run(
-                forward_chunk, y, w, float(penalty), float(tie_tol), st, Bf, Pf, T1, T2,
-                s_hi, s_pi, s_pm, cnt)
-            last = bool(st[0] == n)  # the buffers are not reused after the last chunk
-            store.append(t_lo, cnt[:k], s_hi[:pos], s_pi[:pos], s_pm[:pos], copy=not last)
+        with tqdm(total=n, unit="rows", desc="PeakSeg forward", disable=quiet) as bar:
+            while st[0] < n:
+                t_lo = int(st[0])
+                Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k = _run(
+                    forward_chunk, y, w, float(penalty), float(tie_tol), st, Bf, Pf, T1,
+                    T2, s_hi, s_pi, s_pm, cnt)
+                last = bool(st[0] == n)  # the buffers are not reused after the last chunk
+                store.append(t_lo, cnt[:k], s_hi[:pos], s_pi[:pos], s_pm[:pos],
+                             copy=not last)
+                bar.update(int(st[0]) - t_lo)
         del s_hi, s_pi, s_pm, cnt, T1, T2
         dst = np.zeros(5, np.int64)
         dstf = np.zeros(2)
@@ -249,12 +262,16 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
                np.empty(1024), np.zeros(1024, np.bool_))
         empty = (np.empty((0, 2), np.int32), np.empty(0), np.empty(0, np.int32), np.empty(0))
         out = decode_chunk(n, *empty, dst, dstf, *out)  # the last segment
-        for t_lo, read in store.backwards():
+        # (the decoding bar counts the rows of the chunks passed, skipped ones included)
+        with tqdm(total=n, unit="rows", desc="PeakSeg decode", disable=quiet) as bar:
+            for t_lo, read in store.backwards():
+                if dst[4] == 2:
+                    break
+                if dst[0] >= t_lo:  # else nothing is needed from this chunk
+                    out = _run(decode_chunk, t_lo, *read(), dst, dstf, *out)
+                bar.update(n - t_lo - bar.n)
             if dst[4] == 2:
-                break
-            if dst[0] < t_lo:
-                continue  # nothing needed from this chunk
-            out = _run(decode_chunk, t_lo, *read(), dst, dstf, *out)
+                bar.update(n - bar.n)
     if dst[4] != 2:
         raise RuntimeError("PeakSeg decoding did not reach the first datum")
     k = int(dst[3])

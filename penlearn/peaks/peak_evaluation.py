@@ -171,11 +171,11 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
 
 
 def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: bool = False,
-                  gaps: str = "fill") -> pd.DataFrame:
+                  gaps: str = "fill", progress: bool = False) -> pd.DataFrame:
     """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
     :func:`predict_peaks`)."""
     check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
-    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps)
+    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress)
     peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
         else model.peaks
     peaks = peaks.assign(sequence_id=name, log_lambda=value)
@@ -212,7 +212,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
         The result is the same, in the same order.
     progress : bool
-        Show a tqdm progress bar counting coverage rows (with two or more windows).
+        Show a tqdm progress bar counting coverage rows (with two or more windows) and,
+        without an executor, bars inside each solve of 10^6 rows or more
+        (:func:`~penlearn.peaks.peakseg.peakseg`).
 
     Returns
     -------
@@ -254,7 +256,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
               unit="rows", desc="peaks") as bar:
         if executor is None:
             for i, task in enumerate(tasks):
-                out[i] = _window_peaks(*task)
+                out[i] = _window_peaks(*task, progress=progress)
                 bar.update(len(task[0]))
         else:
             futures = {executor.submit(_window_peaks, *task): i for i, task in enumerate(tasks)}

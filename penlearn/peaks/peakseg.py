@@ -282,7 +282,7 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     return PeakSegModel(segments=segments, loss=loss)
 
 
-def _solve(data: _Data, penalty: float) -> PeakSegModel:
+def _solve(data: _Data, penalty: float, progress: bool = False) -> PeakSegModel:
     n = len(data.y)
     if math.isinf(penalty) or n < 3 or data.y.min() == data.y.max():
         # one segment: infinite penalty, too few data for a peak, or constant data
@@ -297,13 +297,14 @@ def _solve(data: _Data, penalty: float) -> PeakSegModel:
     # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
     # solve: a long solve stops within a chunk)
     _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-        data.y, data.w, penalty, _TIE_TOL
+        data.y, data.w, penalty, _TIE_TOL, progress=progress
     )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
 
-def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill") -> PeakSegModel:
+def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
+            progress: bool = False) -> PeakSegModel:
     """The optimal PeakSeg model of coverage at one penalty, one problem per (sample, chrom).
 
     Minimises ``Σ w_i (m_i − y_i log m_i) + penalty·peaks`` over segmentations into
@@ -332,6 +333,9 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill") -> Pe
         bigWigs) is a run of zero counts: filled with a zero-count row (the default, so
         a gapped file gives the peaks of the filled file), or refused
         (:func:`~penlearn.peaks.contigs.fill_gaps`).
+    progress : bool
+        Show tqdm progress bars (stderr) over the rows of each problem of 10^6 rows or
+        more (forward pass and decoding, updated per chunk); the model is the same.
 
     Returns
     -------
@@ -359,11 +363,11 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill") -> Pe
     require_columns(coverage, COVERAGE_COLUMNS, "coverage")
     problems = coverage_problems(coverage) if len(coverage) else []
     if len(problems) <= 1:
-        return _solve(_Data.from_coverage(coverage, gaps), pen)
+        return _solve(_Data.from_coverage(coverage, gaps), pen, progress)
     return combine_models([
         (sid, _solve(_Data.from_coverage(
             g, gaps, name=f"coverage of {'' if sid is None else f'sample {sid!r}, '}{c}"),
-            pen))
+            pen, progress))
         for sid, c, g in problems
     ])
 

@@ -203,3 +203,39 @@ def test_ctrl_c_during_a_long_solve_is_a_keyboard_interrupt(tmp_path):
         child.kill()
     assert out.split() == ["interrupted", "0"]  # a KeyboardInterrupt, no file left open
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("pieces, data", [(1, 1), (37, 5)])
+def test_progress_bars_count_the_rows_per_chunk_and_change_nothing(monkeypatch, capsys,
+                                                                   pieces, data):
+    cov = random_coverage(3)  # 300 rows
+    quiet = peakseg(cov, 30.0)
+    force_disk(monkeypatch, pieces, data)
+    monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
+    capsys.readouterr()
+    shown = peakseg(cov, 30.0, progress=True)
+    err = capsys.readouterr().err
+    assert_same_model(quiet, shown)
+    assert quiet.n_peaks > 0
+    for bar in ("PeakSeg forward", "PeakSeg decode"):
+        assert bar in err and f"{len(cov)}/{len(cov)}" in err.split(bar)[-1].split("\n")[0]
+    # below the threshold, or without progress=True, nothing is shown
+    monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov) + 1)
+    assert_same_model(quiet, peakseg(cov, 30.0, progress=True))
+    monkeypatch.setattr(store, "PROGRESS_ROWS", 0)
+    assert_same_model(quiet, peakseg(cov, 30.0))
+    assert "PeakSeg" not in capsys.readouterr().err
+
+
+def test_predict_peaks_threads_progress_into_a_large_solve(monkeypatch, capsys):
+    from penlearn.peaks.peak_evaluation import predict_peaks
+
+    cov = random_coverage(4)
+    monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
+    capsys.readouterr()
+    quiet = predict_peaks(cov, 3.0)
+    assert "PeakSeg" not in capsys.readouterr().err
+    shown = predict_peaks(cov, 3.0, progress=True)
+    pd.testing.assert_frame_equal(quiet, shown, check_exact=True)
+    err = capsys.readouterr().err
+    assert "PeakSeg forward" in err and f"{len(cov)}/{len(cov)}" in err
