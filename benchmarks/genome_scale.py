@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--penalty", type=float, default=1e4)
     ap.add_argument("--samples", type=int, default=8)
     ap.add_argument("--sample-rows", type=float, default=2e5)
+    ap.add_argument("--readers-only", action="store_true",
+                    help="only the reading table (no 'penlearn peaks' runs)")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.peaks_max_rows, args.sample_rows = [2e5], 2e5, 2e4
@@ -188,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                                  mb(extra), mb(r["arrays"]), f"{extra / r['arrays']:.2f}",
                                  mb(p["maxrss"] - base["maxrss"])])
                 print(" | ".join(rows_out[-1]), flush=True)
-            if n <= args.peaks_max_rows:
+            if n <= args.peaks_max_rows and not args.readers_only:
                 for kind in ("bedGraph.gz", "gapped"):
                     out = tmp / f"peaks-{kind}.bed"
                     r = run_command(["peaks", str(files[kind]), "--penalty",
@@ -202,11 +204,13 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp / f"n{n}")
         folder = tmp / "samples"
         folder.mkdir()
+        if args.readers_only:
+            args.samples = 0
         m = int(args.sample_rows)
         for k in range(args.samples):
             synthetic_coverage(m, seed=k + 10).to_csv(folder / f"sample{k}.bedGraph",
                                                       sep="\t", header=False, index=False)
-        for jobs in (1, 2):
+        for jobs in (1, 2) if args.samples else ():
             out = tmp / f"peaks-jobs{jobs}"
             r = run_command(["peaks", str(folder), "--penalty", str(args.penalty), "--out",
                              str(out), "--force", "--jobs", str(jobs)])
