@@ -36,16 +36,12 @@ AFT_ROUNDS = 100
 
 
 def constant_log_lambda(ev: pd.DataFrame) -> float:
-    """The log λ with the fewest label errors when every sequence gets it (the first
-    such interval; its midpoint, or one unit inside an unbounded one)."""
-    from penlearn import roc_change
+    """The log λ with the fewest label errors when every sequence gets it: the library's
+    :func:`penlearn.report.best_constant_log_lambda` (the one rule for the demo, the
+    notebooks and this benchmark)."""
+    from penlearn.report import best_constant_log_lambda
 
-    ids = list(pd.unique(ev["sequence_id"]))
-    row = roc_change(ev, pd.Series(0.0, index=ids)).thresholds.loc["min_error"]
-    lo, hi = float(row["min_thresh"]), float(row["max_thresh"])
-    if np.isfinite(lo) and np.isfinite(hi):
-        return (lo + hi) / 2.0
-    return hi - 1.0 if np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else 0.0)
+    return best_constant_log_lambda(ev)
 
 
 def aft_bounds(evaluation: pd.DataFrame, ids) -> tuple[np.ndarray, np.ndarray]:

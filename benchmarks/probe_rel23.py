@@ -330,19 +330,26 @@ def classify(fn, want) -> tuple[str, str]:
     return ("ok" if good else "silent"), ("" if good else f"wrong result: {str(got)[:160]!r}")
 
 
-def run() -> pd.DataFrame:
+def run(cases_fn=None, classify_fn=None) -> pd.DataFrame:
+    """One row per case: ``case, verdict, detail`` (``cases`` / ``classify`` of this probe
+    unless others are given, as ``probe_scale.py`` does)."""
+    cases_fn, classify_fn = cases_fn or cases, classify_fn or classify
     rows = []
-    for name, fn, want in cases():
-        verdict, detail = classify(fn, want)
+    for name, fn, want in cases_fn():
+        verdict, detail = classify_fn(fn, want)
         rows.append({"case": name, "verdict": verdict, "detail": detail})
     return pd.DataFrame(rows)
 
 
-if __name__ == "__main__":
-    table = run()
+def print_table(table: pd.DataFrame) -> None:
+    """The counts line, then every case that is not ok."""
     counts = table["verdict"].value_counts()
     print(f"{len(table)} cases: " + ", ".join(f"{counts.get(v, 0)} {v}"
                                              for v in ("ok", "unclear", "silent")))
     bad = table[table["verdict"] != "ok"]
     if len(bad):
         print(bad.to_string(index=False, max_colwidth=110))
+
+
+if __name__ == "__main__":
+    print_table(run())

@@ -384,18 +384,8 @@ def classify(fn, want) -> tuple[str, str]:
 
 
 def run() -> pd.DataFrame:
-    rows = []
-    for name, fn, want in cases():
-        verdict, detail = classify(fn, want)
-        rows.append({"case": name, "verdict": verdict, "detail": detail})
-    return pd.DataFrame(rows)
+    return rel23.run(cases, classify)
 
 
 if __name__ == "__main__":
-    table = run()
-    counts = table["verdict"].value_counts()
-    print(f"{len(table)} cases: " + ", ".join(f"{counts.get(v, 0)} {v}"
-                                             for v in ("ok", "unclear", "silent")))
-    bad = table[table["verdict"] != "ok"]
-    if len(bad):
-        print(bad.to_string(index=False, max_colwidth=110))
+    rel23.print_table(run())
