@@ -1,11 +1,13 @@
 """Bulk parsing of coverage text (bedGraph lines, the numbers of CSV tables) in numba.
 
-One pass over the bytes of a file: lines end in ``\\n``, ``\\r\\n`` or ``\\r``; integers are
-ASCII digits with an optional ``-`` (a count may end in ``.`` and zeros: ``3.0``); no
-``+``, ``_``, spaces inside a field, exponents or non-ASCII digits (forms Python's ``int``
-takes but a bedGraph does not). A value beyond the 64-bit integer range is reported, never
-wrapped. Every error gives the 1-based line and the byte range of the bad field, so the
-caller names file, line and token; nothing is parsed twice unless there is an error.
+One pass over a file's bytes, block by block (each block whole lines: the columns are
+written where the previous block left them, the line count carried on): lines end in
+``\\n``, ``\\r\\n`` or ``\\r``; integers are ASCII digits with an optional ``-`` (a count
+may end in ``.`` and zeros: ``3.0``); no ``+``, ``_``, spaces inside a field, exponents or
+non-ASCII digits (forms Python's ``int`` takes but a bedGraph does not). A value beyond
+the 64-bit integer range is reported, never wrapped. Every error gives the 1-based line and
+the byte range of the bad field, so the caller names file, line and token; nothing is
+parsed twice unless there is an error.
 """
 
 from __future__ import annotations
@@ -92,29 +94,26 @@ def _parse_int(buf, a, b, allow_fraction):
 
 
 @numba.njit(cache=True)
-def parse_bedgraph(buf, n_max):
-    """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs).
+def parse_bedgraph(buf, pos, line, start, end, count, row, run_row, run_a, run_b, err):
+    """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs) of ``buf``
+    from byte ``pos`` on (``line`` lines before it) into ``start, end, count`` from index
+    ``row`` on: one block of a file (:func:`penlearn.peaks._text_files.text_blocks`).
 
-    Returns ``start, end, count`` (int64, length = rows), the chromosome runs
-    (``run_row`` first row, ``run_a, run_b`` byte range of the name) and the error
-    ``(code, line, field, a, b)``: code 0 none, FIELDS (``field`` = the number of fields
-    found, ``a:b`` the line), NOT_INTEGER / OVERFLOW (``field`` 1..3 and the token's
-    bytes ``a:b``).
+    Stops at the end of ``buf``, at the first bad line, or at the start of a line when the
+    columns or the run arrays are full (the caller grows them and goes on from there).
+    Returns ``(pos, line, row, runs)``: where it stopped, the lines and rows so far, and
+    the chromosome runs of this call (``run_row`` first row, ``run_a, run_b`` byte range of
+    the name; a run may go on from the previous call's last one). ``err`` gets
+    ``(code, line, field, a, b)``: FIELDS (``field`` = the number of fields found, ``a:b``
+    the line), NOT_INTEGER / OVERFLOW (``field`` 1..3 and the token's bytes ``a:b``).
     """
-    start = np.empty(n_max, np.int64)
-    end = np.empty(n_max, np.int64)
-    count = np.empty(n_max, np.int64)
-    # at most one run a row; pages never written cost no memory
-    run_row = np.empty(n_max, np.int64)
-    run_a = np.empty(n_max, np.int64)
-    run_b = np.empty(n_max, np.int64)
     runs = 0
-    rows = 0
-    line = 0
-    pos = 0
     n = len(buf)
-    err = np.zeros(5, np.int64)
+    cap = len(start)
+    run_cap = len(run_row)
     while pos < n:
+        if row == cap or runs == run_cap:
+            break
         line += 1
         # skip leading blanks
         i = pos
@@ -170,9 +169,9 @@ def parse_bedgraph(buf, n_max):
             else:
                 err[0], err[1], err[2], err[3], err[4] = s3, line, 3, fa3, fb3
             break
-        start[rows] = v1
-        end[rows] = v2
-        count[rows] = v3
+        start[row] = v1
+        end[row] = v2
+        count[row] = v3
         same = False
         if runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b0 - a0:
             same = True
@@ -182,19 +181,21 @@ def parse_bedgraph(buf, n_max):
                     same = False
                     break
         if not same:
-            run_row[runs] = rows
+            run_row[runs] = row
             run_a[runs] = a0
             run_b[runs] = b0
             runs += 1
-        rows += 1
+        row += 1
         pos = _after(buf, e)
-    return (start[:rows], end[:rows], count[:rows], run_row[:runs], run_a[:runs],
-            run_b[:runs], err)
+    return pos, line, row, runs
 
 
 @numba.njit(cache=True)
-def data_line_number(buf, row, track, browser):
-    """The 1-based line of data row ``row`` (0-based) of a bedGraph (-1 if none)."""
+def row_line(buf, skip, row, data_only, track, browser):
+    """Find data row ``row`` (0-based) among the lines of ``buf`` after its first ``skip``
+    lines: a row is a line that is not blank (and, with ``data_only``, not a ``track`` /
+    ``browser`` / ``#`` line, as in a bedGraph). Returns ``(line, rows, lines)``: the
+    row's 1-based line in ``buf`` (-1 if not there), the rows and the lines of ``buf``."""
     pos = 0
     line = 0
     rows = 0
@@ -202,45 +203,50 @@ def data_line_number(buf, row, track, browser):
     while pos < n:
         e = _line_end(buf, pos)
         line += 1
-        if _is_data(buf, pos, e, track, browser):
-            if rows == row:
-                return line
-            rows += 1
+        if line > skip:
+            if data_only:
+                data = _is_data(buf, pos, e, track, browser)
+            else:
+                i = pos
+                while i < e and (buf[i] == 32 or buf[i] == 9):
+                    i += 1
+                data = i < e
+            if data:
+                if rows == row:
+                    return line, rows, line
+                rows += 1
         pos = _after(buf, e)
-    return -1
+    return -1, rows, line
 
 
 @numba.njit(cache=True)
-def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, n_max):
+def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, v0, v1, v2, rows,
+                      run_row, run_a, run_b, err):
     """The integer columns ``cols`` (3 field indices; the last one a count) and the runs of
     equal values of the text columns ``text_cols`` (2 field indices, -1 for none) of the
-    CSV lines from byte ``pos`` on (``line`` lines before it). Fields may be quoted
-    (``"..."``, ``""`` inside); blank lines are skipped.
+    CSV lines of ``buf`` from byte ``pos`` on (``line`` lines before it), written into
+    ``v0, v1, v2`` from index ``rows`` on. Fields may be quoted (``"..."``, ``""``
+    inside); blank lines are skipped. Stops as :func:`parse_bedgraph`.
 
-    Returns the three columns (int64); per text column ``nruns[k]`` runs with first row
-    ``run_row[k]`` and the byte range ``run_a[k], run_b[k]`` of the value; and the error
-    ``(code, line, field, a, b)`` as :func:`parse_bedgraph` (``field`` is a field index,
-    or the number of fields found for FIELDS).
+    Returns ``(pos, line, rows, nruns)``; per text column ``nruns[k]`` runs of this call
+    with first row ``run_row[k]`` and the byte range ``run_a[k], run_b[k]`` of the value;
+    ``err`` gets the error ``(code, line, field, a, b)`` as :func:`parse_bedgraph`
+    (``field`` is a field index, or the number of fields found for FIELDS).
     """
-    v0 = np.empty(n_max, np.int64)
-    v1 = np.empty(n_max, np.int64)
-    v2 = np.empty(n_max, np.int64)
     role = np.full(max(n_fields, 1), -1, np.int64)  # 0..2 integer column, 3..4 text
     for k in range(3):
         role[cols[k]] = k
     for k in range(2):
         if text_cols[k] >= 0:
             role[text_cols[k]] = 3 + k
-    # at most one run a row; pages never written cost no memory
-    run_row = np.empty((2, n_max), np.int64)
-    run_a = np.empty((2, n_max), np.int64)
-    run_b = np.empty((2, n_max), np.int64)
     nruns = np.zeros(2, np.int64)
     last = np.zeros(4, np.int64)  # the byte ranges of the current runs' values
-    err = np.zeros(5, np.int64)
-    rows = 0
     n = len(buf)
+    cap = len(v0)
+    run_cap = run_row.shape[1]
     while pos < n:
+        if rows == cap or nruns[0] == run_cap or nruns[1] == run_cap:
+            break
         line += 1
         i = pos
         while i < n and (buf[i] == 32 or buf[i] == 9):
@@ -305,24 +311,6 @@ def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, n_max):
             break
         rows += 1
         pos = _after(buf, i)
-    return v0[:rows], v1[:rows], v2[:rows], run_row, run_a, run_b, nruns, err
+    return pos, line, rows, nruns
 
 
-@numba.njit(cache=True)
-def csv_line_number(buf, pos, line, row):
-    """The 1-based line of data row ``row`` of a CSV table whose data start at byte
-    ``pos`` after ``line`` lines (blank lines skipped, as :func:`parse_csv_numbers`)."""
-    rows = 0
-    n = len(buf)
-    while pos < n:
-        e = _line_end(buf, pos)
-        line += 1
-        i = pos
-        while i < e and (buf[i] == 32 or buf[i] == 9):
-            i += 1
-        if i < e:
-            if rows == row:
-                return line
-            rows += 1
-        pos = _after(buf, e)
-    return -1

@@ -1,4 +1,5 @@
-"""Text-file helpers of the ChIP-seq readers: gzip by magic bytes, data lines, integers.
+"""Text-file helpers of the ChIP-seq readers: gzip by magic bytes, blocks of whole lines,
+data lines, integers.
 
 Every error names the file and line (through a ``where(i)`` callable).
 """
@@ -6,9 +7,11 @@ Every error names the file and line (through a ``where(i)`` callable).
 from __future__ import annotations
 
 import gzip
+import mmap
 import os
 import re
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +30,86 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         except (OSError, EOFError) as exc:
             raise ValueError(f"{path}: corrupt gzip data ({exc})") from exc
     return data
+
+
+#: bytes of text a reader holds at a time (:func:`text_blocks`); the tests make it small
+BLOCK_BYTES = 16 << 20
+_BOM = b"\xef\xbb\xbf"
+
+
+def _fill(fh, view: memoryview, path) -> int:
+    """Read into ``view`` until it is full or the file ends; the bytes read."""
+    got = 0
+    try:
+        while got < len(view):
+            k = fh.readinto(view[got:])
+            if not k:
+                break
+            got += k
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise ValueError(f"{path}: corrupt gzip data ({exc})") from exc
+    return got
+
+
+def text_blocks(path: str | os.PathLike, block_bytes: int | None = None
+                ) -> Iterator[np.ndarray]:
+    """The bytes of a text file (gzip, told by its magic number, decompressed on the fly)
+    in blocks of whole lines, as uint8 arrays of at most about ``block_bytes`` bytes.
+
+    A block ends after a line terminator (``\\n``, or ``\\r`` not followed by ``\\n``)
+    or at the end of the file; a line longer than the block makes the block longer. A
+    UTF-8 byte-order mark at the start is dropped. Each block is a view of one reused
+    buffer, valid until the next block is asked for, so a reader holds one block of text,
+    not the file. Every block is checked: NUL bytes or invalid UTF-8 are a one-line
+    ``ValueError`` naming the file (a multi-byte character never spans two blocks, whose
+    edges are line ends).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.bedGraph"
+    >>> _ = p.write_text("chr1 0 5 1\\nchr1 5 9 2\\n")
+    >>> [bytes(b) for b in text_blocks(p, block_bytes=12)]
+    [b'chr1 0 5 1\\n', b'chr1 5 9 2\\n']
+    """
+    size = max(int(block_bytes or BLOCK_BYTES), 16)
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == GZIP_MAGIC
+        raw.seek(0)
+        fh = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        # an anonymous mapping: pages cost memory once written, and go back to the
+        # system when the last block is dropped (a freed heap buffer may not)
+        buffer = mmap.mmap(-1, size)
+        have = _fill(fh, memoryview(buffer)[:3], path)
+        eof, skip = False, len(_BOM) if buffer[:3] == _BOM else 0
+        while not eof:
+            n = have + _fill(fh, memoryview(buffer)[have:], path)
+            eof = n < len(buffer)
+            cut = n
+            if not eof:
+                cut = buffer.rfind(b"\n", 0, n) + 1 or buffer.rfind(b"\r", 0, n - 1) + 1
+                if cut == 0:  # no line ends in the buffer: a longer one (a new object:
+                    bigger = mmap.mmap(-1, 2 * len(buffer))  # the caller may hold a view)
+                    bigger[:n] = buffer[:n]
+                    buffer, have = bigger, n
+                    continue
+            if cut > skip:
+                block = np.frombuffer(buffer, np.uint8, count=cut - skip, offset=skip)
+                if buffer.find(b"\x00", skip, cut) >= 0 or (
+                        block.max() >= 128 and not _is_utf8(block)):
+                    raise ValueError(f"{path}: not a text file (NUL bytes or invalid UTF-8)")
+                yield block
+                del block
+            buffer[:n - cut] = buffer[cut:n]
+            have, skip = n - cut, 0
+
+
+def _is_utf8(block: np.ndarray) -> bool:
+    try:
+        str(memoryview(block), "utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_text(path: str | os.PathLike) -> str:

@@ -21,7 +21,6 @@ by their first two bytes, never by their name.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -31,7 +30,7 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import header_fields, read_bytes, string_column
+from penlearn.peaks._text_files import GZIP_MAGIC, header_fields, string_column, text_blocks
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -122,36 +121,15 @@ def _check_rows(codes: np.ndarray, names: np.ndarray, start: np.ndarray, end: np
 
 _TRACK = np.frombuffer(b"track", np.uint8)
 _BROWSER = np.frombuffer(b"browser", np.uint8)
-_BOM = b"\xef\xbb\xbf"
 _NUMERIC = ("chromStart", "chromEnd", "count")
-
-
-def _coverage_bytes(path: str | os.PathLike) -> tuple[bytes, np.ndarray]:
-    """The (decompressed) bytes of a text file and a uint8 view without a UTF-8 byte-order
-    mark; an error if it is not UTF-8 text."""
-    data = read_bytes(path)
-    if b"\x00" in data or (not data.isascii() and not _is_utf8(data)):
-        raise ValueError(f"{path}: not a text file (NUL bytes or invalid UTF-8)")
-    offset = len(_BOM) if data.startswith(_BOM) else 0
-    return data, np.frombuffer(data, np.uint8, offset=offset)
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+#: chromosome / sample runs taken from the parser per call (it stops when they are full)
+_RUN_CAPACITY = 4096
+#: the first capacity of the columns of a gzip file (its rows are not known ahead)
+_GZ_ROWS = 1 << 22
 
 
 def _token(buf: np.ndarray, a: int, b: int) -> str:
     return bytes(buf[a:b]).decode("utf-8", errors="replace")
-
-
-def _max_rows(data: bytes) -> int:
-    # an upper bound of the lines; untouched pages of the arrays cost no memory
-    n = data.count(b"\n") + 1
-    return n + data.count(b"\r") if b"\r" in data else n
 
 
 def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
@@ -167,19 +145,132 @@ def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expecte
 
 
 def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row codes (int32) of the runs' values, and the distinct values."""
+    """Per-row codes of the runs' values (the smallest unsigned type holding them: one
+    byte a row for up to 256 values), and the distinct values."""
     names = list(dict.fromkeys(values))
     index = {n: k for k, n in enumerate(names)}
-    codes = np.repeat(np.array([index[v] for v in values], dtype=np.int32), lengths)
+    codes = np.repeat(np.array([index[v] for v in values],
+                               dtype=np.min_scalar_type(max(len(names) - 1, 0))), lengths)
     return codes, np.array(names + [""], dtype=object)[:-1]
+
+
+def _resize(a: np.ndarray, n: int) -> None:
+    """Resize an array that owns its data, in place, without filling new rows with zeros
+    (``ndarray.resize`` fills them unless the array is read-only): the pages of a large
+    array are remapped by ``realloc``, not copied, and new ones cost memory only when
+    written."""
+    a.flags.writeable = False
+    try:
+        a.resize(n, refcheck=False)
+    finally:
+        a.flags.writeable = True
+
+
+class _Columns:
+    """Three int64 columns the parser writes in place, block after block. They grow
+    geometrically by :func:`_resize` (growing never holds the rows twice) and are cut to
+    the rows read at the end; plus the runs of equal values of up to two text columns
+    (value, first row), joined across calls."""
+
+    def __init__(self, path, n_text: int):
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == GZIP_MAGIC
+        # a data line has at least 8 bytes: an upper bound of a plain file's rows (pages
+        # never written cost no memory); a gzip file's columns grow from _GZ_ROWS
+        capacity = _GZ_ROWS if gz else size // 8 + 2
+        # a small array resized: its large successor is remapped when it grows
+        self.arrays = [np.empty(16, np.int64) for _ in range(3)]
+        for a in self.arrays:
+            _resize(a, capacity)
+        self.rows = 0
+        self.runs: list[tuple[list[str], list[int]]] = [([], []) for _ in range(n_text)]
+        shape = (n_text, _RUN_CAPACITY) if n_text > 1 else (_RUN_CAPACITY,)
+        self.run_row, self.run_a, self.run_b = (np.empty(shape, np.int64) for _ in range(3))
+
+    @property
+    def full(self) -> bool:
+        return self.rows == len(self.arrays[0])
+
+    def grow(self) -> None:
+        for a in self.arrays:
+            _resize(a, 2 * len(a))
+
+    def add_runs(self, k: int, buf: np.ndarray, m: int, unquote: bool = False) -> None:
+        """Take the first ``m`` runs of the parser's text column ``k`` (bytes of ``buf``)."""
+        names, firsts = self.runs[k]
+        rows, a, b = ((x[k] for x in (self.run_row, self.run_a, self.run_b))
+                      if self.run_row.ndim > 1 else (self.run_row, self.run_a, self.run_b))
+        for r, i, j in zip(rows[:m].tolist(), a[:m].tolist(), b[:m].tolist()):
+            name = _token(buf, i, j)
+            if unquote:
+                name = name.replace('""', '"')
+            if not names or names[-1] != name:  # else the run goes on across a block edge
+                names.append(name)
+                firsts.append(r)
+
+    def finish(self) -> tuple[list[np.ndarray], list[tuple[list[str], np.ndarray]]]:
+        """The columns cut to the rows read, and per text column (values, run lengths)."""
+        for a in self.arrays:
+            _resize(a, self.rows)
+        runs = [(names, np.diff(np.r_[firsts, self.rows]).astype(np.int64))
+                for names, firsts in self.runs]
+        return self.arrays, runs
+
+
+def _line_of_row(path, row: int, skip: int = 0, data_only: bool = True) -> int:
+    """The 1-based line of data row ``row`` (0-based) of a text file, counting rows after
+    its first ``skip`` lines (only on the way to an error message: a second pass)."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    lines = 0
+    for buf in text_blocks(path):
+        found, rows, n = kernel.row_line(buf, max(skip - lines, 0), row, data_only, _TRACK,
+                                         _BROWSER)
+        if found >= 0:
+            return lines + int(found)
+        row -= int(rows)
+        lines += int(n)
+    return -1
+
+
+def _parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.ndarray]]:
+    """The int64 columns of a bedGraph and its chromosome runs (names, lengths), parsed
+    block by block (:func:`text_blocks`): the text held is one block, not the file."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    cols = _Columns(path, 1)
+    err = np.zeros(5, np.int64)
+    line = 0
+    for buf in text_blocks(path):
+        pos = 0
+        while pos < len(buf):
+            if cols.full:
+                cols.grow()
+            pos, line, cols.rows, runs = kernel.parse_bedgraph(
+                buf, pos, line, *cols.arrays, cols.rows, cols.run_row, cols.run_a,
+                cols.run_b, err)
+            cols.add_runs(0, buf, runs)
+            if err[0]:
+                col = _NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
+                raise ValueError(_parse_error(
+                    f"{path}, line {int(err[1])}", err, buf, col,
+                    "4 fields (chrom, chromStart, chromEnd, count)"))
+    if cols.rows == 0:
+        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
+                         "count)")
+    arrays, (chroms,) = cols.finish()
+    return arrays, chroms
 
 
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
                   contiguous: bool = False) -> pd.DataFrame:
     """Read one bedGraph file of read counts (plain or gzip).
 
-    One pass over the file's bytes (numba), at the speed of ``pandas.read_csv``, with
-    every check of a careful reader: each error names the file and line.
+    One pass over the file's bytes in blocks (numba), at the speed of ``pandas.read_csv``
+    and in little more memory than the columns returned (the text is held one block at a
+    time; gzip is decompressed on the fly), with every check of a careful reader: each
+    error names the file and line.
 
     Parameters
     ----------
@@ -214,36 +305,11 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
     >>> read_bedgraph(p, sample_id="0001").values.tolist()
     [['0001', 'chr1', 0, 10, 0], ['0001', 'chr1', 10, 12, 3]]
     """
-    return _bedgraph_from_bytes(path, [*_coverage_bytes(path)], sample_id, contiguous)
-
-
-def _bedgraph_from_bytes(path, text: list, sample_id: str | None, contiguous: bool
-                         ) -> pd.DataFrame:
-    """A bedGraph from ``text = [bytes, uint8 view]``; the list is emptied once the bytes
-    are no longer needed (only error messages need them), before the string columns are
-    made, so that the text and every column are never all in memory at once."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
-
-    data, buf = text
-    start, end, count, run_row, run_a, run_b, err = kernel.parse_bedgraph(
-        buf, _max_rows(data))
-    if err[0]:
-        col = _NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
-        raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
-                                      "4 fields (chrom, chromStart, chromEnd, count)"))
-    if len(start) == 0:
-        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
-                         "count)")
-    run_names = [_token(buf, a, b) for a, b in zip(run_a, run_b)]
-    lengths = np.diff(np.r_[run_row, len(start)])
+    (start, end, count), (run_names, lengths) = _parse_bedgraph_file(path)
     codes, names = _run_codes(run_names, lengths)
-
-    def where(i: int, buf=buf) -> str:
-        return f"{path}, line {kernel.data_line_number(buf, i, _TRACK, _BROWSER)}"
-
-    _check_rows(codes, names, start, end, count, where, contiguous)
-    del codes, data, buf, where
-    text.clear()
+    _check_rows(codes, names, start, end, count,
+                lambda i: f"{path}, line {_line_of_row(path, i)}", contiguous)
+    del codes  # before the string columns: the peak is the columns returned
     columns = {"chrom": string_column(run_names, lengths), "chromStart": start,
                "chromEnd": end, "count": count}
     if sample_id is not None:
@@ -267,17 +333,24 @@ def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
     return line, line, len(buf), len(buf)
 
 
-def _read_coverage_table(path: str | os.PathLike, text: list,
-                         sample_id: str | None = None, contiguous: bool = False
-                         ) -> tuple[pd.DataFrame, list[str]]:
-    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
-    from ``text = [bytes, uint8 view]`` (emptied once no longer needed, as for bedGraph);
-    and its sample ids in order."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+def _first_line(path) -> str:
+    """The first line of a text file that is not blank nor a ``track`` / ``browser`` /
+    ``#`` line, looked for in its first 64 kB ("" if none)."""
+    blocks = text_blocks(path, 1 << 16)
+    try:
+        buf = next(blocks, None)
+        if buf is None:
+            return ""
+        _, _, a, b = _header_line(buf)
+        return _token(buf, a, b)
+    finally:
+        blocks.close()
 
-    data, buf = text
-    skip, line, a, b = _header_line(buf)
-    first = _token(buf, a, b)
+
+def _table_header(path, first: str, line: int, sample_id: str | None
+                  ) -> tuple[list[str], str, np.ndarray, np.ndarray]:
+    """The column names, separator, integer and text field indices of a coverage table
+    whose header is ``first`` (line ``line``); an error naming what is missing."""
     header = header_fields(first) or []
     sep = "," if "," in first else "\t"
     if "sample_id" in header and sample_id is not None:
@@ -291,47 +364,73 @@ def _read_coverage_table(path: str | os.PathLike, text: list,
     cols = np.array([header.index(c) for c in _NUMERIC], dtype=np.int64)
     text_cols = np.array([header.index("sample_id") if sample_id is None else -1,
                           header.index("chrom")], dtype=np.int64)
-    pos = int(kernel._after(buf, b)) if b < len(buf) else len(buf)
-    v0, v1, v2, run_row, run_a, run_b, nruns, err = kernel.parse_csv_numbers(
-        buf, pos, line, ord(sep), len(header), cols, text_cols, _max_rows(data))
-    if err[0]:
-        col = header[int(err[2])] if err[0] != kernel.FIELDS else ""
-        raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
-                                      f"{len(header)} fields as in the header"))
+    return header, sep, cols, text_cols
+
+
+def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
+                         contiguous: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
+    parsed block by block as a bedGraph; and its sample ids in order."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    cols = _Columns(path, 2)
+    err = np.zeros(5, np.int64)
+    line, header = 0, None
+    for buf in text_blocks(path):
+        pos = 0
+        if header is None:
+            skip, first_line, a, b = _header_line(buf)
+            if a == len(buf):  # only blank / comment lines in this block
+                line += skip
+                continue
+            skip, line = line + skip, line + first_line
+            header, sep, numeric, text = _table_header(path, _token(buf, a, b), line,
+                                                       sample_id)
+            header_line = line
+            pos = int(kernel._after(buf, b)) if b < len(buf) else len(buf)
+        while pos < len(buf):
+            if cols.full:
+                cols.grow()
+            pos, line, cols.rows, nruns = kernel.parse_csv_numbers(
+                buf, pos, line, ord(sep), len(header), numeric, text, *cols.arrays,
+                cols.rows, cols.run_row, cols.run_a, cols.run_b, err)
+            for k in (0, 1):
+                cols.add_runs(k, buf, int(nruns[k]), unquote=True)
+            if err[0]:
+                col = header[int(err[2])] if err[0] != kernel.FIELDS else ""
+                raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
+                                              f"{len(header)} fields as in the header"))
+    buf = None  # the last block: its buffer goes back to the system before the columns
+    if header is None:
+        _table_header(path, "", line, sample_id)  # raises: no header
+    (v0, v1, v2), (samples, chroms) = cols.finish()
     n = len(v0)
-
-    def runs(k: int, buf=buf) -> tuple[list[str], np.ndarray]:
-        r = int(nruns[k])
-        values = [_token(buf, a, b).replace('""', '"')
-                  for a, b in zip(run_a[k, :r], run_b[k, :r])]
-        return values, np.diff(np.r_[run_row[k, :r], n]).astype(np.int64)
-
-    chroms = runs(1)
-    samples = runs(0) if sample_id is None else ([str(sample_id)], np.array([n]))
+    if sample_id is not None:
+        samples = ([str(sample_id)], np.array([n]))
     chrom_codes, chrom_names = _run_codes(*chroms)
 
-    def where(i: int, buf=buf) -> str:
-        return f"{path}, line {kernel.csv_line_number(buf, pos, line, i)}"
+    def where(i: int) -> str:
+        return f"{path}, line {_line_of_row(path, i, header_line, data_only=False)}"
 
     for idx in _groups(_run_codes(*samples)[0]):
         _check_rows(chrom_codes[idx], chrom_names, v0[idx], v1[idx], v2[idx],
-                    lambda i, idx=idx, where=where: where(int(np.arange(n)[idx][i])),
-                    contiguous)
+                    lambda i, idx=idx: where(int(np.arange(n)[idx][i])), contiguous)
+    del chrom_codes  # before the string columns: the peak is the columns returned
     extras = [c for c in header if c not in COVERAGE_COLUMNS]
-    df = None
-    if extras:
-        df = pd.read_csv(io.BytesIO(data), sep=sep, skiprows=skip, usecols=extras,
-                         dtype=str, keep_default_na=False, encoding="utf-8")
-        if len(df) != n:
-            raise ValueError(f"{path}: {len(df)} rows read as text but {n} as numbers "
-                             "(a quoted field holding a line break?)")
-    del chrom_codes, data, buf, where, runs
-    text.clear()
     out = pd.DataFrame({"sample_id": string_column(*samples),
                         "chrom": string_column(*chroms),
                         "chromStart": v0, "chromEnd": v1, "count": v2}, copy=False)
-    for c in extras:
-        out[c] = df[c].to_numpy()
+    if extras:
+        with open(path, "rb") as fh:
+            gz = fh.read(2) == GZIP_MAGIC
+        df = pd.read_csv(path, sep=sep, skiprows=skip, usecols=extras, dtype=str,
+                         keep_default_na=False, encoding="utf-8-sig",
+                         compression="gzip" if gz else None)
+        if len(df) != n:
+            raise ValueError(f"{path}: {len(df)} rows read as text but {n} as numbers "
+                             "(a quoted field holding a line break?)")
+        for c in extras:
+            out[c] = df[c].to_numpy()
     return out, list(dict.fromkeys(samples[0]))
 
 
@@ -391,12 +490,10 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
         sid = sample_id if sample_id is not None else _sample_name(path)
         out.insert(0, "sample_id", sid)
         return out, [str(sid)]
-    text = [*_coverage_bytes(path)]
-    _, _, a, b = _header_line(text[1][:65536])
-    if header_fields(_token(text[1], a, b)) is not None:
-        return _read_coverage_table(path, text, sample_id, contiguous)
+    if header_fields(_first_line(path)) is not None:
+        return _read_coverage_table(path, sample_id, contiguous)
     sid = sample_id if sample_id is not None else _sample_name(path)
-    return _bedgraph_from_bytes(path, text, sid, contiguous), [str(sid)]
+    return read_bedgraph(path, sid, contiguous=contiguous), [str(sid)]
 
 
 def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
