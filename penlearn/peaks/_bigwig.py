@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks._text_files import string_column
+from penlearn.peaks._text_files import resize_in_place, string_column
 
 #: the first four bytes of a bigWig file (0x888FFC26, either byte order)
 BIGWIG_MAGICS = (b"\x26\xfc\x8f\x88", b"\x88\x8f\xfc\x26")
@@ -60,31 +60,18 @@ def _open(path: str | os.PathLike):
     return bw
 
 
-#: bases per ``intervals`` call: bounds the Python tuples held at once (~10k intervals
-#: of 25 bases, about a MB)
-_WINDOW = 1 << 18
+#: bases per ``intervals`` call: bounds the Python tuples held at once (~40k intervals
+#: of 25 bases, a few MB)
+_WINDOW = 1 << 20
+#: the first capacity of the columns (rows); they grow geometrically
+_ROWS = 1 << 20
 
 
-def _windows(start: int, end: int) -> range:
-    return range(start, end, _WINDOW)
-
-
-def _count(bw, chrom: str, start: int, end: int) -> int:
-    """Rows of a region: the first, cheap pass (no arrays), so the columns are allocated
-    once at their final size (growing or joining them would hold about twice the
-    memory: freed slices are not handed back to the system)."""
-    n = 0
-    for ws in _windows(start, end):
-        ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
-        # an interval over the window's start came with the last window
-        n += len(ivs) - (ws > start and len(ivs) > 0 and ivs[0][0] < ws)
-    return n
-
-
-def _fill(path, bw, chrom: str, start: int, end: int, columns: tuple, pos: int) -> int:
-    """Write one region's intervals into ``columns`` (int64 starts, ends, counts) from row
-    ``pos``, window by window (the tuples freed at once); return the next row."""
-    for ws in _windows(start, end):
+def _fill(path, bw, chrom: str, start: int, end: int, columns: list, pos: int) -> int:
+    """Write one region's intervals into ``columns`` (int64 starts, ends, counts, grown
+    in place when full) from row ``pos``, window by window (the tuples freed at once);
+    return the next row."""
+    for ws in range(start, end, _WINDOW):
         ivs = bw.intervals(chrom, ws, min(ws + _WINDOW, end)) or ()
         part = np.fromiter(itertools.chain.from_iterable(ivs), dtype=float,
                            count=3 * len(ivs)).reshape(-1, 3)
@@ -102,8 +89,9 @@ def _fill(path, bw, chrom: str, start: int, end: int, columns: tuple, pos: int) 
                 "non-negative integers (read counts, not normalised signal)"
             )
         stop = pos + len(s)
-        if stop > len(columns[0]):
-            raise ValueError(f"{path}: the bigWig file changed while it was read")
+        while stop > len(columns[0]):
+            for c in columns:
+                resize_in_place(c, 2 * len(c))
         columns[0][pos:stop] = s
         columns[1][pos:stop] = e
         columns[2][pos:stop] = values
@@ -112,17 +100,20 @@ def _fill(path, bw, chrom: str, start: int, end: int, columns: tuple, pos: int) 
 
 
 def _read_regions(path, bw, regions: list[tuple[str, int, int]]) -> pd.DataFrame:
-    """The coverage frame of ``(chrom, start, end)`` regions: two passes over the file,
-    the int64 columns allocated once, chromosome names as runs (one object per run)."""
-    lengths = [_count(bw, *r) for r in regions]
-    n = sum(lengths)
-    columns = tuple(np.empty(n, dtype=np.int64) for _ in range(3))
-    pos = 0
+    """The coverage frame of ``(chrom, start, end)`` regions: one pass over the file into
+    int64 columns grown in place (:func:`resize_in_place`: never held twice, no second
+    pass to count the rows first), chromosome names as runs (one object per run)."""
+    columns = [np.empty(16, dtype=np.int64) for _ in range(3)]
+    for c in columns:  # a small array resized: its large successor is remapped
+        resize_in_place(c, _ROWS)
+    firsts, pos = [], 0
     for r in regions:
+        firsts.append(pos)
         pos = _fill(path, bw, *r, columns, pos)
-    if pos != n:
-        raise ValueError(f"{path}: the bigWig file changed while it was read")
-    out = {"chrom": string_column([r[0] for r in regions], np.asarray(lengths))}
+    for c in columns:
+        resize_in_place(c, pos)
+    lengths = np.diff(np.r_[firsts, pos]).astype(np.int64)
+    out = {"chrom": string_column([r[0] for r in regions], lengths)}
     out.update(zip(("chromStart", "chromEnd", "count"), columns))
     return pd.DataFrame(out, copy=False)
 

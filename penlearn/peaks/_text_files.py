@@ -215,6 +215,25 @@ def four_fields(path, numbers, lines, last: str):
     return where, (list(zip(*fields)) if fields else [(), (), (), ()])
 
 
+def resize_in_place(a: np.ndarray, n: int) -> None:
+    """Resize an array that owns its data to ``n`` items in place, without filling new
+    items with zeros (``ndarray.resize`` fills them unless the array is read-only): the
+    pages of a large array are remapped by ``realloc``, not copied, so a column grown
+    geometrically never holds its rows twice, and new pages cost memory once written.
+
+    Examples
+    --------
+    >>> a = np.arange(3)
+    >>> resize_in_place(a, 5); a[3:] = 7; resize_in_place(a, 4); a.tolist()
+    [0, 1, 2, 7]
+    """
+    a.flags.writeable = False
+    try:
+        a.resize(n, refcheck=False)
+    finally:
+        a.flags.writeable = True
+
+
 _STR = pd.array(np.array([], dtype=object), dtype=str).dtype
 
 

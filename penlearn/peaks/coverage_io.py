@@ -30,7 +30,13 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import GZIP_MAGIC, header_fields, string_column, text_blocks
+from penlearn.peaks._text_files import (
+    GZIP_MAGIC,
+    header_fields,
+    resize_in_place,
+    string_column,
+    text_blocks,
+)
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -154,22 +160,10 @@ def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.n
     return codes, np.array(names + [""], dtype=object)[:-1]
 
 
-def _resize(a: np.ndarray, n: int) -> None:
-    """Resize an array that owns its data, in place, without filling new rows with zeros
-    (``ndarray.resize`` fills them unless the array is read-only): the pages of a large
-    array are remapped by ``realloc``, not copied, and new ones cost memory only when
-    written."""
-    a.flags.writeable = False
-    try:
-        a.resize(n, refcheck=False)
-    finally:
-        a.flags.writeable = True
-
-
 class _Columns:
     """Three int64 columns the parser writes in place, block after block. They grow
-    geometrically by :func:`_resize` (growing never holds the rows twice) and are cut to
-    the rows read at the end; plus the runs of equal values of up to two text columns
+    geometrically by :func:`resize_in_place` (growing never holds the rows twice) and are
+    cut to the rows read at the end; plus the runs of equal values of up to two text columns
     (value, first row), joined across calls."""
 
     def __init__(self, path, n_text: int):
@@ -182,7 +176,7 @@ class _Columns:
         # a small array resized: its large successor is remapped when it grows
         self.arrays = [np.empty(16, np.int64) for _ in range(3)]
         for a in self.arrays:
-            _resize(a, capacity)
+            resize_in_place(a, capacity)
         self.rows = 0
         self.runs: list[tuple[list[str], list[int]]] = [([], []) for _ in range(n_text)]
         shape = (n_text, _RUN_CAPACITY) if n_text > 1 else (_RUN_CAPACITY,)
@@ -194,7 +188,7 @@ class _Columns:
 
     def grow(self) -> None:
         for a in self.arrays:
-            _resize(a, 2 * len(a))
+            resize_in_place(a, 2 * len(a))
 
     def add_runs(self, k: int, buf: np.ndarray, m: int, unquote: bool = False) -> None:
         """Take the first ``m`` runs of the parser's text column ``k`` (bytes of ``buf``)."""
@@ -212,7 +206,7 @@ class _Columns:
     def finish(self) -> tuple[list[np.ndarray], list[tuple[list[str], np.ndarray]]]:
         """The columns cut to the rows read, and per text column (values, run lengths)."""
         for a in self.arrays:
-            _resize(a, self.rows)
+            resize_in_place(a, self.rows)
         runs = [(names, np.diff(np.r_[firsts, self.rows]).astype(np.int64))
                 for names, firsts in self.runs]
         return self.arrays, runs

@@ -22,7 +22,7 @@ def _lines(rng, n, chroms=("chrA", "chrB")):
     a line-by-line reader of the format gives."""
     lines, rows = [], []
     per = -(-n // len(chroms))
-    for k, chrom in enumerate(chroms):
+    for chrom in chroms:
         end = 0
         for _ in range(per):
             if rng.random() < 0.1:

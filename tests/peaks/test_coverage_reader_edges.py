@@ -229,14 +229,15 @@ def test_browser_label_positions_with_odd_commas_are_refused(tmp_path, position)
 
 
 def test_bigwig_windows_and_regions_match_brute_force(tmp_path, monkeypatch):
-    """Tiny windows (intervals across window edges), an empty chromosome between two full
-    ones, gaps: the two-pass reader gives the written rows, and a region's rows are the
-    overlapping intervals clipped to it."""
+    """Tiny windows (intervals across window edges), columns grown from 2 rows, an empty
+    chromosome between two full ones, gaps: the reader gives the written rows, and a
+    region's rows are the overlapping intervals clipped to it."""
     pyBigWig = pytest.importorskip(
         "pyBigWig", reason="pyBigWig (optional extra penlearn[bigwig]) is not installed")
     from penlearn.peaks import _bigwig
 
     monkeypatch.setattr(_bigwig, "_WINDOW", 16)
+    monkeypatch.setattr(_bigwig, "_ROWS", 2)
     rng = np.random.default_rng(5)
     rows = []
     for chrom, n in (("chrA", 40), ("chrE", 0), ("chrB", 25)):
@@ -254,6 +255,10 @@ def test_bigwig_windows_and_regions_match_brute_force(tmp_path, monkeypatch):
                       values=[float(r[3]) for r in mine])
     bw.close()
     assert read_bigwig(path).values.tolist() == [list(r) for r in rows]
+    with monkeypatch.context() as m:  # one window of 40 rows into a column of 1 row
+        m.setattr(_bigwig, "_WINDOW", 1 << 20)
+        m.setattr(_bigwig, "_ROWS", 1)
+        assert read_bigwig(path).values.tolist() == [list(r) for r in rows]
     for start, end in ((0, 1), (7, 333), (15, 17), (100, 1000), (640, 1500)):
         want = [["chrA", max(s, start), min(e, end), c] for ch, s, e, c in rows
                 if ch == "chrA" and s < end and e > start]
