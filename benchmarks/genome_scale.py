@@ -1,23 +1,29 @@
 """Benchmark: ChIP-seq coverage at chromosome scale — reading, peaks, gaps, workers.
 
 Run: python benchmarks/genome_scale.py [--quick] [--results] [--sizes 5e6 2e7]
-     [--peaks-max-rows 5e6] [--samples 8] [--sample-rows 2e5]
+     [--peaks-max-rows 5e6] [--samples 8] [--sample-rows 2e5] [--repeats 3]
+     [--readers-only]
 
 * synthetic coverage (one chromosome per file): background counts 0–3 in runs of 1–50
   bases, plus planted peaks (counts 10–40 over 200–2000 bases, one every ~20 kb), as
   bedGraph (plain and gzip), a CSV table with ``sample_id`` and a bigWig (pyBigWig);
 * each reader (:func:`penlearn.read_bedgraph`, :func:`penlearn.read_coverage`,
-  :func:`penlearn.read_bigwig`) against ``pandas.read_csv`` on the same file: wall time
-  and peak memory, each in its own subprocess (``ru_maxrss`` of the child, minus that of
-  a child that only imports the same modules), and the bytes of the arrays returned;
+  :func:`penlearn.read_bigwig`) against ``pandas.read_csv`` on the same file (a bigWig:
+  on the same rows as bedGraph.gz): wall time and peak memory, each run in its own
+  subprocess (``VmHWM`` of the child, minus that of a child that only imports the same
+  modules), penlearn and pandas alternated ``--repeats`` times (default 3) and the
+  median reported, with the range of the per-pair time ratios; and the bytes of the
+  arrays returned;
 * ``penlearn peaks FILE --penalty P`` wall time and max RSS (a subprocess), on the filled
   coverage and on the gapped one (zero-count rows left out, as ``bedtools genomecov
   -bg`` writes it);
 * ``penlearn peaks FOLDER --jobs 1`` vs ``--jobs 2`` on 8 samples.
 
 Big files are written to a temporary folder and removed. ``--quick`` uses small sizes
-(a smoke test of the script). With ``--results`` the table goes to the
-``## genome_scale`` section of benchmarks/RESULTS.md.
+(a smoke test of the script). With ``--results`` the tables go to the
+``## genome_scale`` section of benchmarks/RESULTS.md; with ``--readers-only`` only the
+reading table is measured, printed and replaced there (the recorded ``penlearn peaks``
+subsection is kept as it is).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
 SECTION = "## genome_scale"
+PEAKS_HEADING = "### genome_scale: penlearn peaks"
 CHROM = "chr1"
 
 
@@ -127,6 +134,20 @@ def measure_read(how: str, path: Path | str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def measure_pair(how: str, path: Path, ref_how: str, ref_path: Path, repeats: int
+                 ) -> tuple[dict, dict, list[float]]:
+    """The reader and pandas alternated ``repeats`` times (each run a fresh child): the
+    median of each figure for both, and the per-pair time ratios."""
+    runs = [(measure_read(how, path), measure_read(ref_how, ref_path))
+            for _ in range(repeats)]
+
+    def median(k: int) -> dict:  # rows and arrays are the same in every run
+        return {**runs[0][k], **{key: float(np.median([r[k][key] for r in runs]))
+                                 for key in ("wall", "maxrss")}}
+
+    return median(0), median(1), [a["wall"] / b["wall"] for a, b in runs]
+
+
 # a small measuring process starts the command, so RUSAGE_CHILDREN is the command's own
 _CMD_CHILD = r"""
 import json, subprocess, sys, time, resource
@@ -164,9 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample-rows", type=float, default=2e5)
     ap.add_argument("--readers-only", action="store_true",
                     help="only the reading table (no 'penlearn peaks' runs)")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of each reader and of pandas (the median is reported)")
     args = ap.parse_args(argv)
     if args.quick:
         args.sizes, args.peaks_max_rows, args.sample_rows = [2e5], 2e5, 2e4
+    if args.repeats < 1:
+        ap.error("--repeats must be >= 1")
     tmp = Path(tempfile.mkdtemp(prefix="penlearn-genome-"))
     rows_out: list[list[str]] = []
     peak_rows: list[list[str]] = []
@@ -175,18 +200,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline child (imports only): max RSS {mb(base['maxrss'])} MB", flush=True)
         for n in (int(s) for s in args.sizes):
             files = write_files(synthetic_coverage(n), tmp / f"n{n}", f"s{n}")
-            ref = measure_read("pandas", files["bedGraph.gz"])
             for kind, how in [("bedGraph.gz", "penlearn"), ("bedGraph", "penlearn"),
                               ("csv", "penlearn"), ("bigWig", "bigwig"),
                               ("gapped", "penlearn")]:
                 if kind not in files:
                     continue
-                r = measure_read(how, files[kind])
-                p = measure_read("pandas-csv" if kind == "csv" else "pandas",
-                                 files[kind]) if kind != "bigWig" else ref
+                ref = files["bedGraph.gz"] if kind == "bigWig" else files[kind]
+                r, p, ratios = measure_pair(how, files[kind],
+                                            "pandas-csv" if kind == "csv" else "pandas", ref,
+                                            args.repeats)
                 extra = r["maxrss"] - base["maxrss"]
                 rows_out.append([f"{r['rows']:,}", kind, f"{r['wall']:.2f}",
                                  f"{p['wall']:.2f}", f"{r['wall'] / p['wall']:.2f}",
+                                 f"{min(ratios):.2f}–{max(ratios):.2f}",
                                  mb(extra), mb(r["arrays"]), f"{extra / r['arrays']:.2f}",
                                  mb(p["maxrss"] - base["maxrss"])])
                 print(" | ".join(rows_out[-1]), flush=True)
@@ -222,34 +248,49 @@ def main(argv: list[str] | None = None) -> int:
             print(" | ".join(peak_rows[-1]), flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    text = _table(args, base, rows_out, peak_rows)
-    print(text)
+    text = _table(args, base, rows_out)
+    peaks = None if args.readers_only else _peaks_table(args, peak_rows)
+    print(text if peaks is None else text + "\n" + peaks)
     if args.results:
-        results_file.write_section(SECTION, text)
+        if peaks is None:  # keep the recorded 'penlearn peaks' runs
+            old = results_file.RESULTS.read_text()
+            start = old.find(SECTION + "\n")
+            at = old.find(PEAKS_HEADING, start) if start >= 0 else -1
+            end = old.find("\n## ", at)
+            peaks = old[at:end if end >= 0 else len(old)] if at >= 0 else ""
+        results_file.write_section(SECTION, text + "\n" + peaks, results_file.RESULTS)
     return 0
 
 
-def _table(args, base, rows_out, peak_rows) -> str:
-    load = os.getloadavg()[0]
+def _machine(args) -> str:
+    return (f"`python benchmarks/genome_scale.py {' '.join(sys.argv[1:])}` on "
+            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.machine()}, "
+            f"{os.cpu_count()} CPUs shared with other sessions (load average at the end "
+            f"{os.getloadavg()[0]:.1f}), Python {platform.python_version()}.")
+
+
+def _table(args, base, rows_out) -> str:
     head = [
         SECTION, "",
-        f"`python benchmarks/genome_scale.py {' '.join(sys.argv[1:])}` on "
-        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.machine()}, "
-        f"{os.cpu_count()} CPUs shared with other sessions (load average at the end "
-        f"{load:.1f}), Python {platform.python_version()}. Every figure is one run in a "
-        "fresh child process; memory is the child's max RSS minus that of a child that "
-        f"only imports the same modules ({mb(base['maxrss'])} MB).", "",
-        "Reading (penlearn vs `pandas.read_csv` on the same file; 'arrays' is the memory "
-        "of the columns returned):", "",
-        "| rows | file | penlearn (s) | pandas (s) | time ratio | penlearn MB | arrays MB "
-        "| memory / arrays | pandas MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"{_machine(args)} Each reader and `pandas.read_csv` ran {args.repeats} times, "
+        "alternated, each run in a fresh child process; the table gives the medians (and "
+        "the range of the per-pair time ratios); memory is the child's max RSS minus that "
+        f"of a child that only imports the same modules ({mb(base['maxrss'])} MB).", "",
+        "Reading (penlearn vs `pandas.read_csv` on the same file, for bigWig on the same "
+        "rows as bedGraph.gz; 'arrays' is the memory of the columns returned):", "",
+        "| rows | file | penlearn (s) | pandas (s) | time ratio | ratio range "
+        "| penlearn MB | arrays MB | memory / arrays | pandas MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    lines = head + ["| " + " | ".join(r) + " |" for r in rows_out]
-    lines += ["", f"`penlearn peaks ... --penalty {args.penalty:g}` (wall time and max RSS "
-              "of the command):", "",
-              "| rows | input | jobs | wall (s) | max RSS MB | peaks |",
-              "|---|---|---|---|---|---|"]
+    return "\n".join(head + ["| " + " | ".join(r) + " |" for r in rows_out]) + "\n"
+
+
+def _peaks_table(args, peak_rows) -> str:
+    lines = [PEAKS_HEADING, "", f"{_machine(args)} One run each.", "",
+             f"`penlearn peaks ... --penalty {args.penalty:g}` (wall time and max RSS "
+             "of the command):", "",
+             "| rows | input | jobs | wall (s) | max RSS MB | peaks |",
+             "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in peak_rows]
     return "\n".join(lines) + "\n"
 

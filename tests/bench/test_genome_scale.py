@@ -1,0 +1,66 @@
+"""benchmarks/genome_scale.py: medians of alternated runs, --readers-only prints and
+records only the reading table and keeps the recorded 'penlearn peaks' runs (the child
+processes are replaced by fakes: the real runs belong to the benchmark, not the suite)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from conftest import REPO
+
+
+def _bench():
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("bench_genome_scale",
+                                                  REPO / "benchmarks" / "genome_scale.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+bench = _bench()
+
+
+def _fake_runs(monkeypatch, walls):
+    """measure_read returning the given walls in turn (penlearn, pandas, penlearn, ...)."""
+    it = iter(walls)
+
+    def measure_read(how, path):
+        if how == "baseline":
+            return {"wall": 0.0, "rows": 1, "arrays": 8, "maxrss": 100 << 20}
+        return {"wall": next(it), "rows": 10, "arrays": 80 << 20, "maxrss": 200 << 20}
+
+    def write_files(cov, folder, name):
+        folder.mkdir(parents=True)
+        return {k: folder / f"{name}.{k}" for k in ("bedGraph.gz", "bedGraph", "csv",
+                                                    "gapped")}
+
+    monkeypatch.setattr(bench, "measure_read", measure_read)
+    monkeypatch.setattr(bench, "write_files", write_files)
+    monkeypatch.setattr(bench, "synthetic_coverage", lambda n, seed=1: None)
+
+
+def test_measure_pair_reports_medians_and_the_ratio_range(monkeypatch):
+    _fake_runs(monkeypatch, [3.0, 1.0, 1.0, 2.0, 2.0, 1.0])
+    r, p, ratios = bench.measure_pair("penlearn", "f", "pandas", "f", 3)
+    assert (r["wall"], p["wall"]) == (2.0, 1.0)
+    assert ratios == [3.0, 0.5, 2.0]
+
+
+def test_readers_only_prints_and_records_only_the_reading_table(monkeypatch, tmp_path,
+                                                                capsys):
+    _fake_runs(monkeypatch, [2.0, 1.0] * 4)
+    results = tmp_path / "RESULTS.md"
+    peaks = (f"{bench.PEAKS_HEADING}\n\nrecorded earlier\n\n| rows | input |\n|---|---|\n"
+             "| 5 | x |\n")
+    results.write_text(f"# Benchmark results\n\n{bench.SECTION}\n\nold reading table\n\n"
+                       f"{peaks}\n## later_section\n\nkept\n")
+    monkeypatch.setattr(bench.results_file, "RESULTS", results)
+    assert bench.main(["--readers-only", "--sizes", "10", "--repeats", "1",
+                       "--results"]) == 0
+    out = capsys.readouterr().out
+    assert "penlearn peaks" not in out and "| 10 | csv | 2.00 | 1.00 | 2.00 |" in out
+    text = results.read_text()
+    assert "old reading table" not in text and "| 10 | csv | 2.00 | 1.00 | 2.00 |" in text
+    assert peaks in text and text.endswith("## later_section\n\nkept\n")
