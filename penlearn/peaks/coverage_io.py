@@ -30,12 +30,16 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import (
-    GZIP_MAGIC,
-    header_fields,
-    resize_in_place,
-    string_column,
-    text_blocks,
+from penlearn.peaks._text_files import GZIP_MAGIC, header_fields, string_column, text_blocks
+from penlearn.peaks._text_parse import (
+    NUMERIC,
+    Columns,
+    first_line,
+    header_line,
+    line_of_row,
+    parse_bedgraph_file,
+    parse_error,
+    token,
 )
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
@@ -125,31 +129,6 @@ def _check_rows(codes: np.ndarray, names: np.ndarray, start: np.ndarray, end: np
             seen.add(c)
 
 
-_TRACK = np.frombuffer(b"track", np.uint8)
-_BROWSER = np.frombuffer(b"browser", np.uint8)
-_NUMERIC = ("chromStart", "chromEnd", "count")
-#: chromosome / sample runs taken from the parser per call (it stops when they are full)
-_RUN_CAPACITY = 4096
-#: the first capacity of the columns of a gzip file (its rows are not known ahead)
-_GZ_ROWS = 1 << 22
-
-
-def _token(buf: np.ndarray, a: int, b: int) -> str:
-    return bytes(buf[a:b]).decode("utf-8", errors="replace")
-
-
-def _parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
-
-    code, _, field, a, b = (int(x) for x in err)
-    if code == kernel.FIELDS:
-        return f"{where}: expected {expected}, got {field}: {_token(buf, a, b)!r}"
-    token = _token(buf, a, b)
-    if code == kernel.OVERFLOW:
-        return f"{where}: {col} {token} is beyond the 64-bit integer range"
-    return f"{where}: {col} must be an integer, got {token!r}"
-
-
 def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-row codes of the runs' values (the smallest unsigned type holding them: one
     byte a row for up to 256 values), and the distinct values."""
@@ -158,103 +137,6 @@ def _run_codes(values: list[str], lengths: np.ndarray) -> tuple[np.ndarray, np.n
     codes = np.repeat(np.array([index[v] for v in values],
                                dtype=np.min_scalar_type(max(len(names) - 1, 0))), lengths)
     return codes, np.array(names + [""], dtype=object)[:-1]
-
-
-class _Columns:
-    """Three int64 columns the parser writes in place, block after block. They grow
-    geometrically by :func:`resize_in_place` (growing never holds the rows twice) and are
-    cut to the rows read at the end; plus the runs of equal values of up to two text columns
-    (value, first row), joined across calls."""
-
-    def __init__(self, path, n_text: int):
-        size = os.path.getsize(path)
-        with open(path, "rb") as fh:
-            gz = fh.read(2) == GZIP_MAGIC
-        # a data line has at least 8 bytes: an upper bound of a plain file's rows (pages
-        # never written cost no memory); a gzip file's columns grow from _GZ_ROWS
-        capacity = _GZ_ROWS if gz else size // 8 + 2
-        # a small array resized: its large successor is remapped when it grows
-        self.arrays = [np.empty(16, np.int64) for _ in range(3)]
-        for a in self.arrays:
-            resize_in_place(a, capacity)
-        self.rows = 0
-        self.runs: list[tuple[list[str], list[int]]] = [([], []) for _ in range(n_text)]
-        shape = (n_text, _RUN_CAPACITY) if n_text > 1 else (_RUN_CAPACITY,)
-        self.run_row, self.run_a, self.run_b = (np.empty(shape, np.int64) for _ in range(3))
-
-    @property
-    def full(self) -> bool:
-        return self.rows == len(self.arrays[0])
-
-    def grow(self) -> None:
-        for a in self.arrays:
-            resize_in_place(a, 2 * len(a))
-
-    def add_runs(self, k: int, buf: np.ndarray, m: int, unquote: bool = False) -> None:
-        """Take the first ``m`` runs of the parser's text column ``k`` (bytes of ``buf``)."""
-        names, firsts = self.runs[k]
-        rows, a, b = ((x[k] for x in (self.run_row, self.run_a, self.run_b))
-                      if self.run_row.ndim > 1 else (self.run_row, self.run_a, self.run_b))
-        for r, i, j in zip(rows[:m].tolist(), a[:m].tolist(), b[:m].tolist()):
-            name = _token(buf, i, j)
-            if unquote:
-                name = name.replace('""', '"')
-            if not names or names[-1] != name:  # else the run goes on across a block edge
-                names.append(name)
-                firsts.append(r)
-
-    def finish(self) -> tuple[list[np.ndarray], list[tuple[list[str], np.ndarray]]]:
-        """The columns cut to the rows read, and per text column (values, run lengths)."""
-        for a in self.arrays:
-            resize_in_place(a, self.rows)
-        runs = [(names, np.diff(np.r_[firsts, self.rows]).astype(np.int64))
-                for names, firsts in self.runs]
-        return self.arrays, runs
-
-
-def _line_of_row(path, row: int, skip: int = 0, data_only: bool = True) -> int:
-    """The 1-based line of data row ``row`` (0-based) of a text file, counting rows after
-    its first ``skip`` lines (only on the way to an error message: a second pass)."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
-
-    lines = 0
-    for buf in text_blocks(path):
-        found, rows, n = kernel.row_line(buf, max(skip - lines, 0), row, data_only, _TRACK,
-                                         _BROWSER)
-        if found >= 0:
-            return lines + int(found)
-        row -= int(rows)
-        lines += int(n)
-    return -1
-
-
-def _parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.ndarray]]:
-    """The int64 columns of a bedGraph and its chromosome runs (names, lengths), parsed
-    block by block (:func:`text_blocks`): the text held is one block, not the file."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
-
-    cols = _Columns(path, 1)
-    err = np.zeros(5, np.int64)
-    line = 0
-    for buf in text_blocks(path):
-        pos = 0
-        while pos < len(buf):
-            if cols.full:
-                cols.grow()
-            pos, line, cols.rows, runs = kernel.parse_bedgraph(
-                buf, pos, line, *cols.arrays, cols.rows, cols.run_row, cols.run_a,
-                cols.run_b, err)
-            cols.add_runs(0, buf, runs)
-            if err[0]:
-                col = _NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
-                raise ValueError(_parse_error(
-                    f"{path}, line {int(err[1])}", err, buf, col,
-                    "4 fields (chrom, chromStart, chromEnd, count)"))
-    if cols.rows == 0:
-        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
-                         "count)")
-    arrays, (chroms,) = cols.finish()
-    return arrays, chroms
 
 
 def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
@@ -299,10 +181,10 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
     >>> read_bedgraph(p, sample_id="0001").values.tolist()
     [['0001', 'chr1', 0, 10, 0], ['0001', 'chr1', 10, 12, 3]]
     """
-    (start, end, count), (run_names, lengths) = _parse_bedgraph_file(path)
+    (start, end, count), (run_names, lengths) = parse_bedgraph_file(path)
     codes, names = _run_codes(run_names, lengths)
     _check_rows(codes, names, start, end, count,
-                lambda i: f"{path}, line {_line_of_row(path, i)}", contiguous)
+                lambda i: f"{path}, line {line_of_row(path, i)}", contiguous)
     del codes  # before the string columns: the peak is the columns returned
     columns = {"chrom": string_column(run_names, lengths), "chromStart": start,
                "chromEnd": end, "count": count}
@@ -310,35 +192,6 @@ def read_bedgraph(path: str | os.PathLike, sample_id: str | None = None, *,
         columns = {"sample_id": string_column([str(sample_id)], np.array([len(start)])),
                    **columns}
     return pd.DataFrame(columns, copy=False)
-
-
-def _header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
-    """(lines before it, its 1-based number, start byte, end byte) of the first line that
-    is not blank and not a ``track`` / ``browser`` / ``#`` line."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
-
-    pos, line = 0, 0
-    while pos < len(buf):
-        e = kernel._line_end(buf, pos)
-        line += 1
-        if kernel._is_data(buf, pos, e, _TRACK, _BROWSER):
-            return line - 1, line, pos, e
-        pos = kernel._after(buf, e)
-    return line, line, len(buf), len(buf)
-
-
-def _first_line(path) -> str:
-    """The first line of a text file that is not blank nor a ``track`` / ``browser`` /
-    ``#`` line, looked for in its first 64 kB ("" if none)."""
-    blocks = text_blocks(path, 1 << 16)
-    try:
-        buf = next(blocks, None)
-        if buf is None:
-            return ""
-        _, _, a, b = _header_line(buf)
-        return _token(buf, a, b)
-    finally:
-        blocks.close()
 
 
 def _table_header(path, first: str, line: int, sample_id: str | None
@@ -355,7 +208,7 @@ def _table_header(path, first: str, line: int, sample_id: str | None
     require_columns(pd.DataFrame(columns=header), needed, str(path))
     if len(set(header)) < len(header):
         raise ValueError(f"{path}, line {line}: repeated column names in the header")
-    cols = np.array([header.index(c) for c in _NUMERIC], dtype=np.int64)
+    cols = np.array([header.index(c) for c in NUMERIC], dtype=np.int64)
     text_cols = np.array([header.index("sample_id") if sample_id is None else -1,
                           header.index("chrom")], dtype=np.int64)
     return header, sep, cols, text_cols
@@ -367,20 +220,20 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
     parsed block by block as a bedGraph; and its sample ids in order."""
     from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
 
-    cols = _Columns(path, 2)
+    cols = Columns(path, 2)
     err = np.zeros(5, np.int64)
     line, header = 0, None
     for buf in text_blocks(path):
         pos = 0
         if header is None:
-            skip, first_line, a, b = _header_line(buf)
+            skip, first_no, a, b = header_line(buf)
             if a == len(buf):  # only blank / comment lines in this block
                 line += skip
                 continue
-            skip, line = line + skip, line + first_line
-            header, sep, numeric, text = _table_header(path, _token(buf, a, b), line,
+            skip, line = line + skip, line + first_no
+            header, sep, numeric, text = _table_header(path, token(buf, a, b), line,
                                                        sample_id)
-            header_line = line
+            header_no = line
             pos = int(kernel._after(buf, b)) if b < len(buf) else len(buf)
         while pos < len(buf):
             if cols.full:
@@ -392,7 +245,7 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
                 cols.add_runs(k, buf, int(nruns[k]), unquote=True)
             if err[0]:
                 col = header[int(err[2])] if err[0] != kernel.FIELDS else ""
-                raise ValueError(_parse_error(f"{path}, line {int(err[1])}", err, buf, col,
+                raise ValueError(parse_error(f"{path}, line {int(err[1])}", err, buf, col,
                                               f"{len(header)} fields as in the header"))
     buf = None  # the last block: its buffer goes back to the system before the columns
     if header is None:
@@ -404,7 +257,7 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
     chrom_codes, chrom_names = _run_codes(*chroms)
 
     def where(i: int) -> str:
-        return f"{path}, line {_line_of_row(path, i, header_line, data_only=False)}"
+        return f"{path}, line {line_of_row(path, i, header_no, data_only=False)}"
 
     for idx in _groups(_run_codes(*samples)[0]):
         _check_rows(chrom_codes[idx], chrom_names, v0[idx], v1[idx], v2[idx],
@@ -484,7 +337,7 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
         sid = sample_id if sample_id is not None else _sample_name(path)
         out.insert(0, "sample_id", sid)
         return out, [str(sid)]
-    if header_fields(_first_line(path)) is not None:
+    if header_fields(first_line(path)) is not None:
         return _read_coverage_table(path, sample_id, contiguous)
     sid = sample_id if sample_id is not None else _sample_name(path)
     return read_bedgraph(path, sid, contiguous=contiguous), [str(sid)]
