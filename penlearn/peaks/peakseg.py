@@ -14,8 +14,9 @@ JSS).
 * :func:`peakseg` — the model at one penalty;
 * :func:`peakseg_path` — every model on the lower convex hull of (peaks, loss), found
   with O(models) penalised solves (the CROPS search of Haynes, Eckley & Fearnhead 2017,
-  "Computationally efficient changepoint detection for a range of penalties", JCGS),
-  with its penalty interval from :func:`~penlearn.changepoint.model_selection.model_selection`;
+  "Computationally efficient changepoint detection for a range of penalties", JCGS;
+  :func:`penlearn.changepoint.crops.crops`), each with its penalty interval from
+  :func:`~penlearn.changepoint.model_selection.model_selection`;
 * :func:`~penlearn.peaks.peakseg_search.peakseg_search` (in its own module) — the model
   with a given number of peaks by the same search.
 """
@@ -30,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.contigs import check_gaps, coverage_problems, fill_gaps
 
@@ -400,13 +402,9 @@ def combine_models(fits: list) -> PeakSegModel:
                         max(f.max_intervals for _, f in fits))
 
 
-def _cost(model: PeakSegModel, penalty: float) -> float:
-    return model.total_loss + penalty * model.n_peaks
-
-
 def _crossing(more: PeakSegModel, fewer: PeakSegModel) -> float:
     """The penalty at which two models (more / fewer peaks) have equal penalised cost."""
-    return (fewer.total_loss - more.total_loss) / (more.n_peaks - fewer.n_peaks)
+    return crossing(more.n_peaks, more.total_loss, fewer.n_peaks, fewer.total_loss)
 
 
 @dataclass(frozen=True)
@@ -455,6 +453,14 @@ class PeakSegPath:
         return self._fits[peaks]
 
 
+def _n_peaks(model: PeakSegModel) -> int:
+    return model.n_peaks
+
+
+def _total_loss(model: PeakSegModel) -> float:
+    return model.total_loss
+
+
 def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
     if max_peaks is None:
         return None
@@ -463,46 +469,6 @@ def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
     if max_peaks < 0:
         raise ValueError(f"{name} must be >= 0, got {max_peaks}")
     return int(max_peaks)
-
-
-def _hull_search(data: _Data, max_peaks: int | None, stop=None):
-    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one.
-
-    ``stop(model)`` True lowers the bound to that model's number of peaks.
-    """
-    solves = 0
-    bound = math.inf if max_peaks is None else max_peaks
-
-    def solve(pen: float) -> PeakSegModel:
-        nonlocal solves, bound
-        solves += 1
-        fit = _solve(data, pen)
-        if stop is not None and fit.n_peaks < bound and stop(fit):
-            bound = fit.n_peaks
-        return fit
-
-    fewest = solve(math.inf)
-    most = solve(0.0)
-    found = {fewest.n_peaks: fewest, most.n_peaks: most}
-    stack = [(most, fewest)]
-    while stack:
-        more, fewer = stack.pop()
-        if more.n_peaks - fewer.n_peaks <= 1:
-            continue
-        if fewer.n_peaks > bound:
-            continue
-        lam = _crossing(more, fewer)
-        mid = solve(lam)
-        tol = 1e-12 * max(1.0, abs(_cost(more, lam)))
-        if (
-            mid.n_peaks in (more.n_peaks, fewer.n_peaks)
-            or _cost(mid, lam) >= _cost(more, lam) - tol
-        ):
-            continue  # more and fewer are adjacent vertices of the hull
-        found[mid.n_peaks] = mid
-        stack.append((more, mid))
-        stack.append((mid, fewer))  # simpler models first, so that ``stop`` prunes early
-    return found, solves, bound
 
 
 def peakseg_path(
@@ -518,7 +484,7 @@ def peakseg_path(
     O(models) penalised solves (Haynes, Eckley & Fearnhead 2017, JCGS): solve at penalties
     ∞ and 0; for two models that differ, solve at the penalty where their penalised costs
     are equal; a model cheaper there is a new vertex between them, otherwise the two are
-    neighbours. Each model's penalty interval comes from
+    neighbours (:func:`~penlearn.changepoint.crops.crops`). Each model's penalty interval comes from
     :func:`~penlearn.changepoint.model_selection.model_selection`.
 
     Parameters
@@ -553,7 +519,9 @@ def peakseg_path(
     """
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
-    found, solves, bound = _hull_search(data, max_peaks, stop)
+    search = crops(lambda pen: _solve(data, pen), _n_peaks, _total_loss,
+                   (math.inf, 0.0), max_size=max_peaks, stop=stop)
+    found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
     fits = [found[k] for k in order]
     table = pd.concat([f.loss for f in fits], ignore_index=True)
