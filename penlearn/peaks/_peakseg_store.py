@@ -123,7 +123,8 @@ class PieceStore:
             where = self.tmpdir or tempfile.gettempdir()
             raise OSError(
                 f"PeakSeg temporary files in {where} ({self.disk_bytes} bytes written): "
-                f"{exc}; set PENLEARN_TMPDIR to a directory with more free space"
+                f"{exc}; give a folder with more free space as tmpdir= (CLI: --tmpdir) or "
+                "in PENLEARN_TMPDIR"
             ) from exc
 
     def _read(self, data: int, pieces: int, data_before: int, pieces_before: int):

@@ -34,7 +34,7 @@ from penlearn.peaks.peak_labels import (
     check_peak_labels,
     peak_label_counts,
 )
-from penlearn.peaks.peakseg import check_coverage, peakseg, peakseg_path
+from penlearn.peaks.peakseg import check_coverage, check_tmpdir, peakseg, peakseg_path
 
 __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
@@ -53,7 +53,7 @@ EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                            sequence_id: str = "window",
                            max_peaks: int | None = DEFAULT_MAX_PEAKS,
-                           gaps: str = "fill") -> pd.DataFrame:
+                           gaps: str = "fill", tmpdir: str | None = None) -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
 
     Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
@@ -79,6 +79,9 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         full path down to penalty 0 (thousands of models on 10^4 rows).
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows (see :func:`~penlearn.peaks.contigs.fill_gaps`).
+    tmpdir : str, optional
+        Folder of the solver's temporary files (see
+        :func:`~penlearn.peaks.peakseg.peakseg`).
 
     Returns
     -------
@@ -110,7 +113,7 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
 
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
@@ -171,11 +174,13 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
 
 
 def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: bool = False,
-                  gaps: str = "fill", progress: bool = False) -> pd.DataFrame:
+                  gaps: str = "fill", tmpdir: str | None = None, progress: bool = False
+                  ) -> pd.DataFrame:
     """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
     :func:`predict_peaks`)."""
     check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
-    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress)
+    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress,
+                    tmpdir=tmpdir)
     peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
         else model.peaks
     peaks = peaks.assign(sequence_id=name, log_lambda=value)
@@ -186,7 +191,7 @@ def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: boo
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
-                  progress: bool = False) -> pd.DataFrame:
+                  progress: bool = False, tmpdir: str | None = None) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -215,6 +220,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         Show a tqdm progress bar counting coverage rows (with two or more windows) and,
         without an executor, bars inside each solve of 10^6 rows or more
         (:func:`~penlearn.peaks.peakseg.peakseg`).
+    tmpdir : str, optional
+        Folder of the solver's temporary files (whole chromosomes; see
+        :func:`~penlearn.peaks.peakseg.peakseg`); with an executor, a path that every
+        worker can write to. Default: ``$PENLEARN_TMPDIR``, else the system's.
 
     Returns
     -------
@@ -232,6 +241,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     from tqdm.auto import tqdm  # only when peaks are predicted
 
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     if not isinstance(log_lambda, pd.Series) and (
             isinstance(log_lambda, (bool, np.bool_))
             or not isinstance(log_lambda, (int, float, np.integer, np.floating))):
@@ -247,7 +257,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        tasks.append((cov, value, name, sid, segments, gaps))
+        tasks.append((cov, value, name, sid, segments, gaps, tmpdir))
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
@@ -292,8 +302,8 @@ def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows, gaps: str):
 def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                          windows: pd.DataFrame | None = None,
                          max_peaks: int | None = DEFAULT_MAX_PEAKS, gaps: str = "fill",
-                         executor: Executor | None = None, progress: bool = True
-                         ) -> pd.DataFrame:
+                         executor: Executor | None = None, progress: bool = True,
+                         tmpdir: str | None = None) -> pd.DataFrame:
     """The evaluation table of every labeled (sample, window), from coverage and labels.
 
     Parameters
@@ -324,6 +334,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
     progress : bool
         Show a tqdm progress bar.
+    tmpdir : str, optional
+        Folder of the solver's temporary files, as for :func:`predict_peaks`.
 
     Returns
     -------
@@ -355,6 +367,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:
@@ -367,11 +380,11 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         if executor is None:
             for i, (name, cov, lab) in enumerate(tasks):
                 out[i] = window_error_functions(cov, lab, sequence_id=name,
-                                                max_peaks=max_peaks, gaps=gaps)
+                                                max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
                 bar.update()
         else:
             futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
-                                       max_peaks=max_peaks, gaps=gaps): i
+                                       max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir): i
                        for i, (name, cov, lab) in enumerate(tasks)}
             try:
                 for fut in as_completed(futures):

@@ -24,6 +24,7 @@ JSS).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -284,7 +285,38 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     return PeakSegModel(segments=segments, loss=loss)
 
 
-def _solve(data: _Data, penalty: float, progress: bool = False) -> PeakSegModel:
+def check_tmpdir(tmpdir, name: str = "tmpdir") -> str | None:
+    """Validate the folder of the solver's temporary files; None stays None.
+
+    None means ``$PENLEARN_TMPDIR``, else :mod:`tempfile`'s default (``$TMPDIR``,
+    ``/tmp``, …). A folder given must exist, be a directory and be writable.
+
+    Examples
+    --------
+    >>> check_tmpdir(None) is None
+    True
+    >>> check_tmpdir("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    ValueError: tmpdir '/no/such/folder' does not exist: give an existing, writable folder
+    """
+    if tmpdir is None:
+        return None
+    if not isinstance(tmpdir, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a folder path (str or os.PathLike), got "
+                        f"{type(tmpdir).__name__}")
+    path = os.fsdecode(tmpdir)
+    problem = ("does not exist" if not os.path.exists(path)
+               else "is not a directory" if not os.path.isdir(path)
+               else "is not writable" if not os.access(path, os.W_OK | os.X_OK)
+               else None)
+    if problem:
+        raise ValueError(f"{name} {path!r} {problem}: give an existing, writable folder")
+    return path
+
+
+def _solve(data: _Data, penalty: float, progress: bool = False,
+           tmpdir: str | None = None) -> PeakSegModel:
     n = len(data.y)
     if math.isinf(penalty) or n < 3 or data.y.min() == data.y.max():
         # one segment: infinite penalty, too few data for a peak, or constant data
@@ -299,14 +331,15 @@ def _solve(data: _Data, penalty: float, progress: bool = False) -> PeakSegModel:
     # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
     # solve: a long solve stops within a chunk)
     _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-        data.y, data.w, penalty, _TIE_TOL, progress=progress
+        data.y, data.w, penalty, _TIE_TOL, progress=progress, tmpdir=tmpdir
     )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
 
 def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
-            progress: bool = False) -> PeakSegModel:
+            progress: bool = False, tmpdir: str | os.PathLike | None = None
+            ) -> PeakSegModel:
     """The optimal PeakSeg model of coverage at one penalty, one problem per (sample, chrom).
 
     Minimises ``Σ w_i (m_i − y_i log m_i) + penalty·peaks`` over segmentations into
@@ -320,7 +353,8 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     the backward decoding needs (about 270 bytes per row) goes to temporary files in
     ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
     call returns or fails; the process itself then needs about 50 bytes per row beyond
-    the input table (see :mod:`penlearn.peaks._peakseg_store`).
+    the input table (see :mod:`penlearn.peaks._peakseg_store`). ``tmpdir`` chooses
+    their folder.
 
     Parameters
     ----------
@@ -338,6 +372,12 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     progress : bool
         Show tqdm progress bars (stderr) over the rows of each problem of 10^6 rows or
         more (forward pass and decoding, updated per chunk); the model is the same.
+    tmpdir : str or path, optional
+        Folder of the temporary files of large problems (it must exist and be
+        writable; :func:`check_tmpdir`). Default: ``$PENLEARN_TMPDIR``, else
+        :mod:`tempfile`'s default. The files have no name (POSIX) and are removed when
+        the call returns or fails; they need about 20 bytes per stored function piece
+        (about 5 GB for 2·10^7 rows).
 
     Returns
     -------
@@ -362,14 +402,15 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     """
     pen = _check_penalty(penalty)
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     require_columns(coverage, COVERAGE_COLUMNS, "coverage")
     problems = coverage_problems(coverage) if len(coverage) else []
     if len(problems) <= 1:
-        return _solve(_Data.from_coverage(coverage, gaps), pen, progress)
+        return _solve(_Data.from_coverage(coverage, gaps), pen, progress, tmpdir)
     return combine_models([
         (sid, _solve(_Data.from_coverage(
             g, gaps, name=f"coverage of {'' if sid is None else f'sample {sid!r}, '}{c}"),
-            pen, progress))
+            pen, progress, tmpdir))
         for sid, c, g in problems
     ])
 
@@ -477,6 +518,7 @@ def peakseg_path(
     stop: Callable[[PeakSegModel], bool] | None = None,
     *,
     gaps: str = "fill",
+    tmpdir: str | os.PathLike | None = None,
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -502,6 +544,8 @@ def peakseg_path(
         stopped, nothing is known below).
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows, as for :func:`peakseg`.
+    tmpdir : str or path, optional
+        Folder of the solver's temporary files, as for :func:`peakseg`.
 
     Returns
     -------
@@ -519,7 +563,8 @@ def peakseg_path(
     """
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
-    search = crops(lambda pen: _solve(data, pen), _n_peaks, _total_loss,
+    tmpdir = check_tmpdir(tmpdir)
+    search = crops(lambda pen: _solve(data, pen, tmpdir=tmpdir), _n_peaks, _total_loss,
                    (math.inf, 0.0), max_size=max_peaks, stop=stop)
     found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
