@@ -6,8 +6,8 @@ Each size runs in a fresh subprocess (so that its peak resident memory is its ow
 child builds a synthetic bedGraph-like table (background counts 0–3 in runs of 1–50
 bases, plus a planted peak of 200 rows with counts raised by Poisson(15) every 10,000
 rows), then solves it with :func:`penlearn.peaks.peakseg.peakseg`. Reported per size:
-the max RSS of the whole child (``getrusage(RUSAGE_SELF).ru_maxrss`` at its end, so the
-input table counts too), the RSS right after the table was built, the solve's wall and
+the max RSS of the whole child (``_measure.max_rss_bytes`` at its end, so the input
+table counts too), the RSS right after the table was built, the solve's wall and
 CPU seconds, the number of peaks, the mean number of function pieces and the size of
 the solver's temporary files. The in-memory C++ solver's time (PeakSegOptimal
 ``PeakSegFPOPchrom`` on 10^6 rows, ``reference/peakseg/timings``) scaled by N log N is the
@@ -23,7 +23,6 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,6 +32,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
+from _measure import max_rss_bytes, run_python  # noqa: E402
 
 SECTION = "## peakseg memory"
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
@@ -61,7 +61,6 @@ def synthetic_coverage(n: int, seed: int = 1) -> pd.DataFrame:
 
 def child(n: int, penalty: float) -> dict:
     """Build the table, solve it, report memory and time (runs in the subprocess)."""
-    import resource
     import time
 
     import penlearn.peaks._peakseg_store as store
@@ -76,24 +75,19 @@ def child(n: int, penalty: float) -> dict:
 
     store.PieceStore = Recorded
     cov = synthetic_coverage(n)
-    rss_input = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_input = max_rss_bytes() / 2**20
     t0, c0 = time.perf_counter(), time.process_time()
     fit = peakseg(cov, penalty)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = max_rss_bytes() / 2**20
     return {"rows": n, "rss_input_mb": rss_input, "max_rss_mb": rss, "wall": wall,
             "cpu": cpu, "peaks": fit.n_peaks, "mean_intervals": fit.mean_intervals,
             "disk_mb": sum(s.disk_bytes for s in made) / 2**20}
 
 
 def run_child(n: int, penalty: float) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
-    code = (f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import peakseg_memory as m;"
-            f" print(json.dumps(m.child({n}, {penalty!r})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_python(["-c", "import json, peakseg_memory as m; "
+                       f"print(json.dumps(m.child({n}, {penalty!r})))"])
 
 
 def cpp_seconds() -> float:
@@ -149,9 +143,9 @@ def main(argv=None) -> None:
     per_row = (big["max_rss_mb"] - big["rss_input_mb"]) * 2**20 / big["rows"]
     account = (
         f"Account. At {big['rows']:,} rows the process peaks {per_row:.0f} bytes per row "
-        "above the input table: the validated frame of `check_coverage` (int64 copies) "
-        "and the solver's arrays (`start`, `y`, `w`: 24 bytes per row) while the frame "
-        "is alive; the solver itself adds a bounded amount (chunk buffers of 2^20 pieces, "
+        "above the input table: the solver's arrays (`y`, `w`: 16 bytes per row; "
+        "`check_coverage` keeps views of the int64 columns, no copy); the solver itself "
+        "adds a bounded amount (chunk buffers of 2^20 pieces, "
         "at most 64 MiB of chunks kept in RAM before the store spills to its temporary "
         f"files, {big['disk_mb'] * 2**20 / big['rows']:.0f} bytes per row on disk). "
         "The models are those of the in-memory path (tests/peaks/test_peakseg_disk.py)."
