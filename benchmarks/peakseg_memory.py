@@ -131,7 +131,7 @@ def main(argv=None) -> None:
         f"{' --results' if args.results else ''}` on "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, numpy {np.__version__}; "
-        f"load average at the end {load:.1f} (machine shared with six other engineers, so "
+        f"load average at the end {load:.1f} (machine shared with other engineers, so "
         "wall times are noisy: CPU seconds are given too). One fresh subprocess per size; "
         "synthetic coverage: counts 0–3 in runs of 1–50 bases, a 200-row planted peak "
         "(+Poisson(15)) every 10,000 rows. C++ goal: PeakSegOptimal's in-memory "

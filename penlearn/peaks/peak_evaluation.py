@@ -26,7 +26,7 @@ from concurrent.futures import Executor, as_completed
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.contigs import check_gaps, fill_gaps
+from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
@@ -153,7 +153,10 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
     Gaps are filled per (sample, chromosome) before the window is cut out, so that a
     window starting inside a gap sees the zeros there, as in the filled file."""
     cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
-    by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    if len(cov) and one_problem(cov):  # one whole chromosome: no copy of it
+        by_sample = {(cov["sample_id"].iloc[0], cov["chrom"].iloc[0]): cov}
+    else:
+        by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     filled: dict = {}
     for w in sample_windows(cov, windows).itertuples(index=False):
         sid = w.sample_id if "sample_id" in coverage.columns else None
@@ -164,10 +167,14 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
             filled[key] = fill_gaps(by_sample[key], gaps, name=where)
         g = filled[key]
-        inside = (g["chromEnd"] > w.chromStart) & (g["chromStart"] < w.chromEnd)
-        gw = g[inside].copy()
-        gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
-        gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
+        lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
+        if w.chromStart <= lo.min() and hi.max() <= w.chromEnd:
+            gw = g  # the window holds the whole contig (the default windows): no copy
+        else:
+            inside = (hi > w.chromStart) & (lo < w.chromEnd)
+            gw = g[inside].copy()
+            gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
+            gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
