@@ -58,6 +58,7 @@ from penlearn.tune import (
     signals_from_sequences,
 )
 from penlearn.tune.estimator import _LEARN_DEFAULTS
+from penlearn.tune.selection import CONSTANT, choose_candidate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -68,7 +69,7 @@ SECTION = "## tune_detector"
 
 #: learn_penalty options compared by ``--options`` (the first is SupervisedPenalty's default).
 OPTIONS = {
-    "linear, level validation (default)": {"model": "linear", "level": "validation"},
+    "linear, level validation": {"model": "linear", "level": "validation"},
     "linear, level subtrain": {"model": "linear", "level": "subtrain"},
     "boosting, level validation": {"model": "boosting", "level": "validation"},
     "auto, level validation": {"model": "auto", "level": "validation"},
@@ -122,6 +123,10 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
     for how, pen in pens.items():
         err = detector_label_errors(det, te_sig, te_lab, pen)
         row[f"{how} errors %"] = 100.0 * err["errors"].sum() / n_labels
+    row["chosen (CV errors: learned / subtrain / constant)"] = (
+        f"{tuner.chosen_} ({' / '.join(f'{e:.0f}' for e in tuner.cv_errors_['errors'])})")
+    oracle = te_ev.groupby("sequence_id")["errors"].min().sum()  # best pen per signal
+    row["held-out oracle %"] = 100.0 * oracle / n_labels
     row["tuned test AUC"] = pl.roc_change(te_ev, log_pen).auc
     row["solves / signal"] = f"{solves.mean():.1f} (max {solves.max()})"
     row["models / path"] = f"{models.mean():.1f}"
@@ -131,14 +136,27 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
     opts = {"detector": name, "constant errors %": row["constant errors %"]}
     if with_options:
         ids = list(pd.unique(tr_lab["sequence_id"]))
-        feats_tr = signal_features({s: tr_sig[s] for s in ids})
-        feats_te = signal_features(te_sig)
-        for how, options in OPTIONS.items():
-            model = pl.learn_penalty(feats_tr, tuner.evaluation_,
-                                     **{**_LEARN_DEFAULTS, **options})
-            pred = pd.Series(model.predict(feats_te), index=feats_te.index)
+        feats_tr = signal_features({s: tr_sig[s] for s in ids}, det)
+        feats_te = signal_features(te_sig, det)
+        plain = list(signal_features({ids[0]: tr_sig[ids[0]]}).columns)
+        runs = {how: (options, None) for how, options in OPTIONS.items()}
+        runs["linear, level validation, MAD features only"] = (OPTIONS[
+            "linear, level validation"], plain)
+        for how, (options, cols) in runs.items():
+            f_tr, f_te = (feats_tr, feats_te) if cols is None else (feats_tr[cols],
+                                                                    feats_te[cols])
+            model = pl.learn_penalty(f_tr, tuner.evaluation_, **{**_LEARN_DEFAULTS, **options})
+            pred = pd.Series(model.predict(f_te), index=f_te.index)
             err = errors_at_predictions(te_ev, pred)["errors"].sum()
             opts[f"{how} %"] = 100.0 * err / n_labels
+        # what each choice rule of SupervisedPenalty picks from the same CV table
+        held_out = {"learned": opts["linear, level validation %"],
+                    "learned, level subtrain": opts["linear, level subtrain %"],
+                    CONSTANT: row["constant errors %"]}
+        for rule in ("fewest", "1se"):
+            pick = choose_candidate(tuner.cv_errors_, rule)
+            opts[f"CV {rule}: chosen"] = pick
+            opts[f"CV {rule} %"] = held_out[pick]
     return row, {"paths": len(paths), "labels": n_labels, "options": opts}
 
 
