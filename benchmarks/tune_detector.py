@@ -15,10 +15,12 @@ For each detector:
   the usual unsupervised choice in the units of the l2 cost.
 
 Reported on the held-out signals: label errors (% of labels wrong, the detector itself run
-at each pen), the AUC of the tuned predictions (``roc_change`` on the held-out error
-functions), and for the path search (training and held-out signals): the detector calls
-("solves") per signal, the models on the path, how often solves exceed 4·models + 2, and
-seconds per signal.
+at each pen), the candidate SupervisedPenalty chose by cross-validation on the training
+signals with its CV errors, the oracle (each held-out signal at its own best pen: the floor
+no penalty rule can beat), the AUC of the tuned predictions (``roc_change`` on the
+held-out error functions), and for the path search (training and held-out signals):
+the detector calls ("solves") per signal, the models on the path, how often solves exceed
+4·models + 2, and seconds per signal.
 
 Usage::
 
@@ -27,7 +29,10 @@ Usage::
 ``--options`` adds a second table: the held-out label errors of the tuned penalty for
 learn_penalty options other than SupervisedPenalty's defaults (:data:`OPTIONS`), each
 learned from the same training paths and read off the held-out error functions
-(``errors_at_predictions``: the error of the model the detector returns at that pen).
+(``errors_at_predictions``: the error of the model the detector returns at that pen),
+including the same linear model on the detector-free (MAD) features only, and what each
+choice rule ("fewest" CV errors, "1se") picks from the same CV table with its held-out
+errors.
 
 Each seed draws its own data set. The BIC rule is in the units of the l2 cost: for the
 rbf kernel (cost in units of the kernel, which ruptures scales by the median heuristic)
@@ -204,7 +209,9 @@ def main(argv=None) -> None:
             f"{args.signals - args.signals // 2} held out ({', '.join(map(str, labels))} "
             f"held-out labels); total {total:.0f} s. Detectors with "
             "ruptures' defaults (min_size 2, jump 5) and skchange's (L2Cost, min segment 2); "
-            "SupervisedPenalty with its defaults (max_changes 30, learn_penalty's defaults)."
+            "SupervisedPenalty with its defaults (max_changes 30, the MAD and cost features, "
+            "choose='cv-1se': learned / learned level subtrain / best constant by 5-fold CV "
+            "on the training signals, one-standard-error rule)."
         )
         results_file.write_section(SECTION, f"{SECTION}\n\n{head}\n\n{text}\n")
 
