@@ -162,7 +162,26 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
             pick = choose_candidate(tuner.cv_errors_, rule)
             opts[f"CV {rule}: chosen"] = pick
             opts[f"CV {rule} %"] = held_out[pick]
-    return row, {"paths": len(paths), "labels": n_labels, "options": opts}
+    return row, {"paths": len(paths), "labels": n_labels, "options": opts,
+                 "spearman": {"detector": name, **spearman(tuner, tr_sig)}}
+
+
+def spearman(tuner, tr_sig) -> dict:
+    """Spearman correlation of each built-in feature with the middle of each training
+    signal's fewest-error interval of log pen (``target_intervals``; one unit inside a
+    half-open one, signals whose interval is the whole line left out), and the spread
+    (SD) of those middles."""
+    ti = pl.target_intervals(tuner.evaluation_).set_index("sequence_id")
+    lo, hi = ti["min_log_lambda"], ti["max_log_lambda"]
+    mid = ((lo + hi) / 2).where(np.isfinite(lo) & np.isfinite(hi))
+    mid = mid.fillna((lo + 1).where(np.isfinite(lo))).fillna((hi - 1).where(np.isfinite(hi)))
+    mid = mid.dropna()
+    feats = signal_features({s: tr_sig[s] for s in mid.index}, tuner.detector)
+    out = {"SD of middles": float(mid.std())}
+    for col in feats.columns:
+        if col.startswith("log."):
+            out[col] = float(feats[col].corr(mid, method="spearman"))
+    return out
 
 
 def main(argv=None) -> None:
@@ -175,7 +194,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     seeds = [int(x) for x in args.seeds.split(",")]
-    rows, labels, opt_rows = [], [], []
+    rows, labels, opt_rows, rho_rows = [], [], [], []
     start = time.perf_counter()
     for seed in seeds:
         train, test = split(args.signals, seed)
@@ -183,6 +202,7 @@ def main(argv=None) -> None:
             row, info = one_detector(name, det, train, test, args.options)
             rows.append({"seed": seed, **row})
             opt_rows.append({"seed": seed, **info["options"]})
+            rho_rows.append({"seed": seed, **info["spearman"]})
             print(f"seed {seed}, {name}: done", flush=True)
         labels.append(info["labels"])
     table = pd.DataFrame(rows)
@@ -192,6 +212,10 @@ def main(argv=None) -> None:
         text += ("\n\nHeld-out label errors (% of labels) of the tuned penalty with other "
                  "learn_penalty options, same training paths:\n\n"
                  + markdown(pd.DataFrame(opt_rows)))
+    text += ("\n\nSpearman correlation, over the training signals, of each log feature with "
+             "the middle of the signal's fewest-error interval of log pen (the target a "
+             "penalty function must hit; cost features are in the detector's own units):\n\n"
+             + markdown(pd.DataFrame(rho_rows)))
     print(text)
     if args.results:
         load = os.getloadavg()[0]

@@ -1,8 +1,10 @@
 """Adapters: one interface over the penalised detectors of ruptures and skchange.
 
 An adapter is fitted to one signal, then answers two questions: the change points the
-detector returns at a penalty λ (:meth:`solve`), and the detector's own cost of a set of
-change points (:meth:`cost`, None when the detector has no segment cost). Neither
+detector returns at a penalty λ (:meth:`solve`), the detector's own cost of a set of
+change points (:meth:`cost`, None when the detector has no segment cost), and its cost
+of given segments [start, end) (:meth:`segment_costs`, None likewise: the cost features
+of :mod:`penlearn.tune.features`). Neither
 ruptures nor skchange is imported here: a detector is recognised by the module of its
 class, so ``import penlearn`` stays light.
 
