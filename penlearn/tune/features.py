@@ -23,6 +23,7 @@ kernel cost such as ruptures' rbf after its median-heuristic scaling), with thei
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,7 +123,8 @@ def noise_sd(signal, method: str = "mad") -> float:
     raise ValueError(f"method must be 'mad' or 'hall', got {method!r}")
 
 
-def cost_features(detector, signal, windows=COST_WINDOWS) -> dict | None:
+def cost_features(detector: Any, signal: np.ndarray,
+                  windows: tuple[int, ...] = COST_WINDOWS) -> dict | None:
     """Noise levels of one signal in the units of the detector's own segment cost.
 
     Parameters
@@ -171,7 +173,7 @@ def cost_features(detector, signal, windows=COST_WINDOWS) -> dict | None:
     return out
 
 
-def signal_features(signals, detector=None) -> pd.DataFrame:
+def signal_features(signals: dict | list, detector: Any = None) -> pd.DataFrame:
     """The built-in features of each signal (see the module docstring).
 
     Parameters

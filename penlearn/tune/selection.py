@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.learn import learn_penalty
+from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.roc import best_constant_log_lambda, roc_change
 
 #: The name of the constant candidate.
@@ -48,7 +48,8 @@ def cv_folds(ids, n_folds: int = 5, seed: int | None = 0) -> pd.Series:
     return pd.Series(fold, index=pd.Index(ids, name="sequence_id"), name="fold")
 
 
-def fit_candidate(options: dict | None, features: pd.DataFrame, evaluation: pd.DataFrame):
+def fit_candidate(options: dict | None, features: pd.DataFrame,
+                  evaluation: pd.DataFrame) -> float | PenaltyModel:
     """A candidate fitted to training signals: a PenaltyModel, or the constant log λ.
 
     ``options`` are keyword options of :func:`~penlearn.learn.learn_penalty`; None is the
@@ -67,7 +68,7 @@ def fit_candidate(options: dict | None, features: pd.DataFrame, evaluation: pd.D
     return learn_penalty(features, evaluation, **options)
 
 
-def predict_candidate(fitted, features: pd.DataFrame) -> pd.Series:
+def predict_candidate(fitted: float | PenaltyModel, features: pd.DataFrame) -> pd.Series:
     """Predicted log λ of a fitted candidate (:func:`fit_candidate`) per row of features.
 
     Examples
