@@ -318,7 +318,11 @@ class SupervisedPenalty:
         return self
 
     def __repr__(self) -> str:
-        opts = "".join(f", {k}={v!r}" for k, v in self.learn_options.items())
+        defaults = {"features": None, "max_changes": 30, "path_method": "auto",
+                    "choose": "cv-1se", "cv_folds": 5}
+        own = {k: getattr(self, k) for k, v in defaults.items()
+               if not isinstance(getattr(self, k), pd.DataFrame) and getattr(self, k) != v}
+        opts = "".join(f", {k}={v!r}" for k, v in {**own, **self.learn_options}.items())
         return f"SupervisedPenalty({self.detector!r}{opts})"
 
     def _feature_table(self, signals: dict) -> pd.DataFrame:
