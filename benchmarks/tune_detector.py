@@ -15,10 +15,12 @@ For each detector:
   the usual unsupervised choice in the units of the l2 cost.
 
 Reported on the held-out signals: label errors (% of labels wrong, the detector itself run
-at each pen), the AUC of the tuned predictions (``roc_change`` on the held-out error
-functions), and for the path search (training and held-out signals): the detector calls
-("solves") per signal, the models on the path, how often solves exceed 4·models + 2, and
-seconds per signal.
+at each pen), the candidate SupervisedPenalty chose by cross-validation on the training
+signals with its CV errors, the oracle (each held-out signal at its own best pen: the floor
+no penalty rule can beat), the AUC of the tuned predictions (``roc_change`` on the
+held-out error functions), and for the path search (training and held-out signals):
+the detector calls ("solves") per signal, the models on the path, how often solves exceed
+4·models + 2, and seconds per signal.
 
 Usage::
 
@@ -27,7 +29,10 @@ Usage::
 ``--options`` adds a second table: the held-out label errors of the tuned penalty for
 learn_penalty options other than SupervisedPenalty's defaults (:data:`OPTIONS`), each
 learned from the same training paths and read off the held-out error functions
-(``errors_at_predictions``: the error of the model the detector returns at that pen).
+(``errors_at_predictions``: the error of the model the detector returns at that pen),
+including the same linear model on the detector-free (MAD) features only, and what each
+choice rule ("fewest" CV errors, "1se") picks from the same CV table with its held-out
+errors.
 
 Each seed draws its own data set. The BIC rule is in the units of the l2 cost: for the
 rbf kernel (cost in units of the kernel, which ruptures scales by the median heuristic)
@@ -58,6 +63,7 @@ from penlearn.tune import (
     signals_from_sequences,
 )
 from penlearn.tune.estimator import _LEARN_DEFAULTS
+from penlearn.tune.selection import CONSTANT, choose_candidate
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -68,7 +74,7 @@ SECTION = "## tune_detector"
 
 #: learn_penalty options compared by ``--options`` (the first is SupervisedPenalty's default).
 OPTIONS = {
-    "linear, level validation (default)": {"model": "linear", "level": "validation"},
+    "linear, level validation": {"model": "linear", "level": "validation"},
     "linear, level subtrain": {"model": "linear", "level": "subtrain"},
     "boosting, level validation": {"model": "boosting", "level": "validation"},
     "auto, level validation": {"model": "auto", "level": "validation"},
@@ -122,6 +128,10 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
     for how, pen in pens.items():
         err = detector_label_errors(det, te_sig, te_lab, pen)
         row[f"{how} errors %"] = 100.0 * err["errors"].sum() / n_labels
+    row["chosen (CV errors: learned / subtrain / constant)"] = (
+        f"{tuner.chosen_} ({' / '.join(f'{e:.0f}' for e in tuner.cv_errors_['errors'])})")
+    oracle = te_ev.groupby("sequence_id")["errors"].min().sum()  # best pen per signal
+    row["held-out oracle %"] = 100.0 * oracle / n_labels
     row["tuned test AUC"] = pl.roc_change(te_ev, log_pen).auc
     row["solves / signal"] = f"{solves.mean():.1f} (max {solves.max()})"
     row["models / path"] = f"{models.mean():.1f}"
@@ -131,15 +141,47 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
     opts = {"detector": name, "constant errors %": row["constant errors %"]}
     if with_options:
         ids = list(pd.unique(tr_lab["sequence_id"]))
-        feats_tr = signal_features({s: tr_sig[s] for s in ids})
-        feats_te = signal_features(te_sig)
-        for how, options in OPTIONS.items():
-            model = pl.learn_penalty(feats_tr, tuner.evaluation_,
-                                     **{**_LEARN_DEFAULTS, **options})
-            pred = pd.Series(model.predict(feats_te), index=feats_te.index)
+        feats_tr = signal_features({s: tr_sig[s] for s in ids}, det)
+        feats_te = signal_features(te_sig, det)
+        plain = list(signal_features({ids[0]: tr_sig[ids[0]]}).columns)
+        runs = {how: (options, None) for how, options in OPTIONS.items()}
+        runs["linear, level validation, MAD features only"] = (OPTIONS[
+            "linear, level validation"], plain)
+        for how, (options, cols) in runs.items():
+            f_tr, f_te = (feats_tr, feats_te) if cols is None else (feats_tr[cols],
+                                                                    feats_te[cols])
+            model = pl.learn_penalty(f_tr, tuner.evaluation_, **{**_LEARN_DEFAULTS, **options})
+            pred = pd.Series(model.predict(f_te), index=f_te.index)
             err = errors_at_predictions(te_ev, pred)["errors"].sum()
             opts[f"{how} %"] = 100.0 * err / n_labels
-    return row, {"paths": len(paths), "labels": n_labels, "options": opts}
+        # what each choice rule of SupervisedPenalty picks from the same CV table
+        held_out = {"learned": opts["linear, level validation %"],
+                    "learned, level subtrain": opts["linear, level subtrain %"],
+                    CONSTANT: row["constant errors %"]}
+        for rule in ("fewest", "1se"):
+            pick = choose_candidate(tuner.cv_errors_, rule)
+            opts[f"CV {rule}: chosen"] = pick
+            opts[f"CV {rule} %"] = held_out[pick]
+    return row, {"paths": len(paths), "labels": n_labels, "options": opts,
+                 "spearman": {"detector": name, **spearman(tuner, tr_sig)}}
+
+
+def spearman(tuner, tr_sig) -> dict:
+    """Spearman correlation of each built-in feature with the middle of each training
+    signal's fewest-error interval of log pen (``target_intervals``; one unit inside a
+    half-open one, signals whose interval is the whole line left out), and the spread
+    (SD) of those middles."""
+    ti = pl.target_intervals(tuner.evaluation_).set_index("sequence_id")
+    lo, hi = ti["min_log_lambda"], ti["max_log_lambda"]
+    mid = ((lo + hi) / 2).where(np.isfinite(lo) & np.isfinite(hi))
+    mid = mid.fillna((lo + 1).where(np.isfinite(lo))).fillna((hi - 1).where(np.isfinite(hi)))
+    mid = mid.dropna()
+    feats = signal_features({s: tr_sig[s] for s in mid.index}, tuner.detector)
+    out = {"SD of middles": float(mid.std())}
+    for col in feats.columns:
+        if col.startswith("log."):
+            out[col] = float(feats[col].corr(mid, method="spearman"))
+    return out
 
 
 def main(argv=None) -> None:
@@ -152,7 +194,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     seeds = [int(x) for x in args.seeds.split(",")]
-    rows, labels, opt_rows = [], [], []
+    rows, labels, opt_rows, rho_rows = [], [], [], []
     start = time.perf_counter()
     for seed in seeds:
         train, test = split(args.signals, seed)
@@ -160,6 +202,7 @@ def main(argv=None) -> None:
             row, info = one_detector(name, det, train, test, args.options)
             rows.append({"seed": seed, **row})
             opt_rows.append({"seed": seed, **info["options"]})
+            rho_rows.append({"seed": seed, **info["spearman"]})
             print(f"seed {seed}, {name}: done", flush=True)
         labels.append(info["labels"])
     table = pd.DataFrame(rows)
@@ -169,6 +212,10 @@ def main(argv=None) -> None:
         text += ("\n\nHeld-out label errors (% of labels) of the tuned penalty with other "
                  "learn_penalty options, same training paths:\n\n"
                  + markdown(pd.DataFrame(opt_rows)))
+    text += ("\n\nSpearman correlation, over the training signals, of each log feature with "
+             "the middle of the signal's fewest-error interval of log pen (the target a "
+             "penalty function must hit; cost features are in the detector's own units):\n\n"
+             + markdown(pd.DataFrame(rho_rows)))
     print(text)
     if args.results:
         load = os.getloadavg()[0]
@@ -186,7 +233,9 @@ def main(argv=None) -> None:
             f"{args.signals - args.signals // 2} held out ({', '.join(map(str, labels))} "
             f"held-out labels); total {total:.0f} s. Detectors with "
             "ruptures' defaults (min_size 2, jump 5) and skchange's (L2Cost, min segment 2); "
-            "SupervisedPenalty with its defaults (max_changes 30, learn_penalty's defaults)."
+            "SupervisedPenalty with its defaults (max_changes 30, the MAD and cost features, "
+            "choose='cv-1se': learned / learned level subtrain / best constant by 5-fold CV "
+            "on the training signals, one-standard-error rule)."
         )
         results_file.write_section(SECTION, f"{SECTION}\n\n{head}\n\n{text}\n")
 

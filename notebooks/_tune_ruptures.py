@@ -12,8 +12,10 @@ CELLS = [
 
     * the tuned detector, `penlearn.SupervisedPenalty(rpt.Pelt(model="l2"))`: the exact
       path of Pelt's models over `pen` for each labeled signal (CROPS, Haynes, Eckley &
-      Fearnhead 2017), their label errors, and `learn_penalty` on built-in noise/length
-      features;
+      Fearnhead 2017), their label errors, and `learn_penalty` on built-in features
+      (length, robust noise SD, and the noise level in Pelt's own cost units: the cost
+      of short windows per sample); a 5-fold cross-validation on the training signals
+      keeps the learned function only if it beats the best constant there;
     * ruptures with the one constant `pen` that makes the fewest label errors on the
       training signals;
     * ruptures with the BIC-style `pen = 2σ̂² log n` (σ̂ from the MAD of first differences).
@@ -71,13 +73,18 @@ CELLS = [
 
     `fit` finds, for each labeled signal, every model Pelt returns over `pen` and the
     `pen`-interval of each; the number of Pelt calls ("solves") stays within
-    4·(models on the path) + 2.
+    4·(models on the path) + 2. It then compares, by 5-fold cross-validation over the
+    training signals (whole signals held out), the learned penalty function (two ways of
+    setting its level) with the best constant `pen`: `chosen_` is the one kept (a
+    learned one only when it beats the constant by more than one standard error),
+    `cv_errors_` the held-out label errors of each per fold.
     """),
     ("code", """
     detector = rpt.Pelt(model="l2")                     # ruptures' defaults: min_size 2, jump 5
     t0 = time.perf_counter()
     tuner = pl.SupervisedPenalty(detector).fit(tr_sig, tr_lab)
-    print(f"fit in {time.perf_counter() - t0:.1f} s")
+    print(f"fit in {time.perf_counter() - t0:.1f} s; chosen by CV: {tuner.chosen_}")
+    print(tuner.cv_errors_)
     paths = pd.DataFrame({"models": [len(p.models) for p in tuner.paths_.values()],
                           "solves": [p.n_solves for p in tuner.paths_.values()]},
                          index=list(tuner.paths_))
@@ -95,14 +102,15 @@ CELLS = [
     ## Three ways to choose `pen`, on the held-out signals
 
     The constant is the `pen` with the fewest label errors summed over the training
-    signals (the minimum-error interval of their error functions, via `roc_change`).
+    signals (the middle of the minimum-error interval of their error functions,
+    `tuner.constant_log_penalty_`).
     Label errors are counted by running ruptures itself at each signal's `pen`.
     """),
     ("code", """
-    zero = pd.Series(0.0, index=train)
-    best = pl.roc_change(tuner.evaluation_, zero).thresholds.loc["min_error"]
-    const_log = (best["min_thresh"] + best["max_thresh"]) / 2 if np.isfinite(
-        best["min_thresh"] + best["max_thresh"]) else best["max_thresh"] - 1
+    const_log = tuner.constant_log_penalty_
+    best = pl.roc_change(tuner.evaluation_, pd.Series(const_log, index=train)).predicted
+    assert best["errors"] == pl.roc_change(tuner.evaluation_, pd.Series(0.0, index=train)
+                                           ).roc["errors"].min()  # fewest training errors
 
     log_pens = {
         "tuned": tuner.predict_log_penalty(te_sig),
@@ -151,7 +159,8 @@ CELLS = [
     ## The predicted penalty per signal
 
     The tuned `pen` follows the noise level, as the BIC-style rule does, but with the slope
-    and level that fit the labels; the constant ignores it.
+    and level that fit the labels (when the CV keeps the learned function); the constant
+    ignores it.
     """),
     ("code", """
     sd = truth.loc[test, "sd"]
@@ -164,7 +173,8 @@ CELLS = [
     ax.set_ylabel("pen")
     ax.legend()
     plt.tight_layout()
-    print("correlation of log pen (tuned) with log SD:",
-          round(float(np.corrcoef(np.log(sd), log_pens["tuned"].loc[test])[0, 1]), 3))
+    if tuner.model_ is not None:
+        print("correlation of log pen (tuned) with log SD:",
+              round(float(np.corrcoef(np.log(sd), log_pens["tuned"].loc[test])[0, 1]), 3))
     """),
 ]

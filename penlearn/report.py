@@ -23,7 +23,11 @@ import pandas as pd
 from penlearn._checks import check_evaluation
 from penlearn._version import package_version
 from penlearn.atomic_files import write_text_atomic
-from penlearn.roc import _predictions_series, roc_change_checked
+from penlearn.roc import (  # noqa: F401 (best_constant_log_lambda: re-exported)
+    _predictions_series,
+    best_constant_log_lambda,
+    roc_change_checked,
+)
 
 _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:2em auto;
@@ -36,43 +40,6 @@ th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
 .meta{color:#666;font-size:.85em} figure{margin:1em 0} figcaption{font-size:.85em;color:#555}
 img{max-width:100%;height:auto} .wide{overflow-x:auto}
 """
-
-
-def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
-    """The one log λ of fewest label errors when every sequence of ``evaluation`` gets
-    it: the middle of the first such interval of the ROC thresholds (one unit inside an
-    unbounded one). The baseline a learned penalty should beat on label errors (the
-    "best constant" of Hocking et al. 2013, and of ``benchmarks/all_sets.py``).
-
-    Parameters
-    ----------
-    evaluation : DataFrame
-        Error functions of the training sequences (``sequence_id, min_log_lambda,
-        max_log_lambda, fp, fn, possible_fp, possible_fn``).
-
-    Returns
-    -------
-    float
-        The constant log λ.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
-    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 2.0],
-    ...     "max_log_lambda": [0.0, np.inf, 2.0, np.inf],
-    ...     "fp": [1, 0, 1, 0], "fn": [0, 0, 0, 1],
-    ...     "possible_fp": [1, 1, 1, 1], "possible_fn": [1, 1, 1, 1]})
-    >>> best_constant_log_lambda(ev)
-    1.0
-    """
-    ids = list(pd.unique(evaluation["sequence_id"]))
-    roc = roc_change_checked(check_evaluation(evaluation), pd.Series(0.0, index=ids))
-    row = roc.thresholds.loc["min_error"]
-    lo, hi = float(row["min_thresh"]), float(row["max_thresh"])
-    if np.isfinite(lo) and np.isfinite(hi):
-        return (lo + hi) / 2.0
-    return hi - 1.0 if np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else 0.0)
 
 
 def _is_single_prediction(log_lambda) -> bool:

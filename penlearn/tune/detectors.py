@@ -1,8 +1,10 @@
 """Adapters: one interface over the penalised detectors of ruptures and skchange.
 
 An adapter is fitted to one signal, then answers two questions: the change points the
-detector returns at a penalty λ (:meth:`solve`), and the detector's own cost of a set of
-change points (:meth:`cost`, None when the detector has no segment cost). Neither
+detector returns at a penalty λ (:meth:`solve`), the detector's own cost of a set of
+change points (:meth:`cost`, None when the detector has no segment cost), and its cost
+of given segments [start, end) (:meth:`segment_costs`, None likewise: the cost features
+of :mod:`penlearn.tune.features`). Neither
 ruptures nor skchange is imported here: a detector is recognised by the module of its
 class, so ``import penlearn`` stays light.
 
@@ -104,6 +106,13 @@ class _Ruptures:
     def cost(self, changes: np.ndarray) -> float | None:
         return float(self.algo.cost.sum_of_costs([*map(int, changes), self.n]))
 
+    def segment_costs(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+        cost = getattr(self.algo, "cost", None)
+        if cost is None or not hasattr(cost, "error"):
+            return None
+        return np.array([cost.error(int(a), int(b)) for a, b in zip(starts, ends)],
+                        dtype=float)
+
 
 class _Skchange:
     def __init__(self, detector, signal: np.ndarray):
@@ -123,21 +132,27 @@ class _Skchange:
 
     def cost(self, changes: np.ndarray) -> float | None:
         bounds = np.r_[0, np.asarray(changes, dtype=np.int64), len(self.X)]
+        costs = self.segment_costs(bounds[:-1], bounds[1:])
+        return None if costs is None else float(np.sum(costs))
+
+    def segment_costs(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+        starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
         if type(self.det).__name__ == "FPOP":  # squared error around each segment's mean
-            return _square_loss(self.X[:, 0], bounds)
+            return np.array([_square_loss(self.X[a:b, 0]) for a, b in zip(starts, ends)],
+                            dtype=float)
         cost = getattr(self.det, "cost_", None)
         if cost is None or not hasattr(cost, "evaluate"):
             return None
         if self._cache is None:
             self._cache = cost.precompute(self.X)
-        intervals = np.column_stack([bounds[:-1], bounds[1:]])
-        return float(np.sum(cost.evaluate(self._cache, intervals)))
+        intervals = np.column_stack([starts, ends])
+        out = np.asarray(cost.evaluate(self._cache, intervals), dtype=float)
+        return out.reshape(len(intervals), -1).sum(axis=1)  # summed over columns
 
 
-def _square_loss(y: np.ndarray, bounds: np.ndarray) -> float:
-    """Σ over segments [bounds[i], bounds[i+1]) of Σ (y − segment mean)²."""
-    return float(sum(np.sum((seg - seg.mean()) ** 2)
-                     for seg in np.split(y, bounds[1:-1])))
+def _square_loss(y: np.ndarray) -> float:
+    """Σ (y − mean y)² of one segment."""
+    return float(np.sum((y - y.mean()) ** 2))
 
 
 def fit_adapter(detector, signal: np.ndarray) -> Any:

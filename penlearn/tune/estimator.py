@@ -36,16 +36,26 @@ from penlearn.learn import learn_penalty
 from penlearn.tune.detectors import check_detector, run_detector
 from penlearn.tune.features import as_signals, signal_features
 from penlearn.tune.path import DetectorPath, detector_path
+from penlearn.tune.selection import (
+    CONSTANT,
+    choose_candidate,
+    cv_errors,
+    cv_folds,
+    fit_candidate,
+    predict_candidate,
+)
 
 _LEARN_OPTIONS = tuple(
     name for name, p in inspect.signature(learn_penalty).parameters.items()
     if p.kind is inspect.Parameter.KEYWORD_ONLY
 )
-_OWN = ("detector", "features", "max_changes", "path_method")
+_OWN = ("detector", "features", "max_changes", "path_method", "choose", "cv_folds")
 # learn_penalty's defaults, but no progress bar, a fixed seed (interval regression's CV
 # folds are random: the same fit gives the same model) and the linear model: a few labeled
 # signals are too few for boosted trees (learn_penalty's default), which keep the constant
 _LEARN_DEFAULTS = {"progress": False, "random_state": 0, "model": "linear"}
+# choose= → the rule of penlearn.tune.selection.choose_candidate
+_RULES = {"cv": "fewest", "cv-1se": "1se"}
 
 
 def check_signal_labels(signals: dict, labels: pd.DataFrame) -> pd.DataFrame:
@@ -207,6 +217,22 @@ class SupervisedPenalty:
         :func:`~penlearn.tune.path.detector_path`).
     path_method : {"auto", "crops", "scan"}
         How the path is found (exact CROPS or a checked scan for heuristic detectors).
+    choose : {"cv-1se", "cv"} or None
+        A safe fall-back chosen on the training signals only
+        (:mod:`penlearn.tune.selection`). Candidates are the penalty function learned
+        with the learn options (``"learned"``), the same with ``level="subtrain"``
+        (``"learned, level subtrain"``, unless ``level`` is given) and the best constant
+        penalty of the training signals (``"constant"``); each is learned on K − 1 of
+        ``cv_folds`` folds of whole signals (fixed seed: ``random_state``) and its label
+        errors are counted on the held-out fold at its predicted penalty. ``"cv-1se"``
+        (default): the candidate of fewest CV errors if it beats the constant by more
+        than one standard error of their per-fold differences, else the constant (the
+        one-standard-error rule: a learned slope must be worth its fit noise);
+        ``"cv"``: the fewest CV errors (ties: the constant, then the order above). The
+        chosen candidate is refit on all training signals. None: always the learned
+        function (no CV; ``fit`` is then about (K + 1)·2 times faster).
+    cv_folds : int
+        K of the cross-validation (at most one fold per training signal).
     **learn_options
         Keyword options of :func:`~penlearn.learn.learn_penalty` (its defaults
         otherwise, but ``progress=False`` and ``random_state=0``: the same fit gives the
@@ -214,7 +240,16 @@ class SupervisedPenalty:
 
     Attributes
     ----------
-    model_ : PenaltyModel
+    model_ : PenaltyModel or None
+        The learned penalty function in use; None when the constant was chosen.
+    chosen_ : str
+        The candidate in use (``"learned"``, ``"learned, level subtrain"`` or
+        ``"constant"``).
+    cv_errors_ : DataFrame or None
+        With ``choose`` set: held-out label errors of each candidate per fold, their
+        sum ``errors`` and ``labels`` (:func:`~penlearn.tune.selection.cv_errors`).
+    constant_log_penalty_ : float
+        The best constant log λ of the training signals.
     paths_ : dict
         Signal id → :class:`~penlearn.tune.path.DetectorPath` of the training signals.
     evaluation_ : DataFrame
@@ -240,7 +275,8 @@ class SupervisedPenalty:
     """
 
     def __init__(self, detector, features=None, max_changes: int | None = 30,
-                 path_method: str = "auto", **learn_options):
+                 path_method: str = "auto", choose: str | None = "cv-1se", cv_folds: int = 5,
+                 **learn_options):
         unknown = sorted(set(learn_options) - set(_LEARN_OPTIONS))
         if unknown:
             raise TypeError(f"SupervisedPenalty got unknown option(s) {unknown}; options of "
@@ -249,6 +285,8 @@ class SupervisedPenalty:
         self.features = features
         self.max_changes = max_changes
         self.path_method = path_method
+        self.choose = choose
+        self.cv_folds = cv_folds
         self.learn_options = dict(learn_options)
 
     # scikit-learn protocol: the learn options are parameters as well
@@ -280,13 +318,17 @@ class SupervisedPenalty:
         return self
 
     def __repr__(self) -> str:
-        opts = "".join(f", {k}={v!r}" for k, v in self.learn_options.items())
+        defaults = {"features": None, "max_changes": 30, "path_method": "auto",
+                    "choose": "cv-1se", "cv_folds": 5}
+        own = {k: getattr(self, k) for k, v in defaults.items()
+               if not isinstance(getattr(self, k), pd.DataFrame) and getattr(self, k) != v}
+        opts = "".join(f", {k}={v!r}" for k, v in {**own, **self.learn_options}.items())
         return f"SupervisedPenalty({self.detector!r}{opts})"
 
     def _feature_table(self, signals: dict) -> pd.DataFrame:
         ids = list(signals)
         if self.features is None:
-            return signal_features(signals)
+            return signal_features(signals, self.detector)
         if isinstance(self.features, pd.DataFrame):
             missing = [s for s in ids if s not in self.features.index]
             if missing:
@@ -329,6 +371,7 @@ class SupervisedPenalty:
             self.
         """
         check_detector(self.detector)
+        candidates = self.candidates()
         sig = as_signals(signals)
         check_signal_labels(sig, labels)
         ids = list(pd.unique(labels["sequence_id"]))
@@ -338,18 +381,41 @@ class SupervisedPenalty:
         self.evaluation_ = path_error_functions(self.paths_, labels)
         feats = self._feature_table({s: sig[s] for s in ids})
         self.feature_names_in_ = np.asarray(feats.columns, dtype=object)
-        self.model_ = learn_penalty(feats, self.evaluation_,
-                                    **{**_LEARN_DEFAULTS, **self.learn_options})
+        self.cv_errors_ = None
+        self.chosen_ = "learned"
+        if self.choose is not None:
+            folds = cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0))
+            self.cv_errors_ = cv_errors(feats, self.evaluation_, candidates, folds)
+            self.chosen_ = choose_candidate(self.cv_errors_, _RULES[self.choose])
+        self.constant_log_penalty_ = fit_candidate(None, feats, self.evaluation_)
+        self.model_ = (None if self.chosen_ == CONSTANT else
+                       fit_candidate(candidates[self.chosen_], feats, self.evaluation_))
         return self
+
+    def candidates(self) -> dict:
+        """Name → learn_penalty options of the candidates of ``choose`` (None: constant)."""
+        if self.choose is not None and self.choose not in _RULES:
+            raise ValueError(f"choose must be one of {list(_RULES)} or None, "
+                             f"got {self.choose!r}")
+        learned = {**_LEARN_DEFAULTS, **self.learn_options}
+        if self.choose is None:
+            return {"learned": learned}
+        out = {"learned": learned}
+        if "level" not in self.learn_options:
+            out["learned, level subtrain"] = {**learned, "level": "subtrain"}
+        out[CONSTANT] = None
+        return out
 
     def predict_log_penalty(self, signals) -> pd.Series:
         """Predicted log λ per signal."""
         if not hasattr(self, "model_"):
             raise ValueError("this SupervisedPenalty is not fitted yet: call fit() first")
         sig = as_signals(signals)
-        feats = self._feature_table(sig)
-        return pd.Series(self.model_.predict(feats), index=pd.Index(list(sig), name="sequence_id"),
-                         name="log_penalty")
+        index = pd.Index(list(sig), name="sequence_id")
+        if self.model_ is None:
+            return pd.Series(self.constant_log_penalty_, index=index, name="log_penalty")
+        pred = predict_candidate(self.model_, self._feature_table(sig))
+        return pd.Series(pred.to_numpy(), index=index, name="log_penalty")
 
     def predict_penalty(self, signals) -> pd.Series:
         """Predicted penalty λ per signal, in the detector's own units (``pen=``)."""

@@ -10,22 +10,36 @@ Hall's difference-based estimate (:func:`~penlearn.changepoint.features.median_a
 :func:`~penlearn.changepoint.features.hall_sd`) — with their logs. For a signal with d
 columns σ² is the sum over columns of their σ² (the scale of the l2 cost of a change
 in every column).
+
+With a detector whose segment cost is reachable (ruptures' costs, skchange's costs and
+FPOP's squared error: :meth:`segment_costs` of :mod:`penlearn.tune.detectors`) the
+features also hold noise levels **in the detector's own cost units**, the units the
+penalty λ is compared against (:func:`cost_features`): the cost of the whole signal per
+sample, and the mean cost per sample of disjoint windows of w = 5, 10, 20 samples (a
+local noise level: ≈ σ²·(w − 1)/w for the l2 cost, the dispersion in kernel space for a
+kernel cost such as ruptures' rbf after its median-heuristic scaling), with their logs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from penlearn.changepoint.features import hall_sd, median_abs_diff
 from penlearn.changepoint.segmentation import _check_sequences
+from penlearn.tune.detectors import fit_adapter
 
 #: MAD of differences → σ: |x_{i+1} − x_i| is |N(0, 2σ²)|, whose median is 0.6745·√2·σ.
 _MAD_TO_SD = 1.0 / (0.6744897501960817 * np.sqrt(2.0))
 FEATURE_NAMES = ("n", "log.n", "log.log.n", "sd.mad", "log.sd.mad", "sd.hall",
                  "log.sd.hall")
+#: Window lengths of the cost features (samples).
+COST_WINDOWS = (5, 10, 20)
+COST_FEATURE_NAMES = ("cost.all", "log.cost.all",
+                      *(f"{p}cost.w{w}" for w in COST_WINDOWS for p in ("", "log.")))
 
 
 def as_signals(signals, what: str = "signals") -> dict:
@@ -109,25 +123,82 @@ def noise_sd(signal, method: str = "mad") -> float:
     raise ValueError(f"method must be 'mad' or 'hall', got {method!r}")
 
 
-def signal_features(signals) -> pd.DataFrame:
+def cost_features(detector: Any, signal: np.ndarray,
+                  windows: tuple[int, ...] = COST_WINDOWS) -> dict | None:
+    """Noise levels of one signal in the units of the detector's own segment cost.
+
+    Parameters
+    ----------
+    detector
+        A penalised detector (see :class:`~penlearn.tune.estimator.SupervisedPenalty`);
+        it is copied, not changed.
+    signal : array of shape (n,) or (n, d)
+    windows : sequence of int
+        Window lengths w (a signal shorter than w is one window).
+
+    Returns
+    -------
+    dict or None
+        ``cost.all`` (the cost of the whole signal as one segment, per sample),
+        ``cost.w{w}`` (the mean over the disjoint windows [0, w), [w, 2w), … of their
+        cost per sample) and the log of each (−inf for a zero cost); None when the
+        detector's segment cost is not reachable (e.g. skchange's moving-window scores)
+        or refuses a window (a custom cost with a longer minimum segment).
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> x = np.random.default_rng(0).normal(0, 2, 1000)
+    >>> f = cost_features(rpt.Pelt(model="l2"), x)
+    >>> round(float(np.var(x)), 2), round(f["cost.all"], 2), round(f["cost.w10"] * 10 / 9, 2)
+    (3.82, 3.82, 3.77)
+    """
+    x = np.asarray(signal, dtype=float)
+    adapter = fit_adapter(detector, x)
+    n = len(x)
+    out = {}
+    try:
+        whole = adapter.segment_costs(np.array([0]), np.array([n]))
+        if whole is None:
+            return None
+        out["cost.all"] = float(whole[0]) / n
+        for w in windows:
+            w_n = min(int(w), n)  # a signal shorter than w: one window, the whole signal
+            starts = np.arange(0, n - w_n + 1, w_n)
+            out[f"cost.w{w}"] = float(np.mean(adapter.segment_costs(starts, starts + w_n))) / w_n
+    except Exception:  # noqa: BLE001 (a custom cost that refuses short segments: none)
+        return None
+    with np.errstate(divide="ignore"):
+        out.update({f"log.{k}": float(np.log(v)) for k, v in list(out.items())})
+    return out
+
+
+def signal_features(signals: dict | list, detector: Any = None) -> pd.DataFrame:
     """The built-in features of each signal (see the module docstring).
 
     Parameters
     ----------
     signals : dict or list
         id → array of shape (n,) or (n, d).
+    detector : optional
+        A penalised detector: adds its :func:`cost_features` when its cost is reachable
+        on every signal (else only the detector-free features).
 
     Returns
     -------
     DataFrame
         Indexed by signal id, columns ``n, log.n, log.log.n, sd.mad, log.sd.mad, sd.hall,
-        log.sd.hall`` (−inf from log 0 on a constant signal: learning drops such columns).
+        log.sd.hall`` (−inf from log 0 on a constant signal: learning drops such columns),
+        then the cost features.
 
     Examples
     --------
     >>> f = signal_features({"a": np.r_[np.zeros(50), np.ones(50)] + np.arange(100) % 2})
     >>> f.loc["a", ["n", "sd.mad"]].round(3).tolist()
     [100.0, 1.048]
+    >>> import ruptures as rpt
+    >>> list(signal_features({"a": np.arange(30.0)}, rpt.Pelt(model="rbf")).columns[7:10])
+    ['cost.all', 'log.cost.all', 'cost.w5']
     """
     sig = as_signals(signals)
     rows = []
@@ -137,8 +208,18 @@ def signal_features(signals) -> pd.DataFrame:
         with np.errstate(divide="ignore", invalid="ignore"):
             rows.append([n, np.log(n), np.log(np.log(n)), mad, np.log(mad), hall,
                          np.log(hall)])
-    return pd.DataFrame(rows, index=pd.Index(list(sig), name="sequence_id"),
-                        columns=list(FEATURE_NAMES))
+    table = pd.DataFrame(rows, index=pd.Index(list(sig), name="sequence_id"),
+                         columns=list(FEATURE_NAMES))
+    if detector is None:
+        return table
+    costs = []
+    for x in sig.values():
+        c = cost_features(detector, x)
+        if c is None:
+            return table
+        costs.append(c)
+    extra = pd.DataFrame(costs, index=table.index)
+    return table.join(extra[[c for c in COST_FEATURE_NAMES if c in extra.columns]])
 
 
 def bic_penalty(signal) -> float:
