@@ -19,8 +19,8 @@ BROWSER = np.frombuffer(b"browser", np.uint8)
 NUMERIC = ("chromStart", "chromEnd", "count")
 #: chromosome / sample runs taken from the parser per call (it stops when they are full)
 RUN_CAPACITY = 4096
-#: the first capacity of the columns of a gzip file (its rows are not known ahead)
-GZ_ROWS = 1 << 22
+#: the first capacity of the columns (rows); they double when full
+FIRST_ROWS = 1 << 22
 
 
 def token(buf: np.ndarray, a: int, b: int) -> str:
@@ -48,12 +48,13 @@ class Columns:
     (value, first row), joined across calls."""
 
     def __init__(self, path, n_text: int):
+        # a data line has at least 8 bytes: a plain file's rows are at most size // 8 + 1
+        # (a gzip file's are not known ahead); growing is cheap (pages remapped), so the
+        # columns' reserved address space stays within twice their rows
         size = os.path.getsize(path)
         with open(path, "rb") as fh:
             gz = fh.read(2) == GZIP_MAGIC
-        # a data line has at least 8 bytes: an upper bound of a plain file's rows (pages
-        # never written cost no memory); a gzip file's columns grow from GZ_ROWS
-        capacity = GZ_ROWS if gz else size // 8 + 2
+        capacity = FIRST_ROWS if gz else min(size // 8 + 2, FIRST_ROWS)
         # a small array resized: its large successor is remapped when it grows
         self.arrays = [np.empty(16, np.int64) for _ in range(3)]
         for a in self.arrays:

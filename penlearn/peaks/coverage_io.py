@@ -259,7 +259,7 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
     def where(i: int) -> str:
         return f"{path}, line {line_of_row(path, i, header_no, data_only=False)}"
 
-    for idx in _groups(_run_codes(*samples)[0]):
+    for idx in _groups(*samples):
         _check_rows(chrom_codes[idx], chrom_names, v0[idx], v1[idx], v2[idx],
                     lambda i, idx=idx: where(int(np.arange(n)[idx][i])), contiguous)
     del chrom_codes  # before the string columns: the peak is the columns returned
@@ -281,15 +281,14 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
     return out, list(dict.fromkeys(samples[0]))
 
 
-def _groups(codes: np.ndarray) -> list:
-    """Row selections of each code in order of appearance: slices when every code is one
-    run of rows (the usual layout), else index arrays."""
-    if len(codes) == 0:
-        return []
-    firsts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    if len(np.unique(codes[firsts])) == len(firsts):
-        bounds = np.r_[firsts, len(codes)]
+def _groups(values: list[str], lengths: np.ndarray) -> list:
+    """Row selections of each value of runs ``values[k]`` of ``lengths[k]`` rows, in order
+    of appearance: slices when every value is one run of rows (the usual layout; no
+    array a row), else index arrays."""
+    if len(set(values)) == len(values):
+        bounds = np.r_[0, np.cumsum(lengths)]
         return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    codes = _run_codes(values, lengths)[0]
     order = np.argsort(codes, kind="stable")
     cuts = np.flatnonzero(np.diff(codes[order])) + 1
     parts = np.split(order, cuts)

@@ -84,7 +84,7 @@ def test_small_blocks_read_what_one_block_reads(tmp_path, monkeypatch, eol):
     gz.write_bytes(gzip.compress(data))
     whole = read_bedgraph(plain)
     assert whole.values.tolist() == rows
-    monkeypatch.setattr(_text_parse, "GZ_ROWS", 3)
+    monkeypatch.setattr(_text_parse, "FIRST_ROWS", 3)
     monkeypatch.setattr(_text_parse, "RUN_CAPACITY", 2)
     for size in (16, 50, 123):
         monkeypatch.setattr(_text_files, "BLOCK_BYTES", size)
@@ -134,7 +134,7 @@ def test_csv_in_small_blocks_header_late_errors_and_extra_columns(tmp_path, monk
     gz = tmp_path / "t.csv.gz"
     gz.write_bytes(gzip.compress(p.read_bytes()))
     want = [[f"s{1 + (i >= 40)}", *r, f"x{i}"] for i, r in enumerate(rows)]
-    monkeypatch.setattr(_text_parse, "GZ_ROWS", 3)
+    monkeypatch.setattr(_text_parse, "FIRST_ROWS", 3)
     monkeypatch.setattr(_text_parse, "RUN_CAPACITY", 2)
     for size in (16, 40, 1 << 20):
         monkeypatch.setattr(_text_files, "BLOCK_BYTES", size)
