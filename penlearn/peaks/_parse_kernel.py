@@ -94,6 +94,25 @@ def _parse_int(buf, a, b, allow_fraction):
 
 
 @numba.njit(cache=True)
+def _same(buf, pa, a, length):
+    """Whether ``buf[pa:pa + length]`` equals ``buf[a:a + length]``."""
+    for t in range(length):
+        if buf[pa + t] != buf[a + t]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _lines_end(buf):
+    """One past the last line terminator of ``buf`` (0 if none): every line that starts
+    before it ends in a terminator, so the fast paths scan it with no end-of-buffer test."""
+    k = len(buf)
+    while k > 0 and buf[k - 1] != 10 and buf[k - 1] != 13:
+        k -= 1
+    return k
+
+
+@numba.njit(cache=True)
 def parse_bedgraph(buf, pos, line, start, end, count, row, run_row, run_a, run_b, err):
     """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs) of ``buf``
     from byte ``pos`` on (``line`` lines before it) into ``start, end, count`` from index
@@ -109,12 +128,99 @@ def parse_bedgraph(buf, pos, line, start, end, count, row, run_row, run_a, run_b
     """
     runs = 0
     n = len(buf)
+    limit = _lines_end(buf)
     cap = len(start)
     run_cap = len(run_row)
     while pos < n:
         if row == cap or runs == run_cap:
             break
         line += 1
+        if pos < limit:
+            # the common line in one pass, with no end-of-buffer test (it ends in a
+            # terminator before ``limit``) and no call; any other line (blank, comment,
+            # header, bad, a number of 19 digits or more) takes the general path below
+            i = pos
+            c = buf[i]
+            ok = not (c == 32 or c == 9 or c == 10 or c == 13 or c == 35)
+            same = False
+            a0 = b0 = 0
+            if ok:
+                a0 = i
+                if runs > 0:  # the previous run's name, then a blank?
+                    pa = run_a[runs - 1]
+                    plen = run_b[runs - 1] - pa
+                    if i + plen < limit and (buf[i + plen] == 32 or buf[i + plen] == 9):
+                        same = True
+                        for t in range(plen):
+                            if buf[pa + t] != buf[a0 + t]:
+                                same = False
+                                break
+                        if same:
+                            i += plen
+                if not same:
+                    while c != 32 and c != 9 and c != 10 and c != 13:
+                        i += 1
+                        c = buf[i]
+                    # a track / browser line: the general path
+                    ok = not ((i - a0 >= 5 and buf[a0] == 116 and buf[a0 + 1] == 114
+                               and buf[a0 + 2] == 97 and buf[a0 + 3] == 99
+                               and buf[a0 + 4] == 107)
+                              or (i - a0 >= 7 and buf[a0] == 98 and buf[a0 + 1] == 114
+                                  and buf[a0 + 2] == 111 and buf[a0 + 3] == 119
+                                  and buf[a0 + 4] == 115 and buf[a0 + 5] == 101
+                                  and buf[a0 + 6] == 114))
+                b0 = i
+            v1 = v2 = v = np.int64(0)
+            for f in range(3):  # blanks, then digits parsed as they are scanned
+                c = buf[i]
+                if not ok or (c != 32 and c != 9):
+                    ok = False
+                    break
+                while c == 32 or c == 9:
+                    i += 1
+                    c = buf[i]
+                negative = c == 45
+                if negative:
+                    i += 1
+                    c = buf[i]
+                first = i
+                v = np.int64(0)
+                while 48 <= c <= 57:
+                    v = v * 10 + np.int64(c - 48)
+                    i += 1
+                    c = buf[i]
+                if i == first or i - first > 18:
+                    ok = False
+                    break
+                if negative:
+                    v = -v
+                if f == 0:
+                    v1 = v
+                elif f == 1:
+                    v2 = v
+                elif c == 46:  # the count: "3." / "3.00"
+                    i += 1
+                    while buf[i] == 48:
+                        i += 1
+            if ok:
+                c = buf[i]
+                while c == 32 or c == 9:
+                    i += 1
+                    c = buf[i]
+                if c == 10 or c == 13:
+                    start[row] = v1
+                    end[row] = v2
+                    count[row] = v
+                    if not same and not (runs > 0 and run_b[runs - 1] - run_a[runs - 1]
+                                         == b0 - a0 and _same(buf, run_a[runs - 1], a0,
+                                                              b0 - a0)):
+                        run_row[runs] = row
+                        run_a[runs] = a0
+                        run_b[runs] = b0
+                        runs += 1
+                    row += 1
+                    pos = i + 2 if c == 13 and i + 1 < n and buf[i + 1] == 10 else i + 1
+                    continue
         # skip leading blanks
         i = pos
         while i < n and (buf[i] == 32 or buf[i] == 9):
@@ -172,15 +278,8 @@ def parse_bedgraph(buf, pos, line, start, end, count, row, run_row, run_a, run_b
         start[row] = v1
         end[row] = v2
         count[row] = v3
-        same = False
-        if runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b0 - a0:
-            same = True
-            pa = run_a[runs - 1]
-            for t in range(b0 - a0):
-                if buf[pa + t] != buf[a0 + t]:
-                    same = False
-                    break
-        if not same:
+        if not (runs > 0 and run_b[runs - 1] - run_a[runs - 1] == b0 - a0
+                and _same(buf, run_a[runs - 1], a0, b0 - a0)):
             run_row[runs] = row
             run_a[runs] = a0
             run_b[runs] = b0
