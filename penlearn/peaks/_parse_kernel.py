@@ -341,12 +341,93 @@ def parse_csv_numbers(buf, pos, line, sep, n_fields, cols, text_cols, v0, v1, v2
     nruns = np.zeros(2, np.int64)
     last = np.zeros(4, np.int64)  # the byte ranges of the current runs' values
     n = len(buf)
+    limit = _lines_end(buf)
     cap = len(v0)
     run_cap = run_row.shape[1]
+    text_range = np.zeros(4, np.int64)  # the byte ranges of this line's text values
     while pos < n:
         if rows == cap or nruns[0] == run_cap or nruns[1] == run_cap:
             break
         line += 1
+        if pos < limit:
+            # the common line (no quotes, no blank first byte, integers of at most 18
+            # digits) in one pass, as in parse_bedgraph; any other takes the general path
+            i = pos
+            c = buf[i]
+            ok = not (c == 32 or c == 9 or c == 10 or c == 13)
+            x0 = x1 = x2 = np.int64(0)
+            f = 0
+            while ok:
+                if c == 34:
+                    ok = False
+                    break
+                r = role[f]
+                if 0 <= r <= 2:
+                    negative = c == 45
+                    if negative:
+                        i += 1
+                        c = buf[i]
+                    first = i
+                    v = np.int64(0)
+                    while 48 <= c <= 57:
+                        v = v * 10 + np.int64(c - 48)
+                        i += 1
+                        c = buf[i]
+                    if i == first or i - first > 18:
+                        ok = False
+                        break
+                    if r == 2 and c == 46:  # the count: "3." / "3.00"
+                        i += 1
+                        c = buf[i]
+                        while c == 48:
+                            i += 1
+                            c = buf[i]
+                    if negative:
+                        v = -v
+                    if r == 0:
+                        x0 = v
+                    elif r == 1:
+                        x1 = v
+                    else:
+                        x2 = v
+                else:
+                    a = i
+                    while c != sep and c != 10 and c != 13:
+                        i += 1
+                        c = buf[i]
+                    if r >= 3:
+                        text_range[2 * (r - 3)] = a
+                        text_range[2 * (r - 3) + 1] = i
+                f += 1
+                if c == sep and f < n_fields:
+                    i += 1
+                    c = buf[i]
+                else:
+                    ok = (c == 10 or c == 13) and f == n_fields
+                    break
+            if ok:
+                v0[rows] = x0
+                v1[rows] = x1
+                v2[rows] = x2
+                for k in range(2):
+                    if text_cols[k] < 0:
+                        continue
+                    a, b = text_range[2 * k], text_range[2 * k + 1]
+                    m = nruns[k]
+                    pa, pb = last[2 * k], last[2 * k + 1]
+                    same = m > 0 and pb - pa == b - a
+                    if same:  # inline: a call taking ``buf`` costs a reference count
+                        for t in range(b - a):
+                            if buf[pa + t] != buf[a + t]:
+                                same = False
+                                break
+                    if not same:
+                        last[2 * k], last[2 * k + 1] = a, b
+                        run_row[k, m], run_a[k, m], run_b[k, m] = rows, a, b
+                        nruns[k] = m + 1
+                rows += 1
+                pos = i + 2 if c == 13 and i + 1 < n and buf[i + 1] == 10 else i + 1
+                continue
         i = pos
         while i < n and (buf[i] == 32 or buf[i] == 9):
             i += 1
