@@ -168,8 +168,9 @@ def kernel_csv(data: bytes, sep: int, n_fields: int, cols, text_cols, cap: int):
 
 NUMBERS = st.one_of(
     st.integers(0, 10**7).map(str),
-    st.integers(-1000, 1000).map(str),
-    st.integers(-10**20, 10**20).map(str),  # 19 and 20 digits, in and beyond int64
+    st.integers(-1000, 1000).map(str),  # below: 18 to 21 digits, in and beyond int64
+    st.integers(-10**20, 10**20).map(str),
+    st.integers(-2 * 10**19, 2 * 10**19).filter(lambda x: abs(x) >= 10**17).map(str),
     st.sampled_from(["9223372036854775807", "9223372036854775808", "-9223372036854775807",
                      "-9223372036854775808", "0000000000000000000000012", "3.0", "3.",
                      "3.00", "3.5", ".0", "-", "", "+5", "1_0", "1e3", "\u0663", "0x1",
