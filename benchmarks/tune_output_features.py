@@ -27,7 +27,8 @@ Printed (and with ``--results`` written to RESULTS ``## tune_output_features``):
    best constant, of the linear penalty function (``level`` validation and subtrain) on
    the built-in features, on built-in + output features and on the output features
    only, and what ``SupervisedPenalty``'s 5-fold CV with the one-standard-error rule
-   chooses among {built-in + output (two levels), constant}.
+   chooses among {built-in + output (two levels), constant};
+3. where the best constant errs on the held-out signals (:func:`constant_misses`).
 
 Usage::
 
@@ -134,7 +135,27 @@ def one_detector(name, det, train, test) -> tuple[dict, dict]:
         f"{pick} ({' / '.join(f'{e:.0f}' for e in table['errors'])})")
     err["CV 1se %"] = (err["constant %"] if pick == CONSTANT
                        else err[f"built-in + output, {pick} %"])
-    return rho, err
+    return rho, err, constant_misses(name, te_ev, c, out_te["log1p.k+0"])
+
+
+def constant_misses(name, te_ev, c: float, log1p_k) -> dict:
+    """Where the best constant errs on the held-out signals: how many signals carry its
+    errors, how many of them have their fewest-error interval of log pen entirely below
+    (above) c, the median width of those intervals, and the changes at c of these
+    signals against the others'."""
+    ids = list(log1p_k.index)
+    e = errors_at_predictions(te_ev, pd.Series(c, index=ids)).set_index("sequence_id")
+    miss = e.index[e["errors"] > 0]
+    ti = pl.target_intervals(te_ev).set_index("sequence_id").loc[miss]
+    width = ti["max_log_lambda"] - ti["min_log_lambda"]
+    k = np.expm1(log1p_k.astype(float))
+    return {"detector": name, "constant errors": int(e["errors"].sum()),
+            "signals with errors / all": f"{len(miss)} / {len(ids)}",
+            "interval below c": int((ti["max_log_lambda"] < c).sum()),
+            "interval above c": int((ti["min_log_lambda"] > c).sum()),
+            "median width (finite)": float(width[np.isfinite(width)].median()),
+            "changes at c: these (median)": float(k[miss].median()),
+            "changes at c: others (median)": float(k.drop(miss).median())}
 
 
 def main(argv=None) -> None:
@@ -145,18 +166,23 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     start = time.perf_counter()
-    rho_rows, err_rows = [], []
+    rho_rows, err_rows, miss_rows = [], [], []
     for seed in [int(s) for s in args.seeds.split(",")]:
         train, test = split(args.signals, seed)
         for name, det in detectors().items():
-            rho, err = one_detector(name, det, train, test)
+            rho, err, miss = one_detector(name, det, train, test)
+            miss_rows.append({"seed": seed, **miss})
             rho_rows.append({"seed": seed, **rho})
             err_rows.append({"seed": seed, **err})
             print(f"seed {seed}, {name}: done", flush=True)
     text = ("Spearman correlation over the training signals with the middle of the "
             "fewest-error interval of log pen:\n\n" + markdown(pd.DataFrame(rho_rows))
             + "\n\nHeld-out label errors (% of labels), linear penalty function:\n\n"
-            + markdown(pd.DataFrame(err_rows)))
+            + markdown(pd.DataFrame(err_rows))
+            + "\n\nWhere the best constant errs on the held-out signals (each "
+            "signal's fewest-error interval of log pen entirely below / above c, its "
+            "width, changes at c):\n\n"
+            + markdown(pd.DataFrame(miss_rows)))
     print(text)
     if args.results:
         head = (
