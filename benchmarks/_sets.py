@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.learn.groups import sequence_region
+
 CHIPSEQ = [
     "ATAC_JV_adipose", "CTCF_TDH_ENCODE", "H3K27ac-H3K4me3_TDHAM_BP", "H3K27ac_TDH_some",
     "H3K27me3_RL_cancer", "H3K27me3_TDH_some", "H3K36me3_AM_immune", "H3K36me3_TDH_ENCODE",
@@ -91,8 +93,9 @@ def coverage_set(folder: Path):
 
 
 def region_of(sequence_id: str) -> str:
-    """The genomic region of a sequence id: the part after the last ``/`` of a ChIP-seq
-    or coverage-set id (``chr:start-end``), the ``chr<Z>`` part of a neuroblastoma id.
+    """The genomic region of a sequence id: the trailing ``chr:start-end`` of a ChIP-seq
+    or coverage-set id (:func:`penlearn.learn.groups.sequence_region`), the ``chr<Z>``
+    part of a neuroblastoma id.
 
     >>> region_of("H3K9me3_TDH_BP/samples/bcell/ERS206573/problems/chr4:68270000-75427379")
     'chr4:68270000-75427379'
@@ -101,8 +104,9 @@ def region_of(sequence_id: str) -> str:
     """
     if not isinstance(sequence_id, str) or not sequence_id:
         raise ValueError(f"sequence id {sequence_id!r}: expected a non-empty string")
-    if "/" in sequence_id:
-        return sequence_id.rsplit("/", 1)[1]
+    region = sequence_region(sequence_id)  # the library's rule (region_groups)
+    if region is not None:
+        return region
     head, sep, chrom = sequence_id.rpartition("_")
     if not sep or not chrom.startswith("chr"):
         raise ValueError(f"sequence id {sequence_id!r}: expected '<set>/.../<chr:start-end>' "
@@ -130,9 +134,10 @@ def region_folds(labels: pd.Series, n_folds: int = 4, seed: int = 1) -> pd.DataF
 
     Examples
     --------
-    >>> s = pd.Series(1, index=["a/r1", "b/r1", "a/r2", "b/r2", "a/r3"])
+    >>> s = pd.Series(1, index=["a/chr1:0-9", "b/chr1:0-9", "a/chr2:0-9", "b/chr2:0-9",
+    ...                         "a/chr3:0-9"])
     >>> f = region_folds(s, n_folds=2, seed=0)
-    >>> f.groupby(f["sequence_id"].map(region_of))["fold"].nunique().max()
+    >>> int(f.groupby(f["sequence_id"].map(region_of))["fold"].nunique().max())
     1
     """
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:

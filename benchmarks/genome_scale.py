@@ -8,7 +8,7 @@ Run: python benchmarks/genome_scale.py [--quick] [--results] [--sizes 5e6 2e7]
   bedGraph (plain and gzip), a CSV table with ``sample_id`` and a bigWig (pyBigWig);
 * each reader (:func:`penlearn.read_bedgraph`, :func:`penlearn.read_coverage`,
   :func:`penlearn.read_bigwig`) against ``pandas.read_csv`` on the same file: wall time
-  and peak memory, each in its own subprocess (``ru_maxrss`` of the child, minus that of
+  and peak memory, each in its own subprocess (``VmHWM`` of the child, minus that of
   a child that only imports the same modules), and the bytes of the arrays returned;
 * ``penlearn peaks FILE --penalty P`` wall time and max RSS (a subprocess), on the filled
   coverage and on the gapped one (zero-count rows left out, as ``bedtools genomecov
@@ -25,11 +25,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gzip
-import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +38,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
+from _measure import run_command, run_python  # noqa: E402
 
 SECTION = "## genome_scale"
 CHROM = "chr1"
@@ -113,38 +112,20 @@ else:
     df = read_coverage([path])
 wall = time.perf_counter() - t0
 arrays = int(df.memory_usage(index=False, deep=False).sum())
-# VmHWM, not ru_maxrss: the latter keeps the (large) parent's size across fork + exec
-hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+from _measure import max_rss_bytes  # VmHWM: not the (large) parent's size after fork + exec
 print(json.dumps({"wall": wall, "rows": len(df), "arrays": arrays,
-                  "maxrss": int(hwm.split()[1]) * 1024}))
+                  "maxrss": max_rss_bytes()}))
 """
 
 
 def measure_read(how: str, path: Path | str) -> dict:
     """Wall time, rows, bytes of the returned columns, max RSS of a child process."""
-    out = subprocess.run([sys.executable, "-c", _CHILD, how, str(path)], check=True,
-                         capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_python(["-c", _CHILD, how, str(path)])
 
 
-# a small measuring process starts the command, so RUSAGE_CHILDREN is the command's own
-_CMD_CHILD = r"""
-import json, subprocess, sys, time, resource
-t0 = time.perf_counter()
-p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-wall = time.perf_counter() - t0
-err = p.stderr.strip().splitlines()[-1] if p.returncode and p.stderr.strip() else ""
-print(json.dumps({"wall": wall, "code": p.returncode, "error": err,
-                  "maxrss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
-"""
-
-
-def run_command(argv: list[str]) -> dict:
-    """``penlearn ARGV -q`` in a fresh measuring process (its own RUSAGE_CHILDREN)."""
-    out = subprocess.run([sys.executable, "-c", _CMD_CHILD, sys.executable, "-m",
-                          "penlearn.cli",
-                          *argv, "-q"], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def run_penlearn(argv: list[str]) -> dict:
+    """``penlearn ARGV -q`` measured alone (:func:`_measure.run_command`)."""
+    return run_command([sys.executable, "-m", "penlearn.cli", *argv, "-q"])
 
 
 def mb(x: float) -> str:
@@ -193,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             if n <= args.peaks_max_rows and not args.readers_only:
                 for kind in ("bedGraph.gz", "gapped"):
                     out = tmp / f"peaks-{kind}.bed"
-                    r = run_command(["peaks", str(files[kind]), "--penalty",
+                    r = run_penlearn(["peaks", str(files[kind]), "--penalty",
                                      str(args.penalty), "--out", str(out), "--force"])
                     peaks = sum(1 for _ in open(out)) if r["code"] == 0 else None
                     peak_rows.append([f"{n:,}", kind, "1", f"{r['wall']:.1f}",
@@ -212,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                                                       sep="\t", header=False, index=False)
         for jobs in (1, 2) if args.samples else ():
             out = tmp / f"peaks-jobs{jobs}"
-            r = run_command(["peaks", str(folder), "--penalty", str(args.penalty), "--out",
+            r = run_penlearn(["peaks", str(folder), "--penalty", str(args.penalty), "--out",
                              str(out), "--force", "--jobs", str(jobs)])
             peaks = sum(1 for f in out.glob("*.bed") for _ in open(f)) if r["code"] == 0 \
                 else None

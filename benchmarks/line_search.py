@@ -34,8 +34,6 @@ import json
 import os
 import platform
 import random
-import resource
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -49,6 +47,7 @@ from penlearn.datasets import binary_timing_problem
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
+from _measure import max_rss_bytes, run_python  # noqa: E402
 
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
 REF = SHARED / "reference" / "aum"
@@ -117,14 +116,12 @@ def one_case(source: str, n: int, weight: str, kind: str) -> dict:
         "step_size": float(row["step_size"]),
         "aum": float(row["aum"]),
         "auc": float(row["auc"]),
-        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "maxrss_mb": max_rss_bytes() / 2**20,
     }
 
 
 def run_sub(source, n, weight, kind) -> dict:
-    cmd = [sys.executable, __file__, "--one", source, str(n), weight, kind]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run_python([__file__, "--one", source, str(n), weight, kind])
 
 
 def r_times() -> pd.DataFrame:

@@ -23,7 +23,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +36,7 @@ from penlearn.peaks.peakseg import peakseg, peakseg_path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
+from _measure import run_python  # noqa: E402
 
 SECTION = "## peakseg"
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
@@ -70,11 +70,7 @@ def compile_seconds() -> float:
         "print(time.perf_counter() - t)"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, NUMBA_CACHE_DIR=tmp,
-                   PYTHONPATH=str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+        return float(run_python(["-c", code], env={"NUMBA_CACHE_DIR": tmp}))
 
 
 def run(args) -> dict:

@@ -1,18 +1,21 @@
 """Benchmark: memory and time of ``peakseg`` on chromosome-scale synthetic coverage.
 
-Run: nice python benchmarks/peakseg_memory.py [--rows 1e6 5e6 2e7] [--penalty P] [--results]
+Run: nice python benchmarks/peakseg_memory.py [--rows 1e6 5e6 2e7] [--penalty P] [--cli]
+     [--results]
 
 Each size runs in a fresh subprocess (so that its peak resident memory is its own): the
 child builds a synthetic bedGraph-like table (background counts 0–3 in runs of 1–50
 bases, plus a planted peak of 200 rows with counts raised by Poisson(15) every 10,000
 rows), then solves it with :func:`penlearn.peaks.peakseg.peakseg`. Reported per size:
-the max RSS of the whole child (``getrusage(RUSAGE_SELF).ru_maxrss`` at its end, so the
-input table counts too), the RSS right after the table was built, the solve's wall and
+the max RSS of the whole child (``_measure.max_rss_bytes`` at its end, so the input
+table counts too), the RSS right after the table was built, the solve's wall and
 CPU seconds, the number of peaks, the mean number of function pieces and the size of
-the solver's temporary files. The in-memory C++ solver's time (PeakSegOptimal
-``PeakSegFPOPchrom`` on 10^6 rows, ``reference/peakseg/timings``) scaled by N log N is the
-time goal (issue 22: within 2×). With ``--results`` the table goes to the
-``## peakseg memory`` section of benchmarks/RESULTS.md.
+the solver's temporary files; with ``--cli``, the wall time and max RSS of the whole
+``penlearn peaks`` command on the same table written as a bedGraph file. The in-memory
+C++ solver's time (PeakSegOptimal ``PeakSegFPOPchrom`` on 10^6 rows,
+``reference/peakseg/timings``) scaled by N log N is the time goal (issue 22: within
+2×). With ``--results`` the table goes to the ``## peakseg memory`` section of
+benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
+from _measure import max_rss_bytes, run_command, run_python  # noqa: E402
 
 SECTION = "## peakseg memory"
 SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
@@ -61,7 +65,6 @@ def synthetic_coverage(n: int, seed: int = 1) -> pd.DataFrame:
 
 def child(n: int, penalty: float) -> dict:
     """Build the table, solve it, report memory and time (runs in the subprocess)."""
-    import resource
     import time
 
     import penlearn.peaks._peakseg_store as store
@@ -76,24 +79,31 @@ def child(n: int, penalty: float) -> dict:
 
     store.PieceStore = Recorded
     cov = synthetic_coverage(n)
-    rss_input = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_input = max_rss_bytes() / 2**20
     t0, c0 = time.perf_counter(), time.process_time()
     fit = peakseg(cov, penalty)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = max_rss_bytes() / 2**20
     return {"rows": n, "rss_input_mb": rss_input, "max_rss_mb": rss, "wall": wall,
             "cpu": cpu, "peaks": fit.n_peaks, "mean_intervals": fit.mean_intervals,
             "disk_mb": sum(s.disk_bytes for s in made) / 2**20}
 
 
 def run_child(n: int, penalty: float) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
-    code = (f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import peakseg_memory as m;"
-            f" print(json.dumps(m.child({n}, {penalty!r})))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                         text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_python(["-c", "import json, peakseg_memory as m; "
+                       f"print(json.dumps(m.child({n}, {penalty!r})))"])
+
+
+def cli_run(n: int, penalty: float) -> dict:
+    """``penlearn peaks`` on the same table written as a bedGraph file: wall, max RSS."""
+    with tempfile.TemporaryDirectory(prefix="penlearn-pm-") as tmp:
+        path = Path(tmp) / "coverage.bedGraph"
+        synthetic_coverage(n).to_csv(path, sep="\t", header=False, index=False)
+        r = run_command([sys.executable, "-m", "penlearn.cli", "peaks", str(path),
+                         "--penalty", repr(penalty), "--out", str(Path(tmp) / "p.bed"), "-q"])
+    if r["code"]:
+        raise RuntimeError(f"penlearn peaks failed: {r['error']}")
+    return {"cli_wall": r["wall"], "cli_max_rss_mb": r["maxrss"] / 2**20}
 
 
 def cpp_seconds() -> float:
@@ -105,15 +115,17 @@ def cpp_seconds() -> float:
 def table(rows: list[dict], cpp: float) -> str:
     lines = ["| rows | max RSS MB (whole process) | RSS after building the input MB | "
              "solve wall s (CPU s) | C++ in memory, scaled N log N s | ratio wall (CPU) | "
-             "peaks | mean pieces | temp files MB |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "peaks | mean pieces | temp files MB | `penlearn peaks` max RSS MB (wall s) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         n = r["rows"]
         goal = cpp * n * math.log(n) / (1e6 * math.log(1e6))
         lines.append(
             f"| {n:,} | {r['max_rss_mb']:,.0f} | {r['rss_input_mb']:,.0f} | {r['wall']:.1f} "
             f"({r['cpu']:.1f}) | {goal:.1f} | {r['wall'] / goal:.2f} ({r['cpu'] / goal:.2f}) | "
-            f"{r['peaks']} | {r['mean_intervals']:.1f} | {r['disk_mb']:,.0f} |")
+            f"{r['peaks']} | {r['mean_intervals']:.1f} | {r['disk_mb']:,.0f} | "
+            + (f"{r['cli_max_rss_mb']:,.0f} ({r['cli_wall']:.0f}) |" if "cli_wall" in r
+               else "– |"))
     return "\n".join(lines)
 
 
@@ -122,11 +134,16 @@ def main(argv=None) -> None:
     ap.add_argument("--rows", type=float, nargs="+", default=[1e6, 5e6, 2e7])
     ap.add_argument("--penalty", type=float, default=1e5)
     ap.add_argument("--results", action="store_true")
+    ap.add_argument("--cli", action="store_true",
+                    help="also run 'penlearn peaks' on each table written as a bedGraph file "
+                    "(reading, windows, checks and solve: the whole command's max RSS)")
     args = ap.parse_args(argv)
     run_child(1000, args.penalty)  # compile / load the numba cache outside the timings
     rows = []
     for n in args.rows:
         r = run_child(int(n), args.penalty)
+        if args.cli:
+            r.update(cli_run(int(n), args.penalty))
         print(json.dumps(r), flush=True)
         rows.append(r)
     text = table(rows, cpp_seconds())
@@ -134,10 +151,10 @@ def main(argv=None) -> None:
     head = (
         f"`nice python benchmarks/peakseg_memory.py --rows "
         f"{' '.join(f'{n:g}' for n in args.rows)} --penalty {args.penalty:g}"
-        f"{' --results' if args.results else ''}` on "
+        f"{' --cli' if args.cli else ''}{' --results' if args.results else ''}` on "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, numpy {np.__version__}; "
-        f"load average at the end {load:.1f} (machine shared with six other engineers, so "
+        f"load average at the end {load:.1f} (machine shared with other engineers, so "
         "wall times are noisy: CPU seconds are given too). One fresh subprocess per size; "
         "synthetic coverage: counts 0–3 in runs of 1–50 bases, a 200-row planted peak "
         "(+Poisson(15)) every 10,000 rows. C++ goal: PeakSegOptimal's in-memory "
@@ -149,9 +166,9 @@ def main(argv=None) -> None:
     per_row = (big["max_rss_mb"] - big["rss_input_mb"]) * 2**20 / big["rows"]
     account = (
         f"Account. At {big['rows']:,} rows the process peaks {per_row:.0f} bytes per row "
-        "above the input table: the validated frame of `check_coverage` (int64 copies) "
-        "and the solver's arrays (`start`, `y`, `w`: 24 bytes per row) while the frame "
-        "is alive; the solver itself adds a bounded amount (chunk buffers of 2^20 pieces, "
+        "above the input table: the solver's arrays (`y`, `w`: 16 bytes per row; "
+        "`check_coverage` keeps views of the int64 columns, no copy); the solver itself "
+        "adds a bounded amount (chunk buffers of 2^20 pieces, "
         "at most 64 MiB of chunks kept in RAM before the store spills to its temporary "
         f"files, {big['disk_mb'] * 2**20 / big['rows']:.0f} bytes per row on disk). "
         "The models are those of the in-memory path (tests/peaks/test_peakseg_disk.py)."

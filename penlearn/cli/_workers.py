@@ -31,6 +31,10 @@ def add_worker_arguments(p) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a Dask scheduler (e.g. tcp://host:8786) to run the tasks on "
                    "(needs the 'distributed' package; instead of --jobs)")
+    p.add_argument("--tmpdir", default=None, metavar="DIR",
+                   help="folder of the PeakSeg solver's temporary files (whole chromosomes: "
+                   "about 5 GB per 2e7 coverage rows and worker; default: $PENLEARN_TMPDIR, "
+                   "else $TMPDIR, else /tmp)")
 
 
 @contextlib.contextmanager

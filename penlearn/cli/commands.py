@@ -39,6 +39,7 @@ from penlearn.datasets import (
     write_uci,
 )
 from penlearn.learn import learn_penalty, subtrain_validation_split
+from penlearn.peaks.peakseg import check_tmpdir
 from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
 
@@ -334,8 +335,10 @@ def cmd_learn(args) -> int:
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     cache = False if args.no_cache else (args.cache_dir or True)
+    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
-        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor, cache=cache)
+        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor, cache=cache,
+                       tmpdir=tmpdir)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]

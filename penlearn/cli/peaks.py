@@ -27,6 +27,7 @@ from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_b
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.peak_evaluation import predict_peaks
+from penlearn.peaks.peakseg import check_tmpdir
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "sample_file_names"]
 
@@ -131,6 +132,7 @@ def cmd_peaks(args) -> int:
     out = Path(args.out)
     if args.track:
         track_line(args.track)  # a bad name fails now, not after the work
+    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     report = _Reporter(args.quiet)
@@ -144,7 +146,7 @@ def cmd_peaks(args) -> int:
     report(f"peak models of {len(samples)} sample(s)")
     with workers(args) as executor:
         segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
-                             progress=not args.quiet)
+                             progress=not args.quiet, tmpdir=tmpdir)
     if not several:  # each file is written atomically
         n = _write_sample(segs, samples[0], out, args, means)
         print(f"penlearn peaks: wrote {n} peaks to {out}")

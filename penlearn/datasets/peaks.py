@@ -67,8 +67,8 @@ def is_peak_folder(path: str | os.PathLike) -> bool:
 
 def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT_MAX_PEAKS,
                      n_folds: int = 3, seed: int = 1, executor: Executor | None = None,
-                     progress: bool = False, cache: bool | str | os.PathLike = False
-                     ) -> UCIDataSet:
+                     progress: bool = False, cache: bool | str | os.PathLike = False,
+                     tmpdir: str | os.PathLike | None = None) -> UCIDataSet:
     """A coverage + peak labels folder as a data set (computed, not read).
 
     Parameters
@@ -90,6 +90,9 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         Reuse (or store) the evaluation and feature tables in a cache folder: True for
         :func:`default_cache_dir`, or a folder. A cache that cannot be written gives one
         warning and the tables are computed as without it.
+    tmpdir : path, optional
+        Folder of the PeakSeg solver's temporary files (see
+        :func:`~penlearn.peaks.peakseg.peakseg`); not part of the cache key.
 
     Returns
     -------
@@ -128,7 +131,8 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
     else:
         coverage = read_coverage(folder, progress=progress)
         evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
-                                          executor=executor, progress=progress)
+                                          executor=executor, progress=progress,
+                                          tmpdir=tmpdir)
         features = coverage_features(coverage)
         extra = {"coverage": coverage, "labels": labels}
         if where is not None:

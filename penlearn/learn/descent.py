@@ -86,8 +86,10 @@ def check_options(line_search_: str, normalize: str, max_steps, tol) -> None:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
 
 
-def check_classes(bp: Breakpoints, what: str) -> None:
+def check_classes(bp: Breakpoints, what: str, hint: str = "") -> None:
     """Raise a ``ValueError`` unless ``bp`` has both possible FP and possible FN.
+
+    ``hint`` ends the message (e.g. what to do when the error functions are bounded).
 
     Examples
     --------
@@ -97,17 +99,17 @@ def check_classes(bp: Breakpoints, what: str) -> None:
     if len(bp) == 0:
         raise ValueError(
             f"the {what} set has no labels (no changes of FP/FN with the penalty): "
-            "nothing to learn from"
+            f"nothing to learn from{hint}"
         )
     if not bp.fp_total > 0:
         raise ValueError(
             f"the {what} set has only one class: no false positive is possible "
-            "(no negative labels / sum of fp jumps is 0)"
+            f"(no negative labels / sum of fp jumps is 0){hint}"
         )
     if not bp.fn_total > 0:
         raise ValueError(
             f"the {what} set has only one class: no false negative is possible "
-            "(no positive labels / sum of fn jumps is 0)"
+            f"(no positive labels / sum of fn jumps is 0){hint}"
         )
 
 

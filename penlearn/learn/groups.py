@@ -20,9 +20,25 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["check_groups", "group_split", "region_groups"]
+__all__ = ["check_groups", "group_split", "region_groups", "sequence_region"]
 
 _REGION = re.compile(r"(?:^|/)(chr[^/:]+:\d+-\d+)$")
+
+
+def sequence_region(sequence_id) -> str | None:
+    """The ``chrom:start-end`` region that ends a ChIP-seq sequence id, else None.
+
+    Examples
+    --------
+    >>> sequence_region("H3K9me3_TDH_BP/samples/bcell/ERS206573/problems/chr4:6827-7542")
+    'chr4:6827-7542'
+    >>> sequence_region("McGill0012/chr21:43118550-43459313")
+    'chr21:43118550-43459313'
+    >>> sequence_region("100_chr17") is None
+    True
+    """
+    m = _REGION.search(sequence_id) if isinstance(sequence_id, str) else None
+    return None if m is None else m.group(1)
 
 
 def region_groups(ids) -> pd.Series | None:
@@ -49,12 +65,9 @@ def region_groups(ids) -> pd.Series | None:
     True
     """
     ids = list(ids)
-    regions = []
-    for i in ids:
-        m = _REGION.search(i) if isinstance(i, str) else None
-        if m is None:
-            return None
-        regions.append(m.group(1))
+    regions = [sequence_region(i) for i in ids]
+    if None in regions:
+        return None
     if len(set(regions)) < 2:
         return None
     return pd.Series(regions, index=pd.Index(ids, name="sequence_id"), name="group")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import check_evaluation, id_list
+from penlearn._checks import bounded_rows, check_evaluation, id_list
 from penlearn.breakpoints import (
     Breakpoints,
     breakpoints_from_checked,
@@ -194,8 +194,21 @@ def _set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
         keep = ~np.isin(bp.example, bad)
         bp = Breakpoints(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
                          bp.n_examples, bp.example_ids)
-    check_classes(bp, what)
+    check_classes(bp, what, _bound_hint(evaluation))
     return bp.normalize(normalize)
+
+
+def _bound_hint(evaluation: pd.DataFrame) -> str:
+    """What to do when bounded error functions hold too few errors to learn from."""
+    bounded = bounded_rows(evaluation)
+    if not bounded.any():
+        return ""
+    n = evaluation.loc[bounded, "sequence_id"].nunique()
+    bound = evaluation.attrs.get("max_peaks")
+    where = f"max_peaks={bound}" if bound is not None else "a bound"
+    return (f"; the error functions of {n} of its sequences stop at {where} (rows marked "
+            "bounded) and the missing errors may lie below it: compute them further down, "
+            "e.g. peak_error_functions(..., max_peaks=100) (the default) or larger")
 
 
 def _target_intervals(evaluation: pd.DataFrame, ids: list) -> pd.DataFrame:

@@ -53,6 +53,36 @@ _DTYPES = (np.dtype(np.int32), np.dtype(np.float64), np.dtype(np.int32),
 _WIDTH = (2, 1, 1, 1)  # values per row
 
 
+def check_tmpdir(tmpdir, name: str = "tmpdir") -> str | None:
+    """Validate the folder of the solver's temporary files; None stays None.
+
+    None means ``$PENLEARN_TMPDIR``, else :mod:`tempfile`'s default (``$TMPDIR``,
+    ``/tmp``, …). A folder given must exist, be a directory and be writable.
+
+    Examples
+    --------
+    >>> check_tmpdir(None) is None
+    True
+    >>> check_tmpdir("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    ValueError: tmpdir '/no/such/folder' does not exist: give an existing, writable folder
+    """
+    if tmpdir is None:
+        return None
+    if not isinstance(tmpdir, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a folder path (str or os.PathLike), got "
+                        f"{type(tmpdir).__name__}")
+    path = os.fsdecode(tmpdir)
+    problem = ("does not exist" if not os.path.exists(path)
+               else "is not a directory" if not os.path.isdir(path)
+               else "is not writable" if not os.access(path, os.W_OK | os.X_OK)
+               else None)
+    if problem:
+        raise ValueError(f"{name} {path!r} {problem}: give an existing, writable folder")
+    return path
+
+
 class PieceStore:
     """Chunks of decoding information, appended in data order and read back last first.
 
@@ -123,7 +153,8 @@ class PieceStore:
             where = self.tmpdir or tempfile.gettempdir()
             raise OSError(
                 f"PeakSeg temporary files in {where} ({self.disk_bytes} bytes written): "
-                f"{exc}; set PENLEARN_TMPDIR to a directory with more free space"
+                f"{exc}; give a folder with more free space as tmpdir= (CLI: --tmpdir) or "
+                "in PENLEARN_TMPDIR"
             ) from exc
 
     def _read(self, data: int, pieces: int, data_before: int, pieces_before: int):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["GAP_POLICIES", "check_gaps", "coverage_problems", "fill_gaps"]
+__all__ = ["GAP_POLICIES", "check_gaps", "coverage_problems", "fill_gaps", "one_problem"]
 
 #: The accepted values of every ``gaps=`` argument.
 GAP_POLICIES = ("fill", "error")
@@ -37,6 +37,27 @@ def check_gaps(gaps) -> str:
     if not isinstance(gaps, str) or gaps not in GAP_POLICIES:
         raise ValueError(f"gaps must be 'fill' or 'error', got {gaps!r}")
     return gaps
+
+
+def one_problem(coverage: pd.DataFrame) -> bool:
+    """True when every row has the ``sample_id`` (if any) and ``chrom`` of the first row.
+
+    A cheap test (one comparison per row, no hash table of 10^7 strings, no copy) that
+    lets one whole chromosome skip the grouping of the general case; False on a
+    missing value, which the general case handles.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": ["chr1", "chr1", "chr2"], "chromStart": [0, 1, 0]})
+    >>> one_problem(cov), one_problem(cov.iloc[:2])
+    (False, True)
+    """
+    for col in ("sample_id", "chrom"):
+        if col in coverage.columns and len(coverage):
+            values = coverage[col].to_numpy()
+            if pd.isna(values[0]) or (values != values[0]).any():
+                return False
+    return True
 
 
 def _group_codes(coverage: pd.DataFrame) -> np.ndarray:
@@ -89,6 +110,10 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
     n = len(coverage)
     if n < 2 or not {"chromStart", "chromEnd"} <= set(coverage.columns):
         return coverage
+    lo, hi = coverage["chromStart"].to_numpy(), coverage["chromEnd"].to_numpy()
+    if lo.dtype.kind in "iu" and hi.dtype.kind in "iu" and one_problem(coverage) \
+            and not (lo[1:] > hi[:-1]).any():
+        return coverage  # one whole chromosome without gaps: no grouping, no copy
     start = pd.to_numeric(coverage["chromStart"], errors="coerce").to_numpy(dtype=float)
     end = pd.to_numeric(coverage["chromEnd"], errors="coerce").to_numpy(dtype=float)
     code = _group_codes(coverage)
@@ -148,6 +173,9 @@ def coverage_problems(coverage: pd.DataFrame) -> list[tuple[object, object, pd.D
     >>> [(s, c, len(g)) for s, c, g in coverage_problems(cov)]
     [('a', 'chr1', 1), ('a', 'chr2', 1), ('b', 'chr1', 1)]
     """
+    if len(coverage) and one_problem(coverage):  # (no copy of a whole chromosome)
+        sid = coverage["sample_id"].iloc[0] if "sample_id" in coverage.columns else None
+        return [(sid, coverage["chrom"].iloc[0], coverage)]
     if "sample_id" in coverage.columns:
         groups = coverage.groupby(["sample_id", "chrom"], sort=False, dropna=False)
         return [(s, c, g) for (s, c), g in groups]

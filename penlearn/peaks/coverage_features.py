@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.contigs import check_gaps, fill_gaps
+from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_io import check_coverage_rows
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
@@ -147,6 +147,11 @@ def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
     >>> sample_windows(cov).values.tolist()
     [['s1', 'chr1', 0, 4]]
     """
+    if windows is None and len(cov) and one_problem(cov):  # one chromosome: no grouping
+        return pd.DataFrame({"sample_id": cov["sample_id"].iloc[:1].to_numpy(),
+                             "chrom": cov["chrom"].iloc[:1].to_numpy(),
+                             "chromStart": [cov["chromStart"].min()],
+                             "chromEnd": [cov["chromEnd"].max()]})
     if windows is None:
         g = cov.groupby(["sample_id", "chrom"], sort=False)
         out = g.agg(chromStart=("chromStart", "min"), chromEnd=("chromEnd", "max"))

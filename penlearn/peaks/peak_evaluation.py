@@ -26,7 +26,7 @@ from concurrent.futures import Executor, as_completed
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.contigs import check_gaps, fill_gaps
+from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
     PEAK_ANNOTATIONS,
@@ -34,7 +34,7 @@ from penlearn.peaks.peak_labels import (
     check_peak_labels,
     peak_label_counts,
 )
-from penlearn.peaks.peakseg import check_coverage, peakseg, peakseg_path
+from penlearn.peaks.peakseg import check_coverage, check_tmpdir, peakseg, peakseg_path
 
 __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
@@ -53,7 +53,7 @@ EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                            sequence_id: str = "window",
                            max_peaks: int | None = DEFAULT_MAX_PEAKS,
-                           gaps: str = "fill") -> pd.DataFrame:
+                           gaps: str = "fill", tmpdir: str | None = None) -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
 
     Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
@@ -79,6 +79,9 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         full path down to penalty 0 (thousands of models on 10^4 rows).
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows (see :func:`~penlearn.peaks.contigs.fill_gaps`).
+    tmpdir : str, optional
+        Folder of the solver's temporary files (see
+        :func:`~penlearn.peaks.peakseg.peakseg`).
 
     Returns
     -------
@@ -110,7 +113,7 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
 
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
@@ -150,7 +153,10 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
     Gaps are filled per (sample, chromosome) before the window is cut out, so that a
     window starting inside a gap sees the zeros there, as in the filled file."""
     cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
-    by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    if len(cov) and one_problem(cov):  # one whole chromosome: no copy of it
+        by_sample = {(cov["sample_id"].iloc[0], cov["chrom"].iloc[0]): cov}
+    else:
+        by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     filled: dict = {}
     for w in sample_windows(cov, windows).itertuples(index=False):
         sid = w.sample_id if "sample_id" in coverage.columns else None
@@ -161,21 +167,27 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
             filled[key] = fill_gaps(by_sample[key], gaps, name=where)
         g = filled[key]
-        inside = (g["chromEnd"] > w.chromStart) & (g["chromStart"] < w.chromEnd)
-        gw = g[inside].copy()
-        gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
-        gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
+        lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
+        if w.chromStart <= lo.min() and hi.max() <= w.chromEnd:
+            gw = g  # the window holds the whole contig (the default windows): no copy
+        else:
+            inside = (hi > w.chromStart) & (lo < w.chromEnd)
+            gw = g[inside].copy()
+            gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
+            gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
 def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: bool = False,
-                  gaps: str = "fill", progress: bool = False) -> pd.DataFrame:
+                  gaps: str = "fill", tmpdir: str | None = None, progress: bool = False
+                  ) -> pd.DataFrame:
     """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
     :func:`predict_peaks`)."""
     check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
-    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress)
+    model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress,
+                    tmpdir=tmpdir)
     peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
         else model.peaks
     peaks = peaks.assign(sequence_id=name, log_lambda=value)
@@ -186,7 +198,7 @@ def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: boo
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
-                  progress: bool = False) -> pd.DataFrame:
+                  progress: bool = False, tmpdir: str | None = None) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -215,6 +227,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         Show a tqdm progress bar counting coverage rows (with two or more windows) and,
         without an executor, bars inside each solve of 10^6 rows or more
         (:func:`~penlearn.peaks.peakseg.peakseg`).
+    tmpdir : str, optional
+        Folder of the solver's temporary files (whole chromosomes; see
+        :func:`~penlearn.peaks.peakseg.peakseg`); with an executor, a path that every
+        worker can write to. Default: ``$PENLEARN_TMPDIR``, else the system's.
 
     Returns
     -------
@@ -232,6 +248,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     from tqdm.auto import tqdm  # only when peaks are predicted
 
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     if not isinstance(log_lambda, pd.Series) and (
             isinstance(log_lambda, (bool, np.bool_))
             or not isinstance(log_lambda, (int, float, np.integer, np.floating))):
@@ -247,7 +264,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        tasks.append((cov, value, name, sid, segments, gaps))
+        tasks.append((cov, value, name, sid, segments, gaps, tmpdir))
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
@@ -292,8 +309,8 @@ def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows, gaps: str):
 def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                          windows: pd.DataFrame | None = None,
                          max_peaks: int | None = DEFAULT_MAX_PEAKS, gaps: str = "fill",
-                         executor: Executor | None = None, progress: bool = True
-                         ) -> pd.DataFrame:
+                         executor: Executor | None = None, progress: bool = True,
+                         tmpdir: str | None = None) -> pd.DataFrame:
     """The evaluation table of every labeled (sample, window), from coverage and labels.
 
     Parameters
@@ -324,6 +341,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
     progress : bool
         Show a tqdm progress bar.
+    tmpdir : str, optional
+        Folder of the solver's temporary files, as for :func:`predict_peaks`.
 
     Returns
     -------
@@ -355,6 +374,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:
@@ -367,11 +387,11 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         if executor is None:
             for i, (name, cov, lab) in enumerate(tasks):
                 out[i] = window_error_functions(cov, lab, sequence_id=name,
-                                                max_peaks=max_peaks, gaps=gaps)
+                                                max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
                 bar.update()
         else:
             futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
-                                       max_peaks=max_peaks, gaps=gaps): i
+                                       max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir): i
                        for i, (name, cov, lab) in enumerate(tasks)}
             try:
                 for fut in as_completed(futures):

@@ -14,8 +14,9 @@ JSS).
 * :func:`peakseg` — the model at one penalty;
 * :func:`peakseg_path` — every model on the lower convex hull of (peaks, loss), found
   with O(models) penalised solves (the CROPS search of Haynes, Eckley & Fearnhead 2017,
-  "Computationally efficient changepoint detection for a range of penalties", JCGS),
-  with its penalty interval from :func:`~penlearn.changepoint.model_selection.model_selection`;
+  "Computationally efficient changepoint detection for a range of penalties", JCGS;
+  :func:`penlearn.changepoint.crops.crops`), each with its penalty interval from
+  :func:`~penlearn.changepoint.model_selection.model_selection`;
 * :func:`~penlearn.peaks.peakseg_search.peakseg_search` (in its own module) — the model
   with a given number of peaks by the same search.
 """
@@ -23,6 +24,7 @@ JSS).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,7 +32,9 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.peaks._peakseg_store import check_tmpdir
 from penlearn.peaks.contigs import check_gaps, coverage_problems, fill_gaps
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
@@ -144,13 +148,18 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
             f"{name} must hold one sample; column 'sample_id' has several values "
             f"({ids} ...): call once per sample"
         )
-    chroms = coverage["chrom"].to_numpy()
-    if len(pd.unique(chroms)) > 1:
-        i = int(np.flatnonzero(chroms != chroms[0])[0])
+    chroms = coverage["chrom"]
+    values = chroms.to_numpy()  # (a view: no copy, and no hash table of 10^7 strings)
+    other = ~pd.isna(values) if pd.isna(values[0]) else values != values[0]
+    if other.any():
+        i = int(np.flatnonzero(other)[0])
         raise ValueError(
-            f"{name} must be on one chromosome; row {i} has chrom {chroms[i]!r}, "
-            f"row 0 has {chroms[0]!r}"
+            f"{name} must be on one chromosome; row {i} has chrom {values[i]!r}, "
+            f"row 0 has {values[0]!r}"
         )
+    del other
+    # views of the caller's columns when they are int64 already: no copy of the table
+    # (2·10^7 rows: 0.46 GB less; benchmarks/RESULTS.md, section genome_scale)
     start = _integer_column(coverage, "chromStart", name)
     end = _integer_column(coverage, "chromEnd", name)
     count = _integer_column(coverage, "count", name)
@@ -164,6 +173,7 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
             f"{name} row {i} has chromEnd {end[i]:g} <= chromStart {start[i]:g}; "
             "each row must cover at least one base"
         )
+    del bad
     bad = start[1:] < end[:-1]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -172,22 +182,25 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
             f"chromEnd); row {i} ends at {end[i]:g} but row {i + 1} starts at "
             f"{start[i + 1]:g}"
         )
+    del bad
+    chrom_values = chroms.array
     if (start[1:] > end[:-1]).any():  # zero-coverage gaps: fill (or refuse) them
         filled = fill_gaps(
-            pd.DataFrame({"chrom": chroms, "chromStart": start, "chromEnd": end,
-                          "count": count}), gaps, name=name)
-        chroms = filled["chrom"].to_numpy()
+            pd.DataFrame({"chrom": chrom_values, "chromStart": start, "chromEnd": end,
+                          "count": count}, copy=False), gaps, name=name)
+        chrom_values = filled["chrom"].array
         start, end, count = (filled[c].to_numpy() for c in ("chromStart", "chromEnd", "count"))
     if (count < 0).any():
         i = int(np.flatnonzero(count < 0)[0])
         raise ValueError(f"{name} column 'count' must be >= 0; row {i} has {count[i]:g}")
     return pd.DataFrame(
         {
-            "chrom": chroms,
+            "chrom": chrom_values,
             "chromStart": start.astype(np.int64, copy=False),
             "chromEnd": end.astype(np.int64, copy=False),
             "count": count.astype(np.int64, copy=False),
-        }
+        },
+        copy=False,  # (each column its own block: no consolidated copy)
     )
 
 
@@ -215,12 +228,13 @@ class _Data:
     def from_coverage(cls, coverage: pd.DataFrame, gaps: str = "fill",
                       name: str = "coverage") -> _Data:
         cov = check_coverage(coverage, name=name, gaps=gaps)
-        # no temporaries beyond the result; the start column is copied so that the
-        # validated frame is freed on return (bounded memory on whole chromosomes)
+        # no temporaries beyond the result; ``start`` is the validated column itself (a
+        # view of the caller's int64 column, or the filled one's: each column of the
+        # validated frame is its own array, so nothing else of it stays alive)
         y = cov["count"].to_numpy().astype(float)
         start = cov["chromStart"].to_numpy()
         w = np.subtract(cov["chromEnd"].to_numpy(), start, dtype=np.float64)  # exact
-        return cls(chrom=cov["chrom"].iloc[0], start=start.copy(), y=y, w=w)
+        return cls(chrom=cov["chrom"].iloc[0], start=start, y=y, w=w)
 
     def end(self, rows) -> np.ndarray:
         """``chromEnd`` of the given rows."""
@@ -282,7 +296,8 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     return PeakSegModel(segments=segments, loss=loss)
 
 
-def _solve(data: _Data, penalty: float, progress: bool = False) -> PeakSegModel:
+def _solve(data: _Data, penalty: float, progress: bool = False,
+           tmpdir: str | None = None) -> PeakSegModel:
     n = len(data.y)
     if math.isinf(penalty) or n < 3 or data.y.min() == data.y.max():
         # one segment: infinite penalty, too few data for a peak, or constant data
@@ -297,14 +312,15 @@ def _solve(data: _Data, penalty: float, progress: bool = False) -> PeakSegModel:
     # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
     # solve: a long solve stops within a chunk)
     _, first, last, peak, _, eq_prev, total, biggest = peakseg_solve(
-        data.y, data.w, penalty, _TIE_TOL, progress=progress
+        data.y, data.w, penalty, _TIE_TOL, progress=progress, tmpdir=tmpdir
     )
     fit = _model(data, penalty, first, last, peak, eq_prev)
     return PeakSegModel(fit.segments, fit.loss, total / (2 * n), int(biggest))
 
 
 def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
-            progress: bool = False) -> PeakSegModel:
+            progress: bool = False, tmpdir: str | os.PathLike | None = None
+            ) -> PeakSegModel:
     """The optimal PeakSeg model of coverage at one penalty, one problem per (sample, chrom).
 
     Minimises ``Σ w_i (m_i − y_i log m_i) + penalty·peaks`` over segmentations into
@@ -318,7 +334,8 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     the backward decoding needs (about 270 bytes per row) goes to temporary files in
     ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
     call returns or fails; the process itself then needs about 50 bytes per row beyond
-    the input table (see :mod:`penlearn.peaks._peakseg_store`).
+    the input table (see :mod:`penlearn.peaks._peakseg_store`). ``tmpdir`` chooses
+    their folder.
 
     Parameters
     ----------
@@ -336,6 +353,12 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     progress : bool
         Show tqdm progress bars (stderr) over the rows of each problem of 10^6 rows or
         more (forward pass and decoding, updated per chunk); the model is the same.
+    tmpdir : str or path, optional
+        Folder of the temporary files of large problems (it must exist and be
+        writable; :func:`check_tmpdir`). Default: ``$PENLEARN_TMPDIR``, else
+        :mod:`tempfile`'s default. The files have no name (POSIX) and are removed when
+        the call returns or fails; they need about 20 bytes per stored function piece
+        (about 5 GB for 2·10^7 rows).
 
     Returns
     -------
@@ -360,14 +383,15 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     """
     pen = _check_penalty(penalty)
     check_gaps(gaps)
+    tmpdir = check_tmpdir(tmpdir)
     require_columns(coverage, COVERAGE_COLUMNS, "coverage")
     problems = coverage_problems(coverage) if len(coverage) else []
     if len(problems) <= 1:
-        return _solve(_Data.from_coverage(coverage, gaps), pen, progress)
+        return _solve(_Data.from_coverage(coverage, gaps), pen, progress, tmpdir)
     return combine_models([
         (sid, _solve(_Data.from_coverage(
             g, gaps, name=f"coverage of {'' if sid is None else f'sample {sid!r}, '}{c}"),
-            pen, progress))
+            pen, progress, tmpdir))
         for sid, c, g in problems
     ])
 
@@ -400,13 +424,9 @@ def combine_models(fits: list) -> PeakSegModel:
                         max(f.max_intervals for _, f in fits))
 
 
-def _cost(model: PeakSegModel, penalty: float) -> float:
-    return model.total_loss + penalty * model.n_peaks
-
-
 def _crossing(more: PeakSegModel, fewer: PeakSegModel) -> float:
     """The penalty at which two models (more / fewer peaks) have equal penalised cost."""
-    return (fewer.total_loss - more.total_loss) / (more.n_peaks - fewer.n_peaks)
+    return crossing(more.n_peaks, more.total_loss, fewer.n_peaks, fewer.total_loss)
 
 
 @dataclass(frozen=True)
@@ -455,6 +475,14 @@ class PeakSegPath:
         return self._fits[peaks]
 
 
+def _n_peaks(model: PeakSegModel) -> int:
+    return model.n_peaks
+
+
+def _total_loss(model: PeakSegModel) -> float:
+    return model.total_loss
+
+
 def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
     if max_peaks is None:
         return None
@@ -465,52 +493,13 @@ def _check_max_peaks(max_peaks, name: str = "max_peaks") -> int | None:
     return int(max_peaks)
 
 
-def _hull_search(data: _Data, max_peaks: int | None, stop=None):
-    """CROPS search: every hull vertex with at most ``max_peaks`` peaks, plus the next one.
-
-    ``stop(model)`` True lowers the bound to that model's number of peaks.
-    """
-    solves = 0
-    bound = math.inf if max_peaks is None else max_peaks
-
-    def solve(pen: float) -> PeakSegModel:
-        nonlocal solves, bound
-        solves += 1
-        fit = _solve(data, pen)
-        if stop is not None and fit.n_peaks < bound and stop(fit):
-            bound = fit.n_peaks
-        return fit
-
-    fewest = solve(math.inf)
-    most = solve(0.0)
-    found = {fewest.n_peaks: fewest, most.n_peaks: most}
-    stack = [(most, fewest)]
-    while stack:
-        more, fewer = stack.pop()
-        if more.n_peaks - fewer.n_peaks <= 1:
-            continue
-        if fewer.n_peaks > bound:
-            continue
-        lam = _crossing(more, fewer)
-        mid = solve(lam)
-        tol = 1e-12 * max(1.0, abs(_cost(more, lam)))
-        if (
-            mid.n_peaks in (more.n_peaks, fewer.n_peaks)
-            or _cost(mid, lam) >= _cost(more, lam) - tol
-        ):
-            continue  # more and fewer are adjacent vertices of the hull
-        found[mid.n_peaks] = mid
-        stack.append((more, mid))
-        stack.append((mid, fewer))  # simpler models first, so that ``stop`` prunes early
-    return found, solves, bound
-
-
 def peakseg_path(
     coverage: pd.DataFrame,
     max_peaks: int | None = None,
     stop: Callable[[PeakSegModel], bool] | None = None,
     *,
     gaps: str = "fill",
+    tmpdir: str | os.PathLike | None = None,
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -518,7 +507,7 @@ def peakseg_path(
     O(models) penalised solves (Haynes, Eckley & Fearnhead 2017, JCGS): solve at penalties
     ∞ and 0; for two models that differ, solve at the penalty where their penalised costs
     are equal; a model cheaper there is a new vertex between them, otherwise the two are
-    neighbours. Each model's penalty interval comes from
+    neighbours (:func:`~penlearn.changepoint.crops.crops`). Each model's penalty interval comes from
     :func:`~penlearn.changepoint.model_selection.model_selection`.
 
     Parameters
@@ -536,6 +525,8 @@ def peakseg_path(
         stopped, nothing is known below).
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows, as for :func:`peakseg`.
+    tmpdir : str or path, optional
+        Folder of the solver's temporary files, as for :func:`peakseg`.
 
     Returns
     -------
@@ -553,7 +544,10 @@ def peakseg_path(
     """
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
-    found, solves, bound = _hull_search(data, max_peaks, stop)
+    tmpdir = check_tmpdir(tmpdir)
+    search = crops(lambda pen: _solve(data, pen, tmpdir=tmpdir), _n_peaks, _total_loss,
+                   (math.inf, 0.0), max_size=max_peaks, stop=stop)
+    found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
     fits = [found[k] for k in order]
     table = pd.concat([f.loss for f in fits], ignore_index=True)

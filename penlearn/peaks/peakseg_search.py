@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from penlearn.peaks.peakseg import (
     _crossing,
     _Data,
     _solve,
+    check_tmpdir,
 )
 
 __all__ = ["PeakSegSearch", "peakseg_search"]
@@ -76,8 +78,8 @@ class PeakSegSearch:
         return self.model.total_loss
 
 
-def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill"
-                   ) -> PeakSegSearch:
+def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill",
+                   tmpdir: str | os.PathLike | None = None) -> PeakSegSearch:
     """The PeakSeg model with a given number of peaks, by a search over penalties.
 
     Starts from penalties 0 ("over") and ∞ ("under"), then repeatedly solves at the
@@ -96,6 +98,9 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill"
         Target number of peaks, at most ``(rows − 1) // 2``.
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows, as for :func:`~penlearn.peaks.peakseg.peakseg`.
+    tmpdir : str or path, optional
+        Folder of the solver's temporary files, as for
+        :func:`~penlearn.peaks.peakseg.peakseg`.
 
     Returns
     -------
@@ -111,6 +116,7 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill"
     """
     data = _Data.from_coverage(coverage, gaps)
     target = _check_max_peaks(peaks, "peaks")
+    tmpdir = check_tmpdir(tmpdir)
     n = len(data.y)
     most_possible = (n - 1) // 2
     if target > most_possible:
@@ -121,7 +127,7 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill"
     rows = []
 
     def run(pen: float, under, over) -> PeakSegModel:
-        fit = _solve(data, pen)
+        fit = _solve(data, pen, tmpdir=tmpdir)
         rows.append({
             "iteration": len(rows) + 1, "penalty": pen, "peaks": fit.n_peaks,
             "total_loss": fit.total_loss,

@@ -7,7 +7,8 @@ and they are found exactly with O(models) solves by the CROPS search of Haynes, 
 (2017, "Computationally efficient changepoint detection for a range of penalties",
 JCGS): solve at a small and a large penalty; where the two models differ, solve at the
 penalty where their penalised costs are equal; a model cheaper there is a new vertex
-between them, otherwise the two are neighbours. Each model's λ-interval then comes from
+between them, otherwise the two are neighbours (:func:`penlearn.changepoint.crops.crops`,
+shared with the PeakSeg path). Each model's λ-interval then comes from
 :func:`~penlearn.changepoint.model_selection.model_selection`, with the detector's own
 cost. The search uses at most 2·(models) − 1 solves between its two ends, plus the few
 solves that find those ends (one per decade of λ, see ``max_changes``).
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from penlearn.changepoint.crops import crops
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.tune.detectors import detector_name, fit_adapter, is_exact
 
@@ -146,32 +148,11 @@ def _bottom(solve: _Solver, top: float, min_penalty, max_changes):
     return probes
 
 
-def _penalised(solve: _Solver, m: int, lam: float) -> float:
-    return solve.costs[m] + lam * solve.size(m)
-
-
-def _crops(solve: _Solver, ends: list[tuple[float, int]], max_changes) -> None:
-    bound = math.inf if max_changes is None else max_changes
-    ends = sorted(ends, key=lambda e: e[0])  # penalty increasing: changes decreasing
-    stack = []
-    for (_, more), (_, fewer) in zip(ends[:-1], ends[1:]):
-        if more != fewer:
-            stack.append((more, fewer))
-    while stack:
-        more, fewer = stack.pop()
-        k_more, k_fewer = solve.size(more), solve.size(fewer)
-        if k_more - k_fewer <= 1 or k_fewer > bound:
-            continue
-        lam = (solve.costs[fewer] - solve.costs[more]) / (k_more - k_fewer)
-        if not lam > 0:
-            continue
-        mid = solve(lam)
-        at = _penalised(solve, more, lam)
-        tol = 1e-10 * max(1.0, abs(at))
-        if mid in (more, fewer) or _penalised(solve, mid, lam) >= at - tol:
-            continue  # neighbours on the hull
-        stack.append((more, mid))
-        stack.append((mid, fewer))
+def _crops(solve: _Solver, ends: list[tuple[float, int]], max_changes) -> int:
+    """The CROPS search between the probes ``ends`` (solved already); its solves."""
+    pens, models = zip(*ends)
+    return crops(solve, solve.size, solve.costs.__getitem__, pens, solved=models,
+                 max_size=max_changes, rtol=1e-10).n_solves
 
 
 def _crops_table(solve: _Solver, max_changes) -> tuple[pd.DataFrame, float]:

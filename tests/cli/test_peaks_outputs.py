@@ -223,3 +223,17 @@ def test_interrupt_during_the_solve_is_one_line_and_leaves_nothing(tmp_path, sig
     assert p.wait(timeout=300) == code, err
     assert [ln for ln in err.splitlines() if ln.strip()] == [f"penlearn peaks: {word}"]
     assert not (tmp_path / "out2").exists() or files(tmp_path / "out2") == []
+
+
+def test_tmpdir_option(tmp_path):
+    bg = bedgraph(tmp_path / "cov.bedGraph")
+    r = run(["peaks", bg, "--penalty", 5, "--out", tmp_path / "a.bed", "--tmpdir",
+             tmp_path / "missing", "-q"])
+    one_line_error(r, "--tmpdir", "does not exist")
+    assert not (tmp_path / "a.bed").exists()
+    (tmp_path / "t").mkdir()
+    r = run(["peaks", bg, "--penalty", 5, "--out", tmp_path / "a.bed", "--tmpdir",
+             tmp_path / "t", "-q"])
+    assert r.returncode == 0, r.stderr
+    assert pl.read_bed(tmp_path / "a.bed")[["chromStart", "chromEnd"]].values.tolist() == \
+        [[20, 40]]

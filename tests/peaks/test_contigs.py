@@ -178,3 +178,36 @@ def test_path_fills_gaps_and_names_the_problem():
     with pytest.raises(ValueError, match="coverage of sample 'y', chr1 column 'count' must "
                                          "be >= 0; row 0"):
         pl.peakseg(two, 1.0)
+
+
+def test_one_whole_chromosome_is_never_copied_nor_grouped():
+    """The fast path of one (sample, chromosome): the same rows as the general path, and
+    the caller's arrays themselves (2·10^7 rows: 0.9 GB less for 'penlearn peaks')."""
+    from penlearn.peaks.contigs import one_problem
+    from penlearn.peaks.coverage_features import sample_windows
+    from penlearn.peaks.peak_evaluation import _windows_of
+
+    cov = pd.DataFrame({"sample_id": "s", "chrom": "chr1", "chromStart": [0, 4, 9, 12],
+                        "chromEnd": [4, 9, 12, 20], "count": [1, 5, 6, 0]})
+    assert one_problem(cov) and one_problem(cov.drop(columns="sample_id"))
+    for col, value in (("sample_id", "t"), ("chrom", "chr2"), ("chrom", None),
+                       ("sample_id", None)):
+        other = cov.copy()
+        other.loc[2, col] = value
+        assert not one_problem(other), (col, value)
+        other.loc[:, col] = value
+        assert one_problem(other) == (value is not None), (col, value)
+    assert fill_gaps(cov) is cov
+    [(sid, chrom, g)] = coverage_problems(cov)
+    assert (sid, chrom) == ("s", "chr1") and g is cov
+    assert sample_windows(cov).values.tolist() == [["s", "chr1", 0, 20]]
+    [(name, sid, gw)] = list(_windows_of(cov, None))
+    assert (name, sid) == ("s/chr1:0-20", "s")
+    assert np.shares_memory(gw["chromStart"].to_numpy(), cov["chromStart"].to_numpy())
+    # a gap, or a window inside the chromosome, still gives fresh filled / clipped rows
+    gapped = cov.assign(chromStart=[0, 5, 9, 12])
+    assert fill_gaps(gapped)["chromStart"].tolist() == [0, 4, 5, 9, 12]
+    win = pd.DataFrame({"chrom": ["chr1"], "chromStart": [2], "chromEnd": [10]})
+    [(_, _, gw)] = list(_windows_of(cov, win))
+    assert gw[["chromStart", "chromEnd"]].values.tolist() == [[2, 4], [4, 9], [9, 10]]
+    assert cov["chromStart"].tolist() == [0, 4, 9, 12]  # (the input is unchanged)

@@ -239,3 +239,85 @@ def test_predict_peaks_threads_progress_into_a_large_solve(monkeypatch, capsys):
     pd.testing.assert_frame_equal(quiet, shown, check_exact=True)
     err = capsys.readouterr().err
     assert "PeakSeg forward" in err and f"{len(cov)}/{len(cov)}" in err
+
+
+def record_temp_dirs(monkeypatch) -> list:
+    """The ``dir=`` of every temporary file the store makes (the real files are made)."""
+    seen = []
+    real = store.tempfile.TemporaryFile
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("dir"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store.tempfile, "TemporaryFile", recording)
+    return seen
+
+
+def test_tmpdir_argument_puts_the_files_there(monkeypatch, tmp_path):
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd (Linux) to see the open temporary files")
+    mine, env = tmp_path / "mine", tmp_path / "env"
+    mine.mkdir()
+    env.mkdir()
+    monkeypatch.setenv("PENLEARN_TMPDIR", str(env))  # the argument wins over the variable
+    force_disk(monkeypatch, 1, 1)  # one row per chunk: every row goes through the files
+    real = kernel.decode_chunk
+    during = []
+
+    def watching(*args):
+        during.append((open_files_under(mine), open_files_under(env)))
+        return real(*args)
+
+    monkeypatch.setattr(kernel, "decode_chunk", watching)
+    cov = random_coverage(7)
+    want = peakseg(cov, 30.0)  # (files in env)
+    during.clear()
+    got = peakseg(cov, 30.0, tmpdir=mine)
+    assert_same_model(want, got)
+    assert during and all(len(set(m)) == 4 and e == [] for m, e in during)
+    assert os.listdir(mine) == [] and open_files_under(mine) == []
+
+
+def test_tmpdir_reaches_the_store_from_every_entry_point(monkeypatch, tmp_path):
+    from penlearn.peaks.peak_evaluation import peak_error_functions, predict_peaks
+    from penlearn.peaks.peakseg import peakseg_path
+    from penlearn.peaks.peakseg_search import peakseg_search
+
+    force_disk(monkeypatch, 50, 7)
+    seen = record_temp_dirs(monkeypatch)
+    cov = random_coverage(3, n=120)
+    lab = pd.DataFrame({"chrom": "chrR", "chromStart": [int(cov["chromStart"].iloc[45])],
+                        "chromEnd": [int(cov["chromEnd"].iloc[80])], "annotation": ["peaks"]})
+    calls = {
+        "peakseg_path": lambda d: peakseg_path(cov, max_peaks=2, tmpdir=d),
+        "peakseg_search": lambda d: peakseg_search(cov, 1, tmpdir=d),
+        "predict_peaks": lambda d: predict_peaks(cov, 3.0, tmpdir=d),
+        "peak_error_functions": lambda d: peak_error_functions(cov, lab, max_peaks=2,
+                                                               progress=False, tmpdir=d),
+    }
+    for name, call in calls.items():
+        seen.clear()
+        call(tmp_path)
+        assert seen and set(seen) == {str(tmp_path)}, name
+
+
+def test_bad_tmpdir_is_one_line_naming_it(tmp_path):
+    from penlearn.peaks.peak_evaluation import predict_peaks
+
+    cov = random_coverage(3, n=20)
+    a_file = tmp_path / "f"
+    a_file.write_text("")
+    for where, what in ((tmp_path / "missing", "does not exist"),
+                        (a_file, "is not a directory")):
+        with pytest.raises(ValueError, match=f"^tmpdir '{where}' {what}: give an existing"):
+            peakseg(cov, 1.0, tmpdir=where)
+        with pytest.raises(ValueError, match=what):
+            predict_peaks(cov, 0.0, tmpdir=str(where))
+    with pytest.raises(TypeError, match="tmpdir must be a folder path"):
+        peakseg(cov, 1.0, tmpdir=3)
+    if os.geteuid() != 0:  # (root may write anywhere)
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(ValueError, match="is not writable"):
+            peakseg(cov, 1.0, tmpdir=locked)
