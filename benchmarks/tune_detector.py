@@ -166,16 +166,21 @@ def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict
                  "spearman": {"detector": name, **spearman(tuner, tr_sig)}}
 
 
-def spearman(tuner, tr_sig) -> dict:
-    """Spearman correlation of each built-in feature with the middle of each training
-    signal's fewest-error interval of log pen (``target_intervals``; one unit inside a
-    half-open one, signals whose interval is the whole line left out), and the spread
-    (SD) of those middles."""
-    ti = pl.target_intervals(tuner.evaluation_).set_index("sequence_id")
+def spearman_targets(evaluation: pd.DataFrame) -> pd.Series:
+    """The middle of each signal's fewest-error interval of log pen (``target_intervals``;
+    one unit inside a half-open one, signals whose interval is the whole line left out)."""
+    ti = pl.target_intervals(evaluation).set_index("sequence_id")
     lo, hi = ti["min_log_lambda"], ti["max_log_lambda"]
     mid = ((lo + hi) / 2).where(np.isfinite(lo) & np.isfinite(hi))
     mid = mid.fillna((lo + 1).where(np.isfinite(lo))).fillna((hi - 1).where(np.isfinite(hi)))
-    mid = mid.dropna()
+    return mid.dropna()
+
+
+def spearman(tuner, tr_sig) -> dict:
+    """Spearman correlation of each built-in feature with the middle of each training
+    signal's fewest-error interval of log pen (:func:`spearman_targets`), and the spread
+    (SD) of those middles."""
+    mid = spearman_targets(tuner.evaluation_)
     feats = signal_features({s: tr_sig[s] for s in mid.index}, tuner.detector)
     out = {"SD of middles": float(mid.std())}
     for col in feats.columns:

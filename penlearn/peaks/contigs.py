@@ -111,9 +111,14 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
     if n < 2 or not {"chromStart", "chromEnd"} <= set(coverage.columns):
         return coverage
     lo, hi = coverage["chromStart"].to_numpy(), coverage["chromEnd"].to_numpy()
-    if lo.dtype.kind in "iu" and hi.dtype.kind in "iu" and one_problem(coverage) \
-            and not (lo[1:] > hi[:-1]).any():
-        return coverage  # one whole chromosome without gaps: no grouping, no copy
+    if lo.dtype.kind in "iu" and hi.dtype.kind in "iu" and one_problem(coverage):
+        # one whole chromosome (the genome-scale case): no grouping, and a gapped one is
+        # filled column by column, each column allocated once at its final length
+        after = np.flatnonzero(lo[1:] > hi[:-1])
+        if not len(after):
+            return coverage
+        if gaps == "fill":
+            return _fill_one(coverage, after)
     start = pd.to_numeric(coverage["chromStart"], errors="coerce").to_numpy(dtype=float)
     end = pd.to_numeric(coverage["chromEnd"], errors="coerce").to_numpy(dtype=float)
     code = _group_codes(coverage)
@@ -155,6 +160,25 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
     count[fill_pos] = 0
     out["count"] = count
     return out
+
+
+def _fill_one(coverage: pd.DataFrame, after: np.ndarray) -> pd.DataFrame:
+    """:func:`fill_gaps` of one problem with integer bounds, gaps after rows ``after``."""
+    at = after + 1
+    lo, hi = coverage["chromStart"].to_numpy(), coverage["chromEnd"].to_numpy()
+    take = np.insert(np.arange(len(coverage)), at, after)  # a filled row copies the last
+    out = {}
+    for col in coverage.columns:
+        if col == "chromStart":
+            out[col] = np.insert(lo, at, hi[after])
+        elif col == "chromEnd":
+            out[col] = np.insert(hi, at, lo[at])
+        elif col == "count":
+            values = coverage[col].to_numpy()
+            out[col] = np.insert(values, at, np.zeros(len(at), dtype=values.dtype))
+        else:
+            out[col] = coverage[col].array.take(take)
+    return pd.DataFrame(out, copy=False)
 
 
 def coverage_problems(coverage: pd.DataFrame) -> list[tuple[object, object, pd.DataFrame]]:

@@ -78,6 +78,23 @@ def test_fill_gaps_against_per_base_expansion(seed):
         assert fill_gaps(cov, "error") is cov
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_one_problem_fill_equals_the_general_fill(seed):
+    """A single (sample, chromosome) table is filled column by column (the genome-scale
+    path); it must give exactly the rows the general path gives that problem inside a
+    table of several, dtypes and the copied columns included."""
+    rng = np.random.default_rng(seed)
+    cov = _random_gapped(rng).astype({"note": "string"})
+    general = fill_gaps(cov)
+    for (s, c), g in cov.groupby(["sample_id", "chrom"], sort=False):
+        one = fill_gaps(g.reset_index(drop=True))
+        want = general[(general["sample_id"] == s) & (general["chrom"] == c)]
+        pd.testing.assert_frame_equal(one, want.reset_index(drop=True))
+        if len(one) > len(g):
+            with pytest.raises(ValueError, match=r"zero-coverage gap in sample '[ab]' on"):
+                fill_gaps(g.reset_index(drop=True), "error")
+
+
 def test_gap_policy_is_checked():
     cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 5], "chromEnd": [2, 9],
                         "count": [1, 2]})
