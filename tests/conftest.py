@@ -8,8 +8,10 @@ missing file is an error and never a silent skip.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,18 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PENLEARN_SHARED", REPO.parent / "shared"))
 DATA = Path(os.environ.get("PENLEARN_DATA", SHARED / "data"))
 REFERENCE = SHARED / "reference"
+
+
+def load_benchmark(name: str):
+    """The module ``benchmarks/<name>.py`` (with ``benchmarks/`` on ``sys.path`` for its
+    own helper imports), for tests of a benchmark's helpers."""
+    folder = REPO / "benchmarks"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", folder / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def need(path: Path) -> Path:

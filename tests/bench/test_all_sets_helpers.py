@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REPO, need
+from conftest import DATA, load_benchmark, need
 
 pytest.importorskip("xgboost", reason="the bench / test extra installs xgboost-cpu")
 
-
-def _bench():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("bench_all_sets",
-                                                  REPO / "benchmarks" / "all_sets.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
-import _baselines  # noqa: E402  (benchmarks/, on the path after _bench())
+bench = load_benchmark("all_sets")
+import _baselines  # noqa: E402  (benchmarks/ is on the path now)
 import _sets  # noqa: E402
 
 

@@ -4,22 +4,9 @@ processes are replaced by fakes: the real runs belong to the benchmark, not the 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from conftest import load_benchmark
 
-from conftest import REPO
-
-
-def _bench():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("bench_genome_scale",
-                                                  REPO / "benchmarks" / "genome_scale.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
+bench = load_benchmark("genome_scale")
 
 
 def _fake_runs(monkeypatch, walls, warms=None):

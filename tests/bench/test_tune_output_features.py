@@ -3,26 +3,13 @@ reads off its exact path are those a new signal gets from running the detector."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
-from conftest import REPO
+from conftest import load_benchmark
 
 rpt = pytest.importorskip("ruptures")
 
-
-def _bench():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_tune_output_features", REPO / "benchmarks" / "tune_output_features.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench = _bench()
+bench = load_benchmark("tune_output_features")
 
 
 @pytest.mark.parametrize("max_changes", [None, 2])
