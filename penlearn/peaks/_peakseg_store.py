@@ -57,7 +57,8 @@ def check_tmpdir(tmpdir, name: str = "tmpdir") -> str | None:
     """Validate the folder of the solver's temporary files; None stays None.
 
     None means ``$PENLEARN_TMPDIR``, else :mod:`tempfile`'s default (``$TMPDIR``,
-    ``/tmp``, …). A folder given must exist, be a directory and be writable.
+    ``/tmp``, …). A folder given, or ``$PENLEARN_TMPDIR`` when set, must exist, be a
+    directory and be writable.
 
     Examples
     --------
@@ -69,6 +70,9 @@ def check_tmpdir(tmpdir, name: str = "tmpdir") -> str | None:
     ValueError: tmpdir '/no/such/folder' does not exist: give an existing, writable folder
     """
     if tmpdir is None:
+        env = os.environ.get("PENLEARN_TMPDIR")
+        if env:  # checked up front too, not when the first large solve opens a file
+            check_tmpdir(env, "$PENLEARN_TMPDIR")
         return None
     if not isinstance(tmpdir, (str, os.PathLike)):
         raise TypeError(f"{name} must be a folder path (str or os.PathLike), got "

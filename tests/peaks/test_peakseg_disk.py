@@ -321,3 +321,15 @@ def test_bad_tmpdir_is_one_line_naming_it(tmp_path):
         locked.mkdir(mode=0o500)
         with pytest.raises(ValueError, match="is not writable"):
             peakseg(cov, 1.0, tmpdir=locked)
+
+
+def test_bad_penlearn_tmpdir_is_refused_before_any_work(monkeypatch, tmp_path):
+    """``$PENLEARN_TMPDIR`` is checked up front like the argument (a small problem, which
+    would never open a temporary file, still names the bad variable); the argument wins."""
+    cov = random_coverage(4, n=20)
+    monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match=r"^\$PENLEARN_TMPDIR '.*missing' does not exist"):
+        peakseg(cov, 1.0)
+    assert peakseg(cov, 1.0, tmpdir=tmp_path).n_peaks >= 0
+    monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path))
+    assert peakseg(cov, 1.0).n_peaks >= 0
