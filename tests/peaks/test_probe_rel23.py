@@ -3,18 +3,13 @@ input gives the expected result or a one-line error (issue 23's "done when")."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
-from conftest import REPO
+from conftest import load_benchmark
 
 
 @pytest.mark.slow  # ~15 s: 113 cases, a dozen of them penlearn commands run in-process
 def test_probe_finds_no_silent_or_unclear_case():
-    spec = importlib.util.spec_from_file_location("probe_rel23",
-                                                  REPO / "benchmarks" / "probe_rel23.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
+    probe = load_benchmark("probe_rel23")
     table = probe.run()
     assert len(table) >= 100
     bad = table[table["verdict"] != "ok"]

@@ -4,19 +4,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
-from conftest import REPO
+from conftest import load_benchmark
 
 
 @pytest.mark.slow  # ~15 s: 105 cases, ~30 of them penlearn commands run in-process
 def test_scale_probe_finds_no_silent_or_unclear_case():
     pytest.importorskip("pyBigWig")
-    spec = importlib.util.spec_from_file_location("probe_scale",
-                                                  REPO / "benchmarks" / "probe_scale.py")
-    probe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probe)
+    probe = load_benchmark("probe_scale")
     table = probe.run()
     assert len(table) >= 100
     bad = table[table["verdict"] != "ok"]
