@@ -43,6 +43,7 @@ from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.contigs import fill_gaps
+from penlearn.peaks.joint import JointPeakFit, joint_peak
 from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
@@ -90,6 +91,8 @@ __all__ = [
     "evaluation_bounds",
     "fill_gaps",
     "peakseg_search",
+    "JointPeakFit",
+    "joint_peak",
     "PeakLabelErrors",
     "coverage_features",
     "peak_label_errors",

@@ -1,0 +1,318 @@
+"""The exact joint peak model of several samples in one window (SPEC §8).
+
+S samples cover one window. A model with k samples up has one common peak ``[a, b)``:
+each up sample has three Poisson means (before, inside, after the peak) with the inside
+mean >= both outside means (non-strict, as PeakSeg's up-down constraint, SPEC §7); every
+other sample has one flat mean. The loss is PeakSeg's Poisson loss Σ w (m − y log m)
+(Hocking et al. 2020, JMLR). For each k = 0..S, :func:`joint_peak` gives the model of
+minimum total loss, *exactly*: PeakSegJoint (Hocking & Bourque 2015, "PeakSegJoint: fast
+supervised peak detection via joint segmentation of multiple count data samples",
+arXiv:1506.01286) computes the same models approximately, on a pyramid of bins. With a
+``group`` column the same is done over groups (all samples of a group up together).
+
+Where the optimum can be. For a fixed peak, a sample's best constrained loss is the
+least loss among the feasible ones of four fits (free 3 means, segments 1-2 pooled,
+segments 2-3 pooled, flat); its loss decrease d_s(a, b) >= 0, and the best model with k
+samples up at ``[a, b)`` takes the k largest decreases, so
+``loss(k) = flat − max over (a, b) of (sum of the k largest d_s(a, b))``. Inside a run
+of bases where no sample's count changes, moving ``a`` (or ``b``, or both together when
+the peak is one base wide) changes only weights: each fit's loss is then concave in the
+move (the perspective ``Y log(Y/W)`` is jointly convex and Y, W move linearly), and each
+fit is feasible on an interval (its constraints are linear in the move). At a feasibility
+limit inside the run a constraint is tight and the fit's loss equals that of a simpler
+fit (free → pooled → flat) that is feasible there; repeating the argument, an optimum
+exists with both ``a`` and ``b`` at *grid points* (row boundaries of any sample, or the
+bases next to the window's ends), or a one-base peak next to a grid point. Only those
+peaks are searched; tests compare with a search over every base position. Non-strict
+inequalities matter: the feasible sets are then closed, so the optimum is attained.
+
+Samples that do not start or end at the same base: the window is the *common* range of
+all samples (from the last first ``chromStart`` to the first last ``chromEnd``), or the
+``region`` given, which every sample must cover (else a ``ValueError``). Zero-coverage
+gaps between a sample's rows are zeros (SPEC §7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from penlearn._checks import require_columns
+from penlearn.changepoint.model_selection import model_selection
+from penlearn.peaks import _joint_kernel as kern
+
+__all__ = ["JointPeakFit", "joint_peak"]
+
+WINDOW_COLUMNS = ("sample_id", "chromStart", "chromEnd", "count")
+
+
+@dataclass(frozen=True)
+class JointPeakFit:
+    """The joint peak models of one window, for every number of samples (groups) up.
+
+    Attributes
+    ----------
+    loss : Series
+        Minimum total Poisson loss with k samples up, indexed by k = 0..S.
+    peak : DataFrame
+        ``chromStart, chromEnd`` of the common peak of the model with k samples up,
+        indexed by k = 1..S.
+    up : DataFrame
+        Bool, indexed by k = 0..S (row 0 all False), one column per sample: which
+        samples carry the peak in the model with k samples up.
+    selection : DataFrame
+        The model-selection table over k (:func:`~penlearn.model_selection`):
+        ``min_lambda, max_lambda, min_log_lambda, max_log_lambda, k, loss``.
+    exact : bool
+        True when every model (samples and groups) is proven optimal.
+    chromStart, chromEnd : int
+        The bases the models are fitted on (``[chromStart, chromEnd)``).
+    group_loss, group_peak, group_up, group_selection
+        The same over groups (k = number of groups up), when the input has a ``group``
+        column; else None.
+    groups : Series or None
+        The group of each sample (index ``sample_id``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [("a", 0, 4, 0), ("a", 4, 6, 5), ("a", 6, 9, 0),
+    ...         ("b", 0, 5, 1), ("b", 5, 6, 3), ("b", 6, 9, 1)]
+    >>> window = pd.DataFrame(rows, columns=["sample_id", "chromStart", "chromEnd", "count"])
+    >>> fit = joint_peak(window.assign(group=["g", "g", "g", "h", "h", "h"]))
+    >>> fit.group_peak.loc[1].tolist(), fit.group_up.loc[1].tolist()
+    ([4, 6], [True, False])
+    >>> fit.exact
+    True
+    """
+
+    loss: pd.Series
+    peak: pd.DataFrame
+    up: pd.DataFrame
+    selection: pd.DataFrame
+    exact: bool
+    chromStart: int
+    chromEnd: int
+    group_loss: pd.Series | None = None
+    group_peak: pd.DataFrame | None = None
+    group_up: pd.DataFrame | None = None
+    group_selection: pd.DataFrame | None = None
+    groups: pd.Series | None = None
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Samples on a common grid: ``pos`` relative positions, ``cy`` cumulative counts."""
+
+    start: int
+    pos: np.ndarray  # float64, 0 .. N
+    cy: np.ndarray  # (S, len(pos)) count sums over [0, pos[i])
+    tot: np.ndarray  # (S,) count sums over the window
+    flat: np.ndarray  # (S,) flat loss of each sample
+    samples: list
+    groups: list | None  # group of each sample
+
+
+def _numeric(df: pd.DataFrame, col: str) -> np.ndarray:
+    try:
+        vals = np.asarray(df[col].to_numpy(), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"window column {col!r} must be numeric") from exc
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        raise ValueError(f"window column {col!r} must be finite; row {int(np.argmax(bad))} "
+                         f"has {df[col].iloc[int(np.argmax(bad))]!r}")
+    return vals
+
+
+def _check_region(region):
+    if region is None:
+        return None
+    try:
+        lo, hi = (int(v) for v in region)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"region must be (chromStart, chromEnd), got {region!r}") from exc
+    return lo, hi
+
+
+def _samples(window: pd.DataFrame, region):
+    """Validated rows of each sample (sorted, gap-free, clipped) and the window bounds."""
+    if not isinstance(window, pd.DataFrame):
+        raise TypeError(f"window must be a pandas DataFrame, got {type(window).__name__}")
+    require_columns(window, WINDOW_COLUMNS, "window")
+    if len(window) == 0:
+        raise ValueError("window has no rows")
+    if window["sample_id"].isna().any():
+        raise ValueError("window column 'sample_id' has missing values")
+    start = _numeric(window, "chromStart")
+    end = _numeric(window, "chromEnd")
+    count = _numeric(window, "count")
+    for col, v in (("chromStart", start), ("chromEnd", end)):
+        if (v != np.round(v)).any():
+            raise ValueError(f"window column {col!r} must hold integers")
+    if (end <= start).any():
+        i = int(np.argmax(end <= start))
+        raise ValueError(f"window row {i} has chromEnd {end[i]:g} <= chromStart {start[i]:g}")
+    if (count < 0).any():
+        i = int(np.argmax(count < 0))
+        raise ValueError(f"window column 'count' must be >= 0; row {i} has {count[i]:g}")
+    ids = window["sample_id"].to_numpy()
+    samples = list(pd.unique(ids))
+    codes = pd.Categorical(ids, categories=samples).codes
+    groups = None
+    if "group" in window.columns:
+        if window["group"].isna().any():
+            raise ValueError("window column 'group' has missing values")
+        per = window.groupby("sample_id", sort=False)["group"].nunique()
+        if (per > 1).any():
+            sid = per.index[int(np.argmax(per.to_numpy() > 1))]
+            raise ValueError(f"window sample {sid!r} has several values in column 'group'")
+        first = window.drop_duplicates("sample_id").set_index("sample_id")["group"]
+        groups = [first.loc[s] for s in samples]
+    rows = []
+    for s in range(len(samples)):
+        idx = np.flatnonzero(codes == s)
+        order = idx[np.argsort(start[idx], kind="stable")]
+        st, en, c = start[order], end[order], count[order]
+        if (st[1:] < en[:-1]).any():
+            r = int(np.argmax(st[1:] < en[:-1]))
+            raise ValueError(f"window sample {samples[s]!r} has overlapping rows: one ends "
+                             f"at {en[r]:g}, the next starts at {st[r + 1]:g}")
+        gap = st[1:] > en[:-1]
+        if gap.any():  # zero-coverage gaps are zeros (SPEC §7)
+            gs, ge = en[:-1][gap], st[1:][gap]
+            st = np.concatenate([st, gs])
+            en = np.concatenate([en, ge])
+            c = np.concatenate([c, np.zeros(int(gap.sum()))])
+            o = np.argsort(st, kind="stable")
+            st, en, c = st[o], en[o], c[o]
+        rows.append((st, en, c))
+    firsts = np.array([r[0][0] for r in rows])
+    lasts = np.array([r[1][-1] for r in rows])
+    if region is None:
+        lo, hi = float(firsts.max()), float(lasts.min())
+        if hi - lo < 3:
+            raise ValueError(
+                f"window samples share only {max(hi - lo, 0):g} bases (the common range "
+                f"of all samples, {lo:g}-{hi:g}); a peak needs at least 3")
+    else:
+        lo, hi = float(region[0]), float(region[1])
+        if hi - lo < 3:
+            raise ValueError(f"region {region!r} must span at least 3 bases")
+        bad = (firsts > lo) | (lasts < hi)
+        if bad.any():
+            s = int(np.argmax(bad))
+            raise ValueError(f"window sample {samples[s]!r} covers {firsts[s]:g}-"
+                             f"{lasts[s]:g}, not all of the region {lo:g}-{hi:g}")
+    clipped = []
+    for st, en, c in rows:
+        keep = (en > lo) & (st < hi)
+        clipped.append((np.maximum(st[keep], lo), np.minimum(en[keep], hi), c[keep]))
+    return samples, groups, clipped, lo, hi
+
+
+def _grid(samples, groups, rows, lo, hi) -> _Grid:
+    """Every candidate position (see the module docstring) and the cumulative counts."""
+    N = hi - lo
+    inner = np.unique(np.concatenate([st[1:] for st, _, _ in rows] + [np.array([lo + 1,
+                                                                                 hi - 1])]))
+    inner = inner[(inner > lo) & (inner < hi)] - lo
+    pos = np.unique(np.concatenate([[0.0, N], inner, inner - 1, inner + 1]))
+    pos = pos[(pos >= 0) & (pos <= N)]
+    S = len(rows)
+    cy = np.empty((S, len(pos)))
+    tot = np.empty(S)
+    flat = np.empty(S)
+    for s, (st, en, c) in enumerate(rows):
+        cum0 = np.concatenate([[0.0], np.cumsum(c * (en - st))])
+        x = pos + lo
+        r = np.searchsorted(st, x, side="right") - 1
+        cy[s] = cum0[r] + (x - st[r]) * c[r]
+        cy[s, 0] = 0.0
+        tot[s] = cum0[-1]
+        flat[s] = kern.seg_loss(N, tot[s])
+    return _Grid(int(lo), pos, cy, tot, flat, samples, groups)
+
+
+def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int):
+    """Best top-k decrease and its peak (grid indices) for k = 0..n_units."""
+    best = np.full(n_units + 1, -np.inf)
+    best[0] = 0.0
+    bi = np.full(n_units + 1, -1, dtype=np.int64)
+    bj = np.full(n_units + 1, -1, dtype=np.int64)
+    kern.scan_all(grid.pos, grid.cy, grid.tot, grid.flat, unit, n_units, best, bi, bj)
+    return best, bi, bj, True
+
+
+def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
+    """Loss Series, peak DataFrame, up DataFrame and selection table for one unit kind."""
+    n = len(names)
+    ks = pd.RangeIndex(n + 1, name="k")
+    loss = pd.Series(float(grid.flat.sum()) - best, index=ks, name="loss")
+    up = np.zeros((n + 1, n), dtype=bool)
+    dec = np.empty(n)
+    for k in range(1, n + 1):
+        kern.unit_decreases(grid.pos, grid.cy, grid.tot, grid.flat, unit, n, bi[k], bj[k], dec)
+        up[k, np.argsort(-dec, kind="stable")[:k]] = True
+    peak = pd.DataFrame({
+        "chromStart": (grid.start + grid.pos[bi[1:]]).astype(np.int64),
+        "chromEnd": (grid.start + grid.pos[bj[1:]]).astype(np.int64),
+    }, index=pd.RangeIndex(1, n + 1, name="k"))
+    up_df = pd.DataFrame(up, index=ks, columns=pd.Index(names))
+    table = pd.DataFrame({"k": np.arange(n + 1), "loss": loss.to_numpy()})
+    sel = model_selection("loss", "k", table)
+    sel = sel[["min_lambda", "max_lambda", "min_log_lambda", "max_log_lambda", "k", "loss"]]
+    return loss, peak, up_df, sel.reset_index(drop=True)
+
+
+def joint_peak(window: pd.DataFrame, *, region=None) -> JointPeakFit:
+    """Exact joint peak models of several samples in one window, for every k.
+
+    Parameters
+    ----------
+    window : DataFrame
+        Coverage rows ``sample_id, chromStart, chromEnd, count`` (0-based half-open
+        ``[chromStart, chromEnd)``, weight ``chromEnd − chromStart``), optional ``group``
+        (one value per sample). Rows need not be sorted; gaps within a sample are zeros.
+    region : (chromStart, chromEnd), optional
+        The bases to fit; every sample must cover them. Default: the range all samples
+        cover (samples that start or end at different bases are clipped to it).
+
+    Returns
+    -------
+    JointPeakFit
+        ``loss`` (k = 0..S), ``peak`` (k = 1..S), ``up``, ``selection``, ``exact``; with
+        groups also ``group_loss``, ``group_peak``, ``group_up``, ``group_selection``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [("a", 0, 10, 1), ("a", 10, 20, 9), ("a", 20, 30, 1),
+    ...         ("b", 0, 12, 2), ("b", 12, 30, 2)]
+    >>> window = pd.DataFrame(rows, columns=["sample_id", "chromStart", "chromEnd", "count"])
+    >>> fit = joint_peak(window)
+    >>> fit.peak.loc[1].tolist(), fit.up.loc[1].tolist()
+    ([10, 20], [True, False])
+    >>> bool(fit.loss[2] == fit.loss[1])  # b is flat: up with equal means, no decrease
+    True
+    """
+    samples, groups, rows, lo, hi = _samples(window, _check_region(region))
+    grid = _grid(samples, groups, rows, lo, hi)
+    S = len(samples)
+    unit = np.arange(S, dtype=np.int64)
+    best, bi, bj, exact = _solve_units(grid, unit, S)
+    loss, peak, up, sel = _models(grid, unit, samples, best, bi, bj)
+    g = {}
+    if groups is not None:
+        names = list(pd.unique(np.asarray(groups, dtype=object)))
+        gunit = np.array([names.index(x) for x in groups], dtype=np.int64)
+        gb, gi, gj, gexact = _solve_units(grid, gunit, len(names))
+        exact = exact and gexact
+        gl, gp, gu, gs = _models(grid, gunit, names, gb, gi, gj)
+        g = dict(group_loss=gl, group_peak=gp, group_up=gu, group_selection=gs,
+                 groups=pd.Series(groups, index=pd.Index(samples, name="sample_id"),
+                                  name="group"))
+    return JointPeakFit(loss=loss, peak=peak, up=up, selection=sel, exact=bool(exact),
+                        chromStart=int(lo), chromEnd=int(hi), **g)
