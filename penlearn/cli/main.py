@@ -21,6 +21,7 @@ from penlearn.cli._common import (
 )
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
+from penlearn.cli.joint import add_joint_arguments, cmd_joint
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.penalty import DEFAULT_MODEL, MODELS
@@ -58,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     _learn_arguments(add)
     _predict_arguments(add)
     _peaks_arguments(add)
+    add_joint_arguments(add("joint", "joint peaks of several samples from their coverage and "
+                            "single-sample peaks: the peaks x samples matrix", cmd_joint))
     _report_arguments(add)
     return parser
 

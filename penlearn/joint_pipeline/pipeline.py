@@ -202,6 +202,8 @@ class JointPeaks:
         The penalty model used or learned.
     note : str
         How the penalty was chosen.
+    labels : DataFrame or None
+        The labels per sample, checked (text-format groups expanded).
     fits : dict
         ``window_id -> joint fit`` (the solver's results).
     """
@@ -215,6 +217,7 @@ class JointPeaks:
     features: pd.DataFrame | None = None
     model: PenaltyModel | None = None
     note: str = ""
+    labels: pd.DataFrame | None = None
     fits: dict = field(default_factory=dict)
 
     @property
@@ -437,7 +440,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                              k=calls["k"].to_numpy())
     return JointPeaks(windows=windows, paths=paths, calls=calls, samples=samples,
                       groups=group_of, evaluation=evaluation, features=features, model=model,
-                      note=note, fits=fits)
+                      note=note, labels=lab, fits=fits)
 
 
 def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,

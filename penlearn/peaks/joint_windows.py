@@ -63,7 +63,8 @@ def read_peaks_folder(path: str | os.PathLike) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``sample_id, chrom, chromStart, chromEnd``, samples in file-name order.
+        ``sample_id, chrom, chromStart, chromEnd``, samples in file-name order;
+        ``attrs["samples"]`` lists every sample, those without peaks too.
 
     Raises
     ------
@@ -90,12 +91,17 @@ def read_peaks_folder(path: str | os.PathLike) -> pd.DataFrame:
                          "--out' wrote, one <sample>.bed per sample)")
     parts = []
     for f in files:
-        stem = f.name[: -len(".bed.gz")] if f.name.endswith(".gz") else f.name[:-len(".bed")]
         bed = read_bed(f)[["chrom", "chromStart", "chromEnd"]]
-        parts.append(bed.assign(sample_id=urllib.parse.unquote(stem)))
+        parts.append(bed.assign(sample_id=urllib.parse.unquote(_stem(f.name))))
     out = pd.concat(parts, ignore_index=True)
     out["sample_id"] = out["sample_id"].astype(str)
-    return out[["sample_id", "chrom", "chromStart", "chromEnd"]]
+    out = out[["sample_id", "chrom", "chromStart", "chromEnd"]]
+    out.attrs["samples"] = [urllib.parse.unquote(_stem(f.name)) for f in files]
+    return out
+
+
+def _stem(name: str) -> str:
+    return name[: -len(".bed.gz")] if name.endswith(".bed.gz") else name[: -len(".bed")]
 
 
 def joint_clusters(peaks: pd.DataFrame) -> pd.DataFrame:
