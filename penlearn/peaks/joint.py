@@ -26,10 +26,12 @@ bases next to the window's ends), or a one-base peak next to a grid point. Only 
 peaks are searched; tests compare with a search over every base position. Non-strict
 inequalities matter: the feasible sets are then closed, so the optimum is attained.
 
-Samples that do not start or end at the same base: the window is the *common* range of
-all samples (from the last first ``chromStart`` to the first last ``chromEnd``), or the
-``region`` given, which every sample must cover (else a ``ValueError``). Zero-coverage
-gaps between a sample's rows are zeros (SPEC §7).
+Samples that do not start or end at the same base: by default the window spans all rows
+(from the first ``chromStart`` to the last ``chromEnd`` of all samples) and the bases a
+sample has no row for are zeros, as zero-coverage gaps between a sample's rows are
+(SPEC §7); PeakSegJoint does the same, so losses compare with its. ``extent="common"``
+fits only the bases all samples cover; ``region`` fits given bases, which every sample
+must cover (else a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -104,15 +106,19 @@ class JointPeakFit:
 
 @dataclass(frozen=True)
 class _Grid:
-    """Samples on a common grid: ``pos`` relative positions, ``cy`` cumulative counts."""
+    """Samples on the common grid of positions ``P`` (0 .. N, relative to ``start``).
+
+    Cell i = ``[P[i], P[i + 1])`` has count ``cnt[i, s]`` in sample s at every base;
+    ``cyT[i, s]`` is sample s's count sum over ``[0, P[i])`` and ``csat[i, s]`` the sum of
+    the saturated losses of the cells before ``P[i]``."""
 
     start: int
-    pos: np.ndarray  # float64, 0 .. N
-    cy: np.ndarray  # (S, len(pos)) count sums over [0, pos[i])
+    P: np.ndarray
+    cnt: np.ndarray
+    cyT: np.ndarray
+    csat: np.ndarray
     tot: np.ndarray  # (S,) count sums over the window
     flat: np.ndarray  # (S,) flat loss of each sample
-    samples: list
-    groups: list | None  # group of each sample
 
 
 def _numeric(df: pd.DataFrame, col: str) -> np.ndarray:
@@ -137,7 +143,7 @@ def _check_region(region):
     return lo, hi
 
 
-def _samples(window: pd.DataFrame, region):
+def _samples(window: pd.DataFrame, region, extent: str = "union"):
     """Validated rows of each sample (sorted, gap-free, clipped) and the window bounds."""
     if not isinstance(window, pd.DataFrame):
         raise TypeError(f"window must be a pandas DataFrame, got {type(window).__name__}")
@@ -191,13 +197,7 @@ def _samples(window: pd.DataFrame, region):
         rows.append((st, en, c))
     firsts = np.array([r[0][0] for r in rows])
     lasts = np.array([r[1][-1] for r in rows])
-    if region is None:
-        lo, hi = float(firsts.max()), float(lasts.min())
-        if hi - lo < 3:
-            raise ValueError(
-                f"window samples share only {max(hi - lo, 0):g} bases (the common range "
-                f"of all samples, {lo:g}-{hi:g}); a peak needs at least 3")
-    else:
+    if region is not None:
         lo, hi = float(region[0]), float(region[1])
         if hi - lo < 3:
             raise ValueError(f"region {region!r} must span at least 3 bases")
@@ -206,6 +206,21 @@ def _samples(window: pd.DataFrame, region):
             s = int(np.argmax(bad))
             raise ValueError(f"window sample {samples[s]!r} covers {firsts[s]:g}-"
                              f"{lasts[s]:g}, not all of the region {lo:g}-{hi:g}")
+    elif extent == "union":
+        lo, hi = float(firsts.min()), float(lasts.max())
+        if hi - lo < 3:
+            raise ValueError(f"window spans only {hi - lo:g} bases; a peak needs at least 3")
+        for s, (st, en, c) in enumerate(rows):  # bases before / after a sample's rows: zeros
+            pre, post = int(st[0] > lo), int(en[-1] < hi)
+            rows[s] = (np.concatenate([[lo] * pre, st, [en[-1]] * post]),
+                       np.concatenate([[st[0]] * pre, en, [hi] * post]),
+                       np.concatenate([[0.0] * pre, c, [0.0] * post]))
+    else:
+        lo, hi = float(firsts.max()), float(lasts.min())
+        if hi - lo < 3:
+            raise ValueError(
+                f"window samples share only {max(hi - lo, 0):g} bases (the common range "
+                f"of all samples, {lo:g}-{hi:g}); a peak needs at least 3")
     clipped = []
     for st, en, c in rows:
         keep = (en > lo) & (st < hi)
@@ -213,37 +228,50 @@ def _samples(window: pd.DataFrame, region):
     return samples, groups, clipped, lo, hi
 
 
-def _grid(samples, groups, rows, lo, hi) -> _Grid:
-    """Every candidate position (see the module docstring) and the cumulative counts."""
+def _grid(rows, lo, hi) -> _Grid:
+    """The grid: row boundaries of every sample, and the bases next to the window ends."""
     N = hi - lo
-    inner = np.unique(np.concatenate([st[1:] for st, _, _ in rows] + [np.array([lo + 1,
-                                                                                 hi - 1])]))
-    inner = inner[(inner > lo) & (inner < hi)] - lo
-    pos = np.unique(np.concatenate([[0.0, N], inner, inner - 1, inner + 1]))
-    pos = pos[(pos >= 0) & (pos <= N)]
+    P = np.unique(np.concatenate([st[1:] - lo for st, _, _ in rows]
+                                 + [np.array([0.0, 1.0, N - 1.0, N])]))
     S = len(rows)
-    cy = np.empty((S, len(pos)))
-    tot = np.empty(S)
-    flat = np.empty(S)
-    for s, (st, en, c) in enumerate(rows):
-        cum0 = np.concatenate([[0.0], np.cumsum(c * (en - st))])
-        x = pos + lo
-        r = np.searchsorted(st, x, side="right") - 1
-        cy[s] = cum0[r] + (x - st[r]) * c[r]
-        cy[s, 0] = 0.0
-        tot[s] = cum0[-1]
-        flat[s] = kern.seg_loss(N, tot[s])
-    return _Grid(int(lo), pos, cy, tot, flat, samples, groups)
+    G = len(P) - 1
+    cnt = np.empty((G, S))
+    for s, (st, _en, c) in enumerate(rows):
+        cnt[:, s] = c[np.searchsorted(st - lo, P[:-1], side="right") - 1]
+    w = np.diff(P)[:, None]
+    cyT = np.zeros((G + 1, S))
+    np.cumsum(cnt * w, axis=0, out=cyT[1:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sat = np.where(cnt > 0, cnt * w - cnt * w * np.log(cnt), 0.0)
+    csat = np.zeros((G + 1, S))
+    np.cumsum(sat, axis=0, out=csat[1:])
+    tot = cyT[-1].copy()
+    flat = np.array([kern.seg_loss(N, t) for t in tot])
+    return _Grid(int(lo), P, cnt, cyT, csat, tot, flat)
 
 
-def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int):
-    """Best top-k decrease and its peak (grid indices) for k = 0..n_units."""
+#: Work-list size beyond which the branch and bound stops (the result is then not proven).
+MAX_BLOCKS = 4_000_000
+#: Blocks with at most this many peaks are searched exhaustively.
+LEAF_PAIRS = 16
+
+
+def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, seeds=()):
+    """Best top-k decrease and its peak for k = 0..n_units (``seeds``: peaks to try
+    first, e.g. a heuristic's)."""
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
-    bi = np.full(n_units + 1, -1, dtype=np.int64)
-    bj = np.full(n_units + 1, -1, dtype=np.int64)
-    kern.scan_all(grid.pos, grid.cy, grid.tot, grid.flat, unit, n_units, best, bi, bj)
-    return best, bi, bj, True
+    ba = np.full(n_units + 1, np.nan)
+    bb = np.full(n_units + 1, np.nan)
+    dec = np.empty(n_units)
+    args = (grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit)
+    for a, b in seeds:
+        kern.eval_peak(*args, float(a), float(b), dec, best, ba, bb)
+    kern.scan_adjacent(*args, best, ba, bb)
+    tol = 1e-12 * max(1.0, float(np.abs(grid.flat).sum()))
+    proven, _, _ = kern.branch_and_bound(grid.P, grid.cyT, grid.csat, grid.tot, grid.flat,
+                                         unit, best, ba, bb, LEAF_PAIRS, MAX_BLOCKS, tol)
+    return best, ba, bb, bool(proven)
 
 
 def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
@@ -254,11 +282,12 @@ def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
     up = np.zeros((n + 1, n), dtype=bool)
     dec = np.empty(n)
     for k in range(1, n + 1):
-        kern.unit_decreases(grid.pos, grid.cy, grid.tot, grid.flat, unit, n, bi[k], bj[k], dec)
+        kern.peak_decreases(grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit, bi[k],
+                            bj[k], dec)
         up[k, np.argsort(-dec, kind="stable")[:k]] = True
     peak = pd.DataFrame({
-        "chromStart": (grid.start + grid.pos[bi[1:]]).astype(np.int64),
-        "chromEnd": (grid.start + grid.pos[bj[1:]]).astype(np.int64),
+        "chromStart": (grid.start + bi[1:]).astype(np.int64),
+        "chromEnd": (grid.start + bj[1:]).astype(np.int64),
     }, index=pd.RangeIndex(1, n + 1, name="k"))
     up_df = pd.DataFrame(up, index=ks, columns=pd.Index(names))
     table = pd.DataFrame({"k": np.arange(n + 1), "loss": loss.to_numpy()})
@@ -267,7 +296,7 @@ def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
     return loss, peak, up_df, sel.reset_index(drop=True)
 
 
-def joint_peak(window: pd.DataFrame, *, region=None) -> JointPeakFit:
+def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union") -> JointPeakFit:
     """Exact joint peak models of several samples in one window, for every k.
 
     Parameters
@@ -277,8 +306,14 @@ def joint_peak(window: pd.DataFrame, *, region=None) -> JointPeakFit:
         ``[chromStart, chromEnd)``, weight ``chromEnd − chromStart``), optional ``group``
         (one value per sample). Rows need not be sorted; gaps within a sample are zeros.
     region : (chromStart, chromEnd), optional
-        The bases to fit; every sample must cover them. Default: the range all samples
-        cover (samples that start or end at different bases are clipped to it).
+        The bases to fit; every sample must cover them (else a ``ValueError``); rows
+        beyond are clipped.
+    extent : {"union", "common"}
+        Without ``region``, the bases to fit when samples start or end at different
+        bases: ``"union"`` (default) from the first ``chromStart`` to the last
+        ``chromEnd`` of all samples, the bases a sample has no row for counting as
+        zeros (as gaps do, SPEC §7, and as PeakSegJoint does); ``"common"`` only the
+        bases every sample covers.
 
     Returns
     -------
@@ -298,8 +333,10 @@ def joint_peak(window: pd.DataFrame, *, region=None) -> JointPeakFit:
     >>> bool(fit.loss[2] == fit.loss[1])  # b is flat: up with equal means, no decrease
     True
     """
-    samples, groups, rows, lo, hi = _samples(window, _check_region(region))
-    grid = _grid(samples, groups, rows, lo, hi)
+    if extent not in ("union", "common"):
+        raise ValueError(f"extent must be 'union' or 'common', got {extent!r}")
+    samples, groups, rows, lo, hi = _samples(window, _check_region(region), extent)
+    grid = _grid(rows, lo, hi)
     S = len(samples)
     unit = np.arange(S, dtype=np.int64)
     best, bi, bj, exact = _solve_units(grid, unit, S)

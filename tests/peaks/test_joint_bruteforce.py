@@ -68,25 +68,22 @@ def brute(Y: np.ndarray, unit: np.ndarray, n_units: int) -> np.ndarray:
 
 @st.composite
 def windows(draw):
+    """Rows of 1..4 samples on bases 100 .. 100 + N; sample 0 spans them all, the others
+    may start late or end early (bases without rows are zeros); ``Y`` per base."""
     S = draw(st.integers(1, 4))
     N = draw(st.integers(3, 11))
     ties = draw(st.booleans())  # few count values: runs and tied means
     rows, Y = [], np.zeros((S, N))
     for s in range(S):
-        # samples may start before or end after the common range (sample 0 spans it)
-        offset = draw(st.integers(0, 2)) if s else 0
-        pos, cuts = 0, []
-        total = N + offset + (draw(st.integers(0, 2)) if s else 0)
-        while pos < total:
-            ln = draw(st.integers(1, 4))
-            cuts.append((pos, min(pos + ln, total)))
-            pos += ln
-        for lo, hi in cuts:
+        first = draw(st.integers(0, min(2, N - 1))) if s else 0
+        last = draw(st.integers(max(first + 1, N - 2), N)) if s else N
+        pos = first
+        while pos < last:
+            hi = min(pos + draw(st.integers(1, 4)), last)
             c = draw(st.integers(0, 2 if ties else 9))
-            rows.append((f"s{s}", 100 + lo - offset, 100 + hi - offset, c))
-            for x in range(lo, hi):
-                if offset <= x < offset + N:
-                    Y[s, x - offset] = c
+            rows.append((f"s{s}", 100 + pos, 100 + hi, c))
+            Y[s, pos:hi] = c
+            pos = hi
     df = pd.DataFrame(rows, columns=["sample_id", "chromStart", "chromEnd", "count"])
     n_groups = draw(st.integers(1, S))
     grp = [draw(st.integers(0, n_groups - 1)) for _ in range(S)]
@@ -113,7 +110,7 @@ def test_joint_peak_equals_brute_force(case):
     fit = joint_peak(df)
     S = Y.shape[0]
     assert fit.exact
-    assert fit.chromStart == 100 and fit.chromEnd == 100 + Y.shape[1]
+    assert (fit.chromStart, fit.chromEnd) == (100, 100 + Y.shape[1])
     expected = brute(Y, np.arange(S), S)
     np.testing.assert_allclose(fit.loss.to_numpy(), expected, rtol=1e-9, atol=1e-9)
     # the reported peak and up samples achieve the reported loss
@@ -134,3 +131,21 @@ def test_joint_peak_equals_brute_force(case):
         up = np.array([gup[fit.groups[f"s{s}"]] for s in range(S)])
         assert model_loss(Y, (a, b), up) == pytest.approx(fit.group_loss[k], rel=1e-9,
                                                           abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(windows())
+def test_common_extent_equals_brute_force(case):
+    """``extent="common"``: only the bases every sample covers."""
+    df, Y, _ = case
+    ends = df.groupby("sample_id").agg(first=("chromStart", "min"), last=("chromEnd", "max"))
+    lo, hi = int(ends["first"].max()), int(ends["last"].min())
+    if hi - lo < 3:
+        with pytest.raises(ValueError, match="share only"):
+            joint_peak(df, extent="common")
+        return
+    fit = joint_peak(df, extent="common")
+    assert (fit.chromStart, fit.chromEnd) == (lo, hi)
+    sub = Y[:, lo - 100: hi - 100]
+    expected = brute(sub, np.arange(len(Y)), len(Y))
+    np.testing.assert_allclose(fit.loss.to_numpy(), expected, rtol=1e-9, atol=1e-9)

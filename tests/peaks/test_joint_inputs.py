@@ -28,7 +28,8 @@ GOOD = [("a", 0, 5, 1), ("a", 5, 9, 4), ("a", 9, 20, 1),
         (window(GOOD).assign(chromEnd=[5, 5, 20, 6, 12, 18]), {}, "chromEnd 5 <= chromStart 5"),
         (window(GOOD), {"region": (0, 20)}, "sample 'b' covers 2-18, not all of the region"),
         (window(GOOD), {"region": (5, 7)}, "at least 3 bases"),
-        (window([("a", 0, 5, 1), ("b", 3, 9, 1)]), {}, "share only 2 bases"),
+        (window([("a", 0, 5, 1), ("b", 3, 9, 1)]), {"extent": "common"}, "share only 2"),
+        (window(GOOD), {"extent": "all"}, "extent must be 'union' or 'common'"),
         (window(GOOD, group=list("xyxzzz")), {}, "sample 'a' has several values"),
         (window(GOOD).iloc[:0], {}, "no rows"),
     ],
@@ -46,10 +47,15 @@ def test_type_errors():
         joint_peak(window(GOOD).assign(count="x"))
 
 
-def test_common_range_and_gaps():
-    """Samples are clipped to the range all cover; a gap inside a sample is zeros."""
+def test_extents_and_gaps():
+    """By default the window spans all rows, bases without rows being zeros (as a gap
+    inside a sample is); ``extent="common"`` keeps the bases all samples cover."""
     fit = joint_peak(window(GOOD))
-    assert (fit.chromStart, fit.chromEnd) == (2, 18)
+    assert (fit.chromStart, fit.chromEnd) == (0, 20)
+    padded = window(GOOD + [("b", 0, 2, 0), ("b", 18, 20, 0)])
+    pd.testing.assert_series_equal(fit.loss, joint_peak(padded).loss)
+    common = joint_peak(window(GOOD), extent="common")
+    assert (common.chromStart, common.chromEnd) == (2, 18)
     gapped = window([("a", 2, 5, 1), ("a", 9, 18, 1), ("b", 2, 18, 1)])
     filled = window([("a", 2, 5, 1), ("a", 5, 9, 0), ("a", 9, 18, 1), ("b", 2, 18, 1)])
     pd.testing.assert_series_equal(joint_peak(gapped).loss, joint_peak(filled).loss)
