@@ -113,7 +113,7 @@ def test_window_coverage_cuts_every_sample_to_the_window_and_fills_gaps():
                         "chromEnd": [30]})
     (wid, table), = list(window_coverage(cov, win, groups={"a": "g", "b": "h"}))
     assert wid == "w"
-    for sid, g in table.groupby("sample_id"):
+    for _sid, g in table.groupby("sample_id"):
         assert g["chromStart"].iloc[0] == 5 and g["chromEnd"].iloc[-1] == 30
         assert (g["chromEnd"].to_numpy()[:-1] == g["chromStart"].to_numpy()[1:]).all()
     a = table[table["sample_id"] == "a"]
