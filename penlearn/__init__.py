@@ -44,6 +44,8 @@ from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, 
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.contigs import fill_gaps
 from penlearn.peaks.joint import JointPeakFit, joint_peak
+from penlearn.peaks.joint_windows import joint_windows, read_peaks_folder
+from penlearn.joint_pipeline import JointPeaks, joint_peaks
 from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
@@ -93,6 +95,10 @@ __all__ = [
     "peakseg_search",
     "JointPeakFit",
     "joint_peak",
+    "joint_peaks",
+    "JointPeaks",
+    "joint_windows",
+    "read_peaks_folder",
     "PeakLabelErrors",
     "coverage_features",
     "peak_label_errors",

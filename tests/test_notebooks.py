@@ -98,3 +98,40 @@ def test_notebook_executes(name, tmp_path, monkeypatch):
     ran = [c for c in nb.cells if c.cell_type == "code"]
     assert ran and all(c.execution_count is not None for c in ran), f"{name}: cells not run"
     print(f"{name}: executed in {seconds:.1f} s")
+
+
+# Notebooks written as jupytext percent scripts (notebooks/NAME.py) paired with NAME.ipynb,
+# stored without outputs; the script is the source (``jupytext --sync notebooks/NAME.py``).
+PAIRED = {"joint_peaks": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"]}
+
+
+@pytest.mark.parametrize("name", list(PAIRED))
+def test_paired_notebook_in_sync_and_stored_without_outputs(name):
+    import jupytext  # the test extra holds it
+    stored = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
+    nbformat.validate(stored)
+    assert all(c.outputs == [] and c.execution_count is None
+               for c in stored.cells if c.cell_type == "code"), f"{name}.ipynb has outputs"
+    script = jupytext.read(NB_DIR / f"{name}.py")
+    assert [(c.cell_type, c.source) for c in script.cells] == [
+        (c.cell_type, c.source) for c in stored.cells
+    ], f"{name}.ipynb differs from {name}.py: run `jupytext --sync notebooks/{name}.py`"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PAIRED))
+def test_paired_notebook_executes(name, tmp_path, monkeypatch):
+    import jupytext  # the test extra holds it
+    for rel in PAIRED[name]:
+        need(DATA / rel)
+    monkeypatch.setenv("PENLEARN_DATA", str(DATA))
+    nb = jupytext.read(NB_DIR / f"{name}.py")
+    client = nbclient.NotebookClient(nb, km=_kernel_manager(tmp_path), timeout=TIMEOUT,
+                                     resources={"metadata": {"path": str(NB_DIR)}})
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as exc:
+        pytest.fail(f"{name} failed:\n{exc}")
+    shown = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+             if "image/png" in o.get("data", {})]
+    assert len(shown) >= 3, f"{name}: its figures are not shown"

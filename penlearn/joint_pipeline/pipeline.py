@@ -206,6 +206,17 @@ class JointPeaks:
         The labels per sample, checked (text-format groups expanded).
     fits : dict
         ``window_id -> joint fit`` (the solver's results).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a"] * 3 + ["b"] * 3, "chrom": "chr1",
+    ...                     "chromStart": [0, 10, 20] * 2, "chromEnd": [10, 20, 30] * 2,
+    ...                     "count": [1, 9, 1, 1, 8, 1]})
+    >>> peaks = pd.DataFrame({"sample_id": ["a", "b"], "chrom": "chr1",
+    ...                       "chromStart": [10, 12], "chromEnd": [20, 20]})
+    >>> res = joint_peaks(cov, peaks, penalty=1.0, groups={"a": "x", "b": "x"})
+    >>> res.summary()[["chromStart", "chromEnd", "samples_up", "groups_up"]].values.tolist()
+    [[10, 20, 2, 1]]
     """
 
     windows: pd.DataFrame
@@ -357,6 +368,19 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     Returns
     -------
     JointPeaks
+
+    Examples
+    --------
+    >>> rows = []
+    >>> for s, inside in (("a", 9), ("b", 1)):
+    ...     rows += [(s, "chr1", 0, 10, 1), (s, "chr1", 10, 20, inside), (s, "chr1", 20, 30, 1)]
+    >>> cov = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+    ...                                   "count"])
+    >>> peaks = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [10],
+    ...                       "chromEnd": [20]})
+    >>> res = joint_peaks(cov, peaks, penalty=1.0)
+    >>> res.matrix().values.tolist()
+    [['chr1', 10, 20, 1, 0]]
 
     Raises
     ------
