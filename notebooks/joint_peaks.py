@@ -194,8 +194,9 @@ comparison.groupby(["annotation", "single", "joint"]).size()
 # single-sample peaks and of the joint peaks made from them (the joint penalty learned
 # from the labels each time; a constant below 10 labeled windows). Too low a single
 # penalty gives hundreds of noisy single-sample peaks, which the joint model largely
-# cleans up; too high a one misses the first (kidney-only) peak region entirely, and
-# no joint window can bring it back.
+# cleans up; too high a one gives single peaks that run across both large peak
+# regions, so their clusters merge into one window whose one common peak must span
+# both (the noPeaks label between them is then a false positive in every sample).
 
 # %%
 from penlearn.joint_pipeline import label_error_comparison
@@ -231,8 +232,8 @@ fig.tight_layout()
 #   above by solving it again).
 # * At the single-sample penalty the labels prefer (λ ≈ 10,000) both kinds of
 #   peaks make no label error; at lower single penalties the joint model removes most
-#   of the single-sample errors (table above), at higher ones it cannot restore a
-#   window the single-sample peaks no longer propose.
+#   of the single-sample errors (table above); at higher ones the windows themselves
+#   merge two peak regions, which one common peak per window cannot separate.
 # * All these are **train** errors: the 48 labels lie in one region and chose the joint
 #   penalty. With labels in ≥ 10 windows `penlearn joint` learns a penalty function of
 #   the window features instead of a constant (`joint_model.json`, reused with
