@@ -26,6 +26,17 @@ bases next to the window's ends), or a one-base peak next to a grid point. Only 
 peaks are searched; tests compare with a search over every base position. Non-strict
 inequalities matter: the feasible sets are then closed, so the optimum is attained.
 
+The search. A bin-pyramid heuristic like PeakSegJoint's (every pair of coarse bin
+boundaries, then for each k a zoom to base resolution around its best peak) gives first
+peaks for every k. A branch and bound then covers every pair of grid points: a block of
+peaks (a in one range of grid points, b in another) gets, for each sample, an upper bound
+of its loss decrease over the block (each segment's loss is at least the sum of the losses
+of its parts fitted alone, and a part inside the range where a or b can fall at least its
+saturated loss); a block whose top-k sum of bounds cannot beat the best peak found for
+any k is dropped, the others are halved until small enough to search exhaustively. The
+one-base peaks next to grid points are searched exhaustively. Losses are compared in
+floating point, so "exact" is up to rounding (1e-12 of the total flat loss).
+
 Samples that do not start or end at the same base: by default the window spans all rows
 (from the first ``chromStart`` to the last ``chromEnd`` of all samples) and the bases a
 sample has no row for are zeros, as zero-coverage gaps between a sample's rows are
@@ -178,10 +189,11 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
         first = window.drop_duplicates("sample_id").set_index("sample_id")["group"]
         groups = [first.loc[s] for s in samples]
     rows = []
+    order = np.lexsort((start, codes))
+    bounds = np.searchsorted(codes[order], np.arange(len(samples) + 1))
     for s in range(len(samples)):
-        idx = np.flatnonzero(codes == s)
-        order = idx[np.argsort(start[idx], kind="stable")]
-        st, en, c = start[order], end[order], count[order]
+        o = order[bounds[s]:bounds[s + 1]]
+        st, en, c = start[o], end[o], count[o]
         if (st[1:] < en[:-1]).any():
             r = int(np.argmax(st[1:] < en[:-1]))
             raise ValueError(f"window sample {samples[s]!r} has overlapping rows: one ends "
@@ -233,18 +245,11 @@ def _grid(rows, lo, hi) -> _Grid:
     N = hi - lo
     P = np.unique(np.concatenate([st[1:] - lo for st, _, _ in rows]
                                  + [np.array([0.0, 1.0, N - 1.0, N])]))
-    S = len(rows)
-    G = len(P) - 1
-    cnt = np.empty((G, S))
-    for s, (st, _en, c) in enumerate(rows):
-        cnt[:, s] = c[np.searchsorted(st - lo, P[:-1], side="right") - 1]
-    w = np.diff(P)[:, None]
-    cyT = np.zeros((G + 1, S))
-    np.cumsum(cnt * w, axis=0, out=cyT[1:])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sat = np.where(cnt > 0, cnt * w - cnt * w * np.log(cnt), 0.0)
-    csat = np.zeros((G + 1, S))
-    np.cumsum(sat, axis=0, out=csat[1:])
+    off = np.cumsum([0] + [len(st) for st, _, _ in rows])
+    cnt, cyT, csat = kern.build_grid(
+        P, np.concatenate([st for st, _, _ in rows]) - lo,
+        np.concatenate([en for _, en, _ in rows]) - lo,
+        np.concatenate([c for _, _, c in rows]).astype(float), off)
     tot = cyT[-1].copy()
     flat = np.array([kern.seg_loss(N, t) for t in tot])
     return _Grid(int(lo), P, cnt, cyT, csat, tot, flat)
@@ -256,21 +261,26 @@ MAX_BLOCKS = 4_000_000
 LEAF_PAIRS = 16
 
 
-def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, seeds=()):
-    """Best top-k decrease and its peak for k = 0..n_units (``seeds``: peaks to try
-    first, e.g. a heuristic's)."""
+#: The heuristic's pyramid: bin sizes are powers of BIN_FACTOR, the coarsest level has at
+#: least COARSE_BINS bins.
+BIN_FACTOR = 2
+COARSE_BINS = 40
+
+
+def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str):
+    """Best top-k decrease, its peak, and whether proven, for k = 0..n_units."""
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
     ba = np.full(n_units + 1, np.nan)
     bb = np.full(n_units + 1, np.nan)
-    dec = np.empty(n_units)
     args = (grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit)
-    for a, b in seeds:
-        kern.eval_peak(*args, float(a), float(b), dec, best, ba, bb)
-    kern.scan_adjacent(*args, best, ba, bb)
+    kern.heuristic(*args, float(BIN_FACTOR), float(COARSE_BINS), best, ba, bb)
+    if method == "heuristic":
+        return best, ba, bb, False
     tol = 1e-12 * max(1.0, float(np.abs(grid.flat).sum()))
-    proven, _, _ = kern.branch_and_bound(grid.P, grid.cyT, grid.csat, grid.tot, grid.flat,
-                                         unit, best, ba, bb, LEAF_PAIRS, MAX_BLOCKS, tol)
+    proven, _, _ = kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot,
+                                         grid.flat, unit, best, ba, bb, LEAF_PAIRS,
+                                         MAX_BLOCKS, tol)
     return best, ba, bb, bool(proven)
 
 
@@ -296,7 +306,8 @@ def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
     return loss, peak, up_df, sel.reset_index(drop=True)
 
 
-def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union") -> JointPeakFit:
+def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
+               method: str = "exact") -> JointPeakFit:
     """Exact joint peak models of several samples in one window, for every k.
 
     Parameters
@@ -314,6 +325,12 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union") -> J
         ``chromEnd`` of all samples, the bases a sample has no row for counting as
         zeros (as gaps do, SPEC §7, and as PeakSegJoint does); ``"common"`` only the
         bases every sample covers.
+    method : {"exact", "heuristic"}
+        ``"exact"``: the heuristic's peaks first, then a branch and bound over every
+        candidate peak; ``fit.exact`` says whether the search finished (it stops, keeping
+        the best peaks found, beyond :data:`MAX_BLOCKS` blocks of peaks in its work list).
+        ``"heuristic"``: the bin-pyramid search only (PeakSegJoint's kind of search),
+        ``fit.exact`` is then False.
 
     Returns
     -------
@@ -333,19 +350,21 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union") -> J
     >>> bool(fit.loss[2] == fit.loss[1])  # b is flat: up with equal means, no decrease
     True
     """
+    if method not in ("exact", "heuristic"):
+        raise ValueError(f"method must be 'exact' or 'heuristic', got {method!r}")
     if extent not in ("union", "common"):
         raise ValueError(f"extent must be 'union' or 'common', got {extent!r}")
     samples, groups, rows, lo, hi = _samples(window, _check_region(region), extent)
     grid = _grid(rows, lo, hi)
     S = len(samples)
     unit = np.arange(S, dtype=np.int64)
-    best, bi, bj, exact = _solve_units(grid, unit, S)
+    best, bi, bj, exact = _solve_units(grid, unit, S, method)
     loss, peak, up, sel = _models(grid, unit, samples, best, bi, bj)
     g = {}
     if groups is not None:
         names = list(pd.unique(np.asarray(groups, dtype=object)))
         gunit = np.array([names.index(x) for x in groups], dtype=np.int64)
-        gb, gi, gj, gexact = _solve_units(grid, gunit, len(names))
+        gb, gi, gj, gexact = _solve_units(grid, gunit, len(names), method)
         exact = exact and gexact
         gl, gp, gu, gs = _models(grid, gunit, names, gb, gi, gj)
         g = dict(group_loss=gl, group_peak=gp, group_up=gu, group_selection=gs,
