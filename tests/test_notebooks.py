@@ -29,6 +29,9 @@ NOTEBOOKS = {
     "tune_ruptures.ipynb": [],  # simulated signals only
 }
 TIMEOUT = 300  # seconds per cell
+# Notebooks written as jupytext percent scripts (notebooks/NAME.py) paired with NAME.ipynb,
+# stored without outputs; the script is the source (``jupytext --sync notebooks/NAME.py``).
+PAIRED = {"joint_peaks": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"]}
 
 
 def _generator():
@@ -73,13 +76,17 @@ def _kernel_manager(tmp_path: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(NOTEBOOKS))
+@pytest.mark.parametrize("name", list(NOTEBOOKS) + [f"{n}.py" for n in PAIRED])
 def test_notebook_executes(name, tmp_path, monkeypatch):
-    for rel in NOTEBOOKS[name]:
+    for rel in NOTEBOOKS[name] if name in NOTEBOOKS else PAIRED[name[:-3]]:
         need(DATA / rel)
     # the kernel inherits the environment: the same data folder as the tests
     monkeypatch.setenv("PENLEARN_DATA", str(DATA))
-    nb = nbformat.read(NB_DIR / name, as_version=4)
+    if name.endswith(".py"):  # a paired notebook: its percent script is the source
+        import jupytext  # the test extra holds it
+        nb = jupytext.read(NB_DIR / name)
+    else:
+        nb = nbformat.read(NB_DIR / name, as_version=4)
     client = nbclient.NotebookClient(
         nb,
         km=_kernel_manager(tmp_path),
@@ -100,11 +107,6 @@ def test_notebook_executes(name, tmp_path, monkeypatch):
     print(f"{name}: executed in {seconds:.1f} s")
 
 
-# Notebooks written as jupytext percent scripts (notebooks/NAME.py) paired with NAME.ipynb,
-# stored without outputs; the script is the source (``jupytext --sync notebooks/NAME.py``).
-PAIRED = {"joint_peaks": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"]}
-
-
 @pytest.mark.parametrize("name", list(PAIRED))
 def test_paired_notebook_in_sync_and_stored_without_outputs(name):
     import jupytext  # the test extra holds it
@@ -116,22 +118,3 @@ def test_paired_notebook_in_sync_and_stored_without_outputs(name):
     assert [(c.cell_type, c.source) for c in script.cells] == [
         (c.cell_type, c.source) for c in stored.cells
     ], f"{name}.ipynb differs from {name}.py: run `jupytext --sync notebooks/{name}.py`"
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", list(PAIRED))
-def test_paired_notebook_executes(name, tmp_path, monkeypatch):
-    import jupytext  # the test extra holds it
-    for rel in PAIRED[name]:
-        need(DATA / rel)
-    monkeypatch.setenv("PENLEARN_DATA", str(DATA))
-    nb = jupytext.read(NB_DIR / f"{name}.py")
-    client = nbclient.NotebookClient(nb, km=_kernel_manager(tmp_path), timeout=TIMEOUT,
-                                     resources={"metadata": {"path": str(NB_DIR)}})
-    try:
-        client.execute()
-    except nbclient.exceptions.CellExecutionError as exc:
-        pytest.fail(f"{name} failed:\n{exc}")
-    shown = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-             if "image/png" in o.get("data", {})]
-    assert len(shown) >= 3, f"{name}: its figures are not shown"
