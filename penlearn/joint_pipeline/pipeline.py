@@ -340,7 +340,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         Peak labels (:func:`penlearn.read_peak_labels`: with ``sample_id``, without it
         for every sample, or the text format's ``groups``). Without ``penalty`` and
         ``model`` the penalty is learned from them; they must then hold at least one
-        window.
+        window. A window's error functions count the labels that overlap it, against
+        that window's peak only (a label across two windows counts in both); the label
+        errors of :func:`label_error_comparison` count every label once, against all
+        joint peaks.
     groups : str, mapping or DataFrame, optional
         Sample groups (cell types): a coverage column name (e.g. ``"cell_type"``), a
         mapping ``sample_id -> group`` or a table ``sample_id, group``.

@@ -204,3 +204,28 @@ def test_chunk1_end_to_end(tmp_path, capsys):
     check_matrix_against_models(out, cov, groups=None)
     group = pd.read_csv(out / "peaks_matrix_group.tsv", sep="\t")
     assert sorted(group.columns[3:]) == sorted(set(groups.values()))
+
+
+def test_joint_by_group_puts_whole_groups_up(tmp_path, capsys):
+    inp = make_inputs(tmp_path)
+    out = tmp_path / "out"
+    assert main(["joint", str(inp["coverage"]), "--peaks", str(inp["peaks"]), "--penalty",
+                 "20", "--by", "group", "--out", str(out), "-q"]) == 0
+    windows = pd.read_csv(out / "windows.tsv", sep="\t")
+    matrix = pd.read_csv(out / "peaks_matrix_sample.tsv", sep="\t")
+    for (_, win), w in zip(window_coverage(inp["cov"], windows, groups=SAMPLES),
+                           windows.itertuples(index=False), strict=True):
+        fit = joint_peak(win)
+        k = int(np.argmin(fit.group_loss.to_numpy()
+                          + math.exp(w.log_lambda) * fit.group_loss.index.to_numpy()))
+        assert k == w.k
+        if k:
+            a = int(fit.group_peak.loc[k, "chromStart"])
+            row = matrix[matrix["chromStart"] == a].iloc[0]
+            up = fit.group_up.loc[k]
+            assert [bool(row[s]) for s in SAMPLES] == [bool(up[g]) for g in SAMPLES.values()]
+    assert len(matrix) >= 1
+    one_line_error(capsys, ["joint", str(tmp_path / "in" / "coverage.csv"), "--peaks",
+                            str(inp["peaks"]), "--penalty", "1", "--by", "group",
+                            "--groups", str(tmp_path / "nope.csv"), "--out",
+                            str(tmp_path / "o2")], "nope.csv")
