@@ -171,10 +171,13 @@ def _matrix_png(res: JointPeaks) -> bytes | None:
     ax.set_yticks(range(len(order)))
     ax.set_yticklabels([s if res.groups[s] == s else f"{s} ({res.groups[s]})"
                         for s in order], fontsize=8)
-    ax.set_xticks(range(len(mat)))
-    ax.set_xticklabels([f"{c}:{s:,}-{e:,}" for c, s, e in
-                        zip(mat["chrom"], mat["chromStart"], mat["chromEnd"])],
-                       rotation=60, ha="right", fontsize=7)
+    if len(mat) <= 60:  # beyond, the labels would overlap: peaks in genome order
+        ax.set_xticks(range(len(mat)))
+        ax.set_xticklabels([f"{c}:{s:,}-{e:,}" for c, s, e in
+                            zip(mat["chrom"], mat["chromStart"], mat["chromEnd"])],
+                           rotation=60, ha="right", fontsize=7)
+    else:
+        ax.set_xlabel(f"{len(mat)} joint peaks in genome order")
     ax.set_title("joint peaks (columns) × samples (rows): black = peak")
     fig.tight_layout()
     return figure_png(fig)
