@@ -188,3 +188,25 @@ def test_joint_path_selects_minimum_of_loss_plus_penalty_times_k():
         lam = np.exp(log_lam)
         best = int(np.argmin(fit.loss.to_numpy() + lam * np.arange(4)))
         assert int(joint_selected(path, log_lam)["k"]) == best
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_min_error_log_lambda_has_the_fewest_total_errors_of_a_fine_grid(seed):
+    from penlearn.joint_pipeline import min_error_log_lambda
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(4):
+        cuts = np.sort(rng.choice(np.arange(-20, 20), 3, replace=False)) / 2.0
+        edges = np.r_[-np.inf, cuts, np.inf]
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            rows.append((f"w{s}", lo, hi, int(rng.integers(0, 4))))
+    ev = pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda",
+                                     "errors"])
+
+    def total(v):
+        return sum(g.loc[(g["min_log_lambda"] < v) & (v <= g["max_log_lambda"]),
+                         "errors"].iloc[0] for _, g in ev.groupby("sequence_id"))
+    grid = np.arange(-12, 12, 0.25) + 0.125  # the cuts are multiples of 0.5
+    best = min(total(v) for v in grid)
+    c = min_error_log_lambda(ev)
+    assert total(c) == best
