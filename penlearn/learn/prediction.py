@@ -89,14 +89,15 @@ def _row_names(index, rows) -> list:
     return [sequence_label(index[r]) if index is not None else int(r) for r in rows]
 
 
-def warn_missing(index, rows: np.ndarray, cols: list, rule: str) -> None:
-    """One warning naming the rows predicted by the missing-value rule ``rule``."""
+def warn_missing(index, rows: np.ndarray, cols: list, rule: str, stacklevel: int = 3) -> None:
+    """One warning naming the rows predicted by the missing-value rule ``rule`` (attributed
+    to the caller ``stacklevel`` frames up: the user's ``predict`` call)."""
     rows = np.flatnonzero(rows)
     if len(rows):
         warnings.warn(f"{id_list(_row_names(index, rows), 'row(s)')} have NaN in feature(s) "
                       f"the model uses ({', '.join(map(str, cols[:5]))}"
                       f"{', ...' if len(cols) > 5 else ''}): predicted with {rule}",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
 
 
 def linear_design(A, index, cols, coef, scaling, clip: bool = False) -> np.ndarray:
@@ -126,7 +127,7 @@ def linear_design(A, index, cols, coef, scaling, clip: bool = False) -> np.ndarr
             A = np.where(nan, scaling.mean, A)
             warn_missing(index, nan.any(axis=1), [c for c, m in zip(cols, nan.any(axis=0))
                                                  if m], "the training mean of each such "
-                         "feature")
+                         "feature", stacklevel=5)
         if ranged:
             A = np.where(np.isposinf(A), scaling.high, np.where(np.isneginf(A), scaling.low, A))
         bad = ~np.isfinite(A)
