@@ -12,6 +12,7 @@ for ±inf).
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -152,3 +153,42 @@ def test_a_model_path_that_is_a_fifo_is_one_line_error(tmp_path, capsys):
                  str(tmp_path / "p.bed"), "--quiet"])
     _, err = capsys.readouterr()
     assert code == 1 and "not a regular file" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_learned_model_on_mono27ac_with_counts_divided_by_3(tmp_path, capsys):
+    """As a user would: ``penlearn learn`` on a shipped data set, then ``penlearn peaks
+    --model`` on the shipped Mono27ac coverage with its counts divided by 3 (mean ~0.1
+    reads per base: NaN and -inf log features)."""
+    train = need(DATA / "H3K36me3_TDH_other")
+    cov = pl.read_coverage(need(DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz"))
+    cov["count"] = cov["count"] // 3
+    path = tmp_path / "mono3.bedGraph"
+    cov[["chrom", "chromStart", "chromEnd", "count"]].to_csv(path, sep="\t", header=False,
+                                                             index=False)
+    model_path = tmp_path / "model.json"
+    assert main(["learn", str(train), "--out", str(model_path), "--quiet"]) == 0
+    capsys.readouterr()
+    model = pl.PenaltyModel.load(model_path)
+    features = pl.coverage_features(pl.read_coverage(path))
+    assert features.isna().any(axis=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        log_lambda = pd.Series(model.predict(features), index=features.index)
+    assert any("have NaN" in str(w.message) for w in caught) == _uses_nan(model, features)
+    assert np.all(np.isfinite(log_lambda))
+    want = pl.predict_peaks(pl.read_coverage(path), log_lambda)
+    bed, err = _peaks_cli(path, model_path, tmp_path / "peaks.bed", capsys)
+    assert bed == want[["chrom", "chromStart", "chromEnd"]].values.tolist()
+    assert ("have NaN" in err) == _uses_nan(model, features)
+
+
+def _uses_nan(model, features) -> bool:
+    """Whether a row of ``features`` reaches a NaN in a column the model reads."""
+    from penlearn.learn.boosting import predict_trees
+
+    A = features[list(model.coef_.index)].to_numpy(float)
+    if model.trees_ is not None:
+        return bool(predict_trees(model.trees_, A, return_missing=True)[1].any())
+    return bool(np.isnan(A[:, model.coef_.to_numpy() != 0]).any())
+
