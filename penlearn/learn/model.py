@@ -236,6 +236,9 @@ class PenaltyModel:
         """
         self._check_fitted()
         if isinstance(sequence, pd.DataFrame):
+            if "value" not in sequence:
+                raise ValueError(f"sequence: a DataFrame needs a 'value' column (and "
+                                 f"optionally 'position'); got {list(sequence.columns)[:5]}")
             values = sequence["value"].to_numpy(dtype=float)
             positions = (sequence["position"].to_numpy() if "position" in sequence
                          else np.arange(1, len(values) + 1))

@@ -265,5 +265,7 @@ def test_segment_on_degenerate_sequences(models):
         m.segment([1.0, np.nan, 2.0])
     with pytest.raises(ValueError, match=r"value 1 of 2 is inf"):
         m.segment(pd.DataFrame({"position": [1, 2], "value": [np.inf, 0.0]}))
+    with pytest.raises(ValueError, match="needs a 'value' column"):
+        m.segment(pd.DataFrame({"position": [1, 2], "y": [0.0, 1.0]}))
     assert m.segment([5.0]).tolist() == []  # one datum: one segment
     assert m.segment([5.0, 5.0]).tolist() == []
