@@ -155,7 +155,6 @@ def test_a_model_path_that_is_a_fifo_is_one_line_error(tmp_path, capsys):
     assert code == 1 and "not a regular file" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.slow
 def test_a_learned_model_on_mono27ac_with_counts_divided_by_3(tmp_path, capsys):
     """As a user would: ``penlearn learn`` on a shipped data set, then ``penlearn peaks
     --model`` on the shipped Mono27ac coverage with its counts divided by 3 (mean ~0.1
