@@ -136,17 +136,6 @@ def simulated() -> list[dict]:
     return rows
 
 
-def markdown(rows: list[dict]) -> list[str]:
-    table = pd.DataFrame(rows)
-    md = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    for r in table.itertuples(index=False):
-        md.append("| " + " | ".join(
-            f"{v:.2f}" if isinstance(v, float) else f"{v:,}"
-            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-            else str(v) for v in r) + " |")
-    return md
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", action="store_true")
@@ -172,14 +161,14 @@ def main() -> None:
         f"heuristic's peaks are its first incumbents).",
         "",
         "PeakSegJoint's windows (exact vs bin-pyramid heuristic):", "",
-        *markdown(real), "",
+        *results_file.markdown_table(real), "",
         "`vs PeakSegJoint` (chunk1, the README example): the largest of PeakSegJoint's "
         "loss minus ours over k = 0..7 (>= 0: never worse; k = 0 agrees to its printed "
         "digits).", "",
         "Time against rows x samples (sub-windows of H3K36me3.AM.immune.chunk21):", "",
-        *markdown(scale), "",
+        *results_file.markdown_table(scale), "",
         "Simulated 21 samples x 100 kb:", "",
-        *markdown(sim), "",
+        *results_file.markdown_table(sim), "",
         "Pure noise has no clear optimum: many peaks are within the bounds' slack of the "
         "best for large k, the branch and bound stops at its work budget and says so "
         "(`fit.exact` False, `fit.proven` per k); the result is then the best found, never "
