@@ -28,13 +28,16 @@ inequalities matter: the feasible sets are then closed, so the optimum is attain
 
 The search. A bin-pyramid heuristic like PeakSegJoint's (every pair of coarse bin
 boundaries, then for each k a zoom to base resolution around its best peak) gives first
-peaks for every k. A branch and bound then covers every pair of grid points: a block of
-peaks (a in one range of grid points, b in another) gets, for each sample, an upper bound
-of its loss decrease over the block (each segment's loss is at least the sum of the losses
-of its parts fitted alone, and a part inside the range where a or b can fall at least its
-saturated loss); a block whose top-k sum of bounds cannot beat the best peak found for
-any k is dropped, the others are halved until small enough to search exhaustively. The
-one-base peaks next to grid points are searched exhaustively. Losses are compared in
+peaks for every k. A branch and bound then covers every candidate peak: a block of peaks
+(a in one range of grid points, b in another; or both ends in one range, which also holds
+the one-base peaks of its cells) gets, for each sample, an upper bound of its loss
+decrease over the block (each segment's loss is at least the sum of the losses of its
+parts fitted alone, a part inside the range where a or b can fall at least its saturated
+loss; and a fit that the up-down constraint rules out for every peak of the block, as
+its mean ranges show, is left out); a block whose top-k sum of bounds cannot beat the
+best peak found for any k is dropped, the others are split until small enough to search
+exhaustively. After ``max_blocks`` bounds the search stops and says, per k, whether the
+model is still proven (no block left could improve it). Losses are compared in
 floating point, so "exact" is up to rounding (1e-12 of the total flat loss).
 
 Samples that do not start or end at the same base: by default the window spans all rows
@@ -168,6 +171,9 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
         raise ValueError("window has no rows")
     if window["sample_id"].isna().any():
         raise ValueError("window column 'sample_id' has missing values")
+    if "chrom" in window.columns and window["chrom"].nunique(dropna=False) > 1:
+        raise ValueError(f"window must be on one chromosome; column 'chrom' has "
+                         f"{list(pd.unique(window['chrom']))[:3]}")
     start = _numeric(window, "chromStart")
     end = _numeric(window, "chromEnd")
     count = _numeric(window, "count")

@@ -103,7 +103,7 @@ def model_loss(Y, peak, up_mask) -> float:
     return total
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows())
 def test_joint_peak_equals_brute_force(case):
     df, Y, grp = case
@@ -133,7 +133,7 @@ def test_joint_peak_equals_brute_force(case):
                                                           abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows())
 def test_common_extent_equals_brute_force(case):
     """``extent="common"``: only the bases every sample covers."""
@@ -151,7 +151,7 @@ def test_common_extent_equals_brute_force(case):
     np.testing.assert_allclose(fit.loss.to_numpy(), expected, rtol=1e-9, atol=1e-9)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows(), st.integers(1, 4))
 def test_stopped_search_is_a_valid_model_no_worse_than_heuristic(case, max_blocks):
     """With a tiny work budget: the models reported are real models (their loss is what
