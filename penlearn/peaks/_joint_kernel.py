@@ -265,8 +265,25 @@ def _push(blocks, n, i0, i1, j0, j1, diag):
 
 
 @numba.njit(cache=True)
+def _unproven(blocks, lo, hi, P, cyT, csat, tot, flat, unit, best, tol, ub, proven):
+    """Mark ``proven[k] = False`` for each k that some block ``lo .. hi − 1`` may improve."""
+    for r in range(lo, hi):
+        i0, i1, j0, j1 = blocks[r, 0], blocks[r, 1], blocks[r, 2], blocks[r, 3]
+        if blocks[r, 4]:
+            i1 = j1
+            j0 = i0
+        _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub)
+        _sort_desc(ub)
+        acc = 0.0
+        for k in range(ub.shape[0]):
+            acc += ub[k]
+            if acc > best[k + 1] + tol:
+                proven[k + 1] = False
+
+
+@numba.njit(cache=True)
 def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, leaf,
-                     max_blocks, tol):
+                     max_work, tol, proven):
     """Every candidate peak, by branch and bound; ``best`` holds the incumbent top-k sums
     (from a heuristic) and is improved in place.
 
@@ -274,8 +291,9 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
     peak with both ends in ``[P[x0], P[x1]]`` (grid pairs and the one-base peaks of its
     cells), split into the diagonal blocks ``[x0, m]``, ``[m, x1]`` and the block
     ``[x0, m] × [m, x1]``; or a *rectangle* ``a ∈ P[i0..i1], b ∈ P[j0..j1]`` (``i1 <= j0``),
-    split in four. Returns (proven, blocks bounded, peaks evaluated): proven is False when
-    the work list outgrew ``max_blocks`` (the incumbents are then the best found)."""
+    split in four. Stops after ``max_work`` block bounds: ``proven[k]`` (all True on
+    entry) is then set False for each k that a block left may improve. Returns (blocks
+    bounded, peaks evaluated)."""
     G = P.shape[0] - 1
     S = tot.shape[0]
     n_units = best.shape[0] - 1
@@ -290,6 +308,11 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
         nxt = np.empty((max(4 * n_cur, 16), 5), dtype=np.int64)
         n_nxt = 0
         for r in range(n_cur):
+            if bounded >= max_work:
+                _unproven(cur, r, n_cur, P, cyT, csat, tot, flat, unit, best, tol, ub, proven)
+                _unproven(nxt, 0, n_nxt, P, cyT, csat, tot, flat, unit, best, tol, ub,
+                          proven)
+                return bounded, evaluated
             i0, i1, j0, j1, diag = cur[r, 0], cur[r, 1], cur[r, 2], cur[r, 3], cur[r, 4]
             if diag:
                 i1 = j1
@@ -337,11 +360,9 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
                     cj1 = jm if z == 0 else j1
                     if cj0 <= cj1 and ci0 < cj1:  # at least one pair i < j
                         nxt, n_nxt = _push(nxt, n_nxt, ci0, ci1, cj0, cj1, 0)
-        if n_nxt > max_blocks:
-            return False, bounded, evaluated
         cur = nxt
         n_cur = n_nxt
-    return True, bounded, evaluated
+    return bounded, evaluated
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,13 +28,16 @@ inequalities matter: the feasible sets are then closed, so the optimum is attain
 
 The search. A bin-pyramid heuristic like PeakSegJoint's (every pair of coarse bin
 boundaries, then for each k a zoom to base resolution around its best peak) gives first
-peaks for every k. A branch and bound then covers every pair of grid points: a block of
-peaks (a in one range of grid points, b in another) gets, for each sample, an upper bound
-of its loss decrease over the block (each segment's loss is at least the sum of the losses
-of its parts fitted alone, and a part inside the range where a or b can fall at least its
-saturated loss); a block whose top-k sum of bounds cannot beat the best peak found for
-any k is dropped, the others are halved until small enough to search exhaustively. The
-one-base peaks next to grid points are searched exhaustively. Losses are compared in
+peaks for every k. A branch and bound then covers every candidate peak: a block of peaks
+(a in one range of grid points, b in another; or both ends in one range, which also holds
+the one-base peaks of its cells) gets, for each sample, an upper bound of its loss
+decrease over the block (each segment's loss is at least the sum of the losses of its
+parts fitted alone, a part inside the range where a or b can fall at least its saturated
+loss; and a fit that the up-down constraint rules out for every peak of the block, as
+its mean ranges show, is left out); a block whose top-k sum of bounds cannot beat the
+best peak found for any k is dropped, the others are split until small enough to search
+exhaustively. After ``max_blocks`` bounds the search stops and says, per k, whether the
+model is still proven (no block left could improve it). Losses are compared in
 floating point, so "exact" is up to rounding (1e-12 of the total flat loss).
 
 Samples that do not start or end at the same base: by default the window spans all rows
@@ -80,9 +83,12 @@ class JointPeakFit:
         ``min_lambda, max_lambda, min_log_lambda, max_log_lambda, k, loss``.
     exact : bool
         True when every model (samples and groups) is proven optimal.
+    proven : Series
+        Bool, indexed by k = 0..S: whether the model with k samples up is proven optimal
+        (all True when ``exact``).
     chromStart, chromEnd : int
         The bases the models are fitted on (``[chromStart, chromEnd)``).
-    group_loss, group_peak, group_up, group_selection
+    group_loss, group_peak, group_up, group_selection, group_proven
         The same over groups (k = number of groups up), when the input has a ``group``
         column; else None.
     groups : Series or None
@@ -106,12 +112,14 @@ class JointPeakFit:
     up: pd.DataFrame
     selection: pd.DataFrame
     exact: bool
+    proven: pd.Series
     chromStart: int
     chromEnd: int
     group_loss: pd.Series | None = None
     group_peak: pd.DataFrame | None = None
     group_up: pd.DataFrame | None = None
     group_selection: pd.DataFrame | None = None
+    group_proven: pd.Series | None = None
     groups: pd.Series | None = None
 
 
@@ -163,6 +171,9 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
         raise ValueError("window has no rows")
     if window["sample_id"].isna().any():
         raise ValueError("window column 'sample_id' has missing values")
+    if "chrom" in window.columns and window["chrom"].nunique(dropna=False) > 1:
+        raise ValueError(f"window must be on one chromosome; column 'chrom' has "
+                         f"{list(pd.unique(window['chrom']))[:3]}")
     start = _numeric(window, "chromStart")
     end = _numeric(window, "chromEnd")
     count = _numeric(window, "count")
@@ -255,8 +266,8 @@ def _grid(rows, lo, hi) -> _Grid:
     return _Grid(int(lo), P, cnt, cyT, csat, tot, flat)
 
 
-#: Work-list size beyond which the branch and bound stops (the result is then not proven).
-MAX_BLOCKS = 4_000_000
+#: Default number of blocks the branch and bound may bound before it stops.
+MAX_BLOCKS = 200_000
 #: Blocks with at most this many peaks are searched exhaustively.
 LEAF_PAIRS = 16
 
@@ -267,7 +278,8 @@ BIN_FACTOR = 2
 COARSE_BINS = 40
 
 
-def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str):
+def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
+                 max_blocks: int):
     """Best top-k decrease, its peak, and whether proven, for k = 0..n_units."""
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
@@ -275,17 +287,17 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str):
     bb = np.full(n_units + 1, np.nan)
     args = (grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit)
     kern.heuristic(*args, float(BIN_FACTOR), float(COARSE_BINS), best, ba, bb)
-    if method == "heuristic":
-        return best, ba, bb, False
-    tol = 1e-12 * max(1.0, float(np.abs(grid.flat).sum()))
-    proven, _, _ = kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot,
-                                         grid.flat, unit, best, ba, bb, LEAF_PAIRS,
-                                         MAX_BLOCKS, tol)
-    return best, ba, bb, bool(proven)
+    proven = np.full(n_units + 1, method == "exact")
+    proven[0] = True
+    if method == "exact":
+        tol = 1e-12 * max(1.0, float(np.abs(grid.flat).sum()))
+        kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot, grid.flat,
+                              unit, best, ba, bb, LEAF_PAIRS, max_blocks, tol, proven)
+    return best, ba, bb, proven
 
 
-def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
-    """Loss Series, peak DataFrame, up DataFrame and selection table for one unit kind."""
+def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
+    """Loss, peak, up, selection and proven for one kind of unit (samples or groups)."""
     n = len(names)
     ks = pd.RangeIndex(n + 1, name="k")
     loss = pd.Series(float(grid.flat.sum()) - best, index=ks, name="loss")
@@ -303,11 +315,12 @@ def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj):
     table = pd.DataFrame({"k": np.arange(n + 1), "loss": loss.to_numpy()})
     sel = model_selection("loss", "k", table)
     sel = sel[["min_lambda", "max_lambda", "min_log_lambda", "max_log_lambda", "k", "loss"]]
-    return loss, peak, up_df, sel.reset_index(drop=True)
+    return loss, peak, up_df, sel.reset_index(drop=True), pd.Series(proven, index=ks,
+                                                                     name="proven")
 
 
 def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
-               method: str = "exact") -> JointPeakFit:
+               method: str = "exact", max_blocks: int = MAX_BLOCKS) -> JointPeakFit:
     """Exact joint peak models of several samples in one window, for every k.
 
     Parameters
@@ -327,10 +340,14 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
         bases every sample covers.
     method : {"exact", "heuristic"}
         ``"exact"``: the heuristic's peaks first, then a branch and bound over every
-        candidate peak; ``fit.exact`` says whether the search finished (it stops, keeping
-        the best peaks found, beyond :data:`MAX_BLOCKS` blocks of peaks in its work list).
-        ``"heuristic"``: the bin-pyramid search only (PeakSegJoint's kind of search),
-        ``fit.exact`` is then False.
+        candidate peak. ``"heuristic"``: the bin-pyramid search only (PeakSegJoint's kind
+        of search); ``fit.exact`` is then False.
+    max_blocks : int
+        The branch and bound stops after bounding this many blocks of peaks (about a
+        microsecond each), keeping the best peaks found (never worse than the
+        heuristic's); ``fit.proven`` then says which k are still proven optimal and
+        ``fit.exact`` is False. Windows with a clear peak need a few thousand blocks;
+        pure noise (no peak anywhere, many near-equal models) may need more than 10^6.
 
     Returns
     -------
@@ -350,6 +367,9 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
     >>> bool(fit.loss[2] == fit.loss[1])  # b is flat: up with equal means, no decrease
     True
     """
+    if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)) \
+            or max_blocks < 1:
+        raise ValueError(f"max_blocks must be a positive integer, got {max_blocks!r}")
     if method not in ("exact", "heuristic"):
         raise ValueError(f"method must be 'exact' or 'heuristic', got {method!r}")
     if extent not in ("union", "common"):
@@ -358,17 +378,19 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
     grid = _grid(rows, lo, hi)
     S = len(samples)
     unit = np.arange(S, dtype=np.int64)
-    best, bi, bj, exact = _solve_units(grid, unit, S, method)
-    loss, peak, up, sel = _models(grid, unit, samples, best, bi, bj)
+    best, bi, bj, proven = _solve_units(grid, unit, S, method, max_blocks)
+    loss, peak, up, sel, proven = _models(grid, unit, samples, best, bi, bj, proven)
+    exact = bool(proven.all())
     g = {}
     if groups is not None:
         names = list(pd.unique(np.asarray(groups, dtype=object)))
         gunit = np.array([names.index(x) for x in groups], dtype=np.int64)
-        gb, gi, gj, gexact = _solve_units(grid, gunit, len(names), method)
-        exact = exact and gexact
-        gl, gp, gu, gs = _models(grid, gunit, names, gb, gi, gj)
+        gb, gi, gj, gproven = _solve_units(grid, gunit, len(names), method, max_blocks)
+        gl, gp, gu, gs, gproven = _models(grid, gunit, names, gb, gi, gj, gproven)
+        exact = exact and bool(gproven.all())
         g = dict(group_loss=gl, group_peak=gp, group_up=gu, group_selection=gs,
+                 group_proven=gproven,
                  groups=pd.Series(groups, index=pd.Index(samples, name="sample_id"),
                                   name="group"))
-    return JointPeakFit(loss=loss, peak=peak, up=up, selection=sel, exact=bool(exact),
+    return JointPeakFit(loss=loss, peak=peak, up=up, selection=sel, exact=exact, proven=proven,
                         chromStart=int(lo), chromEnd=int(hi), **g)

@@ -32,6 +32,9 @@ GOOD = [("a", 0, 5, 1), ("a", 5, 9, 4), ("a", 9, 20, 1),
         (window(GOOD), {"extent": "all"}, "extent must be 'union' or 'common'"),
         (window(GOOD, group=list("xyxzzz")), {}, "sample 'a' has several values"),
         (window(GOOD).iloc[:0], {}, "no rows"),
+        (window(GOOD).assign(chrom=["chr1"] * 5 + ["chr2"]), {}, "one chromosome"),
+        (window(GOOD), {"max_blocks": 0}, "max_blocks must be a positive integer"),
+        (window(GOOD), {"method": "fast"}, "method must be 'exact' or 'heuristic'"),
     ],
 )
 def test_bad_window_one_line_error(df, kwargs, match):
