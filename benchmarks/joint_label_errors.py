@@ -26,7 +26,6 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import results_file  # noqa: E402
-from tune_detector import markdown  # noqa: E402  (its generic markdown table)
 
 import penlearn as pl  # noqa: E402
 from penlearn.joint_pipeline import label_error_comparison  # noqa: E402
@@ -49,7 +48,7 @@ def run(penalties) -> pd.DataFrame:
         res = pl.joint_peaks(cov, sp, labels=labels, groups="cell_type")
         t2 = time.perf_counter()
         cmp = label_error_comparison(sp, res.sample_peaks(), res.labels)
-        rows.append({"single λ": lam, "single peaks": len(sp),
+        rows.append({"single λ": int(lam), "single peaks": len(sp),
                      "windows": len(res.windows),
                      "labeled windows": res.evaluation["sequence_id"].nunique(),
                      "joint peaks": len(res.peaks),
@@ -69,7 +68,7 @@ def main() -> None:
     args = ap.parse_args()
     penalties = [float(x) for x in args.penalties.split(",")]
     table = run(penalties)
-    md = markdown(table)
+    md = "\n".join(results_file.markdown_table(table.to_dict("records")))
     print(md)
     if args.results:
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
