@@ -147,3 +147,18 @@ def test_docs_page_code_runs(page, monkeypatch, tmp_path, capsys):
             exec(compile(code, f"docs/{page} (block {i + 1})", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message is the point
             pytest.fail(f"docs/{page}, python block {i + 1} failed: {exc!r}\n{code}")
+
+
+def test_getting_started_example_prints_a_finite_aum(monkeypatch, tmp_path, capsys):
+    """The Python example of getting-started.md prints its AUC and a finite AUM."""
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    blocks = _python_blocks((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    printing = [b for b in blocks if "roc.aum" in b]
+    assert len(printing) == 1
+    exec(compile(printing[0], "docs/getting-started.md", "exec"), {"__name__": "__docs__"})
+    out = capsys.readouterr().out
+    match = re.search(r"AUC (\S+), AUM (\S+)", out)
+    assert match, out
+    auc, aum = float(match[1]), float(match[2])
+    assert 0.5 < auc <= 1 and 0 < aum < float("inf"), out
