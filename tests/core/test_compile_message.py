@@ -95,3 +95,24 @@ def test_first_demo_shows_no_eta_above_a_minute(tmp_path):
     etas = re.findall(r"<((?:\d+:)?\d+:\d+),", err)
     assert etas, err[-2000:]
     assert max(_seconds(e) for e in etas) <= 60, sorted(etas, key=_seconds)[-3:]
+
+
+def _said_before_bar(err: str, kernels: str, bar: str) -> None:
+    assert err.count(f"compiling the {kernels} kernels (once") == 1, err
+    assert bar in err and err.index("compiling") < err.index(bar), err
+
+
+def test_coverage_reader_and_peak_models_compile_before_their_bars(tmp_path, monkeypatch,
+                                                                   capsys):
+    monkeypatch.setattr(_numba_cache, "_WARMED", set())
+    monkeypatch.setattr(_numba_cache, "cached", lambda dispatchers: False)
+    for s, counts in (("a", [1, 2, 30, 28, 2, 1]), ("b", [0, 1, 25, 31, 1, 2])):
+        (tmp_path / f"{s}.bedGraph").write_text("".join(
+            f"chr1\t{10 * i}\t{10 * i + 10}\t{c}\n" for i, c in enumerate(counts)))
+    coverage = penlearn.read_coverage(tmp_path, progress=True)
+    _said_before_bar(capsys.readouterr().err, "coverage reader", "coverage:")
+    labels = pd.DataFrame({"sample_id": ["a", "b"], "chrom": "chr1", "chromStart": 15,
+                           "chromEnd": 25, "annotation": "peakStart"})
+    ev = penlearn.peak_error_functions(coverage, labels, progress=True)
+    assert set(ev["sequence_id"].str[0]) == {"a", "b"}
+    _said_before_bar(capsys.readouterr().err, "PeakSeg", "peak models")
