@@ -36,9 +36,7 @@
 
 # %%
 # %matplotlib inline
-import os
 import time
-import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -47,25 +45,7 @@ import pandas as pd
 
 import penlearn
 
-pd.set_option("display.width", 120)
-warnings.filterwarnings("ignore", message="IProgress not found")
-pd.set_option("display.max_columns", 20)
-
-
-def find_data_dir() -> Path:
-    """$PENLEARN_DATA, else the first `shared/data` folder found from here upwards."""
-    env = os.environ.get("PENLEARN_DATA")
-    if env:
-        return Path(env)
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "shared" / "data").is_dir():
-            return folder / "shared" / "data"
-    raise FileNotFoundError("no data folder: set PENLEARN_DATA to your copy of the data sets")
-
-
-DATA = find_data_dir()
-print("data folder:", DATA)
+from _setup import DATA  # notebooks/_setup.py: pandas display options, the data folder
 
 # %%
 from concurrent.futures import ProcessPoolExecutor

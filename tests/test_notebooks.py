@@ -69,7 +69,9 @@ def test_notebook_in_sync_with_its_script_and_stored_without_outputs(name):
         (c.cell_type, c.source) for c in stored.cells
     ], f"{name}.ipynb differs from {name}.py: run `jupytext --sync notebooks/{name}.py`"
     assert stored.metadata["kernelspec"]["name"] == "python3"
-    assert stored.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    assert stored.metadata.get("jupytext", {}).get("formats") == "ipynb,py:percent", (
+        f"{name}.ipynb is not paired: run `jupytext --set-formats ipynb,py:percent "
+        f"notebooks/{name}.py`")
 
 
 # --- which cells draw a figure --------------------------------------------------------
