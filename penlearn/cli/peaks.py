@@ -16,6 +16,7 @@ import importlib.util
 import math
 import re
 import urllib.parse
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -24,14 +25,17 @@ from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
+from penlearn.peaks.chrom_sizes import check_chrom_sizes, coverage_chrom_sizes, read_chrom_sizes
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.peak_evaluation import predict_peaks
 from penlearn.peaks.peakseg import check_tmpdir
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "sample_file_names"]
 
 MEANS_SUFFIX = {"bedGraph": ".bedGraph", "bigWig": ".bw"}
+PEAKS_SUFFIX = {"bed": ".bed", "narrowPeak": ".narrowPeak"}
 _MAX_NAME = 200  # bytes of a file name's stem (file systems allow 255)
 
 
@@ -84,7 +88,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
 def _means_path(out: Path, fmt: str) -> Path:
     """``peaks.bed[.gz]`` -> ``peaks.bedGraph`` / ``peaks.bw`` beside it."""
     name = out.name
-    for suffix in (".gz", ".bed"):
+    for suffix in (".gz", ".bed", ".narrowPeak"):
         name = name[: -len(suffix)] if name.endswith(suffix) else name
     return out.with_name(name + MEANS_SUFFIX[fmt])
 
@@ -103,26 +107,50 @@ def _check_outputs(args, outs: list[Path], directory: bool) -> None:
                                  "run would read it as coverage; write it elsewhere")
 
 
-def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None) -> int:
-    """The BED file (name = sample, score = peak mean) and the means of one sample."""
+def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
+                  sizes: dict | None = None) -> int:
+    """The BED file (name = sample, score = peak mean) or narrowPeak file and the means of
+    one sample (bigWig: chromosome lengths ``sizes``, else each one's last end)."""
     peaks = segs[segs["status"] == "peak"]
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
     label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
                                            str(sid))
-    bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
-                        "chromEnd": peaks["chromEnd"], "name": label,
-                        "score": peaks["mean"].round(6)})
-    cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3 else [])
     name = None if args.track is None else " ".join(
         x for x in (args.track, "" if sid is None else label) if x) or "penlearn peaks"
-    write_bed(bed[cols], path, track=name)
+    if args.format == "narrowPeak":
+        table = narrowpeak_table(peaks.rename(columns={"mean": "signalValue"}),
+                                 "" if sid is None else label)
+        write_narrowpeak(table, path, track=name)
+    else:
+        bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
+                            "chromEnd": peaks["chromEnd"], "name": label,
+                            "score": peaks["mean"].round(6)})
+        cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3
+                                                      else [])
+        write_bed(bed[cols], path, track=name)
     if means is not None:
         track = None if name is None else f"{name} means"
         if args.means == "bigWig":
-            write_bigwig(segs, means)
+            write_bigwig(segs, means, chrom_sizes=sizes)
         else:
             write_bedgraph(segs, means, track=track)
     return len(peaks)
+
+
+def _chrom_sizes(args, coverage: pd.DataFrame) -> dict | None:
+    """Chromosome lengths of bigWig outputs: ``--chrom-sizes``, else the input headers
+    (bigWig, BAM), else None (a warning with ``--means bigWig``)."""
+    if args.chrom_sizes is not None:
+        sizes = read_chrom_sizes(args.chrom_sizes)
+    else:
+        sizes = coverage_chrom_sizes(args.coverage)
+    if sizes is not None:
+        check_chrom_sizes(sizes, coverage, "coverage")
+    elif args.means == "bigWig":
+        warnings.warn("the coverage does not say how long the chromosomes are (bedGraph / "
+                      "CSV): the bigWig files declare each one to end at its last covered "
+                      "base; give --chrom-sizes FILE for the real lengths", stacklevel=2)
+    return sizes
 
 
 def cmd_peaks(args) -> int:
@@ -135,8 +163,11 @@ def cmd_peaks(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
+    if args.bed3 and args.format != "bed":
+        raise ValueError("--bed3 applies to --format bed only")
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
+    sizes = _chrom_sizes(args, coverage)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
@@ -148,7 +179,7 @@ def cmd_peaks(args) -> int:
         segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
                              progress=not args.quiet, tmpdir=tmpdir)
     if not several:  # each file is written atomically
-        n = _write_sample(segs, samples[0], out, args, means)
+        n = _write_sample(segs, samples[0], out, args, means, sizes)
         print(f"penlearn peaks: wrote {n} peaks to {out}")
         return 0
     n = 0
@@ -157,7 +188,8 @@ def cmd_peaks(args) -> int:
             stem = names[str(s)]
             part = segs[segs["sample_id"] == s]
             m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
-            n += _write_sample(part, s, tmp / f"{stem}.bed", args, m)
+            n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
+                               m, sizes)
     print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/")
     return 0
 
@@ -176,6 +208,15 @@ def add_peaks_arguments(p) -> None:
     p.add_argument("--out", required=True, metavar="OUT",
                    help="BED file to write (one sample), or folder of <sample>.bed files "
                    "(sample ids percent-encoded into file names: '/' is %%2F)")
+    p.add_argument("--format", choices=tuple(PEAKS_SUFFIX), default="bed",
+                   help="bed: BED (name = sample, score = peak mean); narrowPeak: ENCODE "
+                   "narrowPeak, names <sample>_peak<k>, score 0-1000 (the peak mean scaled "
+                   "to the file's strongest), signalValue = peak mean, pValue, qValue, "
+                   "peak = -1; <sample>.narrowPeak in a folder (default: %(default)s)")
+    p.add_argument("--chrom-sizes", default=None, metavar="FILE",
+                   help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
+                   "bigWig outputs declare (default: those of the bigWig / BAM inputs' "
+                   "headers; bedGraph inputs: each chromosome's last covered base)")
     p.add_argument("--bed3", action="store_true",
                    help="BED with 3 columns only (default: also name = sample and "
                    "score = the peak's mean coverage)")
