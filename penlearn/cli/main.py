@@ -22,6 +22,7 @@ from penlearn.cli._common import (
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.errors import add_errors_arguments, cmd_errors
+from penlearn.cli.hub import add_hub_arguments, cmd_hub
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.penalty import DEFAULT_MODEL, MODELS
@@ -62,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_errors_arguments(add("errors", "false positive / negative labels of a peak file (or "
                              "a folder of them: any peak caller's) per label, per sample "
                              "and in total", cmd_errors))
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
     _report_arguments(add)
     return parser
 
