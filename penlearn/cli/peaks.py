@@ -6,7 +6,9 @@
 folder with one ``<sample>.bed`` each, the sample id encoded into a safe file name
 (:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
 as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
-genome browser shows beside the coverage. ``--jobs N`` solves the (sample,
+genome browser shows beside the coverage; ``--format narrowPeak`` writes ENCODE
+narrowPeak instead (:mod:`penlearn.peaks.narrowpeak`), and bigWig outputs declare the
+chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
 window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
 """
 
@@ -198,8 +200,9 @@ def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",
                    help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
-                   "a bigWig file, a coverage.csv[.gz] with sample_id, or a folder of "
-                   "*.bedGraph[.gz] / *.bw files")
+                   "a bigWig file, a BAM file (read depth as bedtools genomecov -bg "
+                   "-split), a coverage.csv[.gz] with sample_id, or a folder of "
+                   "*.bedGraph[.gz] / *.bw / *.bam files")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ of every window (λ per peak, >= 0)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
