@@ -139,13 +139,10 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     return len(peaks)
 
 
-def _chrom_sizes(args, coverage: pd.DataFrame) -> dict | None:
-    """Chromosome lengths of bigWig outputs: ``--chrom-sizes``, else the input headers
-    (bigWig, BAM), else None (a warning with ``--means bigWig``)."""
-    if args.chrom_sizes is not None:
-        sizes = read_chrom_sizes(args.chrom_sizes)
-    else:
-        sizes = coverage_chrom_sizes(args.coverage)
+def _chrom_sizes(args, coverage: pd.DataFrame, given: dict | None) -> dict | None:
+    """Chromosome lengths of bigWig outputs: ``--chrom-sizes`` (read as ``given``), else
+    the input headers (bigWig, BAM), else None (a warning with ``--means bigWig``)."""
+    sizes = given if given is not None else coverage_chrom_sizes(args.coverage)
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
     elif args.means == "bigWig":
@@ -167,9 +164,10 @@ def cmd_peaks(args) -> int:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
+    given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
-    sizes = _chrom_sizes(args, coverage)
+    sizes = _chrom_sizes(args, coverage, given)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
