@@ -12,14 +12,14 @@ can be made again without solving again.
 from __future__ import annotations
 
 import importlib.util
-import warnings
 from pathlib import Path
 
 from penlearn.atomic_files import check_output
 from penlearn.cli._common import _Reporter
 from penlearn.cli.errors import labels_for_samples
+from penlearn.cli.peaks import output_chrom_sizes
 from penlearn.peaks.bed_io import read_peak_labels
-from penlearn.peaks.chrom_sizes import check_chrom_sizes, coverage_chrom_sizes, read_chrom_sizes
+from penlearn.peaks.chrom_sizes import read_chrom_sizes
 from penlearn.peaks.coverage_io import read_coverage
 from penlearn.peaks.hub import write_track_hub
 from penlearn.peaks.peak_files import read_peak_files
@@ -34,6 +34,7 @@ def cmd_hub(args) -> int:
     out = Path(args.out)
     inputs = [args.coverage, args.peaks] + ([args.labels] if args.labels else [])
     check_output(out, directory=True, force=args.force, inputs=inputs)
+    given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     samples = [str(s) for s in dict.fromkeys(coverage["sample_id"].astype(str))]
@@ -48,19 +49,8 @@ def cmd_hub(args) -> int:
             if extra:
                 raise ValueError(f"labels of sample {extra[0]!r}, which the coverage does "
                                  "not have")
-    if args.chrom_sizes is not None:
-        sizes = read_chrom_sizes(args.chrom_sizes)
-    else:
-        sizes = coverage_chrom_sizes(args.coverage)
-        if sizes is None:
-            warnings.warn("the coverage does not say how long the chromosomes are (bedGraph "
-                          "/ CSV): the hub's files declare each one to end at its last "
-                          "covered base; give --chrom-sizes FILE for the real lengths",
-                          stacklevel=2)
-    if sizes is not None:
-        for table, what in ((coverage, "coverage"), (peaks, "peaks"), (labels, "labels")):
-            if table is not None and len(table):
-                check_chrom_sizes(sizes, table, what)
+    sizes = output_chrom_sizes(args, given, {"coverage": coverage, "peaks": peaks,
+                                             "labels": labels}, "the hub's files")
     report(f"writing the hub of {len(samples)} sample(s)")
     files = write_track_hub(out, args.genome, coverage, peaks, labels, chrom_sizes=sizes,
                             name=args.name, email=args.email, replace=args.force)

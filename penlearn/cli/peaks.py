@@ -34,7 +34,7 @@ from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.peak_evaluation import predict_peaks
 from penlearn.peaks.peakseg import check_tmpdir
 
-__all__ = ["add_peaks_arguments", "cmd_peaks", "sample_file_names"]
+__all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
 MEANS_SUFFIX = {"bedGraph": ".bedGraph", "bigWig": ".bw"}
 PEAKS_SUFFIX = {"bed": ".bed", "narrowPeak": ".narrowPeak"}
@@ -139,16 +139,20 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     return len(peaks)
 
 
-def _chrom_sizes(args, coverage: pd.DataFrame, given: dict | None) -> dict | None:
-    """Chromosome lengths of bigWig outputs: ``--chrom-sizes`` (read as ``given``), else
-    the input headers (bigWig, BAM), else None (a warning with ``--means bigWig``)."""
+def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
+                       ) -> dict | None:
+    """Chromosome lengths of big-file outputs: ``--chrom-sizes`` (read as ``given``), else
+    the input headers (bigWig, BAM), checked against ``tables`` ({what: table}); else
+    None, with a warning naming the ``files`` that will end at the last covered base."""
     sizes = given if given is not None else coverage_chrom_sizes(args.coverage)
     if sizes is not None:
-        check_chrom_sizes(sizes, coverage, "coverage")
-    elif args.means == "bigWig":
-        warnings.warn("the coverage does not say how long the chromosomes are (bedGraph / "
-                      "CSV): the bigWig files declare each one to end at its last covered "
-                      "base; give --chrom-sizes FILE for the real lengths", stacklevel=2)
+        for what, table in tables.items():
+            if table is not None and len(table):
+                check_chrom_sizes(sizes, table, what)
+    elif files is not None:
+        warnings.warn(f"the coverage does not say how long the chromosomes are (bedGraph / "
+                      f"CSV): {files} declare each one to end at its last covered base; "
+                      "give --chrom-sizes FILE for the real lengths", stacklevel=2)
     return sizes
 
 
@@ -167,7 +171,8 @@ def cmd_peaks(args) -> int:
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
-    sizes = _chrom_sizes(args, coverage, given)
+    sizes = output_chrom_sizes(args, given, {"coverage": coverage},
+                               "the bigWig files" if args.means == "bigWig" else None)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None

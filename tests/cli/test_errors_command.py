@@ -8,11 +8,29 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA, REFERENCE, need
 
 import penlearn as pl
 from penlearn.cli.main import main
 
 ANNOTATIONS = ["noPeaks", "peakStart", "peakEnd", "peaks"]
+
+
+def test_peakerror_example_equals_the_r_reference(tmp_path, capsys):
+    raw = DATA / "chipseq_raw" / "PeakError_exampleData"
+    ref = REFERENCE / "peakseg" / "peakerror"
+    code, out, _ = _run(["errors", need(raw / "peaks.bed"), need(raw / "labels.bed"),
+                         "--out", tmp_path / "e.csv"], capsys)
+    assert code == 0
+    got = pd.read_csv(tmp_path / "e.csv")
+    want = pd.read_csv(need(ref / "exampleData_errors.csv"))
+    for ours, theirs in [("chromStart", "chromStart"), ("annotation", "annotation"),
+                         ("status", "status"), ("fp", "fp"), ("fn", "fn"),
+                         ("possible_fp", "possible.fp"), ("possible_fn", "possible.tp")]:
+        assert got[ours].tolist() == want[theirs].tolist(), ours
+    tot = pd.read_csv(io.StringIO(out)).iloc[0]
+    assert [tot[c] for c in ("labels", "fp", "possible_fp", "fn", "possible_fn", "errors")] \
+        == [20, 7, 15, 4, 15, 11]
 
 
 def _random_peaks(rng, n=40) -> pd.DataFrame:
