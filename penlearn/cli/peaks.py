@@ -171,8 +171,10 @@ def cmd_peaks(args) -> int:
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
-    sizes = output_chrom_sizes(args, given, {"coverage": coverage},
-                               "the bigWig files" if args.means == "bigWig" else None)
+    sizes = given if args.means != "bigWig" else output_chrom_sizes(
+        args, given, {"coverage": coverage}, "the bigWig files")
+    if sizes is not None:
+        check_chrom_sizes(sizes, coverage, "coverage")
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
