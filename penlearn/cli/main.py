@@ -185,7 +185,7 @@ def _predict_arguments(add) -> None:
 def _peaks_arguments(add) -> None:
     """Arguments of ``penlearn peaks``."""
     p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
-            "model's predicted penalty, as BED", cmd_peaks)
+            "model's predicted penalty, as BED or narrowPeak", cmd_peaks)
     add_peaks_arguments(p)
 
 
