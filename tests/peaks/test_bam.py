@@ -148,3 +148,22 @@ def test_bam_without_mapped_reads_is_an_error(tmp_path):
     _write_bam(bam, [(4, "chr1", 10, "")], sort=True)
     with pytest.raises(ValueError, match="no mapped reads"):
         read_bam(bam)
+
+
+def test_equals_bedtools_genomecov_when_installed(tmp_path):
+    """The same rows as ``bedtools genomecov -ibam X -bg -split`` itself (skipped where
+    bedtools is not installed; checked with bedtools 2.30.0)."""
+    import shutil
+    import subprocess
+
+    bedtools = shutil.which("bedtools")
+    if bedtools is None:
+        pytest.skip("bedtools is not installed (the pileup test above still runs)")
+    rng = np.random.default_rng(7)
+    bam = tmp_path / "reads.bam"
+    _write_bam(bam, _records(rng, 1500), sort=True)
+    out = subprocess.run([bedtools, "genomecov", "-ibam", str(bam), "-bg", "-split"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = [[c, int(s), int(e), int(n)] for c, s, e, n in
+            (line.split("\t") for line in out.splitlines())]
+    assert len(rows) > 500 and read_bam(bam).values.tolist() == rows
