@@ -17,8 +17,9 @@ The semantics, those documented for ``bedtools genomecov`` (Quinlan & Hall 2010,
   chromosomes in the header's order, those without reads left out; pairs are not joined
   into fragments (each mate counts).
 
-A BAM file is recognised by its content (BGZF-compressed, starting ``BAM\\1``), never by
-its name.
+The rows equal those of ``bedtools genomecov -ibam X -bg -split`` (checked against bedtools
+2.30.0 on random BAMs of every flag and CIGAR operation). A BAM file is recognised by its
+content (BGZF-compressed, starting ``BAM\\1``), never by its name.
 """
 
 from __future__ import annotations

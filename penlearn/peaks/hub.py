@@ -18,8 +18,9 @@ bigtools library). Its writer takes no autoSql (it declares every bigBed ``bed3`
 bigBeds hold three columns (the peak or label region); labels carry their annotation in
 the file and track they are in, peaks their sample. pybigtools reports bad input by a
 message and a broken file, not an exception, so the input is checked here first (sorted,
-no overlaps in a bigWig, inside the chromosome sizes, not empty) and every file is opened
-again after writing.
+no overlaps in a bigWig, inside the chromosome sizes) and every file is opened again
+after writing. It cannot write an empty file: a sample without peaks (or coverage) has no
+track of them.
 """
 
 from __future__ import annotations
