@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = ["LABEL_COLORS", "write_track_hub"]
 #: trackDb colours of the annotations (R,G,B)
 LABEL_COLORS = {"noPeaks": "246,244,191", "peakStart": "255,175,175",
                 "peakEnd": "255,76,76", "peaks": "164,69,238"}
+_BLOCK = 1 << 16  # rows turned into Python tuples at a time
 _PALETTE = ["31,119,180", "255,127,14", "44,160,44", "214,39,40", "148,103,189",
             "140,86,75", "227,119,194", "127,127,127", "188,189,34", "23,190,207"]
 
@@ -92,14 +94,23 @@ def _write_big(path: Path, sizes: dict[str, int], rows, kind: str) -> None:
         raise ValueError(f"pybigtools wrote {path.name}, but it is no {kind} file")
 
 
+def _rows(df: pd.DataFrame, last) -> Iterator[tuple]:
+    """``(chrom, start, end, last[i])`` tuples, made a block of rows at a time (never a
+    Python object a row of the whole table at once)."""
+    chrom = df["chrom"].astype(str).to_numpy()
+    start, end = df["chromStart"].to_numpy(), df["chromEnd"].to_numpy()
+    for a in range(0, len(df), _BLOCK):
+        b = a + _BLOCK
+        yield from zip(chrom[a:b].tolist(), start[a:b].tolist(), end[a:b].tolist(),
+                       last[a:b].tolist())
+
+
 def _bigwig(path: Path, coverage: pd.DataFrame, sizes: dict[str, int], what: str) -> bool:
     cov = coverage[coverage["count"] > 0]  # zero runs are gaps, as in genomecov -bg
     if cov.empty:
         return False
     df = _sorted_rows(cov, sizes, what, overlaps=False)
-    _write_big(path, sizes, zip(df["chrom"].astype(str), df["chromStart"].tolist(),
-                                df["chromEnd"].tolist(), df["count"].astype(float).tolist()),
-               "bigWig")
+    _write_big(path, sizes, _rows(df, df["count"].to_numpy(float)), "bigWig")
     return True
 
 
@@ -107,8 +118,7 @@ def _bigbed(path: Path, regions: pd.DataFrame, sizes: dict[str, int], what: str)
     if regions.empty:
         return False
     df = _sorted_rows(regions, sizes, what, overlaps=True)
-    _write_big(path, sizes, zip(df["chrom"].astype(str), df["chromStart"].tolist(),
-                                df["chromEnd"].tolist(), [""] * len(df)), "bigBed")
+    _write_big(path, sizes, _rows(df, np.full(len(df), "", dtype=object)), "bigBed")
     return True
 
 
