@@ -20,7 +20,8 @@ def _help(command: str) -> str:
 
 @pytest.mark.parametrize("command, target", [
     ("learn", "MODEL.json file"), ("predict", "PREDICTIONS.csv file"),
-    ("report", "REPORT.html file"), ("peaks", "BED file"), ("demo", "a folder"),
+    ("report", "REPORT.html file"), ("errors", "ERRORS.csv file"), ("peaks", "peak file"),
+    ("demo", "a folder"),
     ("segment", "a folder"),
 ])
 def test_force_says_what_it_replaces(command, target):
