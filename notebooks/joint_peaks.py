@@ -33,11 +33,9 @@
 
 # %%
 # %matplotlib inline
-import os
 import subprocess
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -46,21 +44,9 @@ import pandas as pd
 
 import penlearn as pl
 
-warnings.filterwarnings("ignore", message="IProgress not found")
+from _setup import DATA  # notebooks/_setup.py: pandas display options, the data folder
 
-
-def data_dir() -> Path:
-    """$PENLEARN_DATA, else the first shared/data folder from here upwards."""
-    if os.environ.get("PENLEARN_DATA"):
-        return Path(os.environ["PENLEARN_DATA"])
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "shared" / "data").is_dir():
-            return folder / "shared" / "data"
-    raise FileNotFoundError("no data folder: set PENLEARN_DATA")
-
-
-folder = data_dir() / "chipseq_raw" / "H3K36me3_TDH_other_chunk1"
+folder = DATA / "chipseq_raw" / "H3K36me3_TDH_other_chunk1"
 work = Path(tempfile.mkdtemp(prefix="penlearn-joint-"))
 
 
