@@ -36,6 +36,7 @@ from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
 from penlearn.peaks.bed_io import read_peak_labels
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import coverage_files, read_coverage
+from penlearn.peaks.parts import code_digest, default_cache_dir
 from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
 
 __all__ = ["LABEL_FILES", "default_cache_dir", "is_peak_folder", "load_data",
@@ -178,20 +179,6 @@ def _has_coverage(folder: Path) -> bool:
 _CACHE_FORMAT = 2
 
 
-def default_cache_dir() -> Path:
-    """``$PENLEARN_CACHE_DIR``, else ``$XDG_CACHE_HOME/penlearn``, else ``~/.cache/penlearn``.
-
-    Examples
-    --------
-    >>> default_cache_dir().name in ("penlearn", os.environ.get("PENLEARN_CACHE_DIR", ""))
-    True
-    """
-    if os.environ.get("PENLEARN_CACHE_DIR"):
-        return Path(os.environ["PENLEARN_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "penlearn"
-
-
 def _digest(path: Path) -> str:
     h = hashlib.blake2b(digest_size=20)
     with open(path, "rb") as fh:
@@ -200,23 +187,12 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _code_digest() -> str:
-    """A digest of the source of the modules that make the cached tables: a changed model
-    or error rule (same version number, e.g. a git checkout) never reads stale tables."""
-    import penlearn.peaks as peaks_package
-
-    h = hashlib.blake2b(digest_size=16)
-    for path in sorted(Path(peaks_package.__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
     """The cache file of this folder's contents and path options."""
     files = [(sid, p.relative_to(folder).as_posix(), _digest(p))
              for sid, p in coverage_files(folder)]
     key = json.dumps({"format": _CACHE_FORMAT, "penlearn": package_version(),
-                      "code": _code_digest(), "max_peaks": max_peaks, "coverage": files,
+                      "code": code_digest(), "max_peaks": max_peaks, "coverage": files,
                       "labels": [labels.name, _digest(labels)]}, sort_keys=True)
     name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
     root = default_cache_dir() if cache is True else Path(cache)
