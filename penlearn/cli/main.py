@@ -148,14 +148,20 @@ def _learn_arguments(add) -> None:
                    "(boosting) (default: %(default)s)")
     p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    _coverage_folder_arguments(p)
+
+
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="where the model paths of coverage folders are cached (default: "
-                   "$PENLEARN_CACHE_DIR, else $XDG_CACHE_HOME/penlearn, else "
-                   "~/.cache/penlearn)")
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
 
 
 def _predict_arguments(add) -> None:
@@ -181,8 +187,12 @@ def _peaks_arguments(add) -> None:
 def _report_arguments(add) -> None:
     """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
-            "folder's evaluation table", cmd_report)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="folder with evaluation.csv")
+            "folder's evaluation table (a UCI folder, or coverage + peak labels: their "
+            "model paths are computed, or read from learn's cache); on all its labeled "
+            "sequences, the training sequences of a model learned on the folder, unless "
+            "--fold K", cmd_report)
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="folder with evaluation.csv, or with coverage and peak labels")
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
                    help="a model to evaluate (repeatable)")
     p.add_argument("--predictions", action="append", metavar="[NAME=]PRED.csv",
@@ -191,6 +201,7 @@ def _report_arguments(add) -> None:
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
+    _coverage_folder_arguments(p)
 
 
 def main(argv: list[str] | None = None) -> int:
