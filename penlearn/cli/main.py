@@ -15,15 +15,19 @@ from penlearn.changepoint.features import FEATURE_SETS
 from penlearn.cli._common import (
     DEMO_MAX_SEGMENTS,
     DEMO_N_SEQUENCES,
-    _one_line,
     _Parser,
     _warning_printer,
+    error_exit,
+    non_negative_int,
 )
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
-from penlearn.learn.penalty import DEFAULT_MODEL, MODELS
+from penlearn.learn.options import DEFAULT_MODEL, MODELS
+
+DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
+              "on bad input, 70 on a bug in penlearn)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sequences with AUM gradient descent and the exact AUM line search.",
     )
     parser.add_argument("--version", action="version", version=f"penlearn {package_version()}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, help_: str, func) -> argparse.ArgumentParser:
@@ -48,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-q", "--quiet", action="store_true",
                        help="nothing on stderr but errors (no progress, messages or warnings); "
                        "the command's result on stdout stays")
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help=DEBUG_HELP)
         p.add_argument("--force", action="store_true",
                        help="replace an existing --out (a folder is replaced as a whole)")
         p.set_defaults(func=func)
@@ -72,7 +79,8 @@ def _demo_arguments(add) -> None:
                    help="number of simulated sequences (default: %(default)s)")
     p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
                    help="largest model size (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="simulation seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="simulation seed (default: %(default)s)")
     p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
                    help="model class learned (as 'learn --model'; default: %(default)s): "
                    "the report compares it with its start, the best constant penalty for "
@@ -106,7 +114,8 @@ def _segment_arguments(add) -> None:
     p.add_argument("--n-folds", type=int, default=3, metavar="K",
                    help="random CV folds written to cv/random/folds.csv, so that 'learn --fold' "
                    "can follow (default: %(default)s; 0: none)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the folds (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="seed of the folds (default: %(default)s)")
     p.add_argument("--max-segments", type=int, required=True, metavar="K",
                    help="largest number of segments")
     p.add_argument("--loss", choices=("l2", "poisson"), default="l2",
@@ -143,10 +152,11 @@ def _learn_arguments(add) -> None:
                    "linear or auto; boosting starts from a constant) (default: %(default)s)")
     p.add_argument("--normalize", choices=("rate", "count"), default="rate",
                    help="AUM of FP/FN rates or counts (default: %(default)s)")
-    p.add_argument("--max-steps", type=int, default=1000, metavar="N",
+    p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
                    help="largest number of gradient steps (linear) or of trees "
                    "(boosting) (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
 
@@ -216,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success, 1 on bad input (with a one-line message on stderr), 2 on a usage
-        error, 130 when interrupted.
+        error, 70 on a bug in penlearn (one line; ``--debug`` shows the traceback), 130 when
+        interrupted, 143 when terminated.
 
     Examples
     --------
@@ -247,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
         except SystemError as exc:  # an interrupt raised inside a compiled kernel's call
             ki = interrupt_in_chain(exc)
             if ki is None:
-                raise
+                if args.debug:
+                    raise
+                return error_exit(args.command, exc)
             term = isinstance(ki, Terminated)
             print(f"penlearn {args.command}: {'terminated' if term else 'interrupted'}",
                   file=sys.stderr)
@@ -256,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
-        except (ValueError, OSError) as exc:  # input errors; anything else: traceback
-            print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-            return 1
+        except Exception as exc:  # one line (exit 1: bad input, 70: a bug); --debug: traceback
+            if args.debug:
+                raise
+            return error_exit(args.command, exc)
