@@ -10,11 +10,11 @@ A part's key is a BLAKE2 digest of everything its result depends on: the window'
 coverage rows as read (chromosome, starts, ends and counts, the arrays' bytes: contents,
 not file names or dates), what was asked of it (the exact log λ, or the labels and the
 path bound), the options, the penlearn version and the source of :mod:`penlearn.peaks`
-(:func:`code_digest`). The key names the file (``<kind>-<key>.csv``), so a changed input
+(:func:`code_digest`). The key names the file (``<kind>-<key>.npz``), so a changed input
 or model never reads a stale part: it looks for another file. Each file is written
-atomically (temporary file, then rename): one line of JSON (the key and the column
-dtypes), then the table as CSV, floats in their shortest exact form and read back with
-exact float parsing, so the table read equals the table written.
+atomically (temporary file, then rename), a NumPy ``.npz`` of the table's columns (their
+binary values: the table read equals the table written; text as fixed-width unicode, no
+pickles) and a JSON record of the key and the column dtypes.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import io
 import json
 import os
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -38,8 +39,6 @@ __all__ = ["code_digest", "default_cache_dir", "frame_digest", "part_key", "read
 
 #: bump when a part's table changes meaning
 PART_FORMAT = 1
-#: pandas < 3 parses floats exactly only when asked (pandas 3 always does, and deprecates it)
-_EXACT = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def default_cache_dir() -> Path:
@@ -88,9 +87,16 @@ def frame_digest(table: pd.DataFrame, columns) -> str:
         h.update(f"{col}\0{values.dtype.kind}\0{len(values)}\0".encode())
         if values.dtype.kind in "biuf":
             h.update(np.ascontiguousarray(values).tobytes())
-        else:
-            h.update("\0".join(map(str, values)).encode("utf-8", "surrogatepass"))
+        else:  # text: its distinct values, then which row holds which
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+            h.update("\0".join(map(str, uniques)).encode("utf-8", "surrogatepass"))
+            h.update(codes.astype(np.int64).tobytes())
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    return package_version()
 
 
 def part_key(kind: str, **fields) -> str:
@@ -102,13 +108,13 @@ def part_key(kind: str, **fields) -> str:
     >>> part_key("peaks", log_lambda=(1.5).hex()) != part_key("peaks", log_lambda=(2.0).hex())
     True
     """
-    text = json.dumps({"kind": kind, "format": PART_FORMAT, "penlearn": package_version(),
+    text = json.dumps({"kind": kind, "format": PART_FORMAT, "penlearn": _version(),
                        "code": code_digest(), **fields}, sort_keys=True, default=str)
     return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
 
 
 def _path(folder: Path, kind: str, key: str) -> Path:
-    return Path(folder) / f"{kind}-{key}.csv"
+    return Path(folder) / f"{kind}-{key}.npz"
 
 
 def write_part(folder: str | os.PathLike, kind: str, key: str, table: pd.DataFrame) -> None:
@@ -118,14 +124,24 @@ def write_part(folder: str | os.PathLike, kind: str, key: str, table: pd.DataFra
     --------
     >>> import tempfile
     >>> d = tempfile.mkdtemp()
-    >>> t = pd.DataFrame({"chromStart": [0], "mean": [0.1 + 0.2]})
+    >>> t = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "mean": [0.1 + 0.2]})
     >>> write_part(d, "peaks", "k", t)
     >>> read_part(d, "peaks", "k").equals(t)
     True
     """
-    meta = {"key": key, "dtypes": {c: str(t) for c, t in table.dtypes.items()}}
-    text = json.dumps(meta) + "\n" + table.to_csv(index=False, lineterminator="\n")
-    write_bytes_atomic(_path(Path(folder), kind, key), text.encode("utf-8"))
+    meta = {"key": key, "dtypes": {str(c): str(t) for c, t in table.dtypes.items()}}
+    arrays = {"__meta__": np.array(json.dumps(meta))}
+    for i, col in enumerate(table.columns):
+        values = table[col]
+        if values.dtype.kind in "biuf":
+            arrays[f"c{i}"] = values.to_numpy()
+        else:  # text: fixed-width unicode (no pickles), missing values as a mask
+            arrays[f"c{i}"] = np.array(values.astype(object).where(values.notna(), "")
+                                       .to_numpy(dtype=str), dtype=str)
+            arrays[f"m{i}"] = values.isna().to_numpy()
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    write_bytes_atomic(_path(Path(folder), kind, key), buf.getvalue())
 
 
 def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | None:
@@ -139,30 +155,21 @@ def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | 
     True
     """
     path = _path(Path(folder), kind, key)
+    if not path.is_file():
+        return None
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            meta = json.loads(fh.readline())
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["__meta__"]))
             if meta.get("key") != key:
                 raise ValueError("its key is not its name's")
-            dtypes = meta["dtypes"]
-            body = fh.read()
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        warnings.warn(f"saved part {path} unreadable ({exc}); computing it again",
-                      stacklevel=3)
-        return None
-    try:
-        if not body.strip():
-            return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in dtypes.items()})
-        table = pd.read_csv(io.StringIO(body), dtype={c: t for c, t in dtypes.items()
-                                                      if t in ("str", "object")},
-                            keep_default_na=False, na_values=[""],
-                            **_EXACT)
-        if list(table.columns) != list(dtypes):
-            raise ValueError(f"columns {list(table.columns)}, expected {list(dtypes)}")
-        return table.astype(dtypes)
-    except (ValueError, TypeError, KeyError) as exc:
+            columns = {}
+            for i, (col, dtype) in enumerate(meta["dtypes"].items()):
+                values = z[f"c{i}"]
+                if f"m{i}" in z.files:
+                    values = pd.Series(values, dtype=object).mask(z[f"m{i}"])
+                columns[col] = pd.Series(values, dtype=dtype)
+        return pd.DataFrame(columns)
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         warnings.warn(f"saved part {path} unreadable ({exc}); computing it again",
                       stacklevel=3)
         return None
