@@ -6,6 +6,7 @@ distributed's tracebacks of cancelled futures. A real scheduler (in this process
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import signal
 import subprocess
 import sys
@@ -16,7 +17,9 @@ from _penlearn_demo import penlearn_command
 from conftest import default_sigint
 from test_resume import ENV, _samples, _saved
 
-pytestmark = pytest.mark.slow  # a cluster, a worker process and a penlearn process: ~20 s
+from penlearn.cli._workers import WatchedExecutor, WorkersLost
+
+SLOW = pytest.mark.slow  # a cluster, a worker process and a penlearn process: ~20 s each
 
 
 @pytest.fixture
@@ -52,6 +55,7 @@ def _start(tmp_path, address, *extra):
     return p, out
 
 
+@SLOW
 def test_all_workers_lost_is_one_line_and_exit_1_within_the_timeout(tmp_path, scheduler):
     worker = _worker(scheduler)
     try:
@@ -73,6 +77,7 @@ def test_all_workers_lost_is_one_line_and_exit_1_within_the_timeout(tmp_path, sc
     assert not out.exists() and stdout == ""
 
 
+@SLOW
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
 def test_interrupt_while_on_a_cluster_is_one_line(tmp_path, scheduler, sig, code, word):
@@ -85,3 +90,60 @@ def test_interrupt_while_on_a_cluster_is_one_line(tmp_path, scheduler, sig, code
         worker.kill()
     assert p.returncode == code, stderr
     assert [ln for ln in stderr.splitlines() if ln.strip()] == [f"penlearn peaks: {word}"]
+
+
+class _Stuck:
+    """A client whose tasks never run and whose scheduler has ``workers`` workers."""
+
+    def __init__(self, workers):
+        self.workers, self.cancelled = workers, []
+
+    def get_executor(self):
+        client = self
+
+        class Never(cf.Executor):
+            def submit(self, fn, /, *args, **kwargs):
+                fut = cf.Future()
+                fut.add_done_callback(lambda f: client.cancelled.append(f.cancelled()))
+                return fut
+
+            def shutdown(self, wait=True):
+                pass
+        return Never()
+
+    def nthreads(self, callback_timeout=None):
+        if self.workers is None:
+            raise OSError("scheduler unreachable")
+        return {f"w{i}": 1 for i in range(self.workers)}
+
+
+@pytest.mark.parametrize("workers", [0, None])
+def test_watchdog_fails_pending_tasks_after_the_timeout(workers):
+    ex = WatchedExecutor(_Stuck(workers), "tcp://10.0.0.1:8786", 0.4)
+    fut = ex.submit(print, "never")
+    t = time.monotonic()
+    with pytest.raises(WorkersLost, match=r"^--scheduler tcp://10\.0\.0\.1:8786: no worker "
+                       r"for 0\.4 s"):
+        fut.result(timeout=10)
+    assert 0.4 <= time.monotonic() - t < 5
+    ex.shutdown()
+
+
+def test_watchdog_waits_while_there_are_workers_and_relays_cancel():
+    client = _Stuck(2)
+    ex = WatchedExecutor(client, "tcp://10.0.0.1:8786", 0.2)
+    fut = ex.submit(print, "never")
+    with pytest.raises(cf.TimeoutError):
+        fut.result(timeout=1.0)  # workers present: no failure, however long it waits
+    assert fut.cancel() and client.cancelled == [True]  # the cluster's task cancelled too
+    ex.shutdown()
+
+
+def test_worker_timeout_option():
+    from penlearn.cli.main import build_parser
+
+    args = build_parser().parse_args(["peaks", "x", "--out", "y"])
+    assert args.worker_timeout == 120
+    for bad in ("-1", "inf", "soon"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["peaks", "x", "--out", "y", "--worker-timeout", bad])
