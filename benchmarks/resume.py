@@ -73,12 +73,14 @@ def killed_at(argv, parts: Path, windows: int, cut: float) -> tuple[float, int]:
     p = subprocess.Popen(argv, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     target = int(round(cut * windows))
     while p.poll() is None:
-        if parts.is_dir() and len(list(parts.glob("peaks-*.csv"))) >= target:
+        if parts.is_dir() and len(list(parts.glob("peaks-*.npz"))) >= target:
             break
         time.sleep(0.02)
+    if p.poll() is not None:
+        raise SystemExit("the run ended before it was killed")
     p.send_signal(signal.SIGKILL)
     p.wait()
-    return time.perf_counter() - t, len(list(parts.glob("peaks-*.csv")))
+    return time.perf_counter() - t, len(list(parts.glob("peaks-*.npz")))
 
 
 def contents(folder: Path) -> dict:
