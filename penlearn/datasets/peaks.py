@@ -89,8 +89,10 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         Show a progress bar.
     cache : bool or path
         Reuse (or store) the evaluation and feature tables in a cache folder: True for
-        :func:`default_cache_dir`, or a folder. A cache that cannot be written gives one
-        warning and the tables are computed as without it.
+        :func:`default_cache_dir`, or a folder; each labeled window's table is stored
+        there as soon as it is computed (``peak_error_functions(cache=)``), so an
+        interrupted run continues where it stopped. A cache that cannot be written gives
+        one warning and the tables are computed as without it.
     tmpdir : path, optional
         Folder of the PeakSeg solver's temporary files (see
         :func:`~penlearn.peaks.peakseg.peakseg`); not part of the cache key.
@@ -131,12 +133,13 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         extra = {"labels": labels, "cache": where}
     else:
         coverage = read_coverage(folder, progress=progress)
+        # each window's table is cached too: an interrupted run continues from them
         evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
                                           executor=executor, progress=progress,
-                                          tmpdir=tmpdir)
+                                          tmpdir=tmpdir, cache=_usable(where))
         features = coverage_features(coverage)
         extra = {"coverage": coverage, "labels": labels}
-        if where is not None:
+        if where is not None and where.parent.is_dir():
             _write_cache(where, evaluation, features)
     ids = list(dict.fromkeys(evaluation["sequence_id"]))
     folds = {"random": assign_folds(ids, min(n_folds, len(ids)), seed)} if len(ids) >= 2 \
@@ -197,6 +200,20 @@ def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
     name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
     root = default_cache_dir() if cache is True else Path(cache)
     return root / f"peaks-{name}.csv.gz"
+
+
+def _usable(where: Path | None) -> Path | bool:
+    """The cache folder of ``where`` if it can be made (else one warning, and False: the
+    windows' tables and the folder's are then computed without a cache)."""
+    if where is None:
+        return False
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
+                      "a cache", stacklevel=3)
+        return False
+    return where.parent
 
 
 def _read_cache(where: Path):
