@@ -22,6 +22,8 @@ from penlearn.cli._common import (
 )
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
+from penlearn.cli.errors import add_errors_arguments, cmd_errors
+from penlearn.cli.hub import add_hub_arguments, cmd_hub
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.options import DEFAULT_MODEL, MODELS
@@ -55,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the command's result on stdout stays")
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help=DEBUG_HELP)
-        p.add_argument("--force", action="store_true",
-                       help="replace an existing --out (a folder is replaced as a whole)")
+        p.add_argument("--force", action="store_true", help=FORCE_HELP.get(
+            name, "replace an existing --out (a folder is replaced as a whole)"))
         p.set_defaults(func=func)
         return p
 
@@ -65,8 +67,29 @@ def build_parser() -> argparse.ArgumentParser:
     _learn_arguments(add)
     _predict_arguments(add)
     _peaks_arguments(add)
+    add_errors_arguments(add("errors", "false positive / negative labels of a peak file (or "
+                             "a folder of them: any peak caller's) per label, per sample "
+                             "and in total", cmd_errors))
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
     _report_arguments(add)
     return parser
+
+
+#: --force of the commands that write one file (the others write a folder, replaced whole)
+FORCE_HELP = {
+    "learn": "replace an existing --out MODEL.json file (without it: an error)",
+    "predict": "replace an existing --out PREDICTIONS.csv file (without it: an error)",
+    "report": "replace an existing --out REPORT.html file (without it: an error)",
+    "errors": "replace an existing --out ERRORS.csv file (without it: an error)",
+    "peaks": "replace an existing --out: the peak file (and its --means file) of one "
+             "sample, or the folder of one file per sample as a whole (without it: an error)",
+}
+#: what a coverage + peak labels folder holds (learn, report)
+COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.gz] "
+                   "(with sample_id), *.bedGraph[.gz], bigWig (*.bw, *.bigWig) or BAM "
+                   "(*.bam) files, one per sample, plus labels.csv (sample_id, chrom, chromStart, "
+                   "chromEnd, annotation; or labels.tsv / .bed / .txt)")
 
 
 def _demo_arguments(add) -> None:
@@ -131,7 +154,9 @@ def _learn_arguments(add) -> None:
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "
             "folder's segment.json", cmd_learn)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "
+                   + COVERAGE_FOLDER)
     p.add_argument("--fold", default=None, metavar="K",
                    help="hold out this test fold (subtrain/validation: the others, "
                    "alternately, as in the paper)")
@@ -155,8 +180,9 @@ def _learn_arguments(add) -> None:
     p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
                    help="largest number of gradient steps (linear) or of trees "
                    "(boosting) (default: %(default)s)")
-    p.add_argument("--seed", type=non_negative_int, default=1,
-                   help="random seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seeds the model's random choices, as learn_penalty's random_state "
+                   "(default: %(default)s, the same)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
 
@@ -190,7 +216,7 @@ def _predict_arguments(add) -> None:
 def _peaks_arguments(add) -> None:
     """Arguments of ``penlearn peaks``."""
     p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
-            "model's predicted penalty, as BED", cmd_peaks)
+            "model's predicted penalty, as BED or narrowPeak", cmd_peaks)
     add_peaks_arguments(p)
 
 
@@ -202,7 +228,7 @@ def _report_arguments(add) -> None:
             "sequences, the training sequences of a model learned on the folder, unless "
             "--fold K", cmd_report)
     p.add_argument("data_dir", metavar="DATA_DIR",
-                   help="folder with evaluation.csv, or with coverage and peak labels")
+                   help="a folder with evaluation.csv, or " + COVERAGE_FOLDER)
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
                    help="a model to evaluate (repeatable)")
     p.add_argument("--predictions", action="append", metavar="[NAME=]PRED.csv",

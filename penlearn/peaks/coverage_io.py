@@ -16,12 +16,15 @@ by their first two bytes, never by their name.
   ``sample_id, chrom, chromStart, chromEnd, count`` (sample ids are always strings).
 * :func:`read_bigwig` — a bigWig file (all chromosomes, one, or a region), with the
   optional ``pyBigWig`` (:mod:`penlearn.peaks._bigwig`).
+* :func:`~penlearn.peaks.bam.read_bam` — the read depth of a BAM file, with the optional
+  ``pysam``.
 * Peak labels and BED files: :mod:`penlearn.peaks.bed_io`.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -29,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._numba_cache import warm_kernels
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
 from penlearn.peaks._text_files import GZIP_MAGIC, header_fields, string_column, text_blocks
 from penlearn.peaks._text_parse import (
@@ -41,6 +45,7 @@ from penlearn.peaks._text_parse import (
     parse_error,
     token,
 )
+from penlearn.peaks.bam import is_bam, read_bam
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -296,7 +301,7 @@ def _groups(values: list[str], lengths: np.ndarray) -> list:
 
 
 _COVERAGE_SUFFIXES = (*_BEDGRAPH_SUFFIXES, *(s + ".gz" for s in _BEDGRAPH_SUFFIXES),
-                      ".bw", ".bigwig")
+                      ".bw", ".bigwig", ".bam")
 
 
 def _sample_name(path: Path, root: Path | None = None) -> str:
@@ -327,12 +332,13 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
     """One coverage file, and its sample ids in order (without a pass over the rows)."""
     if path.is_dir():
         raise ValueError(f"{path}: is a folder inside a list of coverage files")
-    if is_bigwig(path):
-        out = read_bigwig(path)
+    bam = is_bam(path)
+    if bam or is_bigwig(path):
+        out = read_bam(path) if bam else read_bigwig(path)
         if contiguous:
             _check_rows(*_codes(out["chrom"]), out["chromStart"].to_numpy(),
                         out["chromEnd"].to_numpy(), out["count"].to_numpy(),
-                        lambda i: f"{path}, interval {i + 1}", True)
+                        lambda i: f"{path}, {'run' if bam else 'interval'} {i + 1}", True)
         sid = sample_id if sample_id is not None else _sample_name(path)
         out.insert(0, "sample_id", sid)
         return out, [str(sid)]
@@ -340,6 +346,22 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
         return _read_coverage_table(path, sample_id, contiguous)
     sid = sample_id if sample_id is not None else _sample_name(path)
     return read_bedgraph(path, sid, contiguous=contiguous), [str(sid)]
+
+
+def _warm_parsers() -> bool:
+    """Compile (or load) the text parsers' kernels on two tiny files (``warm_kernels``)."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    def run():
+        with tempfile.TemporaryDirectory(prefix="penlearn-warm-") as folder:
+            bedgraph, table = Path(folder) / "s.bedGraph", Path(folder) / "coverage.csv"
+            bedgraph.write_text("chr1\t0\t10\t1\n")
+            table.write_text("sample_id,chrom,chromStart,chromEnd,count\ns,chr1,0,10,1\n")
+            _read_one(bedgraph, None, False)
+            _read_one(table, None, False)
+
+    return warm_kernels("coverage reader",
+                        (kernel.parse_bedgraph, kernel.parse_csv_numbers), run)
 
 
 def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -374,8 +396,8 @@ def coverage_files(folder: Path) -> list[tuple[str | None, Path]]:
                              "coverage.tsv.gz") if (p := folder / name).is_file()]
     if not found and not tables:
         raise ValueError(
-            f"{folder}: no coverage found (expected *.bedGraph[.gz] or *.bw / *.bigWig "
-            "files, or a coverage.csv[.gz] table with a sample_id column)"
+            f"{folder}: no coverage found (expected *.bedGraph[.gz], *.bw / *.bigWig or "
+            "*.bam files, or a coverage.csv[.gz] table with a sample_id column)"
         )
     return [*found.items(), *((None, p) for p in tables)]
 
@@ -398,16 +420,17 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
     paths_or_dir : path-like, sequence of path-likes, or mapping
         * a mapping ``{sample_id: path}``;
         * a folder: every ``*.bedGraph`` / ``*.bedgraph`` / ``*.bg`` / ``*.bdg`` file in
-          it or below (optionally ``.gz``) and every ``*.bw`` / ``*.bigWig`` file, the
-          sample id being the file name without those extensions, or, for files named
+          it or below (optionally ``.gz``) and every ``*.bw`` / ``*.bigWig`` / ``*.bam``
+          file, the sample id being the file name without those extensions, or, for files named
           ``coverage.bedGraph`` (the layout ``samples/<group>/<sample>/coverage.bedGraph``),
           the folder path relative to ``paths_or_dir`` (``"kidney/MS002201"``); plus a
           top-level ``coverage.csv[.gz]`` table if present. A symbolic link to a missing
           file is an error (a sample would be lost);
-        * one file or a list of files: bedGraph or bigWig files (told apart by their
-          first bytes; sample id from the name as above) or CSV / TSV tables with a
-          header and the columns ``sample_id, chrom, chromStart, chromEnd, count``
-          (other columns are kept).
+        * one file or a list of files: bedGraph, bigWig or BAM files (told apart by
+          their first bytes; sample id from the name as above; a BAM gives the read depth
+          of ``bedtools genomecov -bg -split``, see :mod:`penlearn.peaks.bam`) or CSV /
+          TSV tables with a header and the columns ``sample_id, chrom, chromStart,
+          chromEnd, count`` (other columns are kept).
     contiguous : bool
         Also reject gaps between the rows of a sample's chromosome (see
         :func:`check_coverage_rows`).
@@ -461,6 +484,8 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         seen[key] = p
     from tqdm.auto import tqdm
 
+    if progress and len(items) >= 2 and not all(is_bigwig(p) for _, p in items):
+        _warm_parsers()  # compile before the bar starts: no ETA of hours meanwhile
     tables, ids = [], []
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
               desc="coverage", disable=not progress or len(items) < 2) as bar:

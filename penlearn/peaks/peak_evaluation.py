@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.peaks._peakseg_store import warm as warm_peakseg
 from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.parts import default_cache_dir, frame_digest, part_key, read_part, write_part
@@ -315,6 +316,8 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         out[i] = _with_ids(table, value, name, sid)
         bar.update(len(cov))
 
+    if progress and len(tasks) >= 2 and todo:
+        warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     # a bar for one problem would only jump from 0 to 100% at the end
     with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
               unit="rows", desc="peaks",
@@ -466,6 +469,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                               "without a cache", stacklevel=3)
                 folder = None
 
+    if progress and todo:
+        warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     bar = tqdm(total=len(tasks), disable=not progress, desc="peak models",
                initial=len(tasks) - len(todo))
     try:
