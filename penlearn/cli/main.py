@@ -187,14 +187,20 @@ def _learn_arguments(add) -> None:
                    help="seeds the model's random choices, as learn_penalty's random_state "
                    "(default: %(default)s, the same)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    _coverage_folder_arguments(p)
+
+
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="where the model paths of coverage folders are cached (default: "
-                   "$PENLEARN_CACHE_DIR, else $XDG_CACHE_HOME/penlearn, else "
-                   "~/.cache/penlearn)")
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
 
 
 def _predict_arguments(add) -> None:
@@ -220,7 +226,10 @@ def _peaks_arguments(add) -> None:
 def _report_arguments(add) -> None:
     """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
-            "folder's evaluation table", cmd_report)
+            "folder's evaluation table (a UCI folder, or coverage + peak labels: their "
+            "model paths are computed, or read from learn's cache); on all its labeled "
+            "sequences, the training sequences of a model learned on the folder, unless "
+            "--fold K", cmd_report)
     p.add_argument("data_dir", metavar="DATA_DIR",
                    help="a folder with evaluation.csv, or " + COVERAGE_FOLDER)
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
@@ -231,6 +240,7 @@ def _report_arguments(add) -> None:
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
+    _coverage_folder_arguments(p)
 
 
 def main(argv: list[str] | None = None) -> int:
