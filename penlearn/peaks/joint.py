@@ -267,7 +267,7 @@ def _grid(rows, lo, hi) -> _Grid:
 
 
 #: Default number of blocks the branch and bound may bound before it stops.
-MAX_BLOCKS = 200_000
+MAX_BLOCKS = 500_000
 #: Blocks with at most this many peaks are searched exhaustively.
 LEAF_PAIRS = 16
 
