@@ -8,9 +8,9 @@ bin-pyramid heuristic (``method="heuristic"``, PeakSegJoint's kind of search), w
 every k is proven optimal, and for how many k the exact loss is lower than the
 heuristic's (and by how much at most); for chunk1 also against PeakSegJoint's own numbers.
 (2) Time against rows × samples: sub-windows of ``H3K36me3.AM.immune.chunk21`` (21
-samples, 121 kb). (3) Simulated windows of 21 samples × 100 kb (runs of ~10 bases,
-Poisson counts of mean 5): with a peak, and pure noise (no peak: the hard case for the
-bounds). Times are the better of two runs, after a warm-up (numba compilation).
+samples, 121 kb). (3) Simulated windows (runs of ~10 bases, Poisson counts of mean 5,
+3× that in a peak): with a peak in some samples, and pure noise (no peak: the hard case
+for the bounds). Times are the better of two runs, after a warm-up (numba compilation).
 
 With ``--results`` the tables go to the ``## joint_peaks`` section of RESULTS.md.
 """
@@ -123,10 +123,13 @@ def simulate(samples: int, bases: int, peak=None, seed: int = 0) -> pd.DataFrame
 
 def simulated() -> list[dict]:
     rows = []
-    for label, peak in (("peak in 7 of 21 samples (3 kb)", (40_000, 43_000, 7)),
-                        ("peak in 21 of 21 samples (20 kb)", (40_000, 60_000, 21)),
-                        ("noise, no peak", None)):
-        w = simulate(21, 100_000, peak)
+    for label, samples, bases, peak in (
+            ("peak in 7 of 21 samples (3 kb)", 21, 100_000, (40_000, 43_000, 7)),
+            ("peak in 21 of 21 samples (20 kb)", 21, 100_000, (40_000, 60_000, 21)),
+            ("peak in 1 of 21 samples (1 kb)", 21, 100_000, (40_000, 41_000, 1)),
+            ("noise, no peak", 4, 20_000, None),
+            ("noise, no peak", 21, 100_000, None)):
+        w = simulate(samples, bases, peak)
         t_ex, ex = timed(w)
         t_h, h = timed(w, method="heuristic")
         gain = (h.loss - ex.loss).to_numpy()
@@ -167,10 +170,11 @@ def main() -> None:
         "digits).", "",
         "Time against rows x samples (sub-windows of H3K36me3.AM.immune.chunk21):", "",
         *results_file.markdown_table(scale), "",
-        "Simulated 21 samples x 100 kb:", "",
+        "Simulated windows:", "",
         *results_file.markdown_table(sim), "",
         "Pure noise has no clear optimum: many peaks are within the bounds' slack of the "
-        "best for large k, the branch and bound stops at its work budget and says so "
+        "best for large k; on 21 samples x 100 kb the branch and bound stops at its work "
+        "budget and says so "
         "(`fit.exact` False, `fit.proven` per k); the result is then the best found, never "
         "worse than the heuristic's. Windows with a peak (as the joint windows of the "
         "pipeline, built around single-sample peaks) are proven optimal.",

@@ -57,7 +57,6 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks import _joint_kernel as kern
 
 __all__ = ["JointPeakFit", "joint_peak"]
 
@@ -253,6 +252,8 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
 
 def _grid(rows, lo, hi) -> _Grid:
     """The grid: row boundaries of every sample, and the bases next to the window ends."""
+    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+
     N = hi - lo
     P = np.unique(np.concatenate([st[1:] - lo for st, _, _ in rows]
                                  + [np.array([0.0, 1.0, N - 1.0, N])]))
@@ -267,7 +268,7 @@ def _grid(rows, lo, hi) -> _Grid:
 
 
 #: Default number of blocks the branch and bound may bound before it stops.
-MAX_BLOCKS = 200_000
+MAX_BLOCKS = 500_000
 #: Blocks with at most this many peaks are searched exhaustively.
 LEAF_PAIRS = 16
 
@@ -281,6 +282,8 @@ COARSE_BINS = 40
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
                  max_blocks: int):
     """Best top-k decrease, its peak, and whether proven, for k = 0..n_units."""
+    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
     ba = np.full(n_units + 1, np.nan)
@@ -298,6 +301,8 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
 
 def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
     """Loss, peak, up, selection and proven for one kind of unit (samples or groups)."""
+    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+
     n = len(names)
     ks = pd.RangeIndex(n + 1, name="k")
     loss = pd.Series(float(grid.flat.sum()) - best, index=ks, name="loss")

@@ -26,7 +26,7 @@ def seg(W, Y):
 def all_pairs_loss(Y: np.ndarray) -> np.ndarray:
     """Least total loss for k = 0..S over every peak of bases (vectorised)."""
     S, N = Y.shape
-    a, b = np.triu_indices(N - 1, k=1)  # 0 <= a < b <= N - 2
+    a, b = np.triu_indices(N, k=1)  # 0 <= a < b <= N - 1
     keep = a >= 1
     a, b = a[keep].astype(float), b[keep].astype(float)
     dec = np.empty((S, len(a)))
