@@ -19,12 +19,14 @@ import numpy as np
 from penlearn.learn.descent import LINE_SEARCHES, SELECTIONS
 from penlearn.learn.shrink import check_shrink
 
-__all__ = ["DEFAULT_MODEL", "INITS", "LEVELS", "MODELS", "BoostingOptions", "LearnOptions",
-           "boosting_options", "learn_options", "with_options"]
+__all__ = ["CANDIDATES", "DEFAULT_MODEL", "INITS", "LEVELS", "MODELS", "BoostingOptions",
+           "LearnOptions", "boosting_options", "learn_options", "with_options"]
 
-#: The model classes of ``learn_penalty(model=...)`` (``"auto"``: both, the one of fewer
-#: validation label errors).
-MODELS = ("linear", "boosting", "auto")
+#: The model classes of ``learn_penalty(model=...)``: ``"auto"`` chooses among
+#: ``candidates`` by cross-validation over whole regions (:mod:`penlearn.learn.choice`).
+MODELS = ("linear", "boosting", "constant", "auto")
+#: The candidates of ``model="auto"``, simplest first.
+CANDIDATES = ("constant", "linear", "boosting")
 #: The model class of ``learn_penalty`` by default (measured in ``benchmarks/all_sets.py``;
 #: the numbers are in the docs, "Does learning pay?").
 DEFAULT_MODEL = "boosting"
@@ -68,7 +70,8 @@ class LearnOptions:
     """Every option of :func:`penlearn.learn_penalty` (see its docstring for each).
 
     ``line_search, init, normalize, max_steps, tol, random_state, progress, select,
-    min_improvement, l2, shrink, ir_repeats, clip, model, level, boosting``.
+    min_improvement, l2, shrink, ir_repeats, clip, model, level, boosting, cv_folds,
+    candidates``.
     """
 
     line_search: str = "first_min"
@@ -87,6 +90,8 @@ class LearnOptions:
     model: str = DEFAULT_MODEL
     level: str = "validation"
     boosting: dict | None = None
+    cv_folds: int = 3
+    candidates: tuple = CANDIDATES
 
     def as_dict(self) -> dict:
         """The options as a plain dict (``boosting`` as given, a dict or None)."""
@@ -214,7 +219,13 @@ def learn_options(**options) -> LearnOptions:
     _choice("model", o.model, MODELS)
     _choice("level", o.level, LEVELS)
     boosting_options(o.boosting)
-    return o
+    _integer("cv_folds", o.cv_folds, 2)
+    cands = o.candidates
+    if isinstance(cands, str) or not isinstance(cands, (tuple, list)) or not cands \
+            or not set(cands) <= set(CANDIDATES) or len(set(cands)) != len(cands):
+        raise ValueError(f"candidates must be distinct names among {CANDIDATES}, got "
+                         f"{cands!r}")
+    return replace(o, candidates=tuple(c for c in CANDIDATES if c in cands))
 
 
 def with_options(fn):
