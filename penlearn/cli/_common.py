@@ -49,11 +49,53 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+#: What a command raises on bad input (files, tables, options, resources): one line on
+#: stderr and exit 1. Anything else is a bug: one line naming it, exit 70 (``--debug``:
+#: the traceback).
+INPUT_ERRORS = (ValueError, TypeError, OSError, EOFError, OverflowError, MemoryError)
+
+#: Exit code of an unexpected exception (a bug; ``EX_SOFTWARE`` of sysexits.h).
+EXIT_BUG = 70
+
+
 def _one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (an OS error as ``what: file``, no errno)."""
+    if isinstance(exc, OSError) and exc.strerror and exc.errno is not None:
+        names = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
+        text = " ".join(f"{exc.strerror}: {' -> '.join(names)}".split()) if names else \
+            " ".join(exc.strerror.split())
+        return text
     text = " ".join(str(exc).split())
     if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in text:
         text = f"{text}: {exc.filename}"
+    if isinstance(exc, MemoryError):
+        text = "out of memory" + (f" ({text})" if text else "")
     return text or type(exc).__name__
+
+
+def error_exit(command: str, exc: Exception) -> int:
+    """Print the one-line message of a command's exception; returns the exit code.
+
+    Bad input (:data:`INPUT_ERRORS`) is ``penlearn CMD: error: ...`` and exit 1; any other
+    exception is a bug in penlearn: ``penlearn CMD: internal error: Type: ...`` with a hint
+    to rerun with ``--debug`` (which shows the traceback), exit :data:`EXIT_BUG`.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     code = error_exit("learn", TypeError("column 'fp' must be numeric"))
+    >>> code, err.getvalue().strip()
+    (1, "penlearn learn: error: column 'fp' must be numeric")
+    """
+    if isinstance(exc, INPUT_ERRORS):
+        print(f"penlearn {command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    print(f"penlearn {command}: internal error: {type(exc).__name__}: {_one_line(exc)} "
+          "(a bug in penlearn: rerun with --debug for the traceback and report it)",
+          file=sys.stderr)
+    return EXIT_BUG
 
 
 class _Reporter:

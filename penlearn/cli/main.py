@@ -15,9 +15,9 @@ from penlearn.changepoint.features import FEATURE_SETS
 from penlearn.cli._common import (
     DEMO_MAX_SEGMENTS,
     DEMO_N_SEQUENCES,
-    _one_line,
     _Parser,
     _warning_printer,
+    error_exit,
     non_negative_int,
 )
 from penlearn.cli._workers import add_worker_arguments
@@ -25,6 +25,9 @@ from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, 
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.options import DEFAULT_MODEL, MODELS
+
+DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
+              "on bad input, 70 on a bug in penlearn)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sequences with AUM gradient descent and the exact AUM line search.",
     )
     parser.add_argument("--version", action="version", version=f"penlearn {package_version()}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def add(name: str, help_: str, func) -> argparse.ArgumentParser:
@@ -49,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-q", "--quiet", action="store_true",
                        help="nothing on stderr but errors (no progress, messages or warnings); "
                        "the command's result on stdout stays")
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help=DEBUG_HELP)
         p.add_argument("--force", action="store_true",
                        help="replace an existing --out (a folder is replaced as a whole)")
         p.set_defaults(func=func)
@@ -211,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success, 1 on bad input (with a one-line message on stderr), 2 on a usage
-        error, 130 when interrupted.
+        error, 70 on a bug in penlearn (one line; ``--debug`` shows the traceback), 130 when
+        interrupted, 143 when terminated.
 
     Examples
     --------
@@ -242,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         except SystemError as exc:  # an interrupt raised inside a compiled kernel's call
             ki = interrupt_in_chain(exc)
             if ki is None:
-                raise
+                if args.debug:
+                    raise
+                return error_exit(args.command, exc)
             term = isinstance(ki, Terminated)
             print(f"penlearn {args.command}: {'terminated' if term else 'interrupted'}",
                   file=sys.stderr)
@@ -251,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
-        except (ValueError, OSError) as exc:  # input errors; anything else: traceback
-            print(f"penlearn {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-            return 1
+        except Exception as exc:  # one line (exit 1: bad input, 70: a bug); --debug: traceback
+            if args.debug:
+                raise
+            return error_exit(args.command, exc)
