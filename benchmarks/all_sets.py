@@ -268,7 +268,7 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
 
 
 def run_all(data_dir: str, sets, methods, seed, quadratic_max_b, workers, max_folds=None,
-            schemes=("given",), n_folds=4, fold_seed=1):
+            schemes=("given",), n_folds=4, fold_seed=1, csv=None):
     tasks = []
     for scheme in schemes:
         for name in [s for s in sets if s in SCHEME_SETS[scheme]]:
@@ -280,15 +280,20 @@ def run_all(data_dir: str, sets, methods, seed, quadratic_max_b, workers, max_fo
     tasks.sort(key=lambda t: big.get(t[0], 9))
     args = (methods, seed, quadratic_max_b)
     rows = []
+    def keep(new):  # the rows so far written after each task: a long run keeps its part
+        rows.extend(new)
+        if csv:
+            pd.DataFrame(rows).to_csv(csv, index=False)
+
     if workers <= 1:
         for name, fold, scheme in tasks:
-            rows += run_task(data_dir, name, fold, *args, scheme, n_folds, fold_seed)
+            keep(run_task(data_dir, name, fold, *args, scheme, n_folds, fold_seed))
         return pd.DataFrame(rows)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futs = [pool.submit(run_task, data_dir, n, f, *args, s, n_folds, fold_seed)
                 for n, f, s in tasks]
         for fut in as_completed(futs):
-            rows += fut.result()
+            keep(fut.result())
     return pd.DataFrame(rows)
 
 
@@ -582,7 +587,8 @@ def main(argv=None) -> int:
     else:
         rows = run_all(str(args.data_dir), sets, methods, args.seed, args.quadratic_max_b,
                        args.workers, max_folds=2 if args.quick else None,
-                       schemes=args.folds, n_folds=args.n_folds, fold_seed=args.fold_seed)
+                       schemes=args.folds, n_folds=args.n_folds, fold_seed=args.fold_seed,
+                       csv=args.csv)
     if args.csv:
         rows.to_csv(args.csv, index=False)
     total = time.perf_counter() - t0

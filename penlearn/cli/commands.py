@@ -44,7 +44,8 @@ from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
 
 #: How the demo's report names each model class.
-MODEL_NAMES = {"boosting": "AUM gradient boosting", "linear": "AUM line search"}
+MODEL_NAMES = {"boosting": "AUM gradient boosting", "linear": "AUM line search",
+               "constant": "constant chosen by CV"}
 
 
 def cmd_demo(args) -> int:
@@ -158,17 +159,20 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
         scale_features=usable.loc[sub + val],
         segmentation={"loss": "l2", "max_segments": args.max_segments},
     )
+    chosen = None
     if args.model != "linear":  # boosting (or auto): the learned model alone
         with contextlib.redirect_stdout(sys.stderr):
-            model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
-                                  **common)
-        if model.level_["model"] != "linear":
-            return model, None, None
+            chosen = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
+                                   **common)
+        if chosen.level_["model"] != "linear":
+            return chosen, None, None
         common["model"] = "linear"  # auto chose the linear model: tell its story
     with contextlib.redirect_stdout(sys.stderr):
         init = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub),
                              max_steps=0, shrink=False, **common)
-        model = learn_penalty(usable.loc[sub], _subset_evaluation(evaluation, sub), **common)
+        # auto's final fit is this linear model (the same options and data)
+        model = chosen if chosen is not None else learn_penalty(
+            usable.loc[sub], _subset_evaluation(evaluation, sub), **common)
         # the papers' protocol (plain AUM; largest validation AUC, however small the
         # gain), from the same start: to say what it finds when the default keeps it
         common["progress"] = False
@@ -208,7 +212,12 @@ def _boosting_note(model, ev_test, x_test, constant: pd.Series, n_val: int) -> s
     scale = model.level_.get("scale", 1.0)
     level = (f"the level of log λ (scale {scale:g}, shift of fewest errors) was chosen on "
              f"the {n_val} validation sequences")
-    if len(h) == 1:
+    if model.level_.get("model") == "constant":
+        changed = ("Learning did not change the model: cross-validation over the training "
+                   "sequences chose the constant penalty (no learned model made fewer label "
+                   "errors with a better ranking); its log λ is the one of fewest training "
+                   "label errors.")
+    elif len(h) == 1:
         changed = ("Learning did not change the model: AUM gradient boosting fit no tree "
                    "(too few subtrain sequences for the trees' leaves, or a zero AUM "
                    f"gradient), so the constant start is kept; {level}.")

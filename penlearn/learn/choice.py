@@ -13,9 +13,11 @@ regions (H3K36me3_TDH_immune). ``model="auto"`` therefore chooses per data set:
    exactly as ``learn_penalty`` fits it (its own validation split inside), and its label
    errors are counted on the held-out fold;
 3. the one-standard-error rule (Hastie, Tibshirani & Friedman 2009, *The Elements of
-   Statistical Learning*, Section 7.10; Breiman et al. 1984): among the candidates whose
-   mean CV error is within one standard error of the smallest, the simplest
-   (:func:`one_se_choice`);
+   Statistical Learning*, Section 7.10; Breiman et al. 1984) on the label errors: the
+   candidates whose mean CV error is within one standard error of the smallest are tied;
+   among them the one of largest mean CV AUC (``cv_rule="1se-auc"``, the default: with
+   few regions the errors rarely separate the candidates, the ranking does), or the
+   simplest (``cv_rule="1se"``, the classic rule) (:func:`one_se_choice`);
 4. the chosen class is refit on every training sequence.
 
 The functions here are the pure parts (folds, rule, summary); the fitting is
@@ -73,14 +75,22 @@ def group_folds(groups: pd.Series, k: int, rng: np.random.Generator) -> pd.Serie
     return groups.map(fold_of).astype(int)
 
 
-def one_se_choice(errors: pd.DataFrame, order=CANDIDATES) -> tuple[str, pd.DataFrame]:
-    """The simplest candidate within one standard error of the best mean CV error.
+def one_se_choice(errors: pd.DataFrame, aucs: pd.DataFrame | None = None,
+                  order=CANDIDATES) -> tuple[str, pd.DataFrame]:
+    """The candidate chosen by the one-standard-error rule on CV label errors.
+
+    Among the candidates whose mean CV error is within one standard error of the smallest
+    (statistically tied on label errors): with ``aucs``, the one of largest mean CV AUC
+    (the best ranking of the held-out sequences; ties: the simplest); without, the
+    simplest (the classic rule).
 
     Parameters
     ----------
     errors : DataFrame
         Label-error rates, one row per CV fold, one column per candidate (NaN: the
         candidate could not be fit on that fold; it is then out of the choice).
+    aucs : DataFrame, optional
+        The CV test AUC of each candidate on each fold, as ``errors``.
     order : sequence of str
         The candidates, simplest first.
 
@@ -88,7 +98,7 @@ def one_se_choice(errors: pd.DataFrame, order=CANDIDATES) -> tuple[str, pd.DataF
     -------
     (str, DataFrame)
         The chosen candidate, and per candidate its ``mean`` and ``se`` (standard error
-        of the mean over folds).
+        of the mean over folds) of the errors, and ``auc`` (mean CV AUC, with ``aucs``).
 
     Examples
     --------
@@ -96,8 +106,12 @@ def one_se_choice(errors: pd.DataFrame, order=CANDIDATES) -> tuple[str, pd.DataF
     ...                   "boosting": [0.10, 0.12, 0.08]})
     >>> one_se_choice(e)[0]
     'boosting'
-    >>> one_se_choice(e.assign(boosting=[0.19, 0.20, 0.18]))[0]
+    >>> tied = e.assign(boosting=[0.19, 0.20, 0.18])
+    >>> one_se_choice(tied)[0]
     'constant'
+    >>> a = pd.DataFrame({"constant": [0.90] * 3, "linear": [0.95] * 3, "boosting": [0.9] * 3})
+    >>> one_se_choice(tied, a)[0]
+    'linear'
     """
     ok = [c for c in order if c in errors and errors[c].notna().all()]
     if not ok:
@@ -107,8 +121,12 @@ def one_se_choice(errors: pd.DataFrame, order=CANDIDATES) -> tuple[str, pd.DataF
                           "se": errors[ok].std(ddof=1) / np.sqrt(k) if k > 1 else 0.0})
     best = table["mean"].idxmin()
     bound = table.loc[best, "mean"] + table.loc[best, "se"]
-    pick = next(c for c in ok if table.loc[c, "mean"] <= bound + 1e-12)
-    return pick, table
+    tied = [c for c in ok if table.loc[c, "mean"] <= bound + 1e-12]
+    if aucs is None:
+        return tied[0], table
+    table["auc"] = aucs[ok].mean()
+    top = max(table.loc[tied, "auc"])
+    return next(c for c in tied if table.loc[c, "auc"] >= top - 1e-12), table
 
 
 def choice_summary(choice: dict) -> str:
@@ -129,8 +147,12 @@ def choice_summary(choice: dict) -> str:
     errs = ", ".join(f"{c} {100 * e:.1f} ± {100 * choice['se'][c]:.1f} %"
                      for c, e in choice["errors"].items())
     text = (f"chosen by {int(choice['folds'])}-fold cross-validation over "
-            f"{choice['groups']} (label errors, mean ± SE: {errs})")
+            f"{choice['groups']} (label errors, mean ± SE: {errs}")
+    if "auc" in choice and choice.get("rule") == "1se-auc":
+        text += "; AUC " + ", ".join(f"{c} {a:.4f}" for c, a in choice["auc"].items())
+    text += ")"
     if choice["chosen"] == "constant":
         text += ("; learning fell back to a constant penalty: no learned model made fewer "
-                 "label errors by more than one standard error")
+                 "label errors by more than one standard error"
+                 + (" with a better ranking (AUC)" if choice.get("rule") == "1se-auc" else ""))
     return text

@@ -497,11 +497,12 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
             except ValueError:  # e.g. one class only in a part: out of the choice
                 errors[c].append(np.nan)
                 aucs[c].append(np.nan)
-    chosen, table = one_se_choice(pd.DataFrame(errors))
+    chosen, table = one_se_choice(pd.DataFrame(errors), pd.DataFrame(aucs)
+                                  if o.cv_rule == "1se-auc" else None)
     fit = _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
                     replace(o, model=chosen))
     choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
-              "rule": "one standard error", "errors": table["mean"].to_dict(),
+              "rule": o.cv_rule, "errors": table["mean"].to_dict(),
               "se": table["se"].to_dict(),
               "auc": {c: float(np.mean(aucs[c])) for c in table.index},
               "fold_errors": {c: [float(e) for e in errors[c]] for c in table.index}}
