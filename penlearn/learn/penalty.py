@@ -460,19 +460,15 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
               o: LearnOptions) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
     chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`)."""
-    feats = _check_features(features, "features")
-    ev = check_evaluation(evaluation)
-    if validation is not None:  # cross-validate over every training sequence
-        if not (isinstance(validation, tuple) and len(validation) == 2):
-            raise TypeError("validation must be a (features, evaluation) pair")
-        feats = pd.concat([feats, _check_features(validation[0], "validation features")])
-        ev = pd.concat([ev, check_evaluation(validation[1], name="validation evaluation")])
-    ids = _check_match(feats, ev, "training")
+    sub, val, _ = _split(features, evaluation, validation, folds, groups)  # checks all
+    feats = pd.concat([sub[1], val[1]])  # cross-validate over every training sequence
+    ev = pd.concat([sub[2], val[2]])
+    ids = list(sub[0]) + list(val[0])
+    _set_breakpoints(ev, ids, o.normalize, "training")  # both classes, or say what to do
     explicit = groups is not None and not isinstance(groups, str)
     g = check_groups(groups, ids) if explicit else \
-        (region_groups(ids) if groups == "auto" else None)
-    what = "regions" if groups == "auto" and g is not None else \
-        ("groups" if g is not None else "sequences")
+        (region_groups(ids) if groups is not None else None)
+    what = "groups" if explicit else ("regions" if g is not None else "sequences")
     if g is None:
         g = pd.Series(range(len(ids)), index=ids)
     fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
