@@ -124,9 +124,9 @@ def one_se_choice(errors: pd.DataFrame, aucs: pd.DataFrame | None = None,
     tied = [c for c in ok if table.loc[c, "mean"] <= bound + 1e-12]
     if aucs is None:
         return tied[0], table
-    table["auc"] = aucs[ok].mean()
-    top = max(table.loc[tied, "auc"])
-    return next(c for c in tied if table.loc[c, "auc"] >= top - 1e-12), table
+    table["auc"] = aucs[ok].mean()  # (a fold of one class has no AUC: skipped)
+    auc = table.loc[tied, "auc"].fillna(-np.inf)
+    return next(c for c in tied if auc[c] >= auc.max() - 1e-12), table
 
 
 def choice_summary(choice: dict) -> str:
