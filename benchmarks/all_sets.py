@@ -571,6 +571,11 @@ def main(argv=None) -> int:
                     help="with --from-csv: the wall time of the run that wrote the rows")
     ap.add_argument("--results", action="store_true",
                     help="write the section of benchmarks/RESULTS.md and the docs figure")
+    ap.add_argument("--section", default=SECTION,
+                    help="with --results: the RESULTS.md section (another than the default: "
+                    "no figure, no notes of explored options; e.g. a partial run)")
+    ap.add_argument("--note", default="",
+                    help="with --results: a line of the section's header (what was run)")
     args = ap.parse_args(argv)
     sets = args.sets or (QUICK_SETS if args.quick else ALL_SETS)
     unknown = set(sets) - set(ALL_SETS)
@@ -600,7 +605,8 @@ def main(argv=None) -> int:
     print(text)
     print(f"total {total:.0f} s", file=sys.stderr)
     if args.results:
-        figure(rows, FIGURE)
+        if args.section == SECTION:
+            figure(rows, FIGURE)
         cmd = "python benchmarks/all_sets.py " + " ".join(argv or sys.argv[1:])
         load = os.getloadavg()
         head = [
@@ -612,11 +618,15 @@ def main(argv=None) -> int:
             f"- Command: `{cmd.strip()}` (total {total:.0f} s"
             + (f"; the run that wrote the rows took {args.run_seconds:.0f} s)."
                if args.run_seconds else ")."),
-            "- Protocol: see the docstring of `benchmarks/all_sets.py`; figure "
-            "`docs/img/all_sets.png`.", "", "",
+            "- Protocol: see the docstring of `benchmarks/all_sets.py`"
+            + ("; figure `docs/img/all_sets.png`." if args.section == SECTION else "."),
+            *([f"- {args.note}"] if args.note else []), "", "",
         ]
-        explored = (HERE / "all_sets_explored.md").read_text()
-        results_file.write_section(SECTION, "\n".join(head) + text + "\n\n" + explored)
+        explored = (HERE / "all_sets_explored.md").read_text() \
+            if args.section == SECTION else ""
+        head[0] = args.section
+        results_file.write_section(args.section,
+                                   "\n".join(head) + text + "\n\n" + explored)
     return 0
 
 
