@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the command's result on stdout stays")
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help=DEBUG_HELP)
-        p.add_argument("--force", action="store_true",
-                       help="replace an existing --out (a folder is replaced as a whole)")
+        p.add_argument("--force", action="store_true", help=FORCE_HELP.get(
+            name, "replace an existing --out (a folder is replaced as a whole)"))
         p.set_defaults(func=func)
         return p
 
@@ -74,6 +74,22 @@ def build_parser() -> argparse.ArgumentParser:
                           "peaks and labels as bigBed", cmd_hub))
     _report_arguments(add)
     return parser
+
+
+#: --force of the commands that write one file (the others write a folder, replaced whole)
+FORCE_HELP = {
+    "learn": "replace an existing --out MODEL.json file (without it: an error)",
+    "predict": "replace an existing --out PREDICTIONS.csv file (without it: an error)",
+    "report": "replace an existing --out REPORT.html file (without it: an error)",
+    "errors": "replace an existing --out ERRORS.csv file (without it: an error)",
+    "peaks": "replace an existing --out: the peak file (and its --means file) of one "
+             "sample, or the folder of one file per sample as a whole (without it: an error)",
+}
+#: what a coverage + peak labels folder holds (learn, report)
+COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.gz] "
+                   "(with sample_id), *.bedGraph[.gz], bigWig (*.bw, *.bigWig) or BAM "
+                   "(*.bam) files, one per sample, plus labels.csv (sample_id, chrom, chromStart, "
+                   "chromEnd, annotation; or labels.tsv / .bed / .txt)")
 
 
 def _demo_arguments(add) -> None:
@@ -138,7 +154,9 @@ def _learn_arguments(add) -> None:
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "
             "folder's segment.json", cmd_learn)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "
+                   + COVERAGE_FOLDER)
     p.add_argument("--fold", default=None, metavar="K",
                    help="hold out this test fold (subtrain/validation: the others, "
                    "alternately, as in the paper)")
@@ -168,14 +186,20 @@ def _learn_arguments(add) -> None:
                    help="seeds the model's random choices, as learn_penalty's random_state "
                    "(default: %(default)s, the same)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    _coverage_folder_arguments(p)
+
+
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="where the model paths of coverage folders are cached (default: "
-                   "$PENLEARN_CACHE_DIR, else $XDG_CACHE_HOME/penlearn, else "
-                   "~/.cache/penlearn)")
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
 
 
 def _predict_arguments(add) -> None:
@@ -201,8 +225,12 @@ def _peaks_arguments(add) -> None:
 def _report_arguments(add) -> None:
     """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
-            "folder's evaluation table", cmd_report)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="folder with evaluation.csv")
+            "folder's evaluation table (a UCI folder, or coverage + peak labels: their "
+            "model paths are computed, or read from learn's cache); on all its labeled "
+            "sequences, the training sequences of a model learned on the folder, unless "
+            "--fold K", cmd_report)
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a folder with evaluation.csv, or " + COVERAGE_FOLDER)
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
                    help="a model to evaluate (repeatable)")
     p.add_argument("--predictions", action="append", metavar="[NAME=]PRED.csv",
@@ -211,6 +239,7 @@ def _report_arguments(add) -> None:
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
+    _coverage_folder_arguments(p)
 
 
 def main(argv: list[str] | None = None) -> int:
