@@ -112,6 +112,7 @@ LEARNERS: dict[str, dict] = {
     # classic one-SE rule (the simplest of the tied candidates); the constant as a model
     "auto": {"model": "auto"},
     "auto_1se": {"model": "auto", "cv_rule": "1se"},
+    "auto_cv2": {"model": "auto", "cv_folds": 2},  # cheaper: 2-fold CV
     "constant_model": {"model": "constant"},
     "default_ir5": {"model": "linear", "ir_repeats": 5},
 }

@@ -31,8 +31,9 @@ CANDIDATES = ("constant", "linear", "boosting")
 #: standard error): the largest CV AUC, or the simplest (:mod:`penlearn.learn.choice`).
 CV_RULES = ("1se-auc", "1se")
 #: The model class of ``learn_penalty`` by default: the choice per data set by
-#: cross-validation over whole regions (issue 32; measured in ``benchmarks/all_sets.py``,
-#: the numbers are in the docs, "Learning").
+#: cross-validation over whole regions, predicting with ``clip=True`` (issue 32; measured
+#: in ``benchmarks/all_sets.py`` on the sets' own folds and two held-out region
+#: groupings, the numbers are in the docs, "Learning").
 DEFAULT_MODEL = "auto"
 #: How the level of log λ is set (:mod:`penlearn.learn.level`).
 LEVELS = ("validation", "subtrain")
@@ -90,7 +91,7 @@ class LearnOptions:
     l2: float = 0.1
     shrink: bool | str = True
     ir_repeats: int = 1
-    clip: bool = False
+    clip: bool = True
     model: str = DEFAULT_MODEL
     level: str = "validation"
     boosting: dict | None = None
