@@ -272,3 +272,31 @@ def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"{name} must be finite; element {i} is {float(arr[i])!r}")
     return arr
+
+
+class MissingDependency(ImportError):
+    """An optional package a feature needs is not installed (a setup problem of the user's,
+    not a bug: the command line reports it in one line, exit 1)."""
+
+
+def optional_import(module: str, purpose: str, extra: str):
+    """Import the optional package ``module``, or raise :class:`MissingDependency` saying
+    which feature needs it and which extra installs it.
+
+    Examples
+    --------
+    >>> optional_import("json", "reading JSON", "none").__name__
+    'json'
+    >>> try:
+    ...     optional_import("no_such_pkg", "a feature", "demo")
+    ... except MissingDependency as exc:
+    ...     print(exc)
+    a feature needs the optional package no_such_pkg: pip install 'penlearn[demo]'
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependency(f"{purpose} needs the optional package {module}: "
+                                f"pip install 'penlearn[{extra}]'") from exc
