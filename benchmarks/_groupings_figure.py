@@ -28,12 +28,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     parts = []
     for item in args.rows:
-        label, _, path = item.partition("=")
+        label, _, path = item.rpartition("=")
         if not path:
             ap.error(f"--rows {item!r}: expected LABEL=CSV")
         d = pd.read_csv(path).assign(folds=label)
         parts.append(d if args.methods is None else d[d["method"].isin(args.methods)])
-    all_sets.FOLD_SCHEMES = [item.partition("=")[0] for item in args.rows]
+    all_sets.FOLD_SCHEMES = [item.rpartition("=")[0] for item in args.rows]
     all_sets.figure(pd.concat(parts, ignore_index=True), args.out)
     return 0
 

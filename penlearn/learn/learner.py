@@ -99,11 +99,11 @@ def learn_penalty(
     clip : bool
         Predict with every feature clipped to the range it had in the training rows
         (no linear extrapolation to feature values beyond every training value; trees
-        and the constant are unchanged by it). Default True (issue 32): on held-out
-        region folds (benchmarks/all_sets.py, 16 ChIP-seq sets × 112 (set, fold)) the
-        linear model makes 16.77 % test label errors with it against 18.33 % without
-        (a test fold of H3K36me3_TDH_immune: 3.6 % against 74.1 %), ``model="auto"``
-        15.82 % against 16.77 %. False: the papers' unbounded linear prediction.
+        and the constant are unchanged by it). Default True (issue 32): on two held-out
+        groupings of region folds (benchmarks/all_sets.py, 120 (set, fold)) the linear
+        model makes 15.92 % test label errors with it against 17.36 % without (a test
+        fold of H3K36me3_TDH_immune: 3.6 % against 74.1 %), ``model="auto"`` 15.20 %
+        against 16.01 %. False: the papers' unbounded linear prediction.
     model : {"auto", "linear", "boosting", "constant"}
         ``"linear"``: the linear model of the papers (interval-regression start, AUM
         descent); ``"boosting"``: AUM gradient boosting of small regression trees, each
