@@ -89,18 +89,12 @@ def _means_path(out: Path, fmt: str) -> Path:
     return out.with_name(name + MEANS_SUFFIX[fmt])
 
 
-def _check_outputs(args, outs: list[Path], directory: bool) -> None:
-    """Fail before any work on outputs that would replace or sit among the inputs."""
+def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
+    """Fail on outputs that would replace or sit among the inputs (``directory=None``:
+    before reading, when the number of samples, so the kind of ``--out``, is not known)."""
     inputs = [args.coverage] + ([args.model] if args.model else [])
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
-    folder = Path(args.coverage)
-    if folder.is_dir():
-        for out in outs:
-            target = out.resolve()
-            if folder.resolve() in target.parents:
-                raise ValueError(f"--out {out} is inside the input folder {folder}: the next "
-                                 "run would read it as coverage; write it elsewhere")
 
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None) -> int:
@@ -135,6 +129,7 @@ def cmd_peaks(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
+    _check_outputs(args, [out], None)  # before reading any coverage
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
