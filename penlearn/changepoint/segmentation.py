@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._executor import expect_tasks
 from penlearn.changepoint._dp_segment import (
     _backtrack,
     _segment_neighbourhood,
@@ -561,6 +562,7 @@ def segment_sequences(
                 results[i] = _segment_task(v, min(max_segments, len(v)), loss, segmenter,
                                            bar.update if progress else False)
         else:
+            expect_tasks(executor, len(values))  # a lazy pool starts no idle worker
             futures = {
                 executor.submit(_segment_task, v, min(max_segments, len(v)), loss, segmenter): i
                 for i, v in enumerate(values)

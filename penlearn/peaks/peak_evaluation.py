@@ -26,6 +26,7 @@ from concurrent.futures import Executor, as_completed
 import numpy as np
 import pandas as pd
 
+from penlearn._executor import expect_tasks
 from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
@@ -276,6 +277,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
                 out[i] = _window_peaks(*task, progress=progress)
                 bar.update(len(task[0]))
         else:
+            expect_tasks(executor, len(tasks))  # a lazy pool starts no idle worker
             futures = {executor.submit(_window_peaks, *task): i for i, task in enumerate(tasks)}
             try:
                 for fut in as_completed(futures):
@@ -390,6 +392,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                                                 max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
                 bar.update()
         else:
+            expect_tasks(executor, len(tasks))  # a lazy pool starts no idle worker
             futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
                                        max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir): i
                        for i, (name, cov, lab) in enumerate(tasks)}
