@@ -39,6 +39,24 @@ def require_columns(df: pd.DataFrame, columns, what: str) -> None:
         )
 
 
+def require_ids(df: pd.DataFrame, what: str, column: str = "sequence_id") -> None:
+    """Raise a ``ValueError`` when the id column of ``df`` has missing values (NaN / None).
+
+    Examples
+    --------
+    >>> require_ids(pd.DataFrame({"sequence_id": ["a", None]}), "labels")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: labels column 'sequence_id' has 1 missing value(s) (first at row 2); ...
+    """
+    missing = pd.isna(df[column]).to_numpy()
+    if missing.any():
+        raise ValueError(
+            f"{what} column {column!r} has {int(missing.sum())} missing value(s) "
+            f"(first at row {int(np.flatnonzero(missing)[0]) + 1}); every row needs a sequence id"
+        )
+
+
 def sequence_label(x):
     """A sequence id as a plain Python value, for readable error messages.
 
@@ -151,12 +169,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     require_columns(evaluation, EVALUATION_REQUIRED, name)
     if len(evaluation) == 0:
         raise ValueError(f"{name} has no rows")
-    missing = pd.isna(evaluation["sequence_id"]).to_numpy()
-    if missing.any():
-        raise ValueError(
-            f"{name} column 'sequence_id' has {int(missing.sum())} missing value(s) "
-            f"(first at row {int(np.flatnonzero(missing)[0]) + 1}); every row needs a sequence id"
-        )
+    require_ids(evaluation, name)
     ev = evaluation.copy()
     for col in ("min_log_lambda", "max_log_lambda", "fp", "fn"):
         try:

@@ -186,6 +186,29 @@ def assign_folds(ids, n_folds: int, seed: int = 1) -> pd.DataFrame:
     return pd.DataFrame({"sequence_id": ids, "fold": fold})
 
 
+def numeric_column(table: pd.DataFrame, column: str, what: str) -> pd.Series:
+    """A column as floats (±Inf and empty cells allowed), or a ``ValueError`` naming the
+    file, the column, the row and the sequence of its first text value.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sequence_id": ["a", "b"], "min_log_lambda": ["-Inf", "x"]})
+    >>> numeric_column(t, "min_log_lambda", "outputs.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: outputs.csv: column 'min_log_lambda' must be numeric; row 2 (sequence 'b') has 'x'
+    """
+    col = table[column]
+    num = pd.to_numeric(col, errors="coerce")
+    bad = (num.isna() & col.notna()).to_numpy()
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        sid = f" (sequence {table['sequence_id'].iloc[r]!r})" if "sequence_id" in table else ""
+        raise ValueError(f"{what}: column {column!r} must be numeric; row {r + 1}{sid} has "
+                         f"{col.iloc[r]!r}")
+    return num.astype(float)
+
+
 def read_predictions(path, ids, name: str | None = None) -> dict[str, pd.Series]:
     """Prediction columns (log λ) of a CSV, by name, aligned on ``ids`` where possible.
 

@@ -1,0 +1,77 @@
+"""One clear line for the unclear cases of issue 30: a UCI folder with changepoint labels
+and no evaluation table (was read as peak labels), missing sequence ids (an IndexError, or
+"rows of q0 must be contiguous"), text in outputs.csv (bare float conversion error)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import penlearn as pl
+from penlearn.cli import main
+
+
+def one_line(capsys, code, *needles) -> str:
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 1 and len(lines) == 1 and "error" in lines[0], err
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+def test_uci_folder_with_changepoint_labels_and_no_evaluation(tmp_path, capsys):
+    d = tmp_path / "uci"
+    d.mkdir()
+    pd.DataFrame({"sequence_id": ["a", "b"], "start": [0, 0], "end": [10, 10],
+                  "annotation": ["1change", "0changes"]}).to_csv(d / "labels.csv", index=False)
+    pd.DataFrame({"sequenceID": ["a", "b"], "f": [1.0, 2.0]}).to_csv(d / "inputs.csv",
+                                                                     index=False)
+    for argv in (["learn", str(d), "--out", str(tmp_path / "m.json")],
+                 ["report", str(d), "--predictions", str(d / "inputs.csv"), "--out",
+                  str(tmp_path / "r.html")]):
+        one_line(capsys, main(argv), "changepoint labels", "no evaluation.csv",
+                 "penlearn segment")
+    # peak labels in the same place still make a coverage folder
+    (d / "labels.csv").write_text("chrom,chromStart,chromEnd,annotation\nchr1,0,10,noPeaks\n")
+    assert pl.datasets.is_peak_folder(d)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_missing_sequence_ids_are_named(missing):
+    seq = pd.DataFrame({"sequence_id": ["q0"] * 3 + [missing] + ["q1"] * 3,
+                        "position": [1, 2, 3, 4, 1, 2, 3], "value": np.arange(7.0)})
+    for f in (lambda: pl.segment_sequences(seq, 2), lambda: pl.feature_matrix(seq)):
+        with pytest.raises(ValueError, match=r"'sequence_id' has 1 missing value\(s\) "
+                                             r"\(first at row 4\)"):
+            f()
+    lab = pd.DataFrame({"sequence_id": ["q0", missing], "start": [0, 0], "end": [2, 2],
+                        "annotation": ["0changes"] * 2})
+    with pytest.raises(ValueError, match="labels column 'sequence_id' has 1 missing"):
+        pl.check_labels(lab)
+
+
+def test_text_in_outputs_csv_names_file_column_and_row(tmp_path, capsys):
+    data = pl.simulate(12, seed=5, n_points=(60, 120))
+    data.sequences.to_csv(tmp_path / "seq.csv", index=False)
+    data.labels.to_csv(tmp_path / "labels.csv", index=False)
+    d = tmp_path / "data"
+    assert main(["segment", str(tmp_path / "seq.csv"), str(tmp_path / "labels.csv"),
+                 "--max-segments", "3", "--out", str(d), "-q"]) == 0
+    out = pd.read_csv(d / "outputs.csv")
+    out["min.log.lambda"] = out["min.log.lambda"].astype(object)
+    out.loc[1, "min.log.lambda"] = "x"
+    out.to_csv(d / "outputs.csv", index=False)
+    for model in ("boosting", "linear"):  # boosting read the text in silence
+        code = main(["learn", str(d), "--model", model, "--out", str(tmp_path / "m.json"),
+                     "--max-steps", "2", "-q"])
+        one_line(capsys, code, "outputs.csv", "'min_log_lambda' must be numeric", "row 2",
+                 "'x'")
+
+
+def test_non_finite_value_message_is_plain(tmp_path):
+    seq = pd.DataFrame({"sequence_id": ["a"] * 3, "position": [1, 2, 3],
+                        "value": [0.0, np.nan, 1.0]})
+    with pytest.raises(ValueError, match="sequence 'a' has nan$"):
+        pl.segment_sequences(seq, 2)
