@@ -31,6 +31,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type of ``--seed``, ``--max-steps``: an integer >= 0 (argparse names the
+    argument in its error).
+
+    Examples
+    --------
+    >>> non_negative_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
 #: What a command raises on bad input (files, tables, options, resources): one line on
 #: stderr and exit 1. Anything else is a bug: one line naming it, exit 70 (``--debug``:
 #: the traceback).

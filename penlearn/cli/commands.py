@@ -315,6 +315,12 @@ def _training_data(ds, fold, cv_type):
                           "inputs.csv and are left out of training", UserWarning, stacklevel=2)
         return ids, None, None
     split, cv_type = _fold_split(ds, fold, cv_type)
+    in_folds = {s for part in ("subtrain", "validation", "test") for s in split[part]}
+    unfolded = [s for s in ds.sequence_ids if s not in in_folds]
+    if unfolded:  # as the no-fold path: said, then left out
+        warnings.warn(f"{id_list(unfolded, 'labeled sequence(s)')} have no fold in "
+                      f"cv/{cv_type}/folds.csv and are left out of training and test",
+                      UserWarning, stacklevel=2)
     for part in ("subtrain", "validation", "test"):
         missing = [s for s in split[part] if s not in have]
         if missing:

@@ -18,12 +18,13 @@ from penlearn.cli._common import (
     _Parser,
     _warning_printer,
     error_exit,
+    non_negative_int,
 )
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
-from penlearn.learn.penalty import DEFAULT_MODEL, MODELS
+from penlearn.learn.options import DEFAULT_MODEL, MODELS
 
 DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
               "on bad input, 70 on a bug in penlearn)")
@@ -78,7 +79,8 @@ def _demo_arguments(add) -> None:
                    help="number of simulated sequences (default: %(default)s)")
     p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
                    help="largest model size (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="simulation seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="simulation seed (default: %(default)s)")
     p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
                    help="model class learned (as 'learn --model'; default: %(default)s): "
                    "the report compares it with its start, the best constant penalty for "
@@ -112,7 +114,8 @@ def _segment_arguments(add) -> None:
     p.add_argument("--n-folds", type=int, default=3, metavar="K",
                    help="random CV folds written to cv/random/folds.csv, so that 'learn --fold' "
                    "can follow (default: %(default)s; 0: none)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the folds (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="seed of the folds (default: %(default)s)")
     p.add_argument("--max-segments", type=int, required=True, metavar="K",
                    help="largest number of segments")
     p.add_argument("--loss", choices=("l2", "poisson"), default="l2",
@@ -149,10 +152,11 @@ def _learn_arguments(add) -> None:
                    "linear or auto; boosting starts from a constant) (default: %(default)s)")
     p.add_argument("--normalize", choices=("rate", "count"), default="rate",
                    help="AUM of FP/FN rates or counts (default: %(default)s)")
-    p.add_argument("--max-steps", type=int, default=1000, metavar="N",
+    p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
                    help="largest number of gradient steps (linear) or of trees "
                    "(boosting) (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="random seed (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",

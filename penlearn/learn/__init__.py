@@ -3,6 +3,8 @@
 - :mod:`~penlearn.learn.descent`: the AUM gradient-descent core (a plain function);
 - :mod:`~penlearn.learn.interval_regression`: L1 squared-hinge interval regression (the
   initialisation and a baseline);
+- :mod:`~penlearn.learn.options`: every option of :func:`learn_penalty`, defined once
+  (:class:`~penlearn.learn.options.LearnOptions`), and its one validator;
 - :mod:`~penlearn.learn.penalty`: :func:`fit_penalty`, the functional core of
   :func:`learn_penalty`;
 - :mod:`~penlearn.learn.model`: :class:`PenaltyModel` (thin estimator, JSON I/O);

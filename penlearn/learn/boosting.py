@@ -35,6 +35,7 @@ import pandas as pd
 from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.learn.descent import HISTORY_COLUMNS, select_iterate
+from penlearn.learn.options import boosting_options
 from penlearn.line_search import line_search
 
 #: The line-search engine of each stage: the vectorised bracket-at-a-time sweep gives the
@@ -216,13 +217,9 @@ def fit_boosting(
     """
     from sklearn.tree import DecisionTreeRegressor  # the learner's only sklearn use
 
-    if not (isinstance(max_stages, (int, np.integer)) and max_stages >= 0):
-        raise ValueError(f"max_stages must be an integer >= 0, got {max_stages!r}")
-    if not (isinstance(learning_rate, (int, float)) and 0 < learning_rate <= 1):
-        raise ValueError(f"learning_rate must be a number in (0, 1], got {learning_rate!r}")
-    for name, v in (("max_depth", max_depth), ("min_samples_leaf", min_samples_leaf)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    boosting_options({"max_stages": max_stages, "learning_rate": learning_rate,
+                      "max_depth": max_depth, "min_samples_leaf": min_samples_leaf,
+                      "patience": patience})  # the learner's one validator
     start = time.perf_counter()
     F, Fv = np.zeros(len(A_sub)), np.zeros(len(A_val))
     cur = aum(bp_sub, F)

@@ -9,37 +9,23 @@ from __future__ import annotations
 import pandas as pd
 
 from penlearn.learn.model import PenaltyModel
-from penlearn.learn.penalty import DEFAULT_MODEL
+from penlearn.learn.options import learn_options, with_options
 
 __all__ = ["learn_penalty"]
 
 
+@with_options
 def learn_penalty(
     features: pd.DataFrame,
     evaluation: pd.DataFrame,
     *,
     validation=None,
     folds=None,
-    line_search: str = "first_min",
-    init="interval_regression",
-    normalize: str = "rate",
-    max_steps: int = 1000,
-    tol: float = 1e-5,
-    random_state=0,
-    progress: bool = True,
     targets: pd.DataFrame | None = None,
     scale_features: pd.DataFrame | None = None,
     segmentation: dict | None = None,
-    select: str = "validation_auc",
-    min_improvement: float = 0.01,
-    l2: float = 0.1,
-    shrink: bool | str = True,
-    ir_repeats: int = 1,
-    clip: bool = False,
-    model: str = DEFAULT_MODEL,
     groups="auto",
-    level: str = "validation",
-    boosting: dict | None = None,
+    **options,
 ) -> PenaltyModel:
     """Learn a penalty function log λ = f(features): linear, or boosted trees.
 
@@ -175,8 +161,6 @@ def learn_penalty(
     >>> paper.shrinkage_
     1.0
     """
-    est = PenaltyModel(line_search, init, normalize, max_steps, tol, random_state, progress,
-                       select, min_improvement, l2, shrink, ir_repeats, clip, model, level,
-                       boosting)
+    est = PenaltyModel(**learn_options(**options).as_dict())
     return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
                    scale_features=scale_features, segmentation=segmentation, groups=groups)

@@ -24,7 +24,15 @@ from penlearn.learn.model_file import (
     read_model_file,
     write_model_file,
 )
-from penlearn.learn.penalty import DEFAULT_MODEL, MODELS, fit_penalty
+from penlearn.learn.options import (
+    DEFAULT_MODEL,
+    MODELS,
+    OPTION_NAMES,
+    LearnOptions,
+    learn_options,
+    with_options,
+)
+from penlearn.learn.penalty import fit_penalty
 from penlearn.learn.prediction import (
     finite_design,
     scaling_dict,
@@ -49,47 +57,11 @@ class PenaltyModel:
 
     Parameters
     ----------
-    line_search : {"first_min", "linear", "quadratic", "max_auc", "grid"}
-        Step rule of gradient descent: exact line search stopped at the first AUM
-        minimum, after B events, after all events, at the first AUC maximum, or the
-        best of the grid 10^−9…10^0.
-    init : str, PenaltyModel or array
-        ``"interval_regression"`` (L1 interval regression on the target intervals,
-        correctly signed), ``"interval_regression_flipped"`` (the paper's sign flip,
-        only for reproducing it), ``"zero"``, ``"random"`` (standard normal weights), a
-        fitted model (warm start), or weights on the standardised features.
-    normalize : {"rate", "count"}
-        AUM of FP/FN rates or counts.
-    max_steps : int
-        Upper bound on gradient steps.
-    tol : float
-        Stop when the subtrain AUM decreases by no more than ``tol``.
-    random_state : int or None
-        Seeds ``init="random"`` and interval regression's CV folds.
-    progress : bool
-        Show a tqdm progress bar.
-    select : {"validation_auc", "validation_aum", "last"}
-        Which iterate is returned: largest validation AUC (Fowler & Hocking 2024),
-        smallest validation AUM, or the last.
-    min_improvement : float
-        Return the start unless the selected iterate beats it on validation by more
-        than this (AUC units for ``"validation_auc"``, AUM units for
-        ``"validation_aum"``); default 0.01, 0 is the paper's rule.
-    l2 : float
-        Ridge penalty on the standardised weights: descend on AUM + (l2/2)·‖w‖², each
-        step exact over the first B line-search events (every exact ``line_search`` then
-        explores those B events; ``"grid"`` searches the grid); default 0.1, 0 is plain
-        AUM (the paper).
-    shrink : bool or str
-        Shrink the selected weights toward a safe model by validation AUC (see
-        :func:`learn_penalty`); default True (the constant), False is the paper.
-    ir_repeats : int
-        Fits of interval regression averaged into the start (see :func:`learn_penalty`).
-    clip : bool
-        Predict with features clipped to their training range (linear model).
-    model, level, boosting
-        Model class, rule for the level of log λ, boosting options (see
-        :func:`learn_penalty`).
+    **options
+        The options of :func:`learn_penalty`, defined once in
+        :class:`penlearn.learn.options.LearnOptions` (the defaults there) and checked
+        by :func:`penlearn.learn.options.learn_options` when fitting; ``clip`` only
+        changes prediction (features clipped to their training range, linear model).
 
     Attributes
     ----------
@@ -127,45 +99,17 @@ class PenaltyModel:
     [1.5, 2.5]
     """
 
-    _PARAMS = ("line_search", "init", "normalize", "max_steps", "tol", "random_state",
-               "progress", "select", "min_improvement", "l2", "shrink", "ir_repeats", "clip",
-               "model", "level", "boosting")
+    _PARAMS = OPTION_NAMES
 
-    def __init__(
-        self,
-        line_search: str = "first_min",
-        init="interval_regression",
-        normalize: str = "rate",
-        max_steps: int = 1000,
-        tol: float = 1e-5,
-        random_state=0,
-        progress: bool = True,
-        select: str = "validation_auc",
-        min_improvement: float = 0.01,
-        l2: float = 0.1,
-        shrink: bool | str = True,
-        ir_repeats: int = 1,
-        clip: bool = False,
-        model: str = DEFAULT_MODEL,
-        level: str = "validation",
-        boosting: dict | None = None,
-    ) -> None:
-        self.line_search = line_search
-        self.init = init
-        self.normalize = normalize
-        self.max_steps = max_steps
-        self.tol = tol
-        self.random_state = random_state
-        self.progress = progress
-        self.select = select
-        self.min_improvement = min_improvement
-        self.l2 = l2
-        self.shrink = shrink
-        self.ir_repeats = ir_repeats
-        self.clip = clip
-        self.model = model
-        self.level = level
-        self.boosting = boosting
+    @with_options
+    def __init__(self, **options) -> None:
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise TypeError(f"PenaltyModel: unknown option(s) {unknown}; valid: "
+                            f"{list(OPTION_NAMES)}")
+        # stored as given (checked by fit, as scikit-learn estimators do)
+        for k, v in {**LearnOptions().as_dict(), **options}.items():
+            setattr(self, k, v)
 
     # scikit-learn style -------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
@@ -175,8 +119,8 @@ class PenaltyModel:
     def set_params(self, **params) -> PenaltyModel:
         """Set constructor parameters."""
         for k, v in params.items():
-            if k not in self._PARAMS:
-                raise ValueError(f"invalid parameter {k!r}; valid: {list(self._PARAMS)}")
+            if k not in OPTION_NAMES:
+                raise ValueError(f"invalid parameter {k!r}; valid: {list(OPTION_NAMES)}")
             setattr(self, k, v)
         return self
 
@@ -187,9 +131,9 @@ class PenaltyModel:
         See :func:`learn_penalty` for the arguments.
         """
         settings = check_segmentation(segmentation)
-        params = {k: v for k, v in self.get_params().items() if k != "clip"}  # predict only
+        learn_options(**self.get_params())  # every option checked before any work
         fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
-                          scale_features=scale_features, groups=groups, **params)
+                          scale_features=scale_features, groups=groups, **self.get_params())
         self.coef_ = fit.coef
         self.intercept_ = fit.intercept
         self.scaling_ = fit.scaling

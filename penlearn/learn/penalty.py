@@ -24,7 +24,7 @@ paper's script feeds interval regression's log λ predictions in as scores (a si
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -40,37 +40,31 @@ from penlearn.learn._metrics import SetMetrics
 from penlearn.learn.boosting import fit_boosting, predict_trees
 from penlearn.learn.descent import (
     check_classes,
-    check_options,
     descend,
     initial_weights,
     min_error_shift,
-    select_iterate,
 )
 from penlearn.learn.groups import check_groups, group_split, region_groups
 from penlearn.learn.interval_regression import IntervalRegression
 from penlearn.learn.level import choose_level, label_errors_at
+from penlearn.learn.options import (
+    DEFAULT_MODEL,
+    LEVELS,
+    MODELS,
+    BoostingOptions,
+    boosting_options,
+    learn_options,
+    with_options,
+)
 from penlearn.learn.scaling import FeatureScaling, standardize_features
-from penlearn.learn.shrink import check_shrink, choose_shrinkage, shrink_target
+from penlearn.learn.shrink import choose_shrinkage, shrink_target
 from penlearn.roc import ChangepointROC
 
 __all__ = ["BOOSTING_OPTIONS", "DEFAULT_MODEL", "LEVELS", "MODELS", "PenaltyFit", "fit_penalty",
            "subtrain_validation_split"]
 
-#: The model classes of ``learn_penalty(model=...)`` (``"auto"``: both, the one of fewer
-#: validation label errors).
-MODELS = ("linear", "boosting", "auto")
-#: The model class of ``learn_penalty`` by default: AUM gradient boosting measured best on
-#: both test label errors and test AUC with region hold-out (benchmarks/all_sets.py; the
-#: numbers are in the docs, "Does learning pay?").
-DEFAULT_MODEL = "boosting"
-#: How the level of log λ is set: ``"validation"`` (scale and shift of fewest validation
-#: label errors, :mod:`penlearn.learn.level`) or ``"subtrain"`` (the papers' shift of
-#: fewest subtrain errors).
-LEVELS = ("validation", "subtrain")
-#: Options of ``model="boosting"`` (``boosting=`` overrides them) and their defaults.
-BOOSTING_OPTIONS = {"max_stages": 200, "learning_rate": 0.5, "max_depth": 2,
-                    "min_samples_leaf": 10, "patience": 20, "min_improvement": 0.0,
-                    "refit": False}
+#: Options of ``model="boosting"`` and their defaults (:class:`BoostingOptions`).
+BOOSTING_OPTIONS = asdict(BoostingOptions())
 
 
 @dataclass(frozen=True)
@@ -358,30 +352,17 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1):
     return w0, b0, {"init": init if isinstance(init, str) else "weights"}
 
 
+@with_options
 def fit_penalty(
     features: pd.DataFrame,
     evaluation: pd.DataFrame,
     *,
     validation=None,
     folds=None,
-    line_search: str = "first_min",
-    init="interval_regression",
-    normalize: str = "rate",
-    max_steps: int = 1000,
-    tol: float = 1e-5,
-    random_state=None,
-    progress: bool = False,
     targets: pd.DataFrame | None = None,
     scale_features: pd.DataFrame | None = None,
-    select: str = "validation_auc",
-    min_improvement: float = 0.01,
-    l2: float = 0.1,
-    shrink: bool | str = True,
-    ir_repeats: int = 1,
-    model: str = DEFAULT_MODEL,
     groups="auto",
-    level: str = "validation",
-    boosting: dict | None = None,
+    **options,
 ) -> PenaltyFit:
     """Learn log λ = f(features) by AUM gradient descent; the arguments of
     :func:`penlearn.learn_penalty`, which wraps this function in a
@@ -410,40 +391,29 @@ def fit_penalty(
     >>> bool(fit.descent.history["validation_auc"].max() > 0.9)
     True
     """
-    check_options(line_search, normalize, max_steps, tol)
-    select_iterate(pd.DataFrame({"validation_auc": [0.0], "validation_aum": [0.0]}), select,
-                   min_improvement)  # validates both options before any work
-    if not (isinstance(l2, (int, float, np.floating)) and np.isfinite(l2) and l2 >= 0):
-        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
-    check_shrink(shrink)
-    if isinstance(ir_repeats, bool) or not isinstance(ir_repeats, (int, np.integer)) \
-            or ir_repeats < 1:
-        raise ValueError(f"ir_repeats must be an integer >= 1, got {ir_repeats!r}")
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    o = learn_options(**options)  # every option checked before any work
     sub, val, how = _split(features, evaluation, validation, folds, groups)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
     X_sub = scaling.transform(sub_feats)
     X_val = scaling.transform(v_feats)
-    bp_sub = _set_breakpoints(sub_eval, sub_ids, normalize, "subtrain")
-    bp_val = _set_breakpoints(v_eval, v_ids, normalize, "validation")
+    bp_sub = _set_breakpoints(sub_eval, sub_ids, o.normalize, "subtrain")
+    bp_val = _set_breakpoints(v_eval, v_ids, o.normalize, "validation")
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
     fits = {}  # each class with its own generator: "auto" fits the same models as each alone
-    if model in ("boosting", "auto"):
+    if o.model in ("boosting", "auto"):
         fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
-                                        level, how, dict(boosting or {}), select, max_steps,
-                                        np.random.default_rng(random_state), normalize)
-    if model in ("linear", "auto"):
+                                        o.level, how, boosting_options(o.boosting), o.select,
+                                        o.max_steps, np.random.default_rng(o.random_state),
+                                        o.normalize)
+    if o.model in ("linear", "auto"):
         fits["linear"] = _fit_linear(
-            scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
-            np.random.default_rng(random_state), init=init, targets=targets,
-            ir_repeats=ir_repeats, line_search=line_search,
-            max_steps=max_steps, tol=tol, progress=progress, select=select,
-            min_improvement=min_improvement, l2=l2, shrink=shrink)
+            scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, o.level, how,
+            np.random.default_rng(o.random_state), init=o.init, targets=targets,
+            ir_repeats=o.ir_repeats, line_search=o.line_search,
+            max_steps=o.max_steps, tol=o.tol, progress=o.progress, select=o.select,
+            min_improvement=o.min_improvement, l2=o.l2, shrink=o.shrink)
     if len(fits) == 1:
         return next(iter(fits.values()))
     # model="auto": the class of fewer validation label errors (ties: boosting)
@@ -496,15 +466,12 @@ def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_va
     return PenaltyFit(coef, float(-a0), scaling, res, info, alpha, level=lev)
 
 
-def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how, options,
-                 select, max_steps, rng, opts_normalize="rate") -> PenaltyFit:
+def _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val, level, how,
+                 options: BoostingOptions, select, max_steps, rng,
+                 opts_normalize="rate") -> PenaltyFit:
     """``model="boosting"``: AUM gradient boosting (:mod:`penlearn.learn.boosting`) on the
     raw kept columns, the level of log λ by ``level``."""
-    unknown = set(options) - set(BOOSTING_OPTIONS)
-    if unknown:
-        raise ValueError(f"boosting options must be among {list(BOOSTING_OPTIONS)}, got "
-                         f"{sorted(unknown)}")
-    opts = {**BOOSTING_OPTIONS, **options}
+    opts = asdict(options)
     cols = list(scaling.columns)
     A_sub = sub[1].loc[:, cols].to_numpy(float)
     A_val = val[1].loc[:, cols].to_numpy(float)

@@ -404,3 +404,29 @@ def test_getting_started_explains_infinite_aum():
     text = (REPO / "docs" / "getting-started.md").read_text(encoding="utf-8")
     i = text.index("This prints `AUM inf`")
     assert "infinite" in text[i:i + 1200] and "FN" in text[i:i + 1200]
+
+
+# ------------------------------------------- issue 30: options named, folds consistent
+
+
+def test_a_negative_seed_names_the_argument(small, tmp_path, capsys):
+    for argv in (["learn", small[0] / "seg", "--seed", "-1", "--out", tmp_path / "m.json"],
+                 ["demo", "--seed", "-1", "--out", tmp_path / "demo"]):
+        with pytest.raises(SystemExit) as info:
+            main([str(a) for a in argv])
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and "argument --seed: must be an integer >= 0" in err, err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_learn_fold_says_which_labeled_sequences_have_no_fold(small, tmp_path):
+    """As the no-fold path says which sequences it leaves out (was: silently)."""
+    folder = _folder_without_features_for(small, tmp_path, [])
+    path = folder / "cv" / "random" / "folds.csv"
+    folds = pd.read_csv(path, dtype=str)
+    folds[folds["sequenceID"] != "sim02"].to_csv(path, index=False)
+    proc = run_process(["learn", folder, "--fold", 1, "--init", "zero", "--max-steps", 1,
+                        "--out", tmp_path / "m.json"])
+    # (12 sequences less one: this fold's validation part may then lack a class, an error)
+    assert "1 labeled sequence(s) ['sim02'] have no fold in cv/random/folds.csv" \
+        in proc.stderr, proc.stderr
