@@ -178,13 +178,15 @@ def _copy(folder: Path, name: str) -> Path:
 
 
 def _train_signals():
+    """8 signals, noise SD 0.5..3.5, a 3-SD step at 40, labelled around it and before."""
     rng = np.random.default_rng(0)
-    signals, rows = {}, []
-    for i in range(8):
-        sd, n = 0.5 + i % 4, 80 + 4 * i
-        signals[i] = np.r_[np.zeros(40), np.ones(n - 40) * 3 * sd] + rng.normal(0, sd, n)
-        rows += [(i, 30, 50, "1breakpoint"), (i, 0, 25, "0breakpoints")]
-    return signals, pd.DataFrame(rows, columns=["sequence_id", "start", "end", "annotation"])
+    sds = [0.5 + i % 4 for i in range(8)]
+    signals = {i: np.r_[np.zeros(40), np.full(40 + 4 * i, 3 * sd)]
+               + rng.normal(0, sd, 80 + 4 * i) for i, sd in enumerate(sds)}
+    labels = pd.DataFrame({"sequence_id": np.repeat(list(signals), 2),
+                           "start": [30, 0] * 8, "end": [50, 25] * 8,
+                           "annotation": ["1breakpoint", "0breakpoints"] * 8})
+    return signals, labels
 
 
 # --------------------------------------------------------------------------- issue 30

@@ -7,18 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import one_line_exit
 
 import penlearn as pl
 from penlearn.cli import main
-
-
-def one_line(capsys, code, *needles) -> str:
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert code == 1 and len(lines) == 1 and "error" in lines[0], err
-    for n in needles:
-        assert n in lines[0], lines[0]
-    return lines[0]
 
 
 def test_uci_folder_with_changepoint_labels_and_no_evaluation(tmp_path, capsys):
@@ -31,7 +23,7 @@ def test_uci_folder_with_changepoint_labels_and_no_evaluation(tmp_path, capsys):
     for argv in (["learn", str(d), "--out", str(tmp_path / "m.json")],
                  ["report", str(d), "--predictions", str(d / "inputs.csv"), "--out",
                   str(tmp_path / "r.html")]):
-        one_line(capsys, main(argv), "changepoint labels", "no evaluation.csv",
+        one_line_exit(capsys, main(argv), "changepoint labels", "no evaluation.csv",
                  "penlearn segment")
     # peak labels in the same place still make a coverage folder
     (d / "labels.csv").write_text("chrom,chromStart,chromEnd,annotation\nchr1,0,10,noPeaks\n")
@@ -66,7 +58,7 @@ def test_text_in_outputs_csv_names_file_column_and_row(tmp_path, capsys):
     for model in ("boosting", "linear"):  # boosting read the text in silence
         code = main(["learn", str(d), "--model", model, "--out", str(tmp_path / "m.json"),
                      "--max-steps", "2", "-q"])
-        one_line(capsys, code, "outputs.csv", "'min_log_lambda' must be numeric", "row 2",
+        one_line_exit(capsys, code, "outputs.csv", "'min_log_lambda' must be numeric", "row 2",
                  "'x'")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import one_line_exit
 
 from penlearn.cli import main
 from penlearn.datasets import simulate
@@ -19,15 +20,6 @@ from penlearn.datasets import simulate
 def snapshot(folder: Path) -> dict:
     return {str(p.relative_to(folder)): hashlib.sha1(p.read_bytes()).hexdigest()
             for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def one_line(capsys, code, *needles) -> str:
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert code == 1 and len(lines) == 1 and "error" in lines[0], err
-    for n in needles:
-        assert n in lines[0], lines[0]
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +51,7 @@ def test_predict_learn_report_never_write_inside_the_folder_they_read(uci, capsy
                  ["learn", str(d), "--out", out, "--max-steps", "2"],
                  ["report", str(d), "--model", str(model), "--out", out]):
         code = main([*argv, "--force", "-q"])
-        one_line(capsys, code, "inside the input folder", str(d))
+        one_line_exit(capsys, code, "inside the input folder", str(d))
     assert snapshot(d) == before
 
 
@@ -75,7 +67,7 @@ def test_learn_on_a_coverage_folder_keeps_its_labels_and_coverage(tmp_path, caps
     before = snapshot(d)
     for victim in ("labels.csv", "coverage.csv"):
         code = main(["learn", str(d), "--out", str(d / victim), "--force", "-q", "--no-cache"])
-        one_line(capsys, code, "inside the input folder")
+        one_line_exit(capsys, code, "inside the input folder")
     assert snapshot(d) == before
 
 
@@ -85,7 +77,7 @@ def test_peaks_refuses_an_out_inside_the_coverage_folder_before_reading_it(tmp_p
     (d / "a.bedGraph").write_text("not coverage at all\n")  # reading it would fail
     (d / "b.bw").write_bytes(b"\0" * 64)
     code = main(["peaks", str(d), "--penalty", "1", "--out", str(d / "out"), "--force", "-q"])
-    one_line(capsys, code, "inside the input folder")
+    one_line_exit(capsys, code, "inside the input folder")
 
 
 def test_peaks_out_dot_with_force_says_why(tmp_path, capsys, monkeypatch):
@@ -102,7 +94,7 @@ def test_peaks_out_dot_with_force_says_why(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(work / "sub")
     for out in (".", ".."):
         code = main(["peaks", str(cov), "--penalty", "1", "--out", out, "--force", "-q"])
-        one_line(capsys, code, "current folder", "--force cannot replace it")
+        one_line_exit(capsys, code, "current folder", "--force cannot replace it")
     assert (work / "keep.txt").read_text() == "x"
     # a new folder is fine
     assert main(["peaks", str(cov), "--penalty", "1", "--out", "peaks", "-q"]) == 0
