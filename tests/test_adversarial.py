@@ -240,6 +240,9 @@ def test_non_finite_feature_of_zero_weight_is_ignored_and_nan_is_named(fitted):
     p = model.predict(x)
     assert p[0] == p[1]
     x = pd.DataFrame({"a": [np.nan], "b": [0.0]}, index=["s9"])
+    with pytest.warns(UserWarning, match=r"\['s9'\] have NaN in feature\(s\) the model uses \(a\)"):
+        assert model.predict(x)[0] == model.predict(x.assign(a=model.scaling_.mean[0]))[0]
+    model.scaling_ = None  # a model built by hand, with no training mean: named
     with pytest.raises(ValueError, match=r"row 's9', column 'a'"):
         model.predict(x)
 

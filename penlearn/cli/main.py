@@ -155,8 +155,9 @@ def _learn_arguments(add) -> None:
     p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
                    help="largest number of gradient steps (linear) or of trees "
                    "(boosting) (default: %(default)s)")
-    p.add_argument("--seed", type=non_negative_int, default=1,
-                   help="random seed (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seeds the model's random choices, as learn_penalty's random_state "
+                   "(default: %(default)s, the same)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",

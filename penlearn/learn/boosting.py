@@ -19,9 +19,10 @@ which :mod:`penlearn.learn.level` sets); each stage is kept only if it pays on
 validation (:func:`penlearn.learn.descent.select_iterate` on the validation AUC).
 
 Trees do not extrapolate: a test row beyond the training range of a feature falls in a
-leaf fitted on training rows. A fitted tree is kept as plain arrays (children, feature,
-threshold, leaf value), so predictions need no scikit-learn and the model file holds
-them exactly.
+leaf fitted on training rows. A missing (NaN) feature value stops a row at the node that
+splits on it, with that node's training mean (:func:`predict_trees`). A fitted tree is
+kept as plain arrays (children, feature, threshold, leaf value), so predictions need no
+scikit-learn and the model file holds them exactly.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ from penlearn.line_search import line_search
 #: predictions take few distinct values, so most breakpoint lines are parallel.
 LS_METHOD = "blocks"
 
-__all__ = ["LS_METHOD", "TREE_FIELDS", "Boosted", "check_trees", "fit_boosting", "predict_trees",
-           "tree_arrays"]
+__all__ = ["FLOAT32_MAX", "LS_METHOD", "TREE_FIELDS", "Boosted", "check_trees", "fit_boosting",
+           "predict_trees", "tree_arrays", "tree_input"]
 
 #: The arrays of one tree: node → left child, right child (−1 at a leaf), feature
 #: (column of the model's kept features; −2 at a leaf), threshold (go left when
@@ -122,22 +123,56 @@ def check_trees(trees: list, n_features: int) -> None:
                 raise ValueError(f"tree {k}: node {i} has a non-finite threshold")
 
 
-def predict_trees(trees: list, A: np.ndarray) -> np.ndarray:
+#: The largest float32: scikit-learn's trees see features as float32, so values beyond it
+#: (finite in float64, e.g. 1e300) are clipped to it, at fit and at prediction alike
+#: (the same order as ±inf: beyond every threshold).
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def tree_input(A: np.ndarray) -> np.ndarray:
+    """Features as the trees see them: float64 values of float32 numbers, those beyond the
+    float32 range clipped to it (NaN kept).
+
+    Examples
+    --------
+    >>> x = tree_input(np.array([[1e300, -np.inf, np.nan]]))[0]
+    >>> bool(x[0] == FLOAT32_MAX and x[1] == -FLOAT32_MAX and np.isnan(x[2]))
+    True
+    """
+    A = np.clip(np.asarray(A, dtype=np.float64), -FLOAT32_MAX, FLOAT32_MAX)
+    return A.astype(np.float32).astype(np.float64)
+
+
+def predict_trees(trees: list, A: np.ndarray, *, return_missing: bool = False):
     """Sum of the trees' outputs for each row of ``A`` (float64, the model's columns).
 
     A row goes left at a node when its value, rounded to float32 as scikit-learn does,
-    is ≤ the threshold; ±inf go to the extreme leaves. The result equals scikit-learn's
-    ``predict`` (times the stored scale) exactly.
+    is ≤ the threshold; ±inf (and finite values beyond the float32 range) go to the
+    extreme leaves. The result equals scikit-learn's ``predict`` (times the stored scale)
+    exactly. A row whose value of a node's split feature is NaN (missing) stops at that
+    node and takes its value: the mean output of the training rows that reached the node,
+    i.e. the tree's prediction without that split (a feature no node splits on is never
+    read, whatever its value).
+
+    Parameters
+    ----------
+    trees : list of dict
+        :data:`TREE_FIELDS` arrays.
+    A : ndarray
+        One row per prediction, the model's columns.
+    return_missing : bool
+        Also return a boolean per row: some tree stopped it at a NaN.
 
     Examples
     --------
     >>> t = {"left": [1, -1, -1], "right": [2, -1, -1], "feature": [0, -2, -2],
-    ...      "threshold": [0.5, -2.0, -2.0], "value": [0.0, -1.0, 1.0]}
-    >>> predict_trees([t, t], np.array([[0.0], [1.0], [np.inf]])).tolist()
-    [-2.0, 2.0, 2.0]
+    ...      "threshold": [0.5, -2.0, -2.0], "value": [0.25, -1.0, 1.0]}
+    >>> predict_trees([t, t], np.array([[0.0], [1.0], [np.inf], [np.nan]])).tolist()
+    [-2.0, 2.0, 2.0, 0.5]
     """
-    A32 = np.asarray(A, dtype=np.float32).astype(np.float64)
+    A32 = tree_input(A)
     out = np.zeros(len(A32))
+    missing = np.zeros(len(A32), dtype=bool)
     rows = np.arange(len(A32))
     for t in trees:
         left, right = np.asarray(t["left"]), np.asarray(t["right"])
@@ -145,12 +180,16 @@ def predict_trees(trees: list, A: np.ndarray) -> np.ndarray:
         node = np.zeros(len(A32), dtype=np.int64)
         inner = left[node] != -1
         while inner.any():
-            nd = node[inner]
-            go_left = A32[rows[inner], feat[nd]] <= thr[nd]
-            node[inner] = np.where(go_left, left[nd], right[nd])
-            inner = left[node] != -1
-        out += np.asarray(t["value"], float)[node]
-    return out
+            r, nd = rows[inner], node[inner]
+            x = A32[r, feat[nd]]
+            stop = np.isnan(x)  # missing: the row stays at this node
+            node[r] = np.where(stop, nd, np.where(x <= thr[nd], left[nd], right[nd]))
+            missing[r[stop]] = True
+            inner[r[stop]] = False
+            inner[r[~stop]] = left[node[r[~stop]]] != -1
+        with np.errstate(over="ignore", invalid="ignore"):  # PenaltyModel.predict reports it
+            out += np.asarray(t["value"], float)[node]
+    return (out, missing) if return_missing else out
 
 
 def fit_boosting(
@@ -232,7 +271,7 @@ def fit_boosting(
             break
         tree = DecisionTreeRegressor(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                                      random_state=int(rng.integers(2**31)))
-        tree.fit(A_sub, r)
+        tree.fit(tree_input(A_sub), r)  # as predict_trees sees them (no float32 overflow)
         unit = tree_arrays(tree, 1.0)
         h = predict_trees([unit], A_sub)
         if not np.any(h):

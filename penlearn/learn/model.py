@@ -12,7 +12,6 @@ import math
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import id_list
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
 from penlearn.learn.boosting import predict_trees
@@ -34,12 +33,15 @@ from penlearn.learn.options import (
 )
 from penlearn.learn.penalty import fit_penalty
 from penlearn.learn.prediction import (
-    finite_design,
+    check_prediction,
+    check_sequence,
+    linear_design,
     scaling_dict,
+    select_features,
     sequence_features,
-    tree_design,
     trees_from_json,
     trees_to_json,
+    warn_missing,
 )
 from penlearn.learn.scaling import FeatureScaling
 
@@ -156,30 +158,11 @@ class PenaltyModel:
     def _design(self, X) -> tuple[np.ndarray, pd.Index | None]:
         self._check_fitted()
         cols = list(self.coef_.index)
-        if isinstance(X, pd.DataFrame):
-            missing = [c for c in cols if c not in X.columns]
-            if missing:
-                raise ValueError(f"X is missing feature column(s): {id_list(missing, 'column(s)')}")
-            A, index = X.loc[:, cols].to_numpy(dtype=float), X.index
-        else:
-            A, index = np.asarray(X, dtype=float), None
-            if A.ndim == 1:
-                A = A[None, :]
-            names_in = getattr(self, "feature_names_in_", cols)
-            n_in = len(names_in)
-            if A.ndim == 2 and A.shape[1] == n_in and n_in != len(cols):
-                pos = {str(c): i for i, c in enumerate(names_in)}
-                A = A[:, [pos[str(c)] for c in cols]]
-            if A.ndim != 2 or A.shape[1] != len(cols):
-                raise ValueError(f"X must have {n_in} feature columns, got shape {A.shape}")
-        scaling = getattr(self, "scaling_", None)
-        if getattr(self, "trees_", None) is not None:
-            return tree_design(A, index, cols), index
-        A = finite_design(A, index, cols, self.coef_.to_numpy(), scaling)
-        if self.clip and scaling is not None and scaling.low is not None \
-                and list(scaling.columns) == cols:
-            A = np.clip(A, scaling.low, scaling.high)  # no extrapolation beyond training
-        return A, index
+        A, index = select_features(X, cols, getattr(self, "feature_names_in_", cols))
+        if getattr(self, "trees_", None) is not None:  # trees route NaN and ±inf themselves
+            return A, index
+        return linear_design(A, index, cols, self.coef_.to_numpy(),
+                             getattr(self, "scaling_", None), self.clip), index
 
     def decision_function(self, X) -> np.ndarray:
         """Scores of the AUM machinery: −log λ."""
@@ -188,25 +171,35 @@ class PenaltyModel:
     def predict(self, X) -> np.ndarray:
         """Predicted log λ, one per row of ``X``.
 
-        Non-finite feature values follow one rule: a feature of weight 0 is ignored
-        (any value, NaN included); ±inf in a feature of non-zero weight is clipped to
-        the range that feature had in training (recorded in ``scaling_.low`` /
-        ``scaling_.high``), as a value beyond every training value; NaN in such a
-        feature, or ±inf in a model without a recorded range, raises a ``ValueError``
-        naming the row and column. A prediction that overflows raises too. A boosted
-        model (``trees_``) routes ±inf to its extreme leaves and raises on NaN.
+        ``X`` is a DataFrame (or a one-row Series) whose columns are read by name (a
+        model column given twice is refused), or an array read by position. Non-finite
+        feature values never stop a prediction: a feature the model does not use is
+        ignored, whatever its value (a constant model, with no trees, reads none).
+        Linear model: ±inf in a feature of non-zero weight is clipped to the range that
+        feature had in training (``scaling_.low`` / ``scaling_.high``), as a value beyond
+        every training value; NaN (missing) takes the feature's training mean
+        (``scaling_.mean``). Boosted trees (``trees_``): ±inf goes to the extreme
+        leaves; NaN stops the row at the node that splits on it, with that node's
+        training mean (:func:`penlearn.learn.boosting.predict_trees`). One warning names
+        the rows predicted with a missing value. A model without those training records
+        (built by hand) raises a ``ValueError`` naming the row and column instead. A
+        prediction that is not finite (an overflow) is a ``ValueError`` on every model kind.
         """
         A, index = self._design(X)
         if getattr(self, "trees_", None) is not None:  # boosted trees: no extrapolation
-            return predict_trees(self.trees_, A) + self.intercept_
-        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
-            pred = A @ self.coef_.to_numpy() + self.intercept_
-        if not np.all(np.isfinite(pred)):
-            r = int(np.flatnonzero(~np.isfinite(pred))[0])
-            who = index[r] if index is not None else r
-            raise ValueError(f"the predicted log λ of row {who!r} is {pred[r]!r}: the "
-                             "features are beyond what the model's coefficients can handle")
-        return pred
+            out, missing = predict_trees(self.trees_, A, return_missing=True)
+            if missing.any():
+                used = sorted({int(f) for t in self.trees_ for f in t["feature"] if f >= 0})
+                nan = np.isnan(A[missing][:, used]).any(axis=0)
+                warn_missing(index, missing, [self.coef_.index[f] for f, m in zip(used, nan)
+                                              if m], "each tree's training mean at the "
+                             "node splitting on the missing feature")
+            with np.errstate(over="ignore", invalid="ignore"):
+                pred = out + self.intercept_
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the row
+                pred = A @ self.coef_.to_numpy() + self.intercept_
+        return check_prediction(pred, index)
 
     def segment(self, sequence, features=None, max_segments: int | None = None,
                 loss: str | None = None):
@@ -238,20 +231,25 @@ class PenaltyModel:
         -------
         ndarray of int
             Change positions (between consecutive data at p_i < p_{i+1} a change sits at
-            ⌊(p_i + p_{i+1})/2⌋); empty for the 1-segment model.
+            ⌊(p_i + p_{i+1})/2⌋); empty for the 1-segment model (and for one datum).
+            An empty sequence, or a value that is not finite, raises a ``ValueError``.
         """
         self._check_fitted()
         if isinstance(sequence, pd.DataFrame):
+            if "value" not in sequence:
+                raise ValueError(f"sequence: a DataFrame needs a 'value' column (and "
+                                 f"optionally 'position'); got {list(sequence.columns)[:5]}")
             values = sequence["value"].to_numpy(dtype=float)
             positions = (sequence["position"].to_numpy() if "position" in sequence
                          else np.arange(1, len(values) + 1))
         else:
             values = np.asarray(sequence, dtype=float)
             positions = np.arange(1, len(values) + 1)
+        values = check_sequence(values)
+        if len(values) == 1:  # one datum: one segment, whatever the penalty
+            return np.zeros(0, dtype=np.int64)
         if features is None:
             features = sequence_features(values, positions, list(self.coef_.index))
-        if isinstance(features, pd.Series):
-            features = features.to_frame().T
         log_lambda = float(self.predict(features)[0])
         settings = getattr(self, "segmentation_", None) or {}
         if max_segments is None:
@@ -382,7 +380,7 @@ class PenaltyModel:
         model.trees_ = None
         if "trees" in f.data:
             try:
-                model.trees_ = trees_from_json(f.data["trees"], len(feats))
+                model.trees_ = trees_from_json(f.data["trees"], len(feats), MAX_ABS_COEF)
             except ValueError as exc:
                 raise f.error(str(exc)) from exc
         lev = f.data.get("level", {})

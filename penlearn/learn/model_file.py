@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -108,13 +110,56 @@ class ModelFields:
         return list(v)
 
 
+#: The largest model file read (a boosting model of 1000 trees is about 1 MB).
+MAX_MODEL_BYTES = 64 * 2**20
+
+
+def _read_bounded(path: Path, source: str) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`; anything else (a
+    FIFO, a device such as /dev/zero, a folder, a larger file) is a ModelFileError, found
+    without blocking or reading it."""
+    limit = MAX_MODEL_BYTES
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO: no wait
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise ModelFileError(f"{source} is a folder, not a model file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ModelFileError(f"{source} is not a regular file (a pipe, device or "
+                                 "socket): a model file is read from a regular file only")
+        if st.st_size > limit:
+            raise ModelFileError(f"{source} has {st.st_size} bytes, beyond the "
+                                 f"{limit} bytes a model file may have")
+        chunks, n = [], 0
+        while n <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - n))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            n += len(chunk)
+    finally:
+        os.close(fd)
+    if n > limit:  # grew while read
+        raise ModelFileError(f"{source} has more than the {limit} bytes a model file may have")
+    return b"".join(chunks)
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer; one of more than 308 digits (beyond every float) is refused."""
+    if len(text.lstrip("-")) > 308:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits, beyond the range "
+                         "of any model field")
+    return int(text)
+
+
 def read_model_file(path_or_data, fmt: str, version: int, source: str | None = None):
     """Read (or take) model data, check its ``format`` and ``version``.
 
     Parameters
     ----------
     path_or_data : path or dict
-        A JSON file, or the already-parsed data.
+        A JSON file (a regular file of at most :data:`MAX_MODEL_BYTES`), or the
+        already-parsed data.
     fmt : str
         The expected ``format`` field.
     version : int
@@ -131,15 +176,20 @@ def read_model_file(path_or_data, fmt: str, version: int, source: str | None = N
     else:
         path = Path(path_or_data)
         source = source or str(path)
+        text = _read_bounded(path, source)
         try:
-            with open(path) as fh:
-                data = json.load(fh)
+            data = json.loads(text.decode("utf-8"), parse_int=_json_int)
+        except UnicodeDecodeError as exc:
+            raise ModelFileError(f"{source} is not a penlearn model file (not text)") from exc
         except json.JSONDecodeError as exc:
             raise ModelFileError(
                 f"{source} is not a valid penlearn model file (bad JSON: {exc})"
             ) from exc
-        except UnicodeDecodeError as exc:
-            raise ModelFileError(f"{source} is not a penlearn model file (not text)") from exc
+        except RecursionError:
+            raise ModelFileError(f"{source} is not a penlearn model file (JSON nested too "
+                                 "deeply to read)") from None
+        except ValueError as exc:  # an integer of too many digits (_json_int)
+            raise ModelFileError(f"{source} is not a penlearn model file ({exc})") from None
     fields = ModelFields(data, source)
     if not isinstance(data, dict):
         raise fields.error("expected a JSON object")
