@@ -38,6 +38,10 @@ from penlearn.peaks.bed_io import (
     write_bigwig,
 )
 from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
+from penlearn.peaks.bam import read_bam
+from penlearn.peaks.chrom_sizes import read_chrom_sizes
+from penlearn.peaks.hub import write_track_hub
+from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
@@ -97,6 +101,11 @@ __all__ = [
     "read_bedgraph",
     "read_bigwig",
     "read_coverage",
+    "read_bam",
+    "read_chrom_sizes",
+    "write_track_hub",
+    "narrowpeak_table",
+    "write_narrowpeak",
     "read_peak_labels",
     "write_bed",
     "write_bedgraph",

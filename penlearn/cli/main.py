@@ -22,6 +22,8 @@ from penlearn.cli._common import (
 )
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
+from penlearn.cli.errors import add_errors_arguments, cmd_errors
+from penlearn.cli.hub import add_hub_arguments, cmd_hub
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.options import DEFAULT_MODEL, MODELS
@@ -65,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     _learn_arguments(add)
     _predict_arguments(add)
     _peaks_arguments(add)
+    add_errors_arguments(add("errors", "false positive / negative labels of a peak file (or "
+                             "a folder of them: any peak caller's) per label, per sample "
+                             "and in total", cmd_errors))
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
     _report_arguments(add)
     return parser
 
@@ -185,7 +192,7 @@ def _predict_arguments(add) -> None:
 def _peaks_arguments(add) -> None:
     """Arguments of ``penlearn peaks``."""
     p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
-            "model's predicted penalty, as BED", cmd_peaks)
+            "model's predicted penalty, as BED or narrowPeak", cmd_peaks)
     add_peaks_arguments(p)
 
 

@@ -6,7 +6,9 @@
 folder with one ``<sample>.bed`` each, the sample id encoded into a safe file name
 (:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
 as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
-genome browser shows beside the coverage. ``--jobs N`` solves the (sample,
+genome browser shows beside the coverage; ``--format narrowPeak`` writes ENCODE
+narrowPeak instead (:mod:`penlearn.peaks.narrowpeak`), and bigWig outputs declare the
+chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
 window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
 """
 
@@ -16,6 +18,7 @@ import importlib.util
 import math
 import re
 import urllib.parse
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -24,14 +27,17 @@ from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
+from penlearn.peaks.chrom_sizes import check_chrom_sizes, coverage_chrom_sizes, read_chrom_sizes
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.peak_evaluation import predict_peaks
 from penlearn.peaks.peakseg import check_tmpdir
 
-__all__ = ["add_peaks_arguments", "cmd_peaks", "sample_file_names"]
+__all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
 MEANS_SUFFIX = {"bedGraph": ".bedGraph", "bigWig": ".bw"}
+PEAKS_SUFFIX = {"bed": ".bed", "narrowPeak": ".narrowPeak"}
 _MAX_NAME = 200  # bytes of a file name's stem (file systems allow 255)
 
 
@@ -84,7 +90,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
 def _means_path(out: Path, fmt: str) -> Path:
     """``peaks.bed[.gz]`` -> ``peaks.bedGraph`` / ``peaks.bw`` beside it."""
     name = out.name
-    for suffix in (".gz", ".bed"):
+    for suffix in (".gz", ".bed", ".narrowPeak"):
         name = name[: -len(suffix)] if name.endswith(suffix) else name
     return out.with_name(name + MEANS_SUFFIX[fmt])
 
@@ -92,31 +98,56 @@ def _means_path(out: Path, fmt: str) -> Path:
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
     """Fail on outputs that would replace or sit among the inputs (``directory=None``:
     before reading, when the number of samples, so the kind of ``--out``, is not known)."""
-    inputs = [args.coverage] + ([args.model] if args.model else [])
+    inputs = [args.coverage, args.model, getattr(args, "chrom_sizes", None)]
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
 
 
-def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None) -> int:
-    """The BED file (name = sample, score = peak mean) and the means of one sample."""
+def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
+                  sizes: dict | None = None) -> int:
+    """The BED file (name = sample, score = peak mean) or narrowPeak file and the means of
+    one sample (bigWig: chromosome lengths ``sizes``, else each one's last end)."""
     peaks = segs[segs["status"] == "peak"]
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
     label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
                                            str(sid))
-    bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
-                        "chromEnd": peaks["chromEnd"], "name": label,
-                        "score": peaks["mean"].round(6)})
-    cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3 else [])
     name = None if args.track is None else " ".join(
         x for x in (args.track, "" if sid is None else label) if x) or "penlearn peaks"
-    write_bed(bed[cols], path, track=name)
+    if args.format == "narrowPeak":
+        table = narrowpeak_table(peaks.rename(columns={"mean": "signalValue"}),
+                                 "" if sid is None else label)
+        write_narrowpeak(table, path, track=name)
+    else:
+        bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
+                            "chromEnd": peaks["chromEnd"], "name": label,
+                            "score": peaks["mean"].round(6)})
+        cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3
+                                                      else [])
+        write_bed(bed[cols], path, track=name)
     if means is not None:
         track = None if name is None else f"{name} means"
         if args.means == "bigWig":
-            write_bigwig(segs, means)
+            write_bigwig(segs, means, chrom_sizes=sizes)
         else:
             write_bedgraph(segs, means, track=track)
     return len(peaks)
+
+
+def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
+                       ) -> dict | None:
+    """Chromosome lengths of big-file outputs: ``--chrom-sizes`` (read as ``given``), else
+    the input headers (bigWig, BAM), checked against ``tables`` ({what: table}); else
+    None, with a warning naming the ``files`` that will end at the last covered base."""
+    sizes = given if given is not None else coverage_chrom_sizes(args.coverage)
+    if sizes is not None:
+        for what, table in tables.items():
+            if table is not None and len(table):
+                check_chrom_sizes(sizes, table, what)
+    elif files is not None:
+        warnings.warn(f"the coverage does not say how long the chromosomes are (bedGraph / "
+                      f"CSV): {files} declare each one to end at its last covered base; "
+                      "give --chrom-sizes FILE for the real lengths", stacklevel=2)
+    return sizes
 
 
 def cmd_peaks(args) -> int:
@@ -129,9 +160,16 @@ def cmd_peaks(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     if args.means == "bigWig" and importlib.util.find_spec("pyBigWig") is None:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
-    _check_outputs(args, [out], None)  # before reading any coverage
+    if args.bed3 and args.format != "bed":
+        raise ValueError("--bed3 applies to --format bed only")
+    _check_outputs(args, [out], None)  # before reading any input
+    given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
+    sizes = given if args.means != "bigWig" else output_chrom_sizes(
+        args, given, {"coverage": coverage}, "the bigWig files")
+    if sizes is not None:
+        check_chrom_sizes(sizes, coverage, "coverage")
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
@@ -143,7 +181,7 @@ def cmd_peaks(args) -> int:
         segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
                              progress=not args.quiet, tmpdir=tmpdir)
     if not several:  # each file is written atomically
-        n = _write_sample(segs, samples[0], out, args, means)
+        n = _write_sample(segs, samples[0], out, args, means, sizes)
         print(f"penlearn peaks: wrote {n} peaks to {out}")
         return 0
     n = 0
@@ -152,7 +190,8 @@ def cmd_peaks(args) -> int:
             stem = names[str(s)]
             part = segs[segs["sample_id"] == s]
             m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
-            n += _write_sample(part, s, tmp / f"{stem}.bed", args, m)
+            n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
+                               m, sizes)
     print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/")
     return 0
 
@@ -161,8 +200,9 @@ def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",
                    help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
-                   "a bigWig file, a coverage.csv[.gz] with sample_id, or a folder of "
-                   "*.bedGraph[.gz] / *.bw files")
+                   "a bigWig file, a BAM file (read depth as bedtools genomecov -bg "
+                   "-split), a coverage.csv[.gz] with sample_id, or a folder of "
+                   "*.bedGraph[.gz] / *.bw / *.bam files")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ of every window (λ per peak, >= 0)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
@@ -171,6 +211,15 @@ def add_peaks_arguments(p) -> None:
     p.add_argument("--out", required=True, metavar="OUT",
                    help="BED file to write (one sample), or folder of <sample>.bed files "
                    "(sample ids percent-encoded into file names: '/' is %%2F)")
+    p.add_argument("--format", choices=tuple(PEAKS_SUFFIX), default="bed",
+                   help="bed: BED (name = sample, score = peak mean); narrowPeak: ENCODE "
+                   "narrowPeak, names <sample>_peak<k>, score 0-1000 (the peak mean scaled "
+                   "to the file's strongest), signalValue = peak mean, pValue, qValue, "
+                   "peak = -1; <sample>.narrowPeak in a folder (default: %(default)s)")
+    p.add_argument("--chrom-sizes", default=None, metavar="FILE",
+                   help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
+                   "bigWig outputs declare (default: those of the bigWig / BAM inputs' "
+                   "headers; bedGraph inputs: each chromosome's last covered base)")
     p.add_argument("--bed3", action="store_true",
                    help="BED with 3 columns only (default: also name = sample and "
                    "score = the peak's mean coverage)")

@@ -190,9 +190,9 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
 
 
 def _has_coverage(folder: Path) -> bool:
-    """True when the folder holds coverage files (bedGraph, bigWig or coverage.csv)."""
+    """True when the folder holds coverage files (bedGraph, bigWig, BAM or coverage.csv)."""
     patterns = ("*.bedGraph", "*.bedGraph.gz", "*.bedgraph", "*.bedgraph.gz", "*.bw",
-                "*.bigWig", "coverage.csv", "coverage.csv.gz")
+                "*.bigWig", "*.bam", "coverage.csv", "coverage.csv.gz")
     return any(next(folder.glob(p), None) is not None for p in patterns)
 
 

@@ -16,6 +16,8 @@ by their first two bytes, never by their name.
   ``sample_id, chrom, chromStart, chromEnd, count`` (sample ids are always strings).
 * :func:`read_bigwig` — a bigWig file (all chromosomes, one, or a region), with the
   optional ``pyBigWig`` (:mod:`penlearn.peaks._bigwig`).
+* :func:`~penlearn.peaks.bam.read_bam` — the read depth of a BAM file, with the optional
+  ``pysam``.
 * Peak labels and BED files: :mod:`penlearn.peaks.bed_io`.
 """
 
@@ -41,6 +43,7 @@ from penlearn.peaks._text_parse import (
     parse_error,
     token,
 )
+from penlearn.peaks.bam import is_bam, read_bam
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -296,7 +299,7 @@ def _groups(values: list[str], lengths: np.ndarray) -> list:
 
 
 _COVERAGE_SUFFIXES = (*_BEDGRAPH_SUFFIXES, *(s + ".gz" for s in _BEDGRAPH_SUFFIXES),
-                      ".bw", ".bigwig")
+                      ".bw", ".bigwig", ".bam")
 
 
 def _sample_name(path: Path, root: Path | None = None) -> str:
@@ -327,12 +330,13 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
     """One coverage file, and its sample ids in order (without a pass over the rows)."""
     if path.is_dir():
         raise ValueError(f"{path}: is a folder inside a list of coverage files")
-    if is_bigwig(path):
-        out = read_bigwig(path)
+    bam = is_bam(path)
+    if bam or is_bigwig(path):
+        out = read_bam(path) if bam else read_bigwig(path)
         if contiguous:
             _check_rows(*_codes(out["chrom"]), out["chromStart"].to_numpy(),
                         out["chromEnd"].to_numpy(), out["count"].to_numpy(),
-                        lambda i: f"{path}, interval {i + 1}", True)
+                        lambda i: f"{path}, {'run' if bam else 'interval'} {i + 1}", True)
         sid = sample_id if sample_id is not None else _sample_name(path)
         out.insert(0, "sample_id", sid)
         return out, [str(sid)]
@@ -374,8 +378,8 @@ def coverage_files(folder: Path) -> list[tuple[str | None, Path]]:
                              "coverage.tsv.gz") if (p := folder / name).is_file()]
     if not found and not tables:
         raise ValueError(
-            f"{folder}: no coverage found (expected *.bedGraph[.gz] or *.bw / *.bigWig "
-            "files, or a coverage.csv[.gz] table with a sample_id column)"
+            f"{folder}: no coverage found (expected *.bedGraph[.gz], *.bw / *.bigWig or "
+            "*.bam files, or a coverage.csv[.gz] table with a sample_id column)"
         )
     return [*found.items(), *((None, p) for p in tables)]
 
@@ -398,16 +402,17 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
     paths_or_dir : path-like, sequence of path-likes, or mapping
         * a mapping ``{sample_id: path}``;
         * a folder: every ``*.bedGraph`` / ``*.bedgraph`` / ``*.bg`` / ``*.bdg`` file in
-          it or below (optionally ``.gz``) and every ``*.bw`` / ``*.bigWig`` file, the
-          sample id being the file name without those extensions, or, for files named
+          it or below (optionally ``.gz``) and every ``*.bw`` / ``*.bigWig`` / ``*.bam``
+          file, the sample id being the file name without those extensions, or, for files named
           ``coverage.bedGraph`` (the layout ``samples/<group>/<sample>/coverage.bedGraph``),
           the folder path relative to ``paths_or_dir`` (``"kidney/MS002201"``); plus a
           top-level ``coverage.csv[.gz]`` table if present. A symbolic link to a missing
           file is an error (a sample would be lost);
-        * one file or a list of files: bedGraph or bigWig files (told apart by their
-          first bytes; sample id from the name as above) or CSV / TSV tables with a
-          header and the columns ``sample_id, chrom, chromStart, chromEnd, count``
-          (other columns are kept).
+        * one file or a list of files: bedGraph, bigWig or BAM files (told apart by
+          their first bytes; sample id from the name as above; a BAM gives the read depth
+          of ``bedtools genomecov -bg -split``, see :mod:`penlearn.peaks.bam`) or CSV /
+          TSV tables with a header and the columns ``sample_id, chrom, chromStart,
+          chromEnd, count`` (other columns are kept).
     contiguous : bool
         Also reject gaps between the rows of a sample's chromosome (see
         :func:`check_coverage_rows`).
