@@ -26,6 +26,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -326,8 +327,233 @@ def _tuner_cases():
 
 
 def new_cases():
-    """The surfaces that landed on main in the same session (added as they land)."""
-    return iter(())
+    """The surfaces that landed on main in the same session: ``penlearn errors``,
+    ``penlearn hub``, BAM input, narrowPeak output, ``--chrom-sizes`` (formats31), and
+    joint peaks and resumed ``penlearn peaks`` runs when present."""
+    d = TMP / "new"
+    d.mkdir()
+    yield from _errors_cases(d)
+    yield from _sizes_and_narrowpeak_cases(d)
+    yield from _bam_cases(d)
+    yield from _hub_cases(d)
+    yield from _device_cases(d)
+
+
+def bounded(argv, cwd: Path, seconds: float = 60):
+    """A penlearn command in a child with 2 GB of address space: one clear line (exit 1)
+    is handled; out of memory (an unbounded read) or past ``seconds`` is a hang."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    def run():
+        try:
+            r = subprocess.run([sys.executable, "-m", "penlearn.cli", *map(str, argv), "-q"],
+                               capture_output=True, text=True, timeout=seconds, cwd=cwd,
+                               preexec_fn=limit)
+        except subprocess.TimeoutExpired:
+            return "hang", f"still running after {seconds} s"
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        text = " ".join(lines)[-200:]
+        if "memory" in text.lower():
+            return "hang", f"unbounded read: {text}"
+        if r.returncode == 1 and len(lines) == 1:
+            return "handled", text
+        return ("silent-wrong" if r.returncode == 0 else "unclear"), f"exit {r.returncode}: {text}"
+    return run
+
+
+def _device_cases(d: Path):
+    """Devices and pipes given as data files (endless, or opened twice)."""
+    fifo = d / "fifo"
+    os.mkfifo(fifo)
+    bed, labels = d / "p.bed", d / "labels.csv"
+    cov = d / "cov.bedGraph"
+    for dev in ("/dev/zero", "/dev/urandom", fifo):
+        name = Path(dev).name
+        for what, argv in [
+            ("peaks COVERAGE", ["peaks", dev, "--penalty", 1, "--out", d / "dev.bed"]),
+            ("peaks --chrom-sizes", ["peaks", cov, "--penalty", 1, "--chrom-sizes", dev,
+                                     "--means", "bigWig", "--out", d / "dev2.bed"]),
+            ("errors PEAKS", ["errors", dev, labels]),
+            ("errors LABELS", ["errors", bed, dev]),
+            ("segment SEQUENCES", ["segment", dev, "--max-segments", 2, "--out", d / "dseg"]),
+        ]:
+            yield f"{what} = {name}", bounded(argv, d)
+
+
+def _bed(path: Path, rows) -> Path:
+    path.write_text("".join("\t".join(map(str, r)) + "\n" for r in rows))
+    return path
+
+
+def _errors_cases(d: Path):
+    labels = d / "labels.csv"
+    pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 300], "chromEnd": [50, 200, 400],
+                  "annotation": ["noPeaks", "peaks", "peakStart"]}).to_csv(labels, index=False)
+    peaks = _bed(d / "p.bed", [("chr1", 10, 20), ("chr1", 120, 150)])
+    want = pl.peak_label_errors(pl.read_bed(peaks), pl.read_peak_labels(labels)).label_errors
+
+    def errors_table():
+        cli(["errors", peaks, labels, "--out", d / "errors.csv", "-q"])
+        return pd.read_csv(d / "errors.csv")
+    yield ("errors: FP/FN equal peak_label_errors",
+           result(errors_table, lambda t: (t[["fp", "fn"]].to_numpy().tolist()
+                                           == want[["fp", "fn"]].to_numpy().tolist(),
+                                           str(t[["fp", "fn"]].to_numpy().tolist()))))
+    empty = _bed(d / "empty.bed", [])
+
+    def no_peaks():
+        cli(["errors", empty, labels, "--out", d / "e0.csv", "-q"])
+        return pd.read_csv(d / "e0.csv")
+    yield ("errors: an empty peaks file", result(no_peaks, lambda t: (
+        t["fp"].tolist() == [0, 0, 0] and t["fn"].tolist() == [0, 1, 1], str(t.values))))
+    for name, rows in {"end < start": [("chr1", 20, 10)],
+                       "text coordinate": [("chr1", "x", 10)],
+                       "overlapping peaks": [("chr1", 10, 30), ("chr1", 20, 40)],
+                       "2 fields": [("chr1", 10)]}.items():
+        f = _bed(d / f"bad_{len(name)}_{name[:3]}.bed", rows)
+        yield f"errors: peaks {name}", error(lambda f=f: cli(["errors", f, labels, "-q"]))
+    yield ("errors --out the peaks file --force",
+           error(lambda: cli(["errors", peaks, labels, "--out", peaks, "--force", "-q"]),
+                 "is the input", inputs=[d]))
+    folder = d / "peakdir"
+    folder.mkdir()
+    _bed(folder / "a.bed", [("chr1", 10, 20)])
+    yield ("errors --out inside the peaks folder --force",
+           error(lambda: cli(["errors", folder, labels, "--out", folder / "b.bed", "--force",
+                              "-q"]), "inside the input folder", inputs=[folder]))
+    empty_dir = d / "nopeakfiles"
+    empty_dir.mkdir()
+    yield ("errors: a folder without peak files",
+           error(lambda: cli(["errors", empty_dir, labels, "-q"])))
+    garbage = d / "garbage_labels.txt"
+    garbage.write_text("this is not a label file\n")
+    yield ("errors: labels in no known format",
+           error(lambda: cli(["errors", peaks, garbage, "-q"])))
+
+
+def _sizes_and_narrowpeak_cases(d: Path):
+    cov = d / "cov.bedGraph"
+    _coverage().drop(columns="sample_id").to_csv(cov, sep="\t", header=False, index=False)
+    for name, text in {"duplicate chrom": "chr1 100\nchr1 100\n", "size 0": "chr1 0\n",
+                       "text size": "chr1 big\n", "too short": "chr1 30\n",
+                       "empty": ""}.items():
+        f = d / f"sizes_{name.replace(' ', '_')}.txt"
+        f.write_text(text)
+        yield (f"peaks --chrom-sizes {name}", error(lambda f=f: cli([
+            "peaks", cov, "--penalty", 1, "--chrom-sizes", f, "--means", "bigWig", "--out",
+            d / f"o_{f.stem}.bed", "-q"])))
+    sizes = d / "ok.sizes"
+    sizes.write_text("chr1 1000\n")
+    yield ("peaks --out the --chrom-sizes file --force",
+           error(lambda: cli(["peaks", cov, "--penalty", 1, "--chrom-sizes", sizes, "--out",
+                              sizes, "--force", "-q"]), "is the input", inputs=[d]))
+    yield ("peaks --format narrowPeak --bed3",
+           error(lambda: cli(["peaks", cov, "--penalty", 1, "--format", "narrowPeak",
+                              "--bed3", "--out", d / "x.narrowPeak", "-q"])))
+
+    def narrow():
+        cli(["peaks", cov, "--penalty", 1, "--format", "narrowPeak", "--out",
+             d / "np.narrowPeak", "-q"])
+        return pl.read_bed(d / "np.narrowPeak"), pl.read_bed(
+            (cli(["peaks", cov, "--penalty", 1, "--out", d / "np.bed", "-q"]), d / "np.bed")[1])
+    yield ("peaks narrowPeak = BED peaks", result(narrow, lambda r: (
+        r[0][["chrom", "chromStart", "chromEnd"]].equals(r[1][["chrom", "chromStart",
+                                                                 "chromEnd"]]),
+        f"{len(r[0])} vs {len(r[1])} peaks")))
+    bad_np = _bed(d / "bad.narrowPeak", [("chr1", 10, 20, "p", 0, ".", "x", -1, -1, 5)])
+    labels = d / "labels.csv"
+    yield ("errors: narrowPeak with text signalValue",
+           result(lambda: (cli(["errors", bad_np, labels, "--out", d / "np.csv", "-q"]),
+                           pd.read_csv(d / "np.csv"))[1],
+                  lambda t: (len(t) == 3, "first three columns read")))
+
+
+def _bam_cases(d: Path):
+    try:
+        import pysam
+    except ImportError:
+        return
+    header = {"HD": {"VN": "1.6"}, "SQ": [{"SN": "chr1", "LN": 1000}]}
+    bam = d / "reads.bam"
+    with pysam.AlignmentFile(str(bam), "wb", header=header) as out:
+        for i, (pos, cigar) in enumerate([(10, "20M"), (15, "5M10N5M"), (40, "10M2D3M")]):
+            a = pysam.AlignedSegment()
+            a.query_name, a.reference_id, a.reference_start = f"r{i}", 0, pos
+            a.cigarstring = cigar
+            a.query_sequence = "A" * sum(int(n) for n, _ in re.findall(r"(\d+)([MIS=X])",
+                                                                        cigar))
+            a.flag, a.mapping_quality = 0, 30
+            out.write(a)
+    want = [(10, 15, 1), (15, 20, 2), (20, 35, 1), (40, 50, 1), (52, 55, 1)]  # by hand
+
+    def bam_rows(path=bam):
+        t = pl.read_coverage(path)
+        return [tuple(map(int, r)) for r in t[["chromStart", "chromEnd", "count"]].values]
+    yield "read_coverage of a BAM (N and D not covered)", result(
+        bam_rows, lambda r: (r == want, str(r)))
+    disguised = d / "reads.bedGraph"
+    shutil.copy(bam, disguised)
+    yield "a BAM named .bedGraph", result(lambda: bam_rows(disguised),
+                                          lambda r: (r == want, str(r)))
+    for name, data in {"truncated": bam.read_bytes()[:60], "text": b"not a bam", "empty": b"",
+                       "gzip not BAM": gzip.compress(b"hello")}.items():
+        f = d / f"bad_{name.replace(' ', '_')}.bam"
+        f.write_bytes(data)
+        yield (f"read_coverage: {name} .bam", error(lambda f=f: pl.read_coverage(f)))
+    unmapped = d / "unmapped.bam"
+    with pysam.AlignmentFile(str(unmapped), "wb", header=header) as out:
+        a = pysam.AlignedSegment()
+        a.query_name, a.flag, a.query_sequence = "u", 4, "ACGT"
+        out.write(a)
+    yield "read_coverage: a BAM of unmapped reads", error(lambda: pl.read_coverage(unmapped))
+    yield ("peaks on a BAM, --out the BAM --force",
+           error(lambda: cli(["peaks", bam, "--penalty", 1, "--out", bam, "--force", "-q"]),
+                 "is the input", inputs=[d]))
+
+
+def _hub_cases(d: Path):
+    try:
+        import pybigtools  # noqa: F401
+    except ImportError:
+        return
+    covdir = d / "hubcov"
+    covdir.mkdir()
+    for s in ("a", "b"):
+        _coverage().drop(columns="sample_id").to_csv(covdir / f"{s}.bedGraph", sep="\t",
+                                                    header=False, index=False)
+    peaks = d / "hubpeaks"
+    peaks.mkdir()
+    for s in ("a", "b"):
+        _bed(peaks / f"{s}.bed", [("chr1", 10, 30)])
+
+    def hub(*extra, out=None):
+        return cli(["hub", covdir, peaks, "--genome", "hg19", "--out",
+                    out or d / f"hub{abs(hash(extra)) % 10**6}", *extra, "-q"])
+    yield "hub: a hub folder", result(lambda: (hub(out=d / "hub_ok"), sorted(
+        p.name for p in (d / "hub_ok").rglob("*") if p.is_file()))[1],
+        lambda names: ("hub.txt" in names and any(n.endswith(".bw") for n in names),
+                       str(names[:6])))
+    yield ("hub --out inside the coverage folder --force",
+           error(lambda: hub("--force", out=covdir / "hub"), "inside the input folder",
+                 inputs=[covdir]))
+    yield ("hub --out the peaks folder --force",
+           error(lambda: hub("--force", out=peaks), "is the input", inputs=[peaks]))
+    yield "hub --genome with a slash", error(lambda: hub("--genome", "hg/19"))
+    yield "hub --name with spaces", error(lambda: hub("--name", "my hub"))
+    other = d / "otherpeaks.bed"
+    _bed(other, [("chr9", 10, 30)])
+    yield ("hub: peaks on a chromosome the coverage lacks",
+           error(lambda: cli(["hub", covdir, other, "--genome", "hg19", "--out",
+                              d / "hub_chr9", "-q"])))
+    small = d / "small.sizes"
+    small.write_text("chr1 20\n")
+    yield ("hub --chrom-sizes shorter than the coverage",
+           error(lambda: hub("--chrom-sizes", small)))
 
 
 # --------------------------------------------------------------------------- driver

@@ -7,6 +7,9 @@ intervals partition (−∞, ∞), or (b, ∞) for a sequence marked ``bounded``
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 import pandas as pd
 
@@ -285,3 +288,28 @@ def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"{name} must be finite; element {i} is {float(arr[i])!r}")
     return arr
+
+
+def check_regular_file(path: str | os.PathLike) -> None:
+    """Refuse a pipe, device or socket as a data file: a ``ValueError`` naming the path,
+    found without opening it. ``/dev/zero`` or ``/dev/urandom`` would be read without
+    bound, and a pipe is opened more than once (the format is told by its first bytes),
+    so it would lose its start or wait forever for a writer.
+
+    Examples
+    --------
+    >>> check_regular_file("/dev/zero")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/zero is a device, not a regular file: ...
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # open() reports it, with its own message
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    what = ("a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device")
+    raise ValueError(f"{path} is {what}, not a regular file: data are read from regular "
+                     "files (plain or gzip; decompress a stream to a file first)")

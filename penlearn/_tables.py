@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import check_regular_file, require_columns
 
 _SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2")
 
@@ -60,6 +60,7 @@ def _read_csv(path: Path, required=()) -> pd.DataFrame:
     Names the file in every error; a one-column table with missing ``required`` columns
     gets a delimiter hint.
     """
+    check_regular_file(path)
     try:
         df = pd.read_csv(path, na_values=["NA"], keep_default_na=True,
                          compression=_compression(path),

@@ -67,3 +67,39 @@ def test_non_finite_value_message_is_plain(tmp_path):
                         "value": [0.0, np.nan, 1.0]})
     with pytest.raises(ValueError, match="sequence 'a' has nan$"):
         pl.segment_sequences(seq, 2)
+
+
+def _bounded_run(argv, cwd):
+    """A penlearn command in a child with 2 GB of address space and a minute."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    return subprocess.run([sys.executable, "-m", "penlearn.cli", *map(str, argv), "-q"],
+                          capture_output=True, text=True, timeout=60, cwd=cwd,
+                          preexec_fn=limit)
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "fifo"])
+def test_devices_and_pipes_are_refused_as_data_files(tmp_path, device):
+    """/dev/zero was read without bound (all the memory; here: out of memory), a pipe
+    opened twice (its format told by its first bytes)."""
+    import os
+
+    if device == "fifo":
+        device = tmp_path / "fifo"
+        os.mkfifo(device)
+    bed = tmp_path / "p.bed"
+    bed.write_text("chr1\t10\t20\n")
+    labels = tmp_path / "l.csv"
+    labels.write_text("chrom,chromStart,chromEnd,annotation\nchr1,0,5,noPeaks\n")
+    for argv in (["peaks", device, "--penalty", 1, "--out", tmp_path / "o.bed"],
+                 ["errors", bed, device], ["errors", device, labels],
+                 ["segment", device, "--max-segments", 2, "--out", tmp_path / "seg"]):
+        r = _bounded_run(argv, tmp_path)
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert r.returncode == 1 and len(lines) == 1, r.stderr[-500:]
+        assert f"{device} is a " in lines[0] and "not a regular file" in lines[0], lines[0]
