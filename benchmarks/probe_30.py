@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import functools
 import gzip
 import hashlib
 import io
@@ -125,7 +126,8 @@ def result(fn, check, *, fail="silent-wrong"):
 # --------------------------------------------------------------------------- fixtures
 
 
-def _uci_folder() -> tuple[Path, Path]:
+@functools.lru_cache(maxsize=1)
+def _uci() -> tuple[Path, Path]:
     """A small UCI folder (inputs and evaluation gzipped) and a model learned on it."""
     root = TMP / "uci"
     root.mkdir()
@@ -195,7 +197,7 @@ def _train_signals():
 
 def issue_cases():
     """rel30's share of the cases issue 30 lists (learn32 and predict32 hold the rest)."""
-    d, model = _uci_folder()
+    d, model = _uci()
     chip = _chip_folder()
     for i, (what, cmd, folder, victim) in enumerate([
         ("predict M DATA --out DATA/inputs.csv.gz", ["predict", model], d, "inputs.csv.gz"),
@@ -337,6 +339,157 @@ def new_cases():
     yield from _bam_cases(d)
     yield from _hub_cases(d)
     yield from _device_cases(d)
+    commands = _subcommands()
+    if "joint" in commands:
+        yield from _joint_cases(d)
+    if "--no-resume" in commands.get("peaks", ""):
+        yield from _resume_cases(d)
+
+
+def _subcommands() -> dict:
+    """Command name -> its help text (what has landed)."""
+    from penlearn.cli import build_parser
+
+    sub = build_parser()._subparsers._group_actions[0].choices
+    return {name: p.format_help() for name, p in sub.items()}
+
+
+def _joint_folders(d: Path):
+    """Coverage of 3 samples (2 with a peak at 100-160), their single-sample peaks."""
+    root = d / "joint"
+    (root / "cov").mkdir(parents=True)
+    rng = np.random.default_rng(7)
+    for s, peak in (("a", True), ("b", True), ("c", False)):
+        mu = np.r_[np.full(10, 2.0), np.full(6, 20.0 if peak else 2.0), np.full(14, 2.0)]
+        rows = [("chr1", 10 * j, 10 * j + 10, int(c)) for j, c in enumerate(rng.poisson(mu))]
+        pd.DataFrame(rows).to_csv(root / "cov" / f"{s}.bedGraph", sep="\t", header=False,
+                                  index=False)
+    cli(["peaks", root / "cov", "--penalty", 20, "--out", root / "peaks", "-q"])
+    return root
+
+
+def _joint_cases(d: Path):
+    root = _joint_folders(d)
+    cov, peaks = root / "cov", root / "peaks"
+
+    def joint(*extra, out=None):
+        return cli(["joint", cov, "--peaks", peaks, "--out", out or root / "out", *extra,
+                    "-q"])
+
+    def run_ok():
+        joint("--penalty", 5, out=root / "ok")
+        return pl.read_bed(root / "ok" / "joint_peaks.bed")
+    yield "joint: two samples with a peak", result(run_ok, lambda b: (
+        ((b["chromStart"] < 160) & (b["chromEnd"] > 100) & (b["name"] == "2/3")).sum() == 1,
+        b.head(3).to_string()))
+    for name, extra in {"--penalty -1": ["--penalty", -1], "--penalty nan": ["--penalty", "nan"],
+                        "--widen inf": ["--penalty", 1, "--widen", "inf"],
+                        "--widen -1": ["--penalty", 1, "--widen", -1],
+                        "no penalty, model nor labels": [],
+                        "--group-column absent": ["--penalty", 1, "--group-column", "cell"],
+                        }.items():
+        yield f"joint {name}", error(lambda e=extra: joint(*e, out=root / "o_bad"))
+    yield ("joint --out inside the coverage folder --force",
+           error(lambda: joint("--penalty", 1, "--force", out=cov / "joint"),
+                 "inside the input folder", inputs=[cov, peaks]))
+    yield ("joint --out the peaks folder --force",
+           error(lambda: joint("--penalty", 1, "--force", out=peaks), "is the input",
+                 inputs=[cov, peaks]))
+    one = d / "one.bedGraph"
+    _coverage().drop(columns="sample_id").to_csv(one, sep="\t", header=False, index=False)
+    yield ("joint on one sample",
+           error(lambda: cli(["joint", one, "--peaks", peaks, "--penalty", 1, "--out",
+                              root / "o1", "-q"])))
+    lacking = root / "peaks_lacking"
+    shutil.copytree(peaks, lacking)
+    next(lacking.glob("*.bed")).unlink()
+    yield ("joint: a sample without its peak file",
+           error(lambda: cli(["joint", cov, "--peaks", lacking, "--penalty", 1, "--out",
+                              root / "o2", "-q"])))
+    groups = root / "groups.csv"
+    groups.write_text("sample,cell\na,x\n")
+    yield "joint --groups without sample_id, group", error(lambda: joint(
+        "--penalty", 1, "--groups", groups, out=root / "o3"))
+    yield ("joint --groups /dev/zero", bounded(["joint", cov, "--peaks", peaks, "--penalty", 1,
+                                                 "--groups", "/dev/zero", "--out",
+                                                 root / "o4"], d))
+    labels = root / "labels.csv"
+    labels.write_text("sample_id,chrom,chromStart,chromEnd,annotation\n"
+                      "zz,chr1,100,160,peaks\n")
+    yield "joint --labels of a sample not in the coverage", error(lambda: joint(
+        "--labels", labels, out=root / "o5"))
+    model = _uci()[1]
+    yield "joint --model a single-sample model", error(lambda: joint(
+        "--model", model, out=root / "o6"))
+    window = pd.DataFrame({"sample_id": ["a", "a", "b"], "chromStart": [0, 10, 0],
+                           "chromEnd": [10, 20, 20], "count": [1, np.nan, 2]})
+    yield "joint_peak: a NaN count", error(lambda: pl.joint_peak(window))
+    yield "joint_peak: a negative count", error(lambda: pl.joint_peak(
+        window.fillna(-3)))
+    yield "joint_peak: no rows", error(lambda: pl.joint_peak(window.iloc[:0]))
+
+    def brute():
+        rows = [("a", 0, 10, 1), ("a", 10, 20, 9), ("a", 20, 30, 1),
+                ("b", 0, 10, 1), ("b", 10, 20, 9), ("b", 20, 30, 1)]
+        fit = pl.joint_peak(pd.DataFrame(rows, columns=["sample_id", "chromStart",
+                                                        "chromEnd", "count"]))
+        return fit
+    yield "joint_peak: the obvious common peak", result(brute, lambda f: (
+        tuple(map(int, np.asarray(f.peak)[-1][:2])) == (10, 20) if hasattr(f, "peak")
+        else False, str(getattr(f, "peak", f))))
+
+
+def _resume_cases(d: Path):
+    root = d / "resume"
+    root.mkdir()
+    cov = root / "cov.csv"
+    _coverage(("a", "b", "c")).to_csv(cov, index=False)
+    fresh = root / "fresh"
+    cli(["peaks", cov, "--penalty", 2, "--out", fresh, "--no-resume", "-q"])
+    want = {p.name: p.read_bytes() for p in fresh.iterdir()}
+
+    def again(out, *extra):
+        cli(["peaks", cov, "--penalty", 2, "--out", out, *extra, "-q"])
+        return {p.name: p.read_bytes() for p in out.iterdir()}
+    out = root / "r1"
+    again(out)
+    parts = out.with_name(out.name + ".penlearn-parts")
+    yield "peaks resumed: same output", result(lambda: again(out, "--force"),
+                                               lambda r: (r == want, str(sorted(r))))
+    table = _coverage(("a", "b", "c"))
+    folder = root / "lib-parts"
+    first = pl.predict_peaks(table, 1.0, parts=folder)
+
+    def tampered(how):
+        for f in sorted(folder.glob("*.npz")):
+            f.write_bytes(b"garbage" if how == "garbage" else f.read_bytes()[:40])
+        return pl.predict_peaks(table, 1.0, parts=folder)
+    for how in ("garbage", "truncated"):
+        yield (f"predict_peaks(parts=) on {how} parts", result(
+            lambda h=how: tampered(h), lambda r: (r.reset_index(drop=True).equals(
+                first.reset_index(drop=True)), f"{len(r)} rows")))
+    del parts
+    other = root / "cov_other.csv"
+    _coverage(("a", "b", "c"), counts=(1, 30, 2, 28, 2, 1)).to_csv(other, index=False)
+
+    def changed():
+        cli(["peaks", other, "--penalty", 2, "--out", out, "--force", "-q"])
+        fresh2 = root / "fresh2"
+        cli(["peaks", other, "--penalty", 2, "--out", fresh2, "--no-resume", "-q"])
+        return ({p.name: p.read_bytes() for p in out.iterdir()},
+                {p.name: p.read_bytes() for p in fresh2.iterdir()})
+    yield "peaks resumed after the coverage changed", result(changed, lambda r: (
+        r[0] == r[1], "resumed == fresh"))
+    victim = root / "x.penlearn-parts"
+    victim.mkdir()
+    _coverage(("a", "b")).to_csv(victim / "coverage.csv", index=False)
+    yield ("peaks --no-resume where OUT.penlearn-parts is the coverage folder",
+           error(lambda: cli(["peaks", victim, "--penalty", 2, "--out", root / "x",
+                              "--no-resume", "-q"]), inputs=[victim]))
+    blocker = root / "y.penlearn-parts"
+    blocker.write_text("a file where the parts folder goes")
+    yield ("peaks: OUT.penlearn-parts is a file",
+           error(lambda: cli(["peaks", cov, "--penalty", 2, "--out", root / "y", "-q"])))
 
 
 def bounded(argv, cwd: Path, seconds: float = 60):
