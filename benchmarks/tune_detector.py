@@ -108,7 +108,7 @@ def split(n_signals: int, seed: int):
 def one_detector(name, det, train, test, with_options=False) -> tuple[dict, dict]:
     (tr_sig, tr_lab), (te_sig, te_lab) = train, test
     t0 = time.perf_counter()
-    tuner = SupervisedPenalty(det).fit(tr_sig, tr_lab)
+    tuner = SupervisedPenalty(det).fit(tr_sig, tr_lab, progress=False)
     fit_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     te_paths = tuner.paths(te_sig, list(pd.unique(te_lab["sequence_id"])))

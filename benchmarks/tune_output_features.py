@@ -100,7 +100,7 @@ def finite(table: pd.DataFrame) -> pd.DataFrame:
 
 def one_detector(name, det, train, test) -> tuple[dict, dict]:
     (tr_sig, tr_lab), (te_sig, te_lab) = train, test
-    tuner = SupervisedPenalty(det, choose=None).fit(tr_sig, tr_lab)
+    tuner = SupervisedPenalty(det, choose=None).fit(tr_sig, tr_lab, progress=False)
     c, ev = tuner.constant_log_penalty_, tuner.evaluation_
     ids, te_ids = list(tuner.paths_), list(pd.unique(te_lab["sequence_id"]))
     te_ev = pl.tune.path_error_functions(tuner.paths(te_sig, te_ids), te_lab)

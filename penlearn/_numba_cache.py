@@ -8,6 +8,11 @@ read-only install and a read-only home, as on clusters and in containers) it sto
 runs once, when penlearn is imported (before numba compiles anything): when no such
 place is writable it points ``NUMBA_CACHE_DIR`` to a folder under the system's
 temporary folder and says so in one warning.
+
+Compiling the kernels takes 25–60 s on first use; a progress bar started meanwhile
+counts almost nothing for that long and shows an ETA of hours. :func:`warm_kernels`
+compiles (or loads from the cache) a family of kernels before the caller starts its bar,
+saying so in one line only when they are not cached yet.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -78,6 +84,57 @@ def configure() -> str | None:
                            f"the compiled kernels are cached in {folder}", RuntimeWarning,
                            filename="penlearn", lineno=0, module="penlearn")
     return str(folder)
+
+
+def cached(dispatchers: Iterable) -> bool:
+    """True when every numba dispatcher is compiled in this process or cached on disk.
+
+    A dispatcher counts as cached on disk when numba's cache index for it exists and
+    matches its source file (numba's own staleness check); anything unreadable counts as
+    not cached.
+
+    Examples
+    --------
+    >>> cached([])
+    True
+    """
+    for dispatcher in dispatchers:
+        if dispatcher.signatures:
+            continue
+        try:  # numba's cache index, {} when missing or stale (source changed)
+            if not dispatcher._cache._cache_file._load_index():
+                return False
+        except Exception:  # noqa: BLE001 (another numba version, no cache: not cached)
+            return False
+    return True
+
+
+_WARMED: set[str] = set()
+
+
+def warm_kernels(name: str, dispatchers: Iterable, run: Callable[[], object],
+                 say: bool = True) -> bool:
+    """Compile or load the kernels ``name`` once per process, before a progress bar starts.
+
+    When they are not cached yet (:func:`cached`), one line on stderr says that they are
+    being compiled (once: numba caches them for later runs); then ``run()`` (a call of the
+    kernels on a tiny input) compiles them, or loads them from the cache. Later calls
+    with the same ``name`` do nothing. Returns True when the kernels were compiled here.
+
+    Examples
+    --------
+    >>> warm_kernels("doctest example", [], lambda: None)
+    False
+    """
+    if name in _WARMED:
+        return False
+    compiling = not cached(dispatchers)
+    if compiling and say:
+        print(f"penlearn: compiling the {name} kernels (once; numba caches them for later "
+              f"runs, about 30 s)...", file=sys.stderr, flush=True)
+    run()
+    _WARMED.add(name)
+    return compiling
 
 
 configure()  # on import, before any kernel is compiled

@@ -1,7 +1,8 @@
 """The documentation: the mkdocs site builds in strict mode, every docstring example runs.
 
 - ``mkdocs build --strict`` (the site of ``docs/`` with the API reference generated from the
-  docstrings by mkdocstrings) must succeed without a single warning;
+  docstrings by mkdocstrings) must succeed without a single warning, and no Sphinx role
+  (``:func:`...```) may show raw in its pages;
 - the ``Examples`` of every module of the package run as doctests (the equivalent of
   ``pytest --doctest-modules penlearn``) and must all pass;
 - every public name of ``penlearn.__all__`` has a numpydoc docstring with an ``Examples``
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import inspect
 import io
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +47,35 @@ def test_mkdocs_build_strict(tmp_path):
     api = "".join(p.read_text(encoding="utf-8") for p in (site / "api").rglob("*.html"))
     missing = [n for n, _ in _public_objects() if n not in api]
     assert not missing, f"public functions/classes absent from the API reference: {missing}"
+    # the docstrings' Sphinx roles are rendered (docs/_ext/sphinx_roles.py), never shown raw
+    raw = sorted(set(RAW_ROLE.findall(api)))
+    assert not raw, f"{len(raw)} raw Sphinx roles in the built API pages, e.g. {raw[:5]}"
+    assert api.count('class="autorefs autorefs-internal"') > 100  # they became links
+
+
+RAW_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|attr|data|obj|exc):(?:`|<code>)[^`<]*")
+
+
+def _sphinx_roles_module():
+    path = REPO / "docs" / "_ext" / "sphinx_roles.py"
+    spec = importlib.util.spec_from_file_location("sphinx_roles", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sphinx_roles_become_autorefs_or_code():
+    roles = _sphinx_roles_module()
+    known = {"penlearn.aum.aum": "penlearn.aum.aum", "penlearn.line_search.blocks": "x.blocks"}
+    text = ("See :func:`~penlearn.aum.aum`, :mod:`penlearn.line_search.blocks`, "
+            ":py:class:`the model <penlearn.aum.aum>`, :mod:`tempfile` and :func:`aum()`.")
+    out = roles.convert_roles(text, known.get)
+    assert out == (
+        'See <autoref identifier="penlearn.aum.aum" optional>`aum`</autoref>, '
+        '<autoref identifier="x.blocks" optional>`penlearn.line_search.blocks`</autoref>, '
+        '<autoref identifier="penlearn.aum.aum" optional>`the model`</autoref>, '
+        "`tempfile` and `aum()`."
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -115,3 +147,18 @@ def test_docs_page_code_runs(page, monkeypatch, tmp_path, capsys):
             exec(compile(code, f"docs/{page} (block {i + 1})", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message is the point
             pytest.fail(f"docs/{page}, python block {i + 1} failed: {exc!r}\n{code}")
+
+
+def test_getting_started_example_prints_a_finite_aum(monkeypatch, tmp_path, capsys):
+    """The Python example of getting-started.md prints its AUC and a finite AUM."""
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    blocks = _python_blocks((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    printing = [b for b in blocks if "roc.aum" in b]
+    assert len(printing) == 1
+    exec(compile(printing[0], "docs/getting-started.md", "exec"), {"__name__": "__docs__"})
+    out = capsys.readouterr().out
+    match = re.search(r"AUC (\S+), AUM (\S+)", out)
+    assert match, out
+    auc, aum = float(match[1]), float(match[2])
+    assert 0.5 < auc <= 1 and 0 < aum < float("inf"), out

@@ -47,6 +47,7 @@ import numba
 import numpy as np
 
 from penlearn._interrupt import deferred_interrupts
+from penlearn._numba_cache import warm_kernels
 from penlearn.changepoint._fp_pieces import (
     HI,
     L2,
@@ -373,3 +374,13 @@ def pruned_penalized(values, weights, penalty: float, loss: str, progress=None):
     ends = np.array(e[::-1], dtype=np.int64)
     total = _costs(y, weights, ends, code).sum()
     return float(_unscaled(np.array([total]), scale)[0]), ends
+
+
+def warm(say: bool = True) -> bool:
+    """Compile (or load) the kernels before a progress bar starts (see ``warm_kernels``)."""
+    def run():
+        y, w = np.array([0.0, 1.0, 5.0]), np.ones(3)
+        pruned_models(y, w, 2, "l2")
+        pruned_penalized(y, w, 1.0, "l2")
+
+    return warm_kernels("segmentation", (run_layer, segment_costs), run, say)

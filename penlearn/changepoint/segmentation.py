@@ -329,6 +329,8 @@ def segment(
             raise ValueError("penalty= is solved by method='pruned' only (no segmenter)")
         from penlearn.changepoint import _fp_segment  # numba: imported on first use
 
+        if progress is True:
+            _fp_segment.warm()  # compile before the bar starts: no ETA of hours meanwhile
         call, bar = _progress_bar(progress, n, f"segment (penalty {lam:g})")
         total, ends = _fp_segment.pruned_penalized(arr, w, lam, loss, _int_steps(call))
         if bar is not None:
@@ -354,6 +356,8 @@ def segment(
         return Segmentation(losses, n, tuple(ends), name)
     from penlearn.changepoint import _fp_segment  # numba: imported on first use
 
+    if progress is True:
+        _fp_segment.warm()  # compile before the bar starts: no ETA of hours meanwhile
     call, bar = _progress_bar(progress, n, f"segment (K={k_max})")
     losses, ends = _fp_segment.pruned_models(arr, w, k_max, loss, _int_steps(call))
     if bar is not None:
@@ -553,6 +557,10 @@ def segment_sequences(
             stacklevel=2,
         )
     results: list = [None] * len(ids)
+    if progress and segmenter is None:
+        from penlearn.changepoint import _fp_segment  # numba: imported on first use
+
+        _fp_segment.warm()  # compile before the bar starts: no ETA of hours meanwhile
     # the bar counts data points, and moves within a long sequence (in this process)
     bar = tqdm(total=int(sum(len(v) for v in values)), disable=not progress,
                desc="segment", unit="points")

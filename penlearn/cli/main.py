@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "the command's result on stdout stays")
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help=DEBUG_HELP)
-        p.add_argument("--force", action="store_true",
-                       help="replace an existing --out (a folder is replaced as a whole)")
+        p.add_argument("--force", action="store_true", help=FORCE_HELP.get(
+            name, "replace an existing --out (a folder is replaced as a whole)"))
         p.set_defaults(func=func)
         return p
 
@@ -74,6 +74,22 @@ def build_parser() -> argparse.ArgumentParser:
                           "peaks and labels as bigBed", cmd_hub))
     _report_arguments(add)
     return parser
+
+
+#: --force of the commands that write one file (the others write a folder, replaced whole)
+FORCE_HELP = {
+    "learn": "replace an existing --out MODEL.json file (without it: an error)",
+    "predict": "replace an existing --out PREDICTIONS.csv file (without it: an error)",
+    "report": "replace an existing --out REPORT.html file (without it: an error)",
+    "errors": "replace an existing --out ERRORS.csv file (without it: an error)",
+    "peaks": "replace an existing --out: the peak file (and its --means file) of one "
+             "sample, or the folder of one file per sample as a whole (without it: an error)",
+}
+#: what a coverage + peak labels folder holds (learn, report)
+COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.gz] "
+                   "(with sample_id), *.bedGraph[.gz], bigWig (*.bw, *.bigWig) or BAM "
+                   "(*.bam) files, one per sample, plus labels.csv (sample_id, chrom, chromStart, "
+                   "chromEnd, annotation; or labels.tsv / .bed / .txt)")
 
 
 def _demo_arguments(add) -> None:
@@ -138,7 +154,9 @@ def _learn_arguments(add) -> None:
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "
             "folder's segment.json", cmd_learn)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="the data set folder")
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "
+                   + COVERAGE_FOLDER)
     p.add_argument("--fold", default=None, metavar="K",
                    help="hold out this test fold (subtrain/validation: the others, "
                    "alternately, as in the paper)")
@@ -200,7 +218,8 @@ def _report_arguments(add) -> None:
     """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
             "folder's evaluation table", cmd_report)
-    p.add_argument("data_dir", metavar="DATA_DIR", help="folder with evaluation.csv")
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a folder with evaluation.csv, or " + COVERAGE_FOLDER)
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
                    help="a model to evaluate (repeatable)")
     p.add_argument("--predictions", action="append", metavar="[NAME=]PRED.csv",

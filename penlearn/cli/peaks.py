@@ -200,9 +200,10 @@ def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",
                    help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
-                   "a bigWig file, a BAM file (read depth as bedtools genomecov -bg "
-                   "-split), a coverage.csv[.gz] with sample_id, or a folder of "
-                   "*.bedGraph[.gz] / *.bw / *.bam files")
+                   "a bigWig file (.bw or .bigWig), a BAM file (read depth as bedtools "
+                   "genomecov -bg -split), a coverage.csv[.gz] with sample_id, or a folder of "
+                   "*.bedGraph[.gz] / *.bw / *.bigWig / *.bam files (one per sample) or "
+                   "holding coverage.csv[.gz]")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ of every window (λ per peak, >= 0)")
     p.add_argument("--model", default=None, metavar="MODEL.json",

@@ -42,6 +42,7 @@ import tempfile
 import numpy as np
 
 from penlearn._interrupt import deferred_interrupts
+from penlearn._numba_cache import warm_kernels
 
 MEMORY_BYTES = 64 * 2**20
 PROGRESS_ROWS = 10**6  # a progress bar only from this many rows (about 4 s and up)
@@ -278,6 +279,8 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     from tqdm.auto import tqdm
 
     quiet = not progress or n < PROGRESS_ROWS
+    if not quiet:
+        warm()  # compile before the bars start: no ETA of hours meanwhile
     with PieceStore(MEMORY_BYTES if memory_bytes is None else memory_bytes, tmpdir) as store:
         with tqdm(total=n, unit="rows", desc="PeakSeg forward", disable=quiet) as bar:
             while st[0] < n:
@@ -316,3 +319,18 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
 
 
 __all__ = ["CHUNK_DATA", "CHUNK_PIECES", "MEMORY_BYTES", "PieceStore", "peakseg_solve"]
+
+
+def warm(say: bool = True) -> bool:
+    """Compile (or load) the PeakSeg kernels before a progress bar starts (``warm_kernels``).
+
+    Examples
+    --------
+    >>> warm(say=False) in (True, False)
+    True
+    """
+    from penlearn.peaks import _peakseg_kernel as kernel
+
+    return warm_kernels(
+        "PeakSeg", (kernel.forward_chunk, kernel.decode_start, kernel.decode_chunk),
+        lambda: peakseg_solve(np.array([1.0, 3, 0, 4, 2]), np.ones(5), 1.0), say)

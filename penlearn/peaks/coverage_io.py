@@ -24,6 +24,7 @@ by their first two bytes, never by their name.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_regular_file, require_columns
+from penlearn._numba_cache import warm_kernels
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
 from penlearn.peaks._text_files import (
     GZIP_MAGIC,
@@ -352,6 +354,22 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
     return read_bedgraph(path, sid, contiguous=contiguous), [str(sid)]
 
 
+def _warm_parsers() -> bool:
+    """Compile (or load) the text parsers' kernels on two tiny files (``warm_kernels``)."""
+    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+
+    def run():
+        with tempfile.TemporaryDirectory(prefix="penlearn-warm-") as folder:
+            bedgraph, table = Path(folder) / "s.bedGraph", Path(folder) / "coverage.csv"
+            bedgraph.write_text("chr1\t0\t10\t1\n")
+            table.write_text("sample_id,chrom,chromStart,chromEnd,count\ns,chr1,0,10,1\n")
+            _read_one(bedgraph, None, False)
+            _read_one(table, None, False)
+
+    return warm_kernels("coverage reader",
+                        (kernel.parse_bedgraph, kernel.parse_csv_numbers), run)
+
+
 def _codes(chrom: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     codes, names = pd.factorize(chrom)
     return codes, np.asarray(names, dtype=object)
@@ -472,6 +490,8 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         seen[key] = p
     from tqdm.auto import tqdm
 
+    if progress and len(items) >= 2 and not all(is_bigwig(p) for _, p in items):
+        _warm_parsers()  # compile before the bar starts: no ETA of hours meanwhile
     tables, ids = [], []
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
               desc="coverage", disable=not progress or len(items) < 2) as bar:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import expect_tasks
+from penlearn.peaks._peakseg_store import warm as warm_peakseg
 from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
 from penlearn.peaks.peak_labels import (
@@ -269,6 +270,8 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
+    if progress and len(tasks) >= 2:
+        warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     # a bar for one problem would only jump from 0 to 100% at the end
     with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
               unit="rows", desc="peaks") as bar:
@@ -384,6 +387,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     for name, cov, _ in tasks:
         check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
     out: list = [None] * len(tasks)
+    if progress:
+        warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     bar = tqdm(total=len(tasks), disable=not progress, desc="peak models")
     try:
         if executor is None:

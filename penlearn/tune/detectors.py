@@ -272,3 +272,34 @@ def with_detector_params(detector, **params):
         args.pop("model", None)
         args.pop("params", None)
     return type(detector)(**args)
+
+
+def detector_repr(detector) -> str:
+    """A detector with its parameters: ruptures' own repr shows none of them.
+
+    ruptures detectors show their cost model (``model``, or the cost class of a custom
+    cost), ``kernel`` (``KernelCPD``), ``width`` (``Window``), ``min_size`` and ``jump``
+    (a grid of 5 samples by default: changes are multiples of ``jump``); other detectors
+    (skchange, scikit-learn style) keep their own repr.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> detector_repr(rpt.Pelt(model="rbf"))
+    "Pelt(model='rbf', min_size=2, jump=5)"
+    >>> detector_repr(rpt.Window(width=40, jump=1))
+    "Window(model='l2', width=40, min_size=2, jump=1)"
+    """
+    if _library(detector) != "ruptures":
+        return repr(detector)
+    params = {}
+    cost = getattr(detector, "cost", None)
+    if hasattr(detector, "kernel_name"):
+        params["kernel"] = detector.kernel_name
+    elif cost is not None:
+        model = getattr(cost, "model", "")
+        params["model"] = model if model else type(cost).__name__
+    for name in ("width", "min_size", "jump"):
+        if hasattr(detector, name):
+            params[name] = getattr(detector, name)
+    return f"{type(detector).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"

@@ -37,6 +37,7 @@ from penlearn.learn import learn_penalty
 from penlearn.tune.detectors import (
     check_detector,
     detector_params,
+    detector_repr,
     run_detector,
     with_detector_params,
 )
@@ -372,7 +373,11 @@ class SupervisedPenalty:
         own = {k: getattr(self, k) for k, v in defaults.items()
                if not isinstance(getattr(self, k), pd.DataFrame) and getattr(self, k) != v}
         opts = "".join(f", {k}={v!r}" for k, v in {**own, **self.learn_options}.items())
-        return f"SupervisedPenalty({self.detector!r}{opts})"
+        text = f"SupervisedPenalty({detector_repr(self.detector)}{opts})"
+        if not hasattr(self, "model_"):
+            return text
+        return (f"{text} [fitted on {len(self.paths_)} signals: chosen_={self.chosen_!r}, "
+                f"constant_log_penalty_={self.constant_log_penalty_:.4g}]")
 
     def _feature_table(self, signals: dict) -> pd.DataFrame:
         ids = list(signals)
@@ -404,7 +409,7 @@ class SupervisedPenalty:
         ids = list(pd.unique(labels["sequence_id"]))
         return path_error_functions(self.paths(sig, ids), labels)
 
-    def fit(self, signals, labels: pd.DataFrame) -> SupervisedPenalty:
+    def fit(self, signals, labels: pd.DataFrame, progress: bool = True) -> SupervisedPenalty:
         """Learn log λ = f(features) from the labeled signals (others are not used).
 
         Parameters
@@ -413,6 +418,9 @@ class SupervisedPenalty:
             id → array of shape (n,) or (n, d).
         labels : DataFrame
             ``sequence_id, start, end, annotation`` (+ optional ``weight``).
+        progress : bool
+            Show a tqdm progress bar (stderr) counting the training signals' paths, then
+            the folds of the cross-validation and the final fit.
 
         Returns
         -------
@@ -427,7 +435,17 @@ class SupervisedPenalty:
         sig = as_signals(signals)
         check_signal_labels(sig, labels)
         ids = list(pd.unique(labels["sequence_id"]))
-        self.paths_ = self.paths(sig, ids)
+        folds = (None if self.choose is None else
+                 cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0)))
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(ids) + (0 if folds is None else folds.nunique()) + 1,
+                   desc="fit: paths", unit="step", disable=not progress)
+        self.paths_ = {}
+        for s in ids:
+            self.paths_[s] = detector_path(self.detector, sig[s], max_changes=self.max_changes,
+                                           method=self.path_method)
+            bar.update()
         self.n_solves_ = pd.Series({s: p.n_solves for s, p in self.paths_.items()},
                                    name="n_solves")
         self.evaluation_ = path_error_functions(self.paths_, labels)
@@ -436,13 +454,18 @@ class SupervisedPenalty:
         self.feature_names_in_ = np.asarray(feats.columns, dtype=object)
         self.cv_errors_ = None
         self.chosen_ = "learned"
-        if self.choose is not None:
-            folds = cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0))
-            self.cv_errors_ = cv_errors(feats, ev, candidates, folds)
+        if folds is not None:
+            if len(folds) != len(ids):  # signals left out of learning (_informative)
+                folds = cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0))
+            bar.set_description("fit: cross-validation")
+            self.cv_errors_ = cv_errors(feats, ev, candidates, folds, bar.update)
             self.chosen_ = choose_candidate(self.cv_errors_, _RULES[self.choose])
+        bar.set_description(f"fit: {self.chosen_}")
         self.constant_log_penalty_ = fit_candidate(None, feats, ev)
         self.model_ = (None if self.chosen_ == CONSTANT else
                        fit_candidate(candidates[self.chosen_], feats, ev))
+        bar.update()
+        bar.close()
         train = (np.array([self.constant_log_penalty_]) if self.model_ is None else
                  predict_candidate(self.model_, feats).to_numpy())
         self.log_penalty_range_ = (float(train.min()), float(train.max()))

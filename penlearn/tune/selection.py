@@ -82,7 +82,7 @@ def predict_candidate(fitted: float | PenaltyModel, features: pd.DataFrame) -> p
 
 
 def cv_errors(features: pd.DataFrame, evaluation: pd.DataFrame, candidates: dict,
-              folds: pd.Series) -> pd.DataFrame:
+              folds: pd.Series, done=None) -> pd.DataFrame:
     """Held-out label errors of each candidate in each fold.
 
     Parameters
@@ -95,6 +95,8 @@ def cv_errors(features: pd.DataFrame, evaluation: pd.DataFrame, candidates: dict
         Name → learn_penalty options, or None for the constant.
     folds : Series
         Fold of each signal id (:func:`cv_folds`).
+    done : callable, optional
+        Called with no argument after each fold (e.g. a progress bar's ``update``).
 
     Returns
     -------
@@ -134,6 +136,8 @@ def cv_errors(features: pd.DataFrame, evaluation: pd.DataFrame, candidates: dict
                 continue
             pred = predict_candidate(fitted, features.loc[list(pd.unique(ev_te["sequence_id"]))])
             rows.setdefault(name, {})[k] = float(roc_change(ev_te, pred).predicted["errors"])
+        if done is not None:
+            done()
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.columns = [f"fold {k}" for k in table.columns]
     table["errors"] = table.sum(axis=1)

@@ -159,3 +159,25 @@ def test_import_penlearn_does_not_import_ruptures_skchange_or_sklearn():
             "'numba') if m in sys.modules]; assert not bad, bad")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_repr_shows_the_detector_parameters_and_the_fitted_state(data, tuner):
+    fresh = SupervisedPenalty(rpt.Pelt(model="l2", jump=2), max_changes=12)
+    assert repr(fresh) == "SupervisedPenalty(Pelt(model='l2', min_size=2, jump=2), max_changes=12)"
+    text = repr(tuner)
+    assert text.startswith(repr(fresh) + " [fitted on 16 signals: chosen_=")
+    assert f"chosen_={tuner.chosen_!r}" in text
+    assert f"constant_log_penalty_={tuner.constant_log_penalty_:.4g}]" in text
+
+
+def test_fit_progress_bar_counts_paths_folds_and_the_final_fit(data, capsys):
+    signals, labels = data
+    few = list(signals)[:6]
+    sig, lab = {s: signals[s] for s in few}, labels[labels["sequence_id"].isin(few)]
+    SupervisedPenalty(rpt.Pelt(model="l2", jump=2), max_changes=8, cv_folds=3).fit(sig, lab)
+    err = capsys.readouterr().err
+    assert "fit: paths" in err and "fit: cross-validation" in err
+    assert "10/10" in err  # 6 paths + 3 folds + the final fit
+    SupervisedPenalty(rpt.Pelt(model="l2", jump=2), max_changes=8, choose=None).fit(
+        sig, lab, progress=False)
+    assert capsys.readouterr().err == ""
