@@ -127,12 +127,7 @@ def main() -> None:
     args = ap.parse_args()
     rows = h3k36me3(args.deep)
     x = xj()
-    table = pd.DataFrame(rows)
-    md = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
-    for r in table.itertuples(index=False):
-        md.append("| " + " | ".join(f"{v:.2f}" if isinstance(v, float) else f"{v:,}"
-                                    if isinstance(v, int) and not isinstance(v, bool)
-                                    else str(v) for v in r) + " |")
+    md = results_file.markdown_table(rows)
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     text = "\n".join([

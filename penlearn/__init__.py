@@ -47,6 +47,9 @@ from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.contigs import fill_gaps
+from penlearn.peaks.joint import JointPeakFit, joint_peak
+from penlearn.peaks.joint_windows import joint_windows, read_peaks_folder
+from penlearn.joint_pipeline import JointPeaks, joint_peaks
 from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
@@ -94,6 +97,12 @@ __all__ = [
     "evaluation_bounds",
     "fill_gaps",
     "peakseg_search",
+    "JointPeakFit",
+    "joint_peak",
+    "joint_peaks",
+    "JointPeaks",
+    "joint_windows",
+    "read_peaks_folder",
     "PeakLabelErrors",
     "coverage_features",
     "peak_label_errors",

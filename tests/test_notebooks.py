@@ -37,6 +37,7 @@ DATA_NEEDS = {
     "chipseq_penalty_learning": ["H3K4me3_TDH_immune"],
     "chipseq_from_coverage": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
     "tune_ruptures": [],  # simulated signals only
+    "joint_peaks": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
 }
 TIMEOUT = 300  # seconds per cell
 

@@ -4,13 +4,105 @@
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
 import contextlib
+import logging
 import os
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 #: the largest ``--jobs`` (beyond it the process pool cannot even be sized)
 MAX_JOBS = 4096
+#: default ``--worker-timeout``: seconds of pending tasks with no Dask worker before giving up
+WORKER_TIMEOUT = 120.0
+
+
+class WorkersLost(ValueError):
+    """No worker of the Dask scheduler for ``--worker-timeout`` seconds while tasks wait."""
+
+
+def _seconds(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        x = -1.0
+    if not 0 <= x < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text!r}")
+    return x
+
+
+class WatchedExecutor(Executor):
+    """A Dask client's executor whose pending tasks fail (:class:`WorkersLost`, naming the
+    scheduler) once the scheduler has had no worker, or could not be reached, for
+    ``timeout`` seconds: without it a cluster that lost every worker waits forever.
+
+    A watchdog thread asks the scheduler for its workers every ``min(1, timeout / 4)``
+    seconds while tasks are pending; ``timeout`` 0 disables it.
+    """
+
+    def __init__(self, client, address: str, timeout: float) -> None:
+        self._client, self._address, self._timeout = client, address, timeout
+        self._inner = client.get_executor()
+        self._pending: set = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if timeout > 0:
+            self._thread = threading.Thread(target=self._watch, daemon=True,
+                                            name="penlearn-dask-watchdog")
+            self._thread.start()
+
+    def submit(self, fn, /, *args, **kwargs):
+        """Submit to the cluster; the future returned relays the cluster's (its own
+        object, so that the watchdog can fail it without racing distributed's updates)."""
+        inner = self._inner.submit(fn, *args, **kwargs)
+        outer: cf.Future = cf.Future()
+        with self._lock:
+            self._pending.add(outer)
+        outer.add_done_callback(self._done)
+        outer.add_done_callback(lambda o: inner.cancel() if o.cancelled() else None)
+        inner.add_done_callback(lambda f: _relay(f, outer))
+        return outer
+
+    def _done(self, fut) -> None:
+        with self._lock:
+            self._pending.discard(fut)
+
+    def _workers(self) -> int:
+        """Workers known to the scheduler (0 when it cannot be asked within 5 s)."""
+        try:
+            return len(self._client.nthreads(callback_timeout=5))
+        except Exception:  # noqa: BLE001 (a lost scheduler: any comm error or timeout)
+            return 0
+
+    def _watch(self) -> None:
+        step = min(1.0, self._timeout / 4)
+        last_ok = time.monotonic()
+        while not self._stop.wait(step):
+            with self._lock:
+                idle = not self._pending
+            if idle or self._workers() > 0:
+                last_ok = time.monotonic()
+                continue
+            if time.monotonic() - last_ok < self._timeout:
+                continue
+            err = WorkersLost(f"--scheduler {self._address}: no worker for "
+                              f"{self._timeout:g} s while tasks waited (all workers lost, or "
+                              "none started); start workers, or raise --worker-timeout")
+            with self._lock:
+                pending = list(self._pending)
+            for fut in pending:
+                with contextlib.suppress(cf.InvalidStateError):
+                    fut.set_exception(err)
+            return
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop the watchdog; ``wait=False`` cancels the running tasks (distributed's
+        executor has no ``cancel_futures``)."""
+        self._stop.set()
+        self._inner.shutdown(wait=wait)
 
 
 def _jobs(text: str) -> int:
@@ -88,6 +180,10 @@ def add_worker_arguments(p) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a Dask scheduler (e.g. tcp://host:8786) to run the tasks on "
                    "(needs the 'distributed' package; instead of --jobs)")
+    p.add_argument("--worker-timeout", type=_seconds, default=WORKER_TIMEOUT, metavar="S",
+                   help="with --scheduler: fail (exit 1, naming the scheduler) once tasks "
+                   "have waited S seconds with no worker on the scheduler, or with the "
+                   "scheduler unreachable (default: %(default)g; 0: wait forever)")
     p.add_argument("--tmpdir", default=None, metavar="DIR",
                    help="folder of the PeakSeg solver's temporary files (whole chromosomes: "
                    "about 5 GB per 2e7 coverage rows and worker; default: $PENLEARN_TMPDIR, "
@@ -121,10 +217,21 @@ def workers(args) -> Iterator[Executor | None]:
             client = Client(scheduler, timeout="10s")
         except OSError as exc:
             raise ValueError(f"--scheduler {scheduler}: cannot connect ({exc})") from exc
+        _quiet_dask(("tornado", "asyncio", "concurrent.futures"))
+        executor = WatchedExecutor(client, scheduler,
+                                   getattr(args, "worker_timeout", WORKER_TIMEOUT))
         try:
-            yield client.get_executor()
-        finally:
-            client.close()
+            yield executor
+        except BaseException:
+            # pending tasks are cancelled: distributed would log each cancelled future's
+            # traceback while closing; the command's one line says what happened
+            _quiet_dask()
+            executor.shutdown(wait=False)
+            with contextlib.suppress(Exception):
+                client.close(timeout=5)
+            raise
+        executor.shutdown(wait=True)
+        client.close()
         return
     if not getattr(args, "oversubscribe", False):
         jobs = min(jobs, available_cores())
@@ -138,3 +245,24 @@ def workers(args) -> Iterator[Executor | None]:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _relay(inner: cf.Future, outer: cf.Future) -> None:
+    """Give ``outer`` the outcome of ``inner`` (unless it already has one)."""
+    with contextlib.suppress(cf.InvalidStateError, RuntimeError):
+        if inner.cancelled():
+            if outer.cancel():
+                outer.set_running_or_notify_cancel()
+        elif inner.exception() is not None:
+            outer.set_exception(inner.exception())
+        else:
+            outer.set_result(inner.result())
+
+
+def _quiet_dask(names=("distributed",)) -> None:
+    """Silence these loggers for the rest of the process: distributed's once the command
+    stops; from the start, the tracebacks its event loop's callbacks log when tasks are
+    cancelled (``tornado``, ``asyncio``, ``concurrent.futures``: internal, not news)."""
+    known = list(logging.root.manager.loggerDict)  # distributed sets some children's levels
+    for name in [n for n in known if any(n.startswith(p + ".") for p in names)] + list(names):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)

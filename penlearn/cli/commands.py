@@ -336,15 +336,19 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
+def _cache_option(args):
+    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir``."""
+    return False if args.no_cache else (args.cache_dir or True)
+
+
 def cmd_learn(args) -> int:
     out = Path(args.out)
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
-    cache = False if args.no_cache else (args.cache_dir or True)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
-        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor, cache=cache,
-                       tmpdir=tmpdir)
+        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
+                       cache=_cache_option(args), tmpdir=tmpdir)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
@@ -415,11 +419,20 @@ def cmd_report(args) -> int:
                          *(_parse_named(p, "--predictions")[1] for p in args.predictions or ())])
     if not args.model and not args.predictions:
         raise ValueError("give at least one --model MODEL.json or --predictions CSV")
-    ds = load_data(args.data_dir, progress=not args.quiet)
+    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
+    with workers(args) as executor:  # a coverage + labels folder: learn's cached paths
+        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
+                       cache=_cache_option(args), tmpdir=tmpdir)
     ids = list(ds.sequence_ids)
     if args.fold is not None:
-        split, _ = _fold_split(ds, args.fold, args.cv_type)
+        split, cv_type = _fold_split(ds, args.fold, args.cv_type)
         ids = [s for s in split["test"] if s in set(ds.sequence_ids)]
+        evaluated = f"evaluated on the {len(ids)} sequences of test fold {args.fold} " \
+            f"(cv/{cv_type}), held out by 'penlearn learn --fold {args.fold}'"
+    else:
+        evaluated = (f"evaluated on all {len(ids)} labeled sequences of {ds.name}: a model "
+                     "learned on this folder was trained on them, so its errors here are "
+                     "training errors (optimistic); --fold K evaluates on a held-out fold")
     ev = _subset_evaluation(ds.evaluation, ids)
     predictions: dict[str, pd.Series] = {}
     first_model = None
@@ -440,9 +453,8 @@ def cmd_report(args) -> int:
         predictions.update(read_predictions(path, ids, name))
     # roc_change_report writes atomically (temp file + os.replace)
     roc_change_report(ev, predictions, out, title=args.title or f"penlearn report: {ds.name}",
-                      model=first_model)
-    print(f"penlearn report: wrote {out} ({len(predictions)} prediction(s), {len(ids)} "
-          "sequences)")
+                      model=first_model, notes=evaluated[0].upper() + evaluated[1:] + ".")
+    print(f"penlearn report: wrote {out} ({len(predictions)} prediction(s), {evaluated})")
     return 0
 
 

@@ -24,6 +24,7 @@ from penlearn.cli._workers import add_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.errors import add_errors_arguments, cmd_errors
 from penlearn.cli.hub import add_hub_arguments, cmd_hub
+from penlearn.cli.joint import add_joint_arguments, cmd_joint
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.options import DEFAULT_MODEL, MODELS
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     _learn_arguments(add)
     _predict_arguments(add)
     _peaks_arguments(add)
+    add_joint_arguments(add("joint", "joint peaks of several samples from their coverage and "
+                            "single-sample peaks: the peaks x samples matrix", cmd_joint))
     add_errors_arguments(add("errors", "false positive / negative labels of a peak file (or "
                              "a folder of them: any peak caller's) per label, per sample "
                              "and in total", cmd_errors))
@@ -184,14 +187,20 @@ def _learn_arguments(add) -> None:
                    help="seeds the model's random choices, as learn_penalty's random_state "
                    "(default: %(default)s, the same)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    _coverage_folder_arguments(p)
+
+
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
     add_worker_arguments(p)
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="where the model paths of coverage folders are cached (default: "
-                   "$PENLEARN_CACHE_DIR, else $XDG_CACHE_HOME/penlearn, else "
-                   "~/.cache/penlearn)")
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
 
 
 def _predict_arguments(add) -> None:
@@ -217,7 +226,10 @@ def _peaks_arguments(add) -> None:
 def _report_arguments(add) -> None:
     """Arguments of ``penlearn report``."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
-            "folder's evaluation table", cmd_report)
+            "folder's evaluation table (a UCI folder, or coverage + peak labels: their "
+            "model paths are computed, or read from learn's cache); on all its labeled "
+            "sequences, the training sequences of a model learned on the folder, unless "
+            "--fold K", cmd_report)
     p.add_argument("data_dir", metavar="DATA_DIR",
                    help="a folder with evaluation.csv, or " + COVERAGE_FOLDER)
     p.add_argument("--model", action="append", metavar="[NAME=]MODEL.json",
@@ -228,6 +240,7 @@ def _report_arguments(add) -> None:
     p.add_argument("--cv-type", default=None, metavar="TYPE", help="which cv/<TYPE>")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", required=True, metavar="REPORT.html", help="HTML file to write")
+    _coverage_folder_arguments(p)
 
 
 def main(argv: list[str] | None = None) -> int:

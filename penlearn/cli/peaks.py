@@ -10,26 +10,40 @@ genome browser shows beside the coverage; ``--format narrowPeak`` writes ENCODE
 narrowPeak instead (:mod:`penlearn.peaks.narrowpeak`), and bigWig outputs declare the
 chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
 window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
+
+Long runs resume: each (sample, window)'s result is saved as soon as it is solved, in
+``OUT.penlearn-parts/`` beside the output (one file per window, written atomically,
+named by a digest of the window's coverage rows, its log λ and the options; see
+:mod:`penlearn.peaks.parts`), with a ``manifest.json`` of the run's inputs (each file's
+size and mtime, the model file's BLAKE2 digest, the penalty). The same command after an
+interruption (Ctrl-C, a crash, a killed job) takes the saved windows back and solves only
+the others; the outputs are those of an uninterrupted run, and the folder is removed once
+they are written. A window whose coverage or log λ changed (other inputs, another model
+or penalty) is solved again; ``--no-resume`` discards the folder first.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import math
 import re
+import shutil
 import urllib.parse
 import warnings
 from pathlib import Path
 
 import pandas as pd
 
-from penlearn.atomic_files import check_output, staged_dir
+from penlearn._version import package_version
+from penlearn.atomic_files import check_output, staged_dir, write_text_atomic
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.chrom_sizes import check_chrom_sizes, coverage_chrom_sizes, read_chrom_sizes
 from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.coverage_io import coverage_files, read_coverage
 from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.peak_evaluation import predict_peaks
 from penlearn.peaks.peakseg import check_tmpdir
@@ -150,6 +164,52 @@ def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
     return sizes
 
 
+def parts_folder(out: Path) -> Path:
+    """Where ``penlearn peaks --out OUT`` saves its finished windows: ``OUT.penlearn-parts``.
+
+    Examples
+    --------
+    >>> parts_folder(Path("results/peaks")).as_posix()
+    'results/peaks.penlearn-parts'
+    """
+    return out.with_name(out.name + ".penlearn-parts")
+
+
+def _manifest(args) -> dict:
+    """What the run was made from: the coverage files (size and mtime: a record, the
+    parts' own keys are content digests), the model (BLAKE2 of its bytes) or penalty."""
+    cov = Path(args.coverage)
+    files = coverage_files(cov) if cov.is_dir() else [(None, cov)]
+    inputs = {"coverage": [{"path": str(p), "bytes": p.stat().st_size,
+                            "mtime_ns": p.stat().st_mtime_ns} for _, p in files],
+              "model": None if args.model is None else {
+                  "path": str(args.model),
+                  "blake2b": hashlib.blake2b(Path(args.model).read_bytes()).hexdigest()},
+              "penalty": args.penalty}
+    return {"penlearn": package_version(), "inputs": inputs}
+
+
+def _open_parts(args, out: Path, report: _Reporter) -> Path:
+    """The parts folder of this run, its manifest (re)written; an earlier run's
+    manifest with other inputs is reported (its parts stay valid where the window's
+    coverage and log λ are unchanged)."""
+    parts = parts_folder(out)
+    if args.no_resume and parts.exists():
+        shutil.rmtree(parts)
+    manifest = _manifest(args)
+    old = parts / "manifest.json"
+    if old.is_file():
+        try:
+            before = json.loads(old.read_text()).get("inputs")
+        except (OSError, ValueError, AttributeError):
+            before = None
+        if before != manifest["inputs"]:
+            report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
+                   "its windows of unchanged coverage and log λ are reused")
+    write_text_atomic(old, json.dumps(manifest, indent=1) + "\n")
+    return parts
+
+
 def cmd_peaks(args) -> int:
     """coverage -> (log λ per window) -> PeakSeg peaks -> BED (+ segment means)."""
     if not str(args.out).strip():
@@ -163,6 +223,8 @@ def cmd_peaks(args) -> int:
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
     _check_outputs(args, [out], None)  # before reading any input
+    check_output(parts_folder(out), directory=True, force=True,
+                 inputs=[args.coverage, args.model, args.chrom_sizes])
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -176,13 +238,18 @@ def cmd_peaks(args) -> int:
     _check_outputs(args, [out] + ([means] if means else []), several)
     names = sample_file_names(samples) if several else {}
     log_lambda = _log_lambda(args, coverage, report)
+    parts = _open_parts(args, out, report)
     report(f"peak models of {len(samples)} sample(s)")
     with workers(args) as executor:
         segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
-                             progress=not args.quiet, tmpdir=tmpdir)
+                             progress=not args.quiet, tmpdir=tmpdir, parts=parts)
+    reused = segs.attrs.get("parts_reused", 0)
+    note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
+        if reused else ""
     if not several:  # each file is written atomically
         n = _write_sample(segs, samples[0], out, args, means, sizes)
-        print(f"penlearn peaks: wrote {n} peaks to {out}")
+        shutil.rmtree(parts, ignore_errors=True)
+        print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
         return 0
     n = 0
     with staged_dir(out, replace=args.force) as tmp:
@@ -192,7 +259,8 @@ def cmd_peaks(args) -> int:
             m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
             n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
                                m, sizes)
-    print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/")
+    shutil.rmtree(parts, ignore_errors=True)
+    print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/{note}")
     return 0
 
 
@@ -231,4 +299,9 @@ def add_peaks_arguments(p) -> None:
                    help="also write every segment's mean: OUT's name with .bedGraph / .bw "
                    "(one sample) or <sample>.bedGraph / .bw in the folder (bigWig needs "
                    "pyBigWig)")
+    p.add_argument("--no-resume", action="store_true",
+                   help="solve every window again: discard OUT.penlearn-parts/, where an "
+                   "interrupted run saved its finished windows (by default the same "
+                   "command reuses those whose coverage and log λ are unchanged; the "
+                   "folder is removed once the outputs are written)")
     add_worker_arguments(p)

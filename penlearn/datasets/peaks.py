@@ -37,6 +37,7 @@ from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
 from penlearn.peaks.bed_io import read_peak_labels
 from penlearn.peaks.coverage_features import coverage_features
 from penlearn.peaks.coverage_io import coverage_files, read_coverage
+from penlearn.peaks.parts import code_digest, default_cache_dir
 from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
 
 __all__ = ["LABEL_FILES", "default_cache_dir", "is_peak_folder", "load_data",
@@ -102,8 +103,10 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         Show a progress bar.
     cache : bool or path
         Reuse (or store) the evaluation and feature tables in a cache folder: True for
-        :func:`default_cache_dir`, or a folder. A cache that cannot be written gives one
-        warning and the tables are computed as without it.
+        :func:`default_cache_dir`, or a folder; each labeled window's table is stored
+        there as soon as it is computed (``peak_error_functions(cache=)``), so an
+        interrupted run continues where it stopped. A cache that cannot be written gives
+        one warning and the tables are computed as without it.
     tmpdir : path, optional
         Folder of the PeakSeg solver's temporary files (see
         :func:`~penlearn.peaks.peakseg.peakseg`); not part of the cache key.
@@ -144,12 +147,13 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         extra = {"labels": labels, "cache": where}
     else:
         coverage = read_coverage(folder, progress=progress)
+        # each window's table is cached too: an interrupted run continues from them
         evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
                                           executor=executor, progress=progress,
-                                          tmpdir=tmpdir)
+                                          tmpdir=tmpdir, cache=_usable(where))
         features = coverage_features(coverage)
         extra = {"coverage": coverage, "labels": labels}
-        if where is not None:
+        if where is not None and where.parent.is_dir():
             _write_cache(where, evaluation, features)
     ids = list(dict.fromkeys(evaluation["sequence_id"]))
     folds = {"random": assign_folds(ids, min(n_folds, len(ids)), seed)} if len(ids) >= 2 \
@@ -200,20 +204,6 @@ def _has_coverage(folder: Path) -> bool:
 _CACHE_FORMAT = 2
 
 
-def default_cache_dir() -> Path:
-    """``$PENLEARN_CACHE_DIR``, else ``$XDG_CACHE_HOME/penlearn``, else ``~/.cache/penlearn``.
-
-    Examples
-    --------
-    >>> default_cache_dir().name in ("penlearn", os.environ.get("PENLEARN_CACHE_DIR", ""))
-    True
-    """
-    if os.environ.get("PENLEARN_CACHE_DIR"):
-        return Path(os.environ["PENLEARN_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "penlearn"
-
-
 def _digest(path: Path) -> str:
     h = hashlib.blake2b(digest_size=20)
     with open(path, "rb") as fh:
@@ -222,27 +212,30 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _code_digest() -> str:
-    """A digest of the source of the modules that make the cached tables: a changed model
-    or error rule (same version number, e.g. a git checkout) never reads stale tables."""
-    import penlearn.peaks as peaks_package
-
-    h = hashlib.blake2b(digest_size=16)
-    for path in sorted(Path(peaks_package.__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
     """The cache file of this folder's contents and path options."""
     files = [(sid, p.relative_to(folder).as_posix(), _digest(p))
              for sid, p in coverage_files(folder)]
     key = json.dumps({"format": _CACHE_FORMAT, "penlearn": package_version(),
-                      "code": _code_digest(), "max_peaks": max_peaks, "coverage": files,
+                      "code": code_digest(), "max_peaks": max_peaks, "coverage": files,
                       "labels": [labels.name, _digest(labels)]}, sort_keys=True)
     name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
     root = default_cache_dir() if cache is True else Path(cache)
     return root / f"peaks-{name}.csv.gz"
+
+
+def _usable(where: Path | None) -> Path | bool:
+    """The cache folder of ``where`` if it can be made (else one warning, and False: the
+    windows' tables and the folder's are then computed without a cache)."""
+    if where is None:
+        return False
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
+                      "a cache", stacklevel=3)
+        return False
+    return where.parent
 
 
 def _read_cache(where: Path):

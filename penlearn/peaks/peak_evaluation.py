@@ -21,7 +21,10 @@ counts (``gaps="fill"``) or refused (``gaps="error"``).
 from __future__ import annotations
 
 import math
+import os
+import warnings
 from concurrent.futures import Executor, as_completed
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,13 +33,21 @@ from penlearn._executor import expect_tasks
 from penlearn.peaks._peakseg_store import warm as warm_peakseg
 from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
+from penlearn.peaks.parts import default_cache_dir, frame_digest, part_key, read_part, write_part
 from penlearn.peaks.peak_labels import (
+    LABEL_COLUMNS,
     PEAK_ANNOTATIONS,
     check_labels_in_coverage,
     check_peak_labels,
     peak_label_counts,
 )
-from penlearn.peaks.peakseg import check_coverage, check_tmpdir, peakseg, peakseg_path
+from penlearn.peaks.peakseg import (
+    COVERAGE_COLUMNS,
+    check_coverage,
+    check_tmpdir,
+    peakseg,
+    peakseg_path,
+)
 
 __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
@@ -182,25 +193,35 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
         yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
 
 
-def _window_peaks(cov: pd.DataFrame, value: float, name: str, sid, segments: bool = False,
+def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = False,
                   gaps: str = "fill", tmpdir: str | None = None, progress: bool = False
                   ) -> pd.DataFrame:
     """The peaks (or all segments) of one (sample, window) at log λ = ``value`` (one task of
-    :func:`predict_peaks`)."""
+    :func:`predict_peaks`), without the window's id columns."""
     check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
     model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress,
                     tmpdir=tmpdir)
-    peaks = model.segments.drop(columns=["first_row", "last_row"]) if segments \
+    return model.segments.drop(columns=["first_row", "last_row"]) if segments \
         else model.peaks
-    peaks = peaks.assign(sequence_id=name, log_lambda=value)
+
+
+def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame:
+    peaks = table.assign(sequence_id=name, log_lambda=value)
     if sid is not None:
         peaks.insert(0, "sample_id", sid)
     return peaks
 
 
+def _window_key(kind: str, cov: pd.DataFrame, name: str, sid, **fields) -> str:
+    """The content key of one window's result (:mod:`penlearn.peaks.parts`)."""
+    return part_key(kind, sequence_id=name, sample_id=None if sid is None else str(sid),
+                    coverage=frame_digest(cov, COVERAGE_COLUMNS), **fields)
+
+
 def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
-                  progress: bool = False, tmpdir: str | None = None) -> pd.DataFrame:
+                  progress: bool = False, tmpdir: str | None = None,
+                  parts: str | os.PathLike | None = None) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -233,12 +254,20 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         Folder of the solver's temporary files (whole chromosomes; see
         :func:`~penlearn.peaks.peakseg.peakseg`); with an executor, a path that every
         worker can write to. Default: ``$PENLEARN_TMPDIR``, else the system's.
+    parts : path, optional
+        A folder where each window's result is saved as soon as it is solved (atomically,
+        under a key of its coverage rows' contents, its exact log λ and the options:
+        :mod:`penlearn.peaks.parts`), and from which a later call takes every result
+        whose key is unchanged instead of solving it again: an interrupted run continues
+        where it stopped, with the same result. The folder is created; nothing in it is
+        removed (``penlearn peaks`` removes it once its outputs are written).
 
     Returns
     -------
     DataFrame
         The peaks, ``[sample_id,] chrom, chromStart, chromEnd, sequence_id, log_lambda``
-        (BED columns first).
+        (BED columns first). With ``parts``, ``attrs["parts_reused"]`` counts the windows
+        taken from the folder and ``attrs["windows"]`` all of them.
 
     Examples
     --------
@@ -266,32 +295,55 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
             value = float(log_lambda)
         if math.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        tasks.append((cov, value, name, sid, segments, gaps, tmpdir))
+        tasks.append((cov, value, name, sid))
     if not tasks:
         raise ValueError("coverage has no rows")
     out: list = [None] * len(tasks)
-    if progress and len(tasks) >= 2:
+    keys: list = [None] * len(tasks)
+    if parts is not None:
+        Path(parts).mkdir(parents=True, exist_ok=True)
+        for i, (cov, value, name, sid) in enumerate(tasks):
+            keys[i] = _window_key("peaks", cov, name, sid, log_lambda=value.hex(),
+                                  segments=bool(segments), gaps=gaps)
+            table = read_part(parts, "peaks", keys[i])
+            if table is not None:
+                out[i] = _with_ids(table, value, name, sid)
+    todo = [i for i in range(len(tasks)) if out[i] is None]
+
+    def finish(i: int, table: pd.DataFrame) -> None:
+        if parts is not None:
+            write_part(parts, "peaks", keys[i], table)
+        cov, value, name, sid = tasks[i]
+        out[i] = _with_ids(table, value, name, sid)
+        bar.update(len(cov))
+
+    if progress and len(tasks) >= 2 and todo:
         warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     # a bar for one problem would only jump from 0 to 100% at the end
     with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
-              unit="rows", desc="peaks") as bar:
+              unit="rows", desc="peaks",
+              initial=sum(len(tasks[i][0]) for i in range(len(tasks)) if out[i] is not None)
+              ) as bar:
         if executor is None:
-            for i, task in enumerate(tasks):
-                out[i] = _window_peaks(*task, progress=progress)
-                bar.update(len(task[0]))
+            for i in todo:
+                cov, value, name, _ = tasks[i]
+                finish(i, _solve_window(cov, value, name, segments, gaps, tmpdir,
+                                        progress=progress))
         else:
-            expect_tasks(executor, len(tasks))  # a lazy pool starts no idle worker
-            futures = {executor.submit(_window_peaks, *task): i for i, task in enumerate(tasks)}
+            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
+            futures = {executor.submit(_solve_window, tasks[i][0], tasks[i][1], tasks[i][2],
+                                       segments, gaps, tmpdir): i for i in todo}
             try:
                 for fut in as_completed(futures):
-                    i = futures[fut]
-                    out[i] = fut.result()
-                    bar.update(len(tasks[i][0]))
+                    finish(futures[fut], fut.result())
             except BaseException:
                 for fut in futures:
                     fut.cancel()
                 raise
-    return pd.concat(out, ignore_index=True)
+    result = pd.concat(out, ignore_index=True)
+    if parts is not None:
+        result.attrs.update(parts_reused=len(tasks) - len(todo), windows=len(tasks))
+    return result
 
 
 def _tasks(coverage: pd.DataFrame, labels: pd.DataFrame, windows, gaps: str):
@@ -315,7 +367,8 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                          windows: pd.DataFrame | None = None,
                          max_peaks: int | None = DEFAULT_MAX_PEAKS, gaps: str = "fill",
                          executor: Executor | None = None, progress: bool = True,
-                         tmpdir: str | None = None) -> pd.DataFrame:
+                         tmpdir: str | None = None,
+                         cache: bool | str | os.PathLike = False) -> pd.DataFrame:
     """The evaluation table of every labeled (sample, window), from coverage and labels.
 
     Parameters
@@ -348,6 +401,14 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         Show a tqdm progress bar.
     tmpdir : str, optional
         Folder of the solver's temporary files, as for :func:`predict_peaks`.
+    cache : bool or path
+        Save each labeled window's table and reuse it in a later call: True for
+        :func:`~penlearn.peaks.parts.default_cache_dir` (``$PENLEARN_CACHE_DIR``, else
+        ``~/.cache/penlearn``), or a folder. Off by default (a library call writes no
+        files unless asked); on, a rerun on the same data costs only reading, and a
+        window whose coverage rows, labels or options changed (or penlearn's peak code)
+        is computed again: the key is a digest of their contents
+        (:mod:`penlearn.peaks.parts`). A cache that cannot be written gives one warning.
 
     Returns
     -------
@@ -387,24 +448,48 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     for name, cov, _ in tasks:
         check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
     out: list = [None] * len(tasks)
-    if progress:
+    folder = None if cache is False or cache is None else \
+        (default_cache_dir() if cache is True else Path(cache))
+    keys: list = [None] * len(tasks)
+    if folder is not None:
+        for i, (name, cov, lab) in enumerate(tasks):
+            keys[i] = _window_key("errors", cov, name, None, max_peaks=max_peaks, gaps=gaps,
+                                  labels=frame_digest(lab, [c for c in LABEL_COLUMNS
+                                                            if c in lab.columns]))
+            out[i] = read_part(folder, "errors", keys[i])
+    todo = [i for i in range(len(tasks)) if out[i] is None]
+
+    def finish(i: int, table: pd.DataFrame) -> None:
+        nonlocal folder
+        out[i] = table
+        bar.update()
+        if folder is not None:
+            try:
+                write_part(folder, "errors", keys[i], table)
+            except OSError as exc:
+                warnings.warn(f"cannot write the cache folder {folder} ({exc}); continuing "
+                              "without a cache", stacklevel=3)
+                folder = None
+
+    if progress and todo:
         warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
-    bar = tqdm(total=len(tasks), disable=not progress, desc="peak models")
+    bar = tqdm(total=len(tasks), disable=not progress, desc="peak models",
+               initial=len(tasks) - len(todo))
     try:
         if executor is None:
-            for i, (name, cov, lab) in enumerate(tasks):
-                out[i] = window_error_functions(cov, lab, sequence_id=name,
-                                                max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
-                bar.update()
+            for i in todo:
+                name, cov, lab = tasks[i]
+                finish(i, window_error_functions(cov, lab, sequence_id=name,
+                                                 max_peaks=max_peaks, gaps=gaps,
+                                                 tmpdir=tmpdir))
         else:
-            expect_tasks(executor, len(tasks))  # a lazy pool starts no idle worker
-            futures = {executor.submit(window_error_functions, cov, lab, sequence_id=name,
-                                       max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir): i
-                       for i, (name, cov, lab) in enumerate(tasks)}
+            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
+            futures = {executor.submit(window_error_functions, tasks[i][1], tasks[i][2],
+                                       sequence_id=tasks[i][0], max_peaks=max_peaks,
+                                       gaps=gaps, tmpdir=tmpdir): i for i in todo}
             try:
                 for fut in as_completed(futures):
-                    out[futures[fut]] = fut.result()
-                    bar.update()
+                    finish(futures[fut], fut.result())
             except BaseException:
                 for fut in futures:
                     fut.cancel()

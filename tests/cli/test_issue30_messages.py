@@ -103,3 +103,24 @@ def test_devices_and_pipes_are_refused_as_data_files(tmp_path, device):
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
         assert r.returncode == 1 and len(lines) == 1, r.stderr[-500:]
         assert f"{device} is a " in lines[0] and "not a regular file" in lines[0], lines[0]
+
+
+def test_joint_groups_device_and_one_sample(tmp_path, capsys):
+    """joint --groups /dev/zero was read without bound; one sample's coverage was told it
+    lacked its peak file."""
+    n = 6
+    pd.DataFrame({"sample_id": ["a"] * n + ["b"] * n, "chrom": "chr1",
+                  "chromStart": list(range(0, 10 * n, 10)) * 2,
+                  "chromEnd": list(range(10, 10 * n + 10, 10)) * 2,
+                  "count": [1, 2, 30, 28, 2, 1] * 2}).to_csv(tmp_path / "cov.csv", index=False)
+    assert main(["peaks", str(tmp_path / "cov.csv"), "--penalty", "1", "--out",
+                 str(tmp_path / "peaks"), "-q"]) == 0
+    r = _bounded_run(["joint", tmp_path / "cov.csv", "--peaks", tmp_path / "peaks",
+                      "--penalty", 1, "--groups", "/dev/zero", "--out", tmp_path / "j"],
+                     tmp_path)
+    assert r.returncode == 1 and "/dev/zero is a device" in r.stderr, r.stderr[-300:]
+    one = tmp_path / "one.csv"
+    pd.read_csv(tmp_path / "cov.csv").query("sample_id == 'a'").to_csv(one, index=False)
+    code = main(["joint", str(one), "--peaks", str(tmp_path / "peaks"), "--penalty", "1",
+                 "--out", str(tmp_path / "j1"), "-q"])
+    one_line_exit(capsys, code, "one sample only")

@@ -1,0 +1,248 @@
+"""The command ``joint``: joint peaks of many samples and the peaks × samples matrix.
+
+``penlearn joint COVERAGE --peaks DIR --out OUT`` takes the coverage of every sample and
+the folder of single-sample peaks that ``penlearn peaks`` wrote, makes joint windows of
+the clusters of overlapping peaks, fits the exact joint model of each window
+(:func:`penlearn.joint_peak`) and chooses its number of samples up at a penalty: given
+(``--penalty``), predicted by a model (``--model``) or learned from labels
+(``--labels``). It writes, atomically, into the folder OUT:
+
+* ``peaks_matrix_sample.tsv`` — ``chrom, chromStart, chromEnd``, one 0/1 column per sample;
+* ``peaks_matrix_group.tsv`` — the same per group (a group is 1 when one of its samples
+  is; without groups, each sample is its own group);
+* ``peaks_summary.tsv`` — ``chrom, chromStart, chromEnd, samples_up, groups_up,
+  loss_decrease``, then the window and its log λ;
+* ``joint_peaks.bed`` — the joint peaks (name: samples up / samples, score: samples up);
+* ``windows.tsv`` — every window, its log λ and number of samples up;
+* with labels: ``evaluation.tsv`` (error functions of the labeled windows),
+  ``label_errors.tsv`` (each label's status with the single-sample and the joint peaks)
+  and, when a penalty was learned, ``joint_model.json`` (for ``--model`` later);
+* ``index.html`` — the matrix as a figure, the summary and the label errors.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from penlearn._checks import check_regular_file
+from penlearn.atomic_files import check_output, staged_dir
+from penlearn.cli._common import _load_model, _Reporter
+from penlearn.joint_pipeline import JointPeaks, joint_peaks, label_error_comparison
+from penlearn.peaks.bed_io import read_peak_labels, write_bed
+from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.joint_windows import DEFAULT_WIDEN, read_peaks_folder
+
+__all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
+
+
+def _groups_arg(args, coverage: pd.DataFrame):
+    """``--groups FILE`` (sample_id, group) or ``--group-column COL`` or None."""
+    if args.groups and args.group_column:
+        raise ValueError("give at most one of --groups FILE and --group-column COL")
+    if args.group_column:
+        if args.group_column not in coverage.columns:
+            raise ValueError(f"--group-column {args.group_column!r} is not a column of the "
+                             f"coverage (columns: {', '.join(map(str, coverage.columns))})")
+        return args.group_column
+    if args.groups:
+        sep = "," if str(args.groups).endswith(".csv") else None
+        check_regular_file(args.groups)  # /dev/zero: read without bound
+        table = pd.read_csv(args.groups, sep=sep, engine="python", dtype=str)
+        missing = [c for c in ("sample_id", "group") if c not in table.columns]
+        if missing:
+            raise ValueError(f"--groups {args.groups}: needs the columns sample_id, group "
+                             f"(missing {missing[0]!r})")
+        return table
+    if "group" in coverage.columns:
+        return "group"
+    return None
+
+
+def _check_peak_samples(peaks: pd.DataFrame, coverage: pd.DataFrame, folder) -> None:
+    """Every sample of the coverage has a BED file in the peaks folder (no file: a typo
+    or another run), and no BED file is of another sample."""
+    have = set(peaks["sample_id"]) | set(peaks.attrs.get("samples", []))
+    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    missing = [s for s in samples if s not in have]
+    if missing:
+        raise ValueError(f"--peaks {folder}: no BED file of sample {missing[0]!r} (expected "
+                         "one <sample>.bed per sample of the coverage, as 'penlearn peaks' "
+                         "writes)")
+
+
+def cmd_joint(args) -> int:
+    """coverage + single-sample peaks (+ labels) -> joint peaks, matrix, summary, HTML."""
+    if not str(args.out).strip():
+        raise ValueError("--out is empty (an unset shell variable?): give a folder")
+    out = Path(args.out)
+    if args.penalty is not None and args.model is not None:
+        raise ValueError("give at most one of --penalty P and --model MODEL.json")
+    if args.penalty is None and args.model is None and args.labels is None:
+        raise ValueError("give --penalty P, --model MODEL.json, or --labels FILE to learn "
+                         "the joint penalty from")
+    if args.penalty is not None and not args.penalty >= 0:
+        raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
+    if not (math.isfinite(args.widen) and args.widen >= 0):
+        raise ValueError(f"--widen must be a finite number >= 0, got {args.widen!r}")
+    inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
+                                            if p]
+    check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
+    report = _Reporter(args.quiet)
+    model = _load_model(args.model) if args.model else None
+    coverage = read_coverage(args.coverage, progress=not args.quiet)
+    if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
+        raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
+                         "folder of bedGraph / bigWig files, or a table with sample_id)")
+    peaks = read_peaks_folder(args.peaks)
+    _check_peak_samples(peaks, coverage, args.peaks)
+    labels = read_peak_labels(args.labels) if args.labels else None
+    groups = _groups_arg(args, coverage)
+    report("joint windows and models")
+    res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
+                      penalty=args.penalty, model=model, by=args.by,
+                      progress=not args.quiet)
+    report(res.note)
+    comparison = None
+    if labels is not None:
+        lab = res.labels
+        comparison = label_error_comparison(peaks, res.sample_peaks(), lab)
+    with staged_dir(out, replace=args.force) as tmp:
+        write_joint_outputs(res, tmp, comparison=comparison)
+    n = len(res.peaks)
+    msg = f"penlearn joint: {n} joint peaks in {len(res.windows)} windows of " \
+          f"{len(res.samples)} samples written to {out}/"
+    if comparison is not None:
+        msg += (f"; label errors: single-sample {int((comparison['single'] != 'correct').sum())}"
+                f", joint {int((comparison['joint'] != 'correct').sum())} of "
+                f"{len(comparison)}")
+    print(msg)
+    return 0
+
+
+def write_joint_outputs(res: JointPeaks, folder: Path, *,
+                        comparison: pd.DataFrame | None = None) -> None:
+    """Write the tables, BED, model and HTML page of a :class:`JointPeaks` into ``folder``
+    (the caller makes it atomic)."""
+    folder = Path(folder)
+    tsv = dict(sep="\t", index=False)
+    res.matrix("sample").to_csv(folder / "peaks_matrix_sample.tsv", **tsv)
+    res.matrix("group").to_csv(folder / "peaks_matrix_group.tsv", **tsv)
+    res.summary().to_csv(folder / "peaks_summary.tsv", float_format="%.6g", **tsv)
+    res.windows.to_csv(folder / "windows.tsv", float_format="%.6g", **tsv)
+    pk = res.peaks
+    bed = pd.DataFrame({"chrom": pk["chrom"], "chromStart": pk["chromStart"],
+                        "chromEnd": pk["chromEnd"],
+                        "name": [f"{k}/{len(res.samples)}" for k in pk["samples_up"]],
+                        "score": pk["samples_up"].astype(float)})
+    write_bed(bed, folder / "joint_peaks.bed")
+    if res.evaluation is not None:
+        res.evaluation.to_csv(folder / "evaluation.tsv", float_format="%.6g", **tsv)
+    if comparison is not None:
+        comparison.to_csv(folder / "label_errors.tsv", **tsv)
+    if res.model is not None and res.features is not None and res.evaluation is not None:
+        res.model.save(folder / "joint_model.json")
+    (folder / "index.html").write_text(joint_html(res, comparison), encoding="utf-8")
+
+
+def _matrix_png(res: JointPeaks) -> bytes | None:
+    """The peaks × samples matrix as a PNG (samples grouped by group), or None without
+    peaks."""
+    from penlearn.plotting import figure_png
+
+    mat = res.matrix("sample")
+    if len(mat) == 0:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    order = sorted(res.samples, key=lambda s: (res.groups[s], res.samples.index(s)))
+    values = mat[order].to_numpy(dtype=float).T
+    fig = Figure(figsize=(min(2.0 + 0.5 * len(mat), 14.0), 1.2 + 0.3 * len(order)))
+    ax = fig.subplots()
+    ax.imshow(values, aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
+    ax.set_yticks(range(len(order)))
+    ax.set_yticklabels([s if res.groups[s] == s else f"{s} ({res.groups[s]})"
+                        for s in order], fontsize=8)
+    if len(mat) <= 60:  # beyond, the labels would overlap: peaks in genome order
+        ax.set_xticks(range(len(mat)))
+        ax.set_xticklabels([f"{c}:{s:,}-{e:,}" for c, s, e in
+                            zip(mat["chrom"], mat["chromStart"], mat["chromEnd"])],
+                           rotation=60, ha="right", fontsize=7)
+    else:
+        ax.set_xlabel(f"{len(mat)} joint peaks in genome order")
+    ax.set_title("joint peaks (columns) × samples (rows): black = peak")
+    fig.tight_layout()
+    return figure_png(fig)
+
+
+def joint_html(res: JointPeaks, comparison: pd.DataFrame | None = None) -> str:
+    """The HTML page of a joint run: the matrix figure, the summary, the label errors."""
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>penlearn joint peaks</title><style>body{font-family:sans-serif;"
+             "max-width:70em;margin:2em auto}table{border-collapse:collapse}"
+             "td,th{padding:2px 8px;text-align:right}</style></head><body>",
+             "<h1>penlearn joint peaks</h1>",
+             f"<p>{len(res.peaks)} joint peaks in {len(res.windows)} windows of "
+             f"{len(res.samples)} samples. {html.escape(res.note)}.</p>"]
+    png = _matrix_png(res)
+    if png is not None:
+        data = base64.b64encode(png).decode("ascii")
+        parts.append(f'<figure><img id="peaks-matrix" alt="peaks by samples matrix" '
+                     f'src="data:image/png;base64,{data}"><figcaption>The peaks × samples '
+                     "matrix (peaks_matrix_sample.tsv).</figcaption></figure>")
+    parts.append("<h2>Joint peaks</h2>")
+    parts.append(res.summary().to_html(table_id="summary", index=False, border=0,
+                                       float_format=lambda v: f"{v:.4g}"))
+    if comparison is not None:
+        parts.append("<h2>Label errors</h2><p>Each label's status with the single-sample "
+                     "peaks (--peaks) and with the joint peaks; on the labels that chose "
+                     "the penalty these are train errors.</p>")
+        tot = pd.DataFrame({"peaks": ["single-sample", "joint"],
+                            "labels": [len(comparison)] * 2,
+                            "errors": [int((comparison["single"] != "correct").sum()),
+                                       int((comparison["joint"] != "correct").sum())]})
+        parts.append(tot.to_html(table_id="label-error-totals", index=False, border=0))
+        parts.append(comparison.to_html(table_id="label-errors", index=False, border=0))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def add_joint_arguments(p) -> None:
+    """The arguments of ``penlearn joint``."""
+    p.add_argument("coverage", metavar="COVERAGE",
+                   help="coverage of several samples: a coverage.csv[.gz] with sample_id, "
+                   "or a folder of *.bedGraph[.gz] / *.bw files (one per sample)")
+    p.add_argument("--peaks", required=True, metavar="DIR",
+                   help="the folder of single-sample peaks 'penlearn peaks --out DIR' wrote "
+                   "(one <sample>.bed per sample)")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="peak labels (CSV with sample_id, BED, or the genome-browser text "
+                   "format 'chr10:33,061,897-33,162,814 peakStart kidney bcell', unlisted "
+                   "groups noPeaks): without --penalty / --model the joint penalty is "
+                   "learned from them; label errors are reported either way")
+    p.add_argument("--penalty", type=float, default=None, metavar="P",
+                   help="the penalty λ per sample up of every window (>= 0)")
+    p.add_argument("--model", default=None, metavar="MODEL.json",
+                   help="a joint_model.json of an earlier 'penlearn joint --labels' run")
+    p.add_argument("--groups", default=None, metavar="FILE",
+                   help="sample groups (cell types): a CSV / TSV with columns sample_id, "
+                   "group (default: the coverage's 'group' column if any; else each "
+                   "sample its own group)")
+    p.add_argument("--group-column", default=None, metavar="COL",
+                   help="a coverage column holding each sample's group (e.g. cell_type)")
+    p.add_argument("--by", choices=("sample", "group"), default="sample",
+                   help="choose the number of samples up (default) or of groups up (all "
+                   "samples of a group up together)")
+    p.add_argument("--widen", type=float, default=DEFAULT_WIDEN, metavar="F",
+                   help="widen each cluster of peaks on both sides by F times its width, "
+                   "up to the middle of the gap to the next cluster (default: "
+                   "%(default)s: as much background as peak on each side)")
+    p.add_argument("--out", required=True, metavar="OUT",
+                   help="output folder (peaks_matrix_sample.tsv, peaks_matrix_group.tsv, "
+                   "peaks_summary.tsv, joint_peaks.bed, index.html, ...)")
