@@ -85,7 +85,7 @@ def error(fn, *needles, inputs=(), loss="data-loss"):
     def run():
         before = [snapshot(d) for d in inputs]
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
                 warnings.simplefilter("ignore")
                 got = fn()
         except Clear as exc:
@@ -110,7 +110,7 @@ def result(fn, check, *, fail="silent-wrong"):
     """A case whose result must pass ``check`` (else ``fail``)."""
     def run():
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
                 warnings.simplefilter("ignore")
                 got = fn()
         except Exception as exc:  # noqa: BLE001
@@ -421,6 +421,36 @@ def _joint_cases(d: Path):
     model = _uci()[1]
     yield "joint --model a single-sample model", error(lambda: joint(
         "--model", model, out=root / "o6"))
+    odd = root / "odd"
+    odd.mkdir()
+    table = pd.concat([_coverage(("x/1", "y 2"), counts=(2, 2, 30, 28, 2, 2)),
+                       _coverage(("z",))], ignore_index=True)
+    table.to_csv(odd / "cov.csv", index=False)
+
+    def odd_ids():
+        cli(["peaks", odd / "cov.csv", "--penalty", 5, "--out", odd / "peaks", "-q"])
+        cli(["joint", odd / "cov.csv", "--peaks", odd / "peaks", "--penalty", 5, "--out",
+             odd / "j", "-q"])
+        return pl.read_bed(odd / "j" / "joint_peaks.bed")
+    yield "joint: sample ids with '/' and ' '", result(odd_ids, lambda b: (
+        len(b) == 1 and b["name"].iloc[0] == "3/3", b.to_string()))
+    two = root / "twochrom"
+    two.mkdir()
+    mixed = _coverage(("a", "b"))
+    mixed.loc[mixed["sample_id"] == "b", "chrom"] = "chr2"
+    mixed.to_csv(two / "cov.csv", index=False)
+
+    def two_chroms():
+        cli(["peaks", two / "cov.csv", "--penalty", 5, "--out", two / "peaks", "-q"])
+        return cli(["joint", two / "cov.csv", "--peaks", two / "peaks", "--penalty", 5,
+                    "--out", two / "j", "-q"])
+    # every sample must cover every joint window (PeakSegJoint's model): a clear refusal
+    yield "joint: samples on different chromosomes", error(two_chroms, "no coverage of")
+    overlap = root / "overlap.csv"
+    overlap.write_text("sample_id,chrom,chromStart,chromEnd,annotation\n"
+                       "a,chr1,100,160,peaks\na,chr1,150,200,noPeaks\n")
+    yield "joint --labels overlapping", error(lambda: joint("--labels", overlap,
+                                                             out=root / "o7"))
     window = pd.DataFrame({"sample_id": ["a", "a", "b"], "chromStart": [0, 10, 0],
                            "chromEnd": [10, 20, 20], "count": [1, np.nan, 2]})
     yield "joint_peak: a NaN count", error(lambda: pl.joint_peak(window))
@@ -485,6 +515,11 @@ def _resume_cases(d: Path):
     _coverage(("a", "b")).to_csv(victim / "coverage.csv", index=False)
     yield ("peaks --no-resume where OUT.penlearn-parts is the coverage folder",
            error(lambda: cli(["peaks", victim, "--penalty", 2, "--out", root / "x",
+                              "--no-resume", "-q"]), inputs=[victim]))
+    link = root / "z.penlearn-parts"
+    link.symlink_to(victim)
+    yield ("peaks --no-resume where OUT.penlearn-parts links to the coverage folder",
+           error(lambda: cli(["peaks", victim, "--penalty", 2, "--out", root / "z",
                               "--no-resume", "-q"]), inputs=[victim]))
     blocker = root / "y.penlearn-parts"
     blocker.write_text("a file where the parts folder goes")
