@@ -64,6 +64,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import sys
@@ -84,6 +85,7 @@ import results_file  # noqa: E402
 from _baselines import aft_xgboost, constant_log_lambda  # noqa: E402
 from _sets import (  # noqa: E402
     ALL_SETS,
+    CHIPSEQ,
     COVERAGE,
     FOLD_SCHEMES,
     SCHEME_SETS,
@@ -106,7 +108,11 @@ LEARNERS: dict[str, dict] = {
     "boosting": {"model": "boosting"},
     "linear_model": {"model": "linear"},
     "linear_paper_level": {"model": "linear", "groups": None, "level": "subtrain"},
+    # issue 32: the default is model="auto" (CV over regions, cv_rule "1se-auc"); the
+    # classic one-SE rule (the simplest of the tied candidates); the constant as a model
     "auto": {"model": "auto"},
+    "auto_1se": {"model": "auto", "cv_rule": "1se"},
+    "constant_model": {"model": "constant"},
     "default_ir5": {"model": "linear", "ir_repeats": 5},
 }
 # a learner's model predicting with clip=True (name -> the learner)
@@ -115,7 +121,7 @@ CLIPPED: dict[str, str] = {"linear_model_clip": "linear_model",
 # the model each learner starts from (the same model class without AUM descent/boosting):
 # the goal "the AUM learning itself pays" compares the two (boosting starts from the
 # constant: stage 0)
-START: dict[str, str] = {"default": "constant", "boosting": "constant",
+START: dict[str, str] = {"boosting": "constant",
                          "linear_model": "interval_regression"}
 VARIANTS = ["first_min", "linear", "quadratic", "max_auc", "grid"]
 # other learn_penalty options measured against the default (name -> keyword arguments),
@@ -130,6 +136,26 @@ CANDIDATES: dict[str, dict] = {
     "shrink_only": {"max_steps": 0, "shrink": True},
     "shrink_to_bic": {"shrink": "BIC"},
 }
+# The best published test label errors (%) per set on the sets' own folds (ChIP-seq
+# `equal_labels`; neuroblastoma `profileID`), published predictions rescored with the rules
+# of this script (issue 32): neuroblastoma-data / feature-learning-benchmark /
+# aftXgboostPaper baselines, rescored. Only for `--folds given`.
+PUBLISHED: dict[str, tuple[float, str]] = {
+    "CTCF_TDH_ENCODE": (8.0, "AFT-XGBoost (logistic)"),
+    "H3K27ac-H3K4me3_TDHAM_BP": (10.3, "AFT-XGBoost (logistic)"),
+    "H3K36me3_AM_immune": (5.6, "AFT-XGBoost (logistic)"),
+    "H3K27me3_RL_cancer": (31.7, "multi-task interval regression"),
+    "H3K36me3_TDH_ENCODE": (25.2, "AFT-XGBoost (normal)"),
+    "H3K4me3_PGP_immune": (22.8, "unregularised linear, 2 features"),
+    "H3K4me3_TDH_immune": (18.0, "unregularised linear, 2 features"),
+    "H3K36me3_TDH_immune": (3.6, "unregularised linear, 2 features"),
+    "systematic": (1.9, "L1 interval regression"),
+    "neuroblastoma_detailed": (4.5, "L1 interval regression"),
+}
+PUBLISHED_SOURCE = ("neuroblastoma-data / feature-learning-benchmark / aftXgboostPaper "
+                    "baselines, rescored")
+# the methods of the table an oracle picks from per set ("best of the table per set")
+TABLE = ["constant", "interval_regression", "aft_xgboost", "linear_model", "boosting"]
 METHODS = BASELINES + list(LEARNERS) + list(CLIPPED) + VARIANTS + list(CANDIDATES)
 # run by default, drawn large in the figure
 MAIN = ["unsupervised", "constant", "interval_regression", "aft_xgboost", "first_min",
@@ -186,6 +212,8 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
         if getattr(model, "history_", None) is not None and "step" in model.history_:
             rec["steps"] = int(model.history_["step"].iloc[-1])
             rec["best_step"] = int(getattr(model, "best_step_", -1))
+        if getattr(model, "choice_", None):  # model="auto": the CV errors it chose on
+            rec["choice"] = json.dumps(model.choice_)
         rec.update(test_metrics(et, pd.Series(np.asarray(pred, float), index=ft.index)))
         rows.append(rec)
 
@@ -243,7 +271,7 @@ def run_task(data_dir: str, name: str, fold, methods: list[str], seed: int,
 
 
 def run_all(data_dir: str, sets, methods, seed, quadratic_max_b, workers, max_folds=None,
-            schemes=("given",), n_folds=4, fold_seed=1):
+            schemes=("given",), n_folds=4, fold_seed=1, csv=None):
     tasks = []
     for scheme in schemes:
         for name in [s for s in sets if s in SCHEME_SETS[scheme]]:
@@ -255,15 +283,20 @@ def run_all(data_dir: str, sets, methods, seed, quadratic_max_b, workers, max_fo
     tasks.sort(key=lambda t: big.get(t[0], 9))
     args = (methods, seed, quadratic_max_b)
     rows = []
+    def keep(new):  # the rows so far written after each task: a long run keeps its part
+        rows.extend(new)
+        if csv:
+            pd.DataFrame(rows).to_csv(csv, index=False)
+
     if workers <= 1:
         for name, fold, scheme in tasks:
-            rows += run_task(data_dir, name, fold, *args, scheme, n_folds, fold_seed)
+            keep(run_task(data_dir, name, fold, *args, scheme, n_folds, fold_seed))
         return pd.DataFrame(rows)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futs = [pool.submit(run_task, data_dir, n, f, *args, s, n_folds, fold_seed)
                 for n, f, s in tasks]
         for fut in as_completed(futs):
-            rows += fut.result()
+            keep(fut.result())
     return pd.DataFrame(rows)
 
 
@@ -316,6 +349,77 @@ def goals(rows: pd.DataFrame, method: str = "default") -> dict:
                     and g["auc_vs_aft"] >= 0 and g["worst_auc_gap"] >= -0.01
                     and g["auc_vs_start"] >= 0.005 and g["median_seconds"] <= 5)
     return g
+
+
+def with_oracle(rows: pd.DataFrame, t: pd.DataFrame, metric: str, scheme: str
+                ) -> pd.DataFrame:
+    """``t`` (:func:`per_set_table`) with the oracle "best of the table per set" (the
+    method of :data:`TABLE` best on the set's mean, its folds averaged as the others) and,
+    for test errors on the given folds, the published column (:data:`PUBLISHED`)."""
+    t = t.copy()
+    have = [m for m in TABLE if m in t]
+    sets = [s for s in t.index[:-2]]
+    if have:
+        best = t.loc[sets, have].min(axis=1) if metric == "test_errors_pct" else \
+            t.loc[sets, have].max(axis=1)
+        n = rows.groupby("data")["fold"].nunique().reindex(sets)
+        t["oracle"] = pd.concat([best, pd.Series(
+            {"mean over (set, fold)": float((best * n).sum() / n.sum()),
+             "mean of set means": float(best.mean())})])
+    if metric == "test_errors_pct" and scheme == "given":
+        pub = pd.Series({s: PUBLISHED[s][0] for s in sets if s in PUBLISHED}, dtype=float)
+        t["published"] = pub.reindex(t.index)
+    return t
+
+
+def issue32_goals(rows: pd.DataFrame, method: str) -> dict:
+    """The goals of issue 32 for ``method`` on one fold scheme: per set at most 1 point
+    above the best other method of the table and the best published; mean errors ≤ the
+    constant − 2.5; mean of the 17 ChIP-seq set means ≤ 14.7 %; mean AUC ≥ the best single
+    method's; no set below interval regression − 0.01; median fit ≤ 5 s."""
+    err, auc = per_set_table(rows, "test_errors_pct"), per_set_table(rows)
+    sets, mean = list(err.index[:-2]), "mean over (set, fold)"
+    others = [m for m in TABLE if m in err and m != method]
+    gap = err.loc[sets, method] - err.loc[sets, others].min(axis=1)
+    given = "folds" not in rows or (rows["folds"].fillna("given") == "given").all()
+    pub = pd.Series({s: PUBLISHED[s][0] for s in sets if s in PUBLISHED and given},
+                    dtype=float)  # published on the sets' own folds only
+    gap_pub = (err.loc[pub.index, method] - pub) if len(pub) else pd.Series(dtype=float)
+    chip = [s for s in sets if s in CHIPSEQ]
+    best_auc = max(auc.loc[mean, m] for m in others) if others else np.nan
+    d_auc = auc.loc[sets, method] - auc.loc[sets, "interval_regression"] \
+        if "interval_regression" in auc else pd.Series(np.nan, index=sets)
+    worst_auc = (d_auc.idxmin(), d_auc.min()) if d_auc.notna().any() else ("–", np.nan)
+    return {
+        "worst_vs_table": (gap.idxmax(), gap.max()),
+        "worst_vs_published": (gap_pub.idxmax(), gap_pub.max()) if len(gap_pub)
+        else ("–", np.nan),
+        "errors": err.loc[mean, method],
+        "vs_constant": err.loc[mean, method] - err.loc[mean, "constant"],
+        "chip_mean": err.loc[chip, method].mean() if chip else np.nan,
+        "auc": auc.loc[mean, method], "best_single_auc": best_auc,
+        "worst_auc_vs_ir": worst_auc,
+        "median_seconds": float(rows.loc[rows["method"] == method, "seconds"].median()),
+    }
+
+
+def issue32_lines(rows: pd.DataFrame, methods: list[str]) -> list[str]:
+    """The issue-32 goals table, one row per learner."""
+    lines = ["", "Goals of issue 32 per learner (errors in points of %; the table's methods: "
+             f"{', '.join(TABLE)}; published: {PUBLISHED_SOURCE}):", "",
+             "| method | worst set vs best other of the table (≤ +1) | worst set vs "
+             "published (≤ +1) | errors % | vs constant (≤ −2.5) | mean of ChIP-seq set "
+             "means (≤ 14.7) | AUC | best single AUC | worst set AUC vs IR (≥ −0.01) | "
+             "median s (≤ 5) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        g = issue32_goals(rows, m)
+        lines.append(
+            f"| {m} | {g['worst_vs_table'][0]} {g['worst_vs_table'][1]:+.2f} | "
+            f"{g['worst_vs_published'][0]} {g['worst_vs_published'][1]:+.2f} | "
+            f"{g['errors']:.2f} | {g['vs_constant']:+.2f} | {g['chip_mean']:.2f} | "
+            f"{g['auc']:.4f} | {g['best_single_auc']:.4f} | {g['worst_auc_vs_ir'][0]} "
+            f"{g['worst_auc_vs_ir'][1]:+.4f} | {g['median_seconds']:.2f} |")
+    return lines
 
 
 def markdown_table(t: pd.DataFrame, digits: int = 4) -> str:
@@ -399,10 +503,15 @@ SCHEME_TEXT = {
 def report_scheme(rows: pd.DataFrame, scheme: str) -> list[str]:
     err, auc, summ = (per_set_table(rows, "test_errors_pct"), per_set_table(rows),
                       method_summary(rows))
+    err = with_oracle(rows, err, "test_errors_pct", scheme)
+    auc = with_oracle(rows, auc, "test_auc", scheme)
     lines = [f"### folds: {scheme}", "", f"Test folds: {SCHEME_TEXT[scheme]}; "
              f"{rows.groupby(['data', 'fold']).ngroups} (set, fold) pairs.", "",
              "Test label errors (% of the labels at the predicted penalty), mean over "
-             "test folds:", "", markdown_table(err, 2), "",
+             "test folds (`oracle`: the best of the table's "
+             f"{', '.join(m for m in TABLE if m in err)} per set"
+             + (f"; `published`: the best published result, {PUBLISHED_SOURCE}"
+                if "published" in err else "") + "):", "", markdown_table(err, 2), "",
              "Test AUC, mean over test folds:", "", markdown_table(auc), "",
              "Per method, mean over (set, fold): test AUC, test label errors %, test AUM "
              "(FP/FN rates); median fit seconds:", "",
@@ -414,6 +523,8 @@ def report_scheme(rows: pd.DataFrame, scheme: str) -> list[str]:
     learned = [m for m in summ.index if m in LEARNERS or m in CLIPPED]
     if not learned:
         return lines
+    if "constant" in summ.index:
+        lines += issue32_lines(rows, [m for m in learned if m not in CLIPPED])
     lines += ["", "Goals of issue 25 per learner (errors in points of %, mean over "
               "(set, fold); worst set against the constant (errors) and interval "
               "regression (AUC); AUC gain over the learner's start):", "",
@@ -462,6 +573,11 @@ def main(argv=None) -> int:
                     help="with --from-csv: the wall time of the run that wrote the rows")
     ap.add_argument("--results", action="store_true",
                     help="write the section of benchmarks/RESULTS.md and the docs figure")
+    ap.add_argument("--section", default=SECTION,
+                    help="with --results: the RESULTS.md section (another than the default: "
+                    "no figure, no notes of explored options; e.g. a partial run)")
+    ap.add_argument("--note", default="",
+                    help="with --results: a line of the section's header (what was run)")
     args = ap.parse_args(argv)
     sets = args.sets or (QUICK_SETS if args.quick else ALL_SETS)
     unknown = set(sets) - set(ALL_SETS)
@@ -482,7 +598,8 @@ def main(argv=None) -> int:
     else:
         rows = run_all(str(args.data_dir), sets, methods, args.seed, args.quadratic_max_b,
                        args.workers, max_folds=2 if args.quick else None,
-                       schemes=args.folds, n_folds=args.n_folds, fold_seed=args.fold_seed)
+                       schemes=args.folds, n_folds=args.n_folds, fold_seed=args.fold_seed,
+                       csv=args.csv)
     if args.csv:
         rows.to_csv(args.csv, index=False)
     total = time.perf_counter() - t0
@@ -490,7 +607,8 @@ def main(argv=None) -> int:
     print(text)
     print(f"total {total:.0f} s", file=sys.stderr)
     if args.results:
-        figure(rows, FIGURE)
+        if args.section == SECTION:
+            figure(rows, FIGURE)
         cmd = "python benchmarks/all_sets.py " + " ".join(argv or sys.argv[1:])
         load = os.getloadavg()
         head = [
@@ -502,11 +620,15 @@ def main(argv=None) -> int:
             f"- Command: `{cmd.strip()}` (total {total:.0f} s"
             + (f"; the run that wrote the rows took {args.run_seconds:.0f} s)."
                if args.run_seconds else ")."),
-            "- Protocol: see the docstring of `benchmarks/all_sets.py`; figure "
-            "`docs/img/all_sets.png`.", "", "",
+            "- Protocol: see the docstring of `benchmarks/all_sets.py`"
+            + ("; figure `docs/img/all_sets.png`." if args.section == SECTION else "."),
+            *([f"- {args.note}"] if args.note else []), "", "",
         ]
-        explored = (HERE / "all_sets_explored.md").read_text()
-        results_file.write_section(SECTION, "\n".join(head) + text + "\n\n" + explored)
+        explored = (HERE / "all_sets_explored.md").read_text() \
+            if args.section == SECTION else ""
+        head[0] = args.section
+        results_file.write_section(args.section,
+                                   "\n".join(head) + text + "\n\n" + explored)
     return 0
 
 

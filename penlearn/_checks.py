@@ -313,3 +313,31 @@ def check_regular_file(path: str | os.PathLike) -> None:
             else "a device")
     raise ValueError(f"{path} is {what}, not a regular file: data are read from regular "
                      "files (plain or gzip; decompress a stream to a file first)")
+
+
+class MissingDependency(ImportError):
+    """An optional package a feature needs is not installed (a setup problem of the user's,
+    not a bug: the command line reports it in one line, exit 1)."""
+
+
+def optional_import(module: str, purpose: str, extra: str):
+    """Import the optional package ``module``, or raise :class:`MissingDependency` saying
+    which feature needs it and which extra installs it.
+
+    Examples
+    --------
+    >>> optional_import("json", "reading JSON", "none").__name__
+    'json'
+    >>> try:
+    ...     optional_import("no_such_pkg", "a feature", "demo")
+    ... except MissingDependency as exc:
+    ...     print(exc)
+    a feature needs the optional package no_such_pkg: pip install 'penlearn[demo]'
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependency(f"{purpose} needs the optional package {module}: "
+                                f"pip install 'penlearn[{extra}]'") from exc

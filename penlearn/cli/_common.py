@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from penlearn._checks import MissingDependency
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.labels import labels_with_data
@@ -52,7 +53,8 @@ def non_negative_int(text: str) -> int:
 #: What a command raises on bad input (files, tables, options, resources): one line on
 #: stderr and exit 1. Anything else is a bug: one line naming it, exit 70 (``--debug``:
 #: the traceback).
-INPUT_ERRORS = (ValueError, TypeError, OSError, EOFError, OverflowError, MemoryError)
+INPUT_ERRORS = (ValueError, TypeError, OSError, EOFError, OverflowError, MemoryError,
+                MissingDependency)
 
 #: Exit code of an unexpected exception (a bug; ``EX_SOFTWARE`` of sysexits.h).
 EXIT_BUG = 70

@@ -168,8 +168,10 @@ def _learn_arguments(add) -> None:
     p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
                    help="boosting: AUM gradient boosting of small trees, each step by the "
                    "exact AUM line search; linear: the papers' linear model (interval "
-                   "regression, then AUM gradient descent); auto: both, the one of fewer "
-                   "validation label errors (default: %(default)s)")
+                   "regression, then AUM gradient descent); constant: the one log λ of "
+                   "fewest training label errors; auto: the one of constant, linear and "
+                   "boosting of fewest label errors in 3-fold cross-validation over whole "
+                   "regions, one-standard-error rule (default: %(default)s)")
     p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
                    help="gradient descent step rule of the linear model (--model linear or "
                    "auto; boosting always takes the exact line search's first minimum) "

@@ -99,15 +99,26 @@ def learn_penalty(
     clip : bool
         Predict with every feature clipped to the range it had in the training rows
         (no linear extrapolation to feature values beyond every training value).
-    model : {"linear", "boosting", "auto"}
+    model : {"auto", "linear", "boosting", "constant"}
         ``"linear"``: the linear model of the papers (interval-regression start, AUM
         descent); ``"boosting"``: AUM gradient boosting of small regression trees, each
         stage's step by the exact AUM line search along the tree's predictions, started
         from the constant, every stage kept only if it raises the validation AUC
-        (:mod:`penlearn.learn.boosting`); ``"auto"``: both, the one with fewer validation
-        label errors. The default (:data:`penlearn.learn.penalty.DEFAULT_MODEL`) is the one
-        that measured best in ``benchmarks/all_sets.py`` (see the docs, "Does learning
-        pay?").
+        (:mod:`penlearn.learn.boosting`); ``"constant"``: the one log λ of fewest training
+        label errors; ``"auto"`` (the default, :data:`penlearn.learn.options.DEFAULT_MODEL`):
+        the one of ``candidates`` chosen by ``cv_folds``-fold cross-validation over whole
+        groups (regions) of the training sequences, then refit on all of them
+        (:mod:`penlearn.learn.choice`; ``choice_`` and :meth:`PenaltyModel.describe` say
+        which and why). Measured in ``benchmarks/all_sets.py`` (the docs, "Learning").
+    cv_folds : int
+        ``model="auto"``: K of the cross-validation (default 3; fewer groups than K: one
+        sequence a group).
+    candidates : sequence of str
+        ``model="auto"``: the models compared, among ``("constant", "linear",
+        "boosting")`` (the default: all three).
+    cv_rule : {"1se-auc", "1se"}
+        ``model="auto"``: among the candidates within one standard error of the smallest
+        mean CV label-error rate, the one of largest mean CV AUC (default), or the simplest.
     groups : "auto", None or Series
         Groups of sequences held out together by the validation split (a Series indexed
         by sequence id). ``"auto"`` (default): the genomic region ``chrom:start-end`` that

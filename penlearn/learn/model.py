@@ -15,6 +15,7 @@ import pandas as pd
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
 from penlearn.learn.boosting import predict_trees
+from penlearn.learn.choice import choice_summary
 from penlearn.learn.descent import HISTORY_COLUMNS
 from penlearn.learn.model_file import (
     DEFAULT_SEGMENTATION,
@@ -149,6 +150,38 @@ class PenaltyModel:
         self.level_ = dict(fit.level)
         self.segmentation_ = settings
         return self
+
+    @property
+    def choice_(self) -> dict | None:
+        """``model="auto"``: the model chosen, the CV label errors (mean, SE) of every
+        candidate it was chosen on, folds and grouping; None otherwise."""
+        return (getattr(self, "level_", None) or {}).get("choice")
+
+    def describe(self) -> str:
+        """What was learned, in words: the model (constant, linear with its non-zero
+        features, boosting with k trees) and why (``model="auto"``: the CV errors).
+
+        Examples
+        --------
+        >>> m = PenaltyModel()
+        >>> m.coef_ = pd.Series([0.0], index=["x"]); m.intercept_ = 1.5
+        >>> m.describe()
+        'a constant penalty, log λ = 1.5 for every sequence'
+        """
+        self._check_fitted()
+        trees = getattr(self, "trees_", None)
+        nonzero = int(np.count_nonzero(self.coef_.to_numpy()))
+        if trees:
+            what = f"boosting with {len(trees)} tree(s) over {len(self.coef_)} features"
+        elif nonzero:
+            what = (f"a linear model of log λ, {nonzero} of {len(self.coef_)} feature "
+                    "weights non-zero")
+        else:
+            what = f"a constant penalty, log λ = {self.intercept_:.4g} for every sequence"
+            if trees is not None:  # boosting that kept no stage
+                what += " (boosting kept no tree: none raised the validation AUC)"
+        choice = self.choice_
+        return f"{what}; {choice_summary(choice)}" if choice else what
 
     # prediction ----------------------------------------------------------------------
     def _check_fitted(self) -> None:
@@ -357,7 +390,8 @@ class PenaltyModel:
         params = f.data["params"]
         if not isinstance(params, dict) or set(params) - set(cls._PARAMS) - {"kind"}:
             raise f.error(f"params must be an object with keys among {list(cls._PARAMS)}")
-        model = cls(**{k: v for k, v in params.items() if k != "kind"})
+        model = cls(**{k: (tuple(v) if k == "candidates" and isinstance(v, list) else v)
+                       for k, v in params.items() if k != "kind"})
         if "model" not in params:  # a file written before boosting: a linear model
             model.model = "linear"
         if not isinstance(model.model, str) or model.model not in MODELS:
@@ -392,10 +426,16 @@ class PenaltyModel:
     def __repr__(self) -> str:
         if not hasattr(self, "coef_"):
             return f"PenaltyModel(model={self.model!r})"
+        kind = f"{self.level_['model']!r}, " if getattr(self, "level_", None) and \
+            "model" in self.level_ else ""
         if getattr(self, "trees_", None) is not None:
-            return f"PenaltyModel(trees={len(self.trees_)}, features={len(self.coef_)})"
+            return (f"PenaltyModel({kind}trees={len(self.trees_)}, "
+                    f"features={len(self.coef_)})")
+        if not np.any(self.coef_.to_numpy()):
+            return (f"PenaltyModel({kind}constant log λ = {self.intercept_:.4g}, "
+                    f"features={len(self.coef_)})")
         return (
-            f"PenaltyModel(features={len(self.coef_)}, "
+            f"PenaltyModel({kind}features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"
         )
 
@@ -405,5 +445,7 @@ def _json_level(level: dict) -> dict:
     def conv(v):
         if isinstance(v, dict):
             return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
         return float(v) if isinstance(v, (int, float, np.number)) else str(v)
     return {str(k): conv(v) for k, v in level.items()}

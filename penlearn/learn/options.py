@@ -19,15 +19,21 @@ import numpy as np
 from penlearn.learn.descent import LINE_SEARCHES, SELECTIONS
 from penlearn.learn.shrink import check_shrink
 
-__all__ = ["DEFAULT_MODEL", "INITS", "LEVELS", "MODELS", "BoostingOptions", "LearnOptions",
-           "boosting_options", "learn_options", "with_options"]
+__all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "MODELS",
+           "BoostingOptions", "LearnOptions", "boosting_options", "learn_options", "with_options"]
 
-#: The model classes of ``learn_penalty(model=...)`` (``"auto"``: both, the one of fewer
-#: validation label errors).
-MODELS = ("linear", "boosting", "auto")
-#: The model class of ``learn_penalty`` by default (measured in ``benchmarks/all_sets.py``;
-#: the numbers are in the docs, "Does learning pay?").
-DEFAULT_MODEL = "boosting"
+#: The model classes of ``learn_penalty(model=...)``: ``"auto"`` chooses among
+#: ``candidates`` by cross-validation over whole regions (:mod:`penlearn.learn.choice`).
+MODELS = ("linear", "boosting", "constant", "auto")
+#: The candidates of ``model="auto"``, simplest first.
+CANDIDATES = ("constant", "linear", "boosting")
+#: The rules of ``model="auto"`` among the candidates tied on CV label errors (one
+#: standard error): the largest CV AUC, or the simplest (:mod:`penlearn.learn.choice`).
+CV_RULES = ("1se-auc", "1se")
+#: The model class of ``learn_penalty`` by default: the choice per data set by
+#: cross-validation over whole regions (issue 32; measured in ``benchmarks/all_sets.py``,
+#: the numbers are in the docs, "Learning").
+DEFAULT_MODEL = "auto"
 #: How the level of log λ is set (:mod:`penlearn.learn.level`).
 LEVELS = ("validation", "subtrain")
 #: The starts of the linear model given by name.
@@ -68,7 +74,8 @@ class LearnOptions:
     """Every option of :func:`penlearn.learn_penalty` (see its docstring for each).
 
     ``line_search, init, normalize, max_steps, tol, random_state, progress, select,
-    min_improvement, l2, shrink, ir_repeats, clip, model, level, boosting``.
+    min_improvement, l2, shrink, ir_repeats, clip, model, level, boosting, cv_folds,
+    candidates, cv_rule``.
     """
 
     line_search: str = "first_min"
@@ -87,6 +94,9 @@ class LearnOptions:
     model: str = DEFAULT_MODEL
     level: str = "validation"
     boosting: dict | None = None
+    cv_folds: int = 3
+    candidates: tuple = CANDIDATES
+    cv_rule: str = "1se-auc"
 
     def as_dict(self) -> dict:
         """The options as a plain dict (``boosting`` as given, a dict or None)."""
@@ -214,7 +224,14 @@ def learn_options(**options) -> LearnOptions:
     _choice("model", o.model, MODELS)
     _choice("level", o.level, LEVELS)
     boosting_options(o.boosting)
-    return o
+    _integer("cv_folds", o.cv_folds, 2)
+    _choice("cv_rule", o.cv_rule, CV_RULES)
+    cands = o.candidates
+    if isinstance(cands, str) or not isinstance(cands, (tuple, list)) or not cands \
+            or not set(cands) <= set(CANDIDATES) or len(set(cands)) != len(cands):
+        raise ValueError(f"candidates must be distinct names among {CANDIDATES}, got "
+                         f"{cands!r}")
+    return replace(o, candidates=tuple(c for c in CANDIDATES if c in cands))
 
 
 def with_options(fn):

@@ -37,7 +37,8 @@ from penlearn.breakpoints import (
 )
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.learn._metrics import SetMetrics
-from penlearn.learn.boosting import fit_boosting, predict_trees
+from penlearn.learn.boosting import Boosted, fit_boosting, predict_trees
+from penlearn.learn.choice import group_folds, one_se_choice
 from penlearn.learn.descent import (
     check_classes,
     descend,
@@ -52,6 +53,7 @@ from penlearn.learn.options import (
     LEVELS,
     MODELS,
     BoostingOptions,
+    LearnOptions,
     boosting_options,
     learn_options,
     with_options,
@@ -392,35 +394,115 @@ def fit_penalty(
     True
     """
     o = learn_options(**options)  # every option checked before any work
+    if o.model == "auto":
+        return _fit_auto(features, evaluation, validation, folds, targets, scale_features,
+                         groups, o)
+    return _fit_kind(features, evaluation, validation, folds, targets, scale_features,
+                     groups, o)
+
+
+def _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
+              o: LearnOptions) -> PenaltyFit:
+    """One model class (``o.model``: linear, boosting or constant) on a validation split."""
     sub, val, how = _split(features, evaluation, validation, folds, groups)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
+    if o.model == "constant":  # needs no class on either side of the split
+        return _fit_constant(scaling, sub, val, how)
     X_sub = scaling.transform(sub_feats)
     X_val = scaling.transform(v_feats)
     bp_sub = _set_breakpoints(sub_eval, sub_ids, o.normalize, "subtrain")
     bp_val = _set_breakpoints(v_eval, v_ids, o.normalize, "validation")
     roc_sub = ChangepointROC(sub_eval, sub_ids)
     roc_val = ChangepointROC(v_eval, v_ids)
-    fits = {}  # each class with its own generator: "auto" fits the same models as each alone
-    if o.model in ("boosting", "auto"):
-        fits["boosting"] = _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
-                                        o.level, how, boosting_options(o.boosting), o.select,
-                                        o.max_steps, np.random.default_rng(o.random_state),
-                                        o.normalize)
-    if o.model in ("linear", "auto"):
-        fits["linear"] = _fit_linear(
-            scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, o.level, how,
-            np.random.default_rng(o.random_state), init=o.init, targets=targets,
-            ir_repeats=o.ir_repeats, line_search=o.line_search,
-            max_steps=o.max_steps, tol=o.tol, progress=o.progress, select=o.select,
-            min_improvement=o.min_improvement, l2=o.l2, shrink=o.shrink)
-    if len(fits) == 1:
-        return next(iter(fits.values()))
-    # model="auto": the class of fewer validation label errors (ties: boosting)
-    errs = {k: f.level["validation_errors"] for k, f in fits.items()}
-    pick = "linear" if errs["linear"] < errs["boosting"] else "boosting"
-    return replace(fits[pick], level={**fits[pick].level, "model": pick,
-                                      "candidates": errs})
+    if o.model == "boosting":
+        return _fit_boosted(scaling, sub, val, bp_sub, bp_val, roc_sub, roc_val,
+                            o.level, how, boosting_options(o.boosting), o.select,
+                            o.max_steps, np.random.default_rng(o.random_state), o.normalize)
+    return _fit_linear(
+        scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, o.level, how,
+        np.random.default_rng(o.random_state), init=o.init, targets=targets,
+        ir_repeats=o.ir_repeats, line_search=o.line_search,
+        max_steps=o.max_steps, tol=o.tol, progress=o.progress, select=o.select,
+        min_improvement=o.min_improvement, l2=o.l2, shrink=o.shrink)
+
+
+def _fit_constant(scaling, sub, val, how) -> PenaltyFit:
+    """``model="constant"``: the one log λ of fewest label errors on every training
+    sequence (the features are not used; its history: one row, no step)."""
+    ids = list(sub[0]) + list(val[0])
+    roc = ChangepointROC(pd.concat([sub[2], val[2]]), ids)
+    shift = min_error_shift(roc.bp, np.zeros(len(ids)))
+    hist = pd.DataFrame([{"step": 0, "step_size": 0.0, "subtrain_aum": 0.0,
+                          "subtrain_auc": 0.0, "validation_aum": 0.0, "validation_auc": 0.0,
+                          "events": 0, "seconds": 0.0}])
+    lev = {"rule": "all training", "split": how, "scale": 1.0, "model": "constant",
+           "shift": float(shift), "validation_errors": label_errors_at(
+               ChangepointROC(val[2], list(val[0])).bp, np.full(len(val[0]), shift))}
+    coef = pd.Series(0.0, index=list(scaling.columns), name="coef")
+    return PenaltyFit(coef, -float(shift), scaling, Boosted([], hist, 0), {"init": "constant"},
+                      1.0, level=lev)
+
+
+def _predict_fit(fit: PenaltyFit, feats: pd.DataFrame) -> np.ndarray:
+    """log λ of a fit on held-out rows (non-finite features: the training mean, clipped)."""
+    A = feats.loc[:, list(fit.scaling.columns)].to_numpy(float)
+    bad = ~np.isfinite(A)
+    if bad.any():
+        fill = np.clip(np.nan_to_num(A, nan=0.0), fit.scaling.low, fit.scaling.high)
+        A = np.where(bad, fill, A)
+    if fit.trees is not None:
+        return predict_trees(fit.trees, A) + fit.intercept
+    return A @ fit.coef.to_numpy() + fit.intercept
+
+
+def _fit_auto(features, evaluation, validation, folds, targets, scale_features, groups,
+              o: LearnOptions) -> PenaltyFit:
+    """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
+    chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`)."""
+    sub, val, _ = _split(features, evaluation, validation, folds, groups)  # checks all
+    feats = pd.concat([sub[1], val[1]])  # cross-validate over every training sequence
+    ev = pd.concat([sub[2], val[2]])
+    ids = list(sub[0]) + list(val[0])
+    _set_breakpoints(ev, ids, o.normalize, "training")  # both classes, or say what to do
+    explicit = groups is not None and not isinstance(groups, str)
+    g = check_groups(groups, ids) if explicit else \
+        (region_groups(ids) if groups is not None else None)
+    what = "groups" if explicit else ("regions" if g is not None else "sequences")
+    if g is None:
+        g = pd.Series(range(len(ids)), index=ids)
+    fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
+    ev_ids = ev["sequence_id"]
+    errors = {c: [] for c in o.candidates}
+    aucs = {c: [] for c in o.candidates}
+    for k in sorted(fold.unique()):
+        tr, te = list(fold.index[fold != k]), list(fold.index[fold == k])
+        ev_te = ev[ev_ids.isin(te)]
+        roc = ChangepointROC(ev_te, te)
+        n_labels = max(roc.possible_fp + roc.possible_fn, 1.0)
+        for c in o.candidates:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    f = _fit_kind(feats.loc[tr], ev[ev_ids.isin(tr)], None, None, targets,
+                                  scale_features, g.loc[tr] if explicit else groups,
+                                  replace(o, model=c, progress=False))
+                pred = _predict_fit(f, feats.loc[te])
+                errors[c].append(label_errors_at(roc.bp, -pred) / n_labels)
+                aucs[c].append(roc.auc(-pred))
+            except ValueError:  # e.g. one class only in a part: out of the choice
+                errors[c].append(np.nan)
+                aucs[c].append(np.nan)
+    chosen, table = one_se_choice(pd.DataFrame(errors), pd.DataFrame(aucs)
+                                  if o.cv_rule == "1se-auc" else None)
+    fit = _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
+                    replace(o, model=chosen))
+    choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
+              "rule": o.cv_rule, "errors": table["mean"].to_dict(),
+              "se": table["se"].to_dict(),
+              "auc": {c: float(np.nanmean(aucs[c])) for c in table.index},
+              "fold_errors": {c: [float(e) for e in errors[c]] for c in table.index}}
+    return replace(fit, level={**fit.level, "model": chosen, "choice": choice})
 
 
 def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,

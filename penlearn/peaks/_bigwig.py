@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import optional_import
 from penlearn.peaks._text_files import resize_in_place, string_column
 
 #: the first four bytes of a bigWig file (0x888FFC26, either byte order)
@@ -36,12 +37,7 @@ def is_bigwig(path: str | os.PathLike) -> bool:
 
 
 def _open(path: str | os.PathLike):
-    try:
-        import pyBigWig  # optional dependency, imported only when used
-    except ImportError as exc:
-        raise ImportError(
-            "read_bigwig needs the optional package pyBigWig: pip install penlearn[bigwig]"
-        ) from exc
+    pyBigWig = optional_import("pyBigWig", "read_bigwig", "bigwig")
     p = Path(path)
     if os.fspath(path) == "":
         raise ValueError("read_bigwig: empty path (an unset shell variable?)")

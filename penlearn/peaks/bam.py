@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import optional_import
 from penlearn.peaks._text_files import GZIP_MAGIC, string_column
 
 __all__ = ["bam_chrom_sizes", "is_bam", "read_bam"]
@@ -62,11 +63,7 @@ def is_bam(path: str | os.PathLike) -> bool:
 
 
 def _open(path: str | os.PathLike):
-    try:
-        import pysam  # optional dependency, imported only when used
-    except ImportError as exc:
-        raise ImportError("reading BAM files needs the optional package pysam: "
-                          "pip install 'penlearn[bam]'") from exc
+    pysam = optional_import("pysam", "reading BAM files", "bam")
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"BAM file not found: {p}")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import optional_import, require_columns
 from penlearn.atomic_files import staged_file, write_bytes_atomic
 from penlearn.peaks._label_text import BROWSER_LIKE, browser_labels, expand_groups
 from penlearn.peaks._text_files import (
@@ -309,11 +309,7 @@ def write_bigwig(segments: pd.DataFrame, path: str | os.PathLike, *, value: str 
     ...                     "mean": [1.5, 29.0]})
     >>> write_bigwig(seg, p)  # doctest: +SKIP
     """
-    try:
-        import pyBigWig
-    except ImportError as exc:
-        raise ImportError("bigWig output needs pyBigWig: pip install 'penlearn[bigwig]'"
-                          ) from exc
+    pyBigWig = optional_import("pyBigWig", "bigWig output", "bigwig")
     require_columns(segments, ["chrom", "chromStart", "chromEnd", value], "segments")
     clean = check_peaks(segments[["chrom", "chromStart", "chromEnd"]], name="segments")
     clean["chrom"] = _text_column(segments["chrom"].to_numpy(), "chrom")

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import optional_import
 from penlearn.atomic_files import staged_dir
 from penlearn.peaks.peak_labels import PEAK_ANNOTATIONS
 
@@ -47,12 +48,7 @@ _PALETTE = ["31,119,180", "255,127,14", "44,160,44", "214,39,40", "148,103,189",
 
 
 def _pybigtools():
-    try:
-        import pybigtools  # optional dependency, imported only when used
-    except ImportError as exc:
-        raise ImportError("writing a track hub needs the optional package pybigtools: "
-                          "pip install 'penlearn[hub]'") from exc
-    return pybigtools
+    return optional_import("pybigtools", "writing a track hub", "hub")
 
 
 def _sorted_rows(table: pd.DataFrame, sizes: dict[str, int], what: str,

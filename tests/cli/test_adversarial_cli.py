@@ -432,3 +432,12 @@ def test_learn_fold_says_which_labeled_sequences_have_no_fold(small, tmp_path):
     # (12 sequences less one: this fold's validation part may then lack a class, an error)
     assert "1 labeled sequence(s) ['sim02'] have no fold in cv/random/folds.csv" \
         in proc.stderr, proc.stderr
+
+
+def test_learn_auto_says_which_model_and_why(small, tmp_path, capsys):
+    code, out, err = run(["learn", small[0] / "seg", "--model", "auto", "--out",
+                          tmp_path / "m.json", "-q"], capsys)
+    assert code == 0, err
+    line = out.splitlines()[-1]
+    assert line.startswith("penlearn learn: learned ") and "chosen by 3-fold " \
+        "cross-validation over sequences (label errors, mean ± SE: constant" in line, line

@@ -287,7 +287,8 @@ def test_groups_split_holds_out_whole_regions():
 
 def test_refit_and_auto(tmp_path):
     """``refit``: as many trees as stages chosen on validation, now fit on every training
-    sequence; ``model="auto"``: the class of fewer validation label errors, recorded."""
+    sequence; ``model="auto"``: the class chosen by CV (tests/learn/test_choice.py),
+    refit as that class alone, recorded in the model file."""
     feats, ev = _regional(seed=4)
     kw = dict(progress=False, boosting={"min_samples_leaf": 3})
     plain = learn_penalty(feats, ev, model="boosting", **kw)
@@ -296,12 +297,11 @@ def test_refit_and_auto(tmp_path):
     assert plain.best_step_ == refit.best_step_ == len(refit.trees_) > 0
     assert not np.array_equal(plain.predict(feats), refit.predict(feats))
     auto = learn_penalty(feats, ev, model="auto", **kw)
-    errs = auto.level_["candidates"]
-    pick = "linear" if errs["linear"] < errs["boosting"] else "boosting"
+    pick = auto.choice_["chosen"]
     assert auto.level_["model"] == pick
     twin = learn_penalty(feats, ev, model=pick, **kw)
     np.testing.assert_array_equal(auto.predict(feats), twin.predict(feats))
     auto.save(tmp_path / "auto.json")
     back = PenaltyModel.load(tmp_path / "auto.json")
-    assert back.level_["candidates"] == {k: float(v) for k, v in errs.items()}
+    assert back.choice_["errors"] == auto.choice_["errors"]
     np.testing.assert_array_equal(back.predict(feats), auto.predict(feats))

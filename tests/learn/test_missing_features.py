@@ -32,7 +32,8 @@ def models():
     feats, ev = _regional()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        boost = learn_penalty(feats, ev, progress=False, boosting={"min_samples_leaf": 3})
+        boost = learn_penalty(feats, ev, model="boosting", progress=False,
+                              boosting={"min_samples_leaf": 3})
         linear = learn_penalty(feats, ev, model="linear", progress=False, max_steps=5)
     const = PenaltyModel.from_dict(boost.to_dict())
     const.trees_ = []

@@ -206,7 +206,7 @@ def test_coverage_table_errors_name_file_and_line(tmp_path):
 
 def test_read_bigwig_without_pybigwig_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyBigWig", None)  # makes the import fail
-    with pytest.raises(ImportError, match=r"pip install penlearn\[bigwig\]"):
+    with pytest.raises(ImportError, match=r"pip install 'penlearn\[bigwig\]'"):
         read_bigwig("missing.bigWig", "chr1", 0, 10)
 
 
