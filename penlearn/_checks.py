@@ -7,6 +7,9 @@ intervals partition (−∞, ∞), or (b, ∞) for a sequence marked ``bounded``
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 import pandas as pd
 
@@ -36,6 +39,24 @@ def require_columns(df: pd.DataFrame, columns, what: str) -> None:
     if missing:
         raise ValueError(
             f"{what} is missing column(s) {missing}; it has {list(df.columns)}"
+        )
+
+
+def require_ids(df: pd.DataFrame, what: str, column: str = "sequence_id") -> None:
+    """Raise a ``ValueError`` when the id column of ``df`` has missing values (NaN / None).
+
+    Examples
+    --------
+    >>> require_ids(pd.DataFrame({"sequence_id": ["a", None]}), "labels")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: labels column 'sequence_id' has 1 missing value(s) (first at row 2); ...
+    """
+    missing = pd.isna(df[column]).to_numpy()
+    if missing.any():
+        raise ValueError(
+            f"{what} column {column!r} has {int(missing.sum())} missing value(s) "
+            f"(first at row {int(np.flatnonzero(missing)[0]) + 1}); every row needs a sequence id"
         )
 
 
@@ -151,12 +172,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     require_columns(evaluation, EVALUATION_REQUIRED, name)
     if len(evaluation) == 0:
         raise ValueError(f"{name} has no rows")
-    missing = pd.isna(evaluation["sequence_id"]).to_numpy()
-    if missing.any():
-        raise ValueError(
-            f"{name} column 'sequence_id' has {int(missing.sum())} missing value(s) "
-            f"(first at row {int(np.flatnonzero(missing)[0]) + 1}); every row needs a sequence id"
-        )
+    require_ids(evaluation, name)
     ev = evaluation.copy()
     for col in ("min_log_lambda", "max_log_lambda", "fp", "fn"):
         try:
@@ -272,6 +288,31 @@ def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.
         i = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"{name} must be finite; element {i} is {float(arr[i])!r}")
     return arr
+
+
+def check_regular_file(path: str | os.PathLike) -> None:
+    """Refuse a pipe, device or socket as a data file: a ``ValueError`` naming the path,
+    found without opening it. ``/dev/zero`` or ``/dev/urandom`` would be read without
+    bound, and a pipe is opened more than once (the format is told by its first bytes),
+    so it would lose its start or wait forever for a writer.
+
+    Examples
+    --------
+    >>> check_regular_file("/dev/zero")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/zero is a device, not a regular file: ...
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # open() reports it, with its own message
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    what = ("a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device")
+    raise ValueError(f"{path} is {what}, not a regular file: data are read from regular "
+                     "files (plain or gzip; decompress a stream to a file first)")
 
 
 class MissingDependency(ImportError):

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import check_regular_file, require_columns
 
 _SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2")
 
@@ -60,6 +60,7 @@ def _read_csv(path: Path, required=()) -> pd.DataFrame:
     Names the file in every error; a one-column table with missing ``required`` columns
     gets a delimiter hint.
     """
+    check_regular_file(path)
     try:
         df = pd.read_csv(path, na_values=["NA"], keep_default_na=True,
                          compression=_compression(path),
@@ -184,6 +185,29 @@ def assign_folds(ids, n_folds: int, seed: int = 1) -> pd.DataFrame:
         raise ValueError(f"{len(ids)} sequence(s) cannot make {n_folds} folds")
     fold = np.random.default_rng(seed).permutation(np.arange(len(ids)) % n_folds) + 1
     return pd.DataFrame({"sequence_id": ids, "fold": fold})
+
+
+def numeric_column(table: pd.DataFrame, column: str, what: str) -> pd.Series:
+    """A column as floats (±Inf and empty cells allowed), or a ``ValueError`` naming the
+    file, the column, the row and the sequence of its first text value.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sequence_id": ["a", "b"], "min_log_lambda": ["-Inf", "x"]})
+    >>> numeric_column(t, "min_log_lambda", "outputs.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: outputs.csv: column 'min_log_lambda' must be numeric; row 2 (sequence 'b') has 'x'
+    """
+    col = table[column]
+    num = pd.to_numeric(col, errors="coerce")
+    bad = (num.isna() & col.notna()).to_numpy()
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        sid = f" (sequence {table['sequence_id'].iloc[r]!r})" if "sequence_id" in table else ""
+        raise ValueError(f"{what}: column {column!r} must be numeric; row {r + 1}{sid} has "
+                         f"{col.iloc[r]!r}")
+    return num.astype(float)
 
 
 def read_predictions(path, ids, name: str | None = None) -> dict[str, pd.Series]:

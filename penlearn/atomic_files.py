@@ -96,13 +96,64 @@ def _same_or_inside(out: Path, inp: Path) -> bool:
         return False
 
 
-def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) -> None:
+def check_not_input(path: str | os.PathLike, inputs=()) -> None:
+    """Refuse an output that is one of the ``inputs``, holds one, or lies inside an input
+    folder (``--force`` or not): writing it could replace what the command reads.
+
+    This depends on the paths alone, so commands call it before reading any input
+    (:func:`check_output` calls it too). Symlinks are followed; a hard link to an input
+    is the input.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "data").mkdir()
+    >>> check_not_input(d / "model.json", inputs=[d / "data"])
+    >>> check_not_input(d / "data" / "inputs.csv", inputs=[d / "data"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out .../data/inputs.csv is inside the input folder .../data: ...
+    """
+    path = Path(path)
+    given = [Path(p) for p in inputs if p is not None and str(p) != ""]
+    clash = [str(p) for p in given if _same_or_inside(path, p)]
+    holds = [p for p in clash if path.resolve() in Path(p).resolve().parents]
+    if holds:
+        raise ValueError(f"--out {path} holds the input file(s) {holds}: write the output "
+                         "to another folder")
+    if clash:
+        raise ValueError(f"--out {path} is the input {clash[0]}: write the output elsewhere")
+    out_r = path.resolve()
+    for p in given:
+        if p.is_dir() and p.resolve() in out_r.parents:
+            raise ValueError(f"--out {path} is inside the input folder {p}: an output there "
+                             "could replace a file the command reads (or be read as input "
+                             "next time); write it elsewhere")
+
+
+def _replaces_cwd_or_mount(path: Path) -> str | None:
+    """Why the folder ``path`` cannot be replaced as a whole (None: it can)."""
+    p = path.resolve()
+    cwd = Path.cwd().resolve()
+    if p == cwd or p in cwd.parents:
+        return "is the current folder" if p == cwd else "holds the current folder"
+    if os.path.ismount(p):
+        return "is a mount point"
+    return None
+
+
+def check_output(path: Path, *, directory: bool | None, force: bool = True,
+                 inputs=()) -> None:
     """Fail early (before any work) on an output path that cannot be written.
 
     With ``force=False`` an existing file (or a non-empty folder) is an error: outputs
     replace what is there only when the user says so. An output never replaces one of
     the ``inputs`` (files or folders), ``force`` or not: the output must not be an input
-    (through a symlink or hard link either), nor a folder holding one.
+    (through a symlink or hard link either), nor a folder holding one, nor lie inside an
+    input folder (:func:`check_not_input`). A folder replaced as a whole (``force``) must
+    not be the current folder, hold it, or be a mount point. ``directory=None``: either
+    kind (the command knows which only after reading its inputs).
 
     Examples
     --------
@@ -118,20 +169,18 @@ def check_output(path: Path, *, directory: bool, force: bool = True, inputs=()) 
     path = Path(path)
     if directory and path.exists() and not path.is_dir():
         raise ValueError(f"--out {path} exists and is not a directory")
-    if not directory and path.is_dir():
+    if directory is False and path.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name")
-    clash = [str(p) for p in inputs if p is not None and str(p) != ""
-             and _same_or_inside(path, Path(p))]
-    holds = [p for p in clash if path.resolve() in Path(p).resolve().parents]
-    if holds:
-        raise ValueError(f"--out {path} holds the input file(s) {holds}: write the output "
-                         "to another folder")
-    if clash:
-        raise ValueError(f"--out {path} is the input {clash[0]}: write the output elsewhere")
-    if not force and path.exists() and (not directory or any(path.iterdir())):
-        what = "folder" if directory else "file"
+    check_not_input(path, inputs)
+    if not force and path.exists() and (not path.is_dir() or any(path.iterdir())):
+        what = "folder" if path.is_dir() else "file"
         raise ValueError(f"--out {path}: the {what} exists; give --force to replace it"
-                         + (" (its whole content)" if directory else ""))
+                         + (" (its whole content)" if path.is_dir() else ""))
+    if force and directory is not False and path.is_dir():
+        why = _replaces_cwd_or_mount(path)
+        if why:
+            raise ValueError(f"--out {path} {why}: --force cannot replace it as a whole; "
+                             "give a new or another folder")
     anc = existing_ancestor(path.parent if not directory else path)
     if not anc.is_dir():
         raise ValueError(f"cannot create {path}: {anc} is not a directory")

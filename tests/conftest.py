@@ -83,3 +83,14 @@ def default_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def one_line_exit(capsys, code, *needles) -> str:
+    """The one stderr line of a command that failed on bad input (exit 1), holding
+    ``needles``."""
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 1 and len(lines) == 1 and "error" in lines[0], err
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]

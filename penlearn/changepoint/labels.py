@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import id_list, require_columns
+from penlearn._checks import id_list, require_columns, require_ids
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -88,6 +88,7 @@ def check_labels(labels: pd.DataFrame, name: str = "labels") -> pd.DataFrame:
     require_columns(labels, ["sequence_id", "start", "end", "annotation"], name)
     if len(labels) == 0:
         raise ValueError(f"{name} has no rows: at least one label is needed")
+    require_ids(labels, name)
     lab = labels.copy()
     for col in ("start", "end"):
         try:

@@ -29,7 +29,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, require_ids, sequence_label
+from penlearn._executor import expect_tasks
 from penlearn.changepoint._dp_segment import (
     _backtrack,
     _segment_neighbourhood,
@@ -389,6 +390,7 @@ def _check_sequences(sequences: pd.DataFrame, name: str = "sequences") -> pd.Dat
     require_columns(sequences, ["sequence_id", "position", "value"], name)
     if len(sequences) == 0:
         raise ValueError(f"{name} has no rows")
+    require_ids(sequences, name)
     pos = sequences["position"]
     if not pd.api.types.is_integer_dtype(pos):
         num = pd.to_numeric(pos, errors="coerce")
@@ -404,8 +406,8 @@ def _check_sequences(sequences: pd.DataFrame, name: str = "sequences") -> pd.Dat
     if bad.any():
         sid = sequences["sequence_id"].to_numpy()[bad][0]
         raise ValueError(
-            f"{name} column 'value' must be finite numbers; sequence {sid!r} has "
-            f"{sequences['value'].to_numpy()[bad][0]!r}"
+            f"{name} column 'value' must be finite numbers; sequence {sequence_label(sid)!r} "
+            f"has {sequence_label(sequences['value'].to_numpy()[bad][0])!r}"
         )
     seq = sequences[["sequence_id", "position", "value"]].copy()
     seq["position"] = pd.to_numeric(seq["position"]).astype(np.int64)
@@ -569,6 +571,7 @@ def segment_sequences(
                 results[i] = _segment_task(v, min(max_segments, len(v)), loss, segmenter,
                                            bar.update if progress else False)
         else:
+            expect_tasks(executor, len(values))  # a lazy pool starts no idle worker
             futures = {
                 executor.submit(_segment_task, v, min(max_segments, len(v)), loss, segmenter): i
                 for i, v in enumerate(values)

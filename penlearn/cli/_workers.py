@@ -7,10 +7,11 @@ import argparse
 import concurrent.futures as cf
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 #: the largest ``--jobs`` (beyond it the process pool cannot even be sized)
 MAX_JOBS = 4096
@@ -115,11 +116,67 @@ def _jobs(text: str) -> int:
     return n
 
 
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity; else the machine's).
+
+    Examples
+    --------
+    >>> available_cores() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class LazyProcessPool(Executor):
+    """A process pool of at most ``max_workers`` processes that starts them at the first
+    ``submit``, no more than the tasks announced by :func:`penlearn._executor.expect_tasks`
+    (a later, larger batch of tasks gets a larger pool once the earlier one is done).
+
+    Examples
+    --------
+    >>> pool = LazyProcessPool(64)
+    >>> pool.expect_tasks(2)
+    >>> pool.submit(abs, -3).result(), pool.workers
+    (3, 2)
+    >>> pool.shutdown()
+    """
+
+    def __init__(self, max_workers: int) -> None:
+        self.max_workers = max_workers
+        self.workers = 0  # processes of the running pool (0: none started)
+        self._tasks: int | None = None
+        self._pool: ProcessPoolExecutor | None = None
+
+    def expect_tasks(self, n_tasks: int) -> None:  # noqa: D102
+        self._tasks = n_tasks
+        want = max(1, min(self.max_workers, n_tasks))
+        if self._pool is not None and want > self.workers:  # the earlier batch is done
+            self._pool.shutdown(wait=True)
+            self._pool, self.workers = None, 0
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:  # noqa: D102
+        if self._pool is None:
+            n = self.max_workers if self._tasks is None else min(self.max_workers, self._tasks)
+            self.workers = max(1, n)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        return self._pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: D102
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 def add_worker_arguments(p) -> None:
     """``--jobs`` and ``--scheduler`` of a command."""
     p.add_argument("--jobs", type=_jobs, default=1, metavar="N",
-                   help="worker processes, one task per (sample, window) (default: "
-                   "%(default)s: this process)")
+                   help="worker processes, one task per (sample, window); at most as many "
+                   f"as tasks and as this machine's cores ({available_cores()} here; "
+                   "--oversubscribe: N anyway) (default: %(default)s: this process)")
+    p.add_argument("--oversubscribe", action="store_true",
+                   help="start up to --jobs N workers even beyond this machine's cores")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a Dask scheduler (e.g. tcp://host:8786) to run the tasks on "
                    "(needs the 'distributed' package; instead of --jobs)")
@@ -176,10 +233,12 @@ def workers(args) -> Iterator[Executor | None]:
         executor.shutdown(wait=True)
         client.close()
         return
+    if not getattr(args, "oversubscribe", False):
+        jobs = min(jobs, available_cores())
     if jobs == 1:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=jobs)
+    pool = LazyProcessPool(jobs)
     try:
         yield pool
     except BaseException:

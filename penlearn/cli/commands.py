@@ -418,11 +418,11 @@ def cmd_learn(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    model = _load_model(args.model)
-    inputs = read_inputs(args.data)
-    if args.out is not None:
+    if args.out is not None:  # before reading anything
         check_output(Path(args.out), directory=False, force=args.force,
                      inputs=[args.model, args.data])
+    model = _load_model(args.model)
+    inputs = read_inputs(args.data)
     ids = list(inputs.index)
     if args.fold is not None:
         ds = load_uci(args.data)

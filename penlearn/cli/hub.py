@@ -32,7 +32,7 @@ def cmd_hub(args) -> int:
     if importlib.util.find_spec("pybigtools") is None:
         raise ValueError("penlearn hub needs pybigtools: pip install 'penlearn[hub]'")
     out = Path(args.out)
-    inputs = [args.coverage, args.peaks] + ([args.labels] if args.labels else [])
+    inputs = [args.coverage, args.peaks, args.labels, args.chrom_sizes]
     check_output(out, directory=True, force=args.force, inputs=inputs)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from penlearn._checks import check_regular_file
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.joint_pipeline import JointPeaks, joint_peaks, label_error_comparison
@@ -50,6 +51,7 @@ def _groups_arg(args, coverage: pd.DataFrame):
         return args.group_column
     if args.groups:
         sep = "," if str(args.groups).endswith(".csv") else None
+        check_regular_file(args.groups)  # /dev/zero: read without bound
         table = pd.read_csv(args.groups, sep=sep, engine="python", dtype=str)
         missing = [c for c in ("sample_id", "group") if c not in table.columns]
         if missing:
@@ -89,15 +91,11 @@ def cmd_joint(args) -> int:
         raise ValueError(f"--widen must be a finite number >= 0, got {args.widen!r}")
     inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
                                             if p]
-    check_output(out, directory=True, force=args.force, inputs=inputs)
-    for inp in inputs:
-        if Path(inp).is_dir() and Path(inp).resolve() in out.resolve().parents:
-            raise ValueError(f"--out {out} is inside the input folder {inp}: the next run "
-                             "would read it as input; write it elsewhere")
+    check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     report = _Reporter(args.quiet)
     model = _load_model(args.model) if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
-    if "sample_id" not in coverage.columns:
+    if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")
     peaks = read_peaks_folder(args.peaks)

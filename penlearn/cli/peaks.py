@@ -109,18 +109,12 @@ def _means_path(out: Path, fmt: str) -> Path:
     return out.with_name(name + MEANS_SUFFIX[fmt])
 
 
-def _check_outputs(args, outs: list[Path], directory: bool) -> None:
-    """Fail before any work on outputs that would replace or sit among the inputs."""
-    inputs = [args.coverage] + ([args.model] if args.model else [])
+def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
+    """Fail on outputs that would replace or sit among the inputs (``directory=None``:
+    before reading, when the number of samples, so the kind of ``--out``, is not known)."""
+    inputs = [args.coverage, args.model, getattr(args, "chrom_sizes", None)]
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
-    folder = Path(args.coverage)
-    if folder.is_dir():
-        for out in outs:
-            target = out.resolve()
-            if folder.resolve() in target.parents:
-                raise ValueError(f"--out {out} is inside the input folder {folder}: the next "
-                                 "run would read it as coverage; write it elsewhere")
 
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
@@ -228,6 +222,9 @@ def cmd_peaks(args) -> int:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
+    _check_outputs(args, [out], None)  # before reading any input
+    check_output(parts_folder(out), directory=True, force=True,
+                 inputs=[args.coverage, args.model, args.chrom_sizes])
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -239,8 +236,6 @@ def cmd_peaks(args) -> int:
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
-    check_output(parts_folder(out), directory=True, force=True,
-                 inputs=[args.coverage] + ([args.model] if args.model else []))
     names = sample_file_names(samples) if several else {}
     log_lambda = _log_lambda(args, coverage, report)
     parts = _open_parts(args, out, report)

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import warnings
 from concurrent.futures import Executor
 from pathlib import Path
@@ -48,6 +49,19 @@ LABEL_FILES = ("labels.csv", "labels.tsv", "labels.bed", "labels.txt")
 
 def _labels_file(folder: Path) -> Path | None:
     return next((folder / n for n in LABEL_FILES if (folder / n).is_file()), None)
+
+
+def _changepoint_labels(path: Path) -> bool:
+    """Whether a labels file's header names changepoint labels (a sequence id column and
+    no chromosome): the labels of a UCI-format folder, not of coverage."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace").lstrip("\ufeff")
+    except OSError:
+        return False
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")
+    names = {f.strip().strip('"').lower() for f in re.split(r"[,\t]", first)}
+    return bool(names & {"sequence_id", "sequenceid"}) and not names & {"chrom", "chr"}
 
 
 def is_peak_folder(path: str | os.PathLike) -> bool:
@@ -162,9 +176,17 @@ def load_data(path: str | os.PathLike, **kwargs) -> UCIDataSet:
     ...
     FileNotFoundError: data set folder not found: no-such-folder
     """
+    folder = Path(path)
+    labels = _labels_file(folder) if folder.is_dir() else None
+    if labels is not None and _find(folder, "evaluation") is None \
+            and _changepoint_labels(labels):
+        raise FileNotFoundError(
+            f"{folder} has no evaluation.csv(.gz|.xz), and {labels.name} holds changepoint "
+            "labels (sequence_id, start, end), not peak labels (chrom, chromStart, chromEnd): "
+            f"make the evaluation table first with 'penlearn segment SEQUENCES.csv {labels} "
+            "--max-segments K --out FOLDER', then use FOLDER")
     if is_peak_folder(path):
         return load_peak_folder(path, **kwargs)
-    folder = Path(path)
     if folder.is_dir() and _find(folder, "evaluation") is None and _has_coverage(folder):
         raise FileNotFoundError(f"{folder} has coverage but no peak labels (one of "
                                 f"{', '.join(LABEL_FILES)}) and no evaluation.csv")

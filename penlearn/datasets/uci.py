@@ -25,6 +25,7 @@ from penlearn._tables import (
     _find,
     _read_csv,
     assign_folds,
+    numeric_column,
     read_inputs,
     read_predictions,
     read_table,
@@ -216,6 +217,8 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
             columns={"min_log_penalty": "min_log_lambda", "max_log_penalty": "max_log_lambda"}
         )
         require_columns(outputs, ["sequence_id", "min_log_lambda", "max_log_lambda"], out_path.name)
+        for col in ("min_log_lambda", "max_log_lambda"):
+            outputs[col] = numeric_column(outputs, col, str(out_path))
 
     folds: dict[str, pd.DataFrame] = {}
     cv_dir = folder / "cv"

@@ -17,12 +17,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_regular_file
+
 HEADER_PREFIXES = ("track", "browser", "#")
 GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     """The file's bytes, decompressed when they start with the gzip magic number."""
+    check_regular_file(path)
     data = Path(path).read_bytes()
     if data[:2] == GZIP_MAGIC:
         try:
@@ -73,6 +76,7 @@ def text_blocks(path: str | os.PathLike, block_bytes: int | None = None
     [b'chr1 0 5 1\\n', b'chr1 5 9 2\\n']
     """
     size = max(int(block_bytes or BLOCK_BYTES), 16)
+    check_regular_file(path)
     with open(path, "rb") as raw:
         gz = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
@@ -88,6 +92,8 @@ def text_blocks(path: str | os.PathLike, block_bytes: int | None = None
             cut = n
             if not eof:
                 cut = buffer.rfind(b"\n", 0, n) + 1 or buffer.rfind(b"\r", 0, n - 1) + 1
+                if cut == 0 and buffer.find(b"\x00", 0, n) >= 0:  # not text: say so now
+                    raise ValueError(f"{path}: not a text file (NUL bytes or invalid UTF-8)")
                 if cut == 0:  # no line ends in the buffer: a longer one (a new object:
                     bigger = mmap.mmap(-1, 2 * len(buffer))  # the caller may hold a view)
                     bigger[:n] = buffer[:n]

@@ -31,10 +31,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import check_regular_file, require_columns
 from penlearn._numba_cache import warm_kernels
 from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import GZIP_MAGIC, header_fields, string_column, text_blocks
+from penlearn.peaks._text_files import (
+    GZIP_MAGIC,
+    header_fields,
+    string_column,
+    text_blocks,
+)
 from penlearn.peaks._text_parse import (
     NUMERIC,
     Columns,
@@ -332,6 +337,7 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
     """One coverage file, and its sample ids in order (without a pass over the rows)."""
     if path.is_dir():
         raise ValueError(f"{path}: is a folder inside a list of coverage files")
+    check_regular_file(path)
     bam = is_bam(path)
     if bam or is_bigwig(path):
         out = read_bam(path) if bam else read_bigwig(path)

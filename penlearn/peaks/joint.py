@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, sequence_label
 from penlearn.changepoint.model_selection import model_selection
 
 __all__ = ["JointPeakFit", "joint_peak"]
@@ -147,7 +147,7 @@ def _numeric(df: pd.DataFrame, col: str) -> np.ndarray:
     bad = ~np.isfinite(vals)
     if bad.any():
         raise ValueError(f"window column {col!r} must be finite; row {int(np.argmax(bad))} "
-                         f"has {df[col].iloc[int(np.argmax(bad))]!r}")
+                         f"has {sequence_label(df[col].iloc[int(np.argmax(bad))])!r}")
     return vals
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._executor import expect_tasks
 from penlearn.peaks._peakseg_store import warm as warm_peakseg
 from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
 from penlearn.peaks.coverage_features import sample_windows, window_id
@@ -329,6 +330,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
                 finish(i, _solve_window(cov, value, name, segments, gaps, tmpdir,
                                         progress=progress))
         else:
+            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
             futures = {executor.submit(_solve_window, tasks[i][0], tasks[i][1], tasks[i][2],
                                        segments, gaps, tmpdir): i for i in todo}
             try:
@@ -481,6 +483,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                                                  max_peaks=max_peaks, gaps=gaps,
                                                  tmpdir=tmpdir))
         else:
+            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
             futures = {executor.submit(window_error_functions, tasks[i][1], tasks[i][2],
                                        sequence_id=tasks[i][0], max_peaks=max_peaks,
                                        gaps=gaps, tmpdir=tmpdir): i for i in todo}

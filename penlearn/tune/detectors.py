@@ -182,6 +182,98 @@ def run_detector(detector, signal: np.ndarray, penalty: float) -> np.ndarray:
     return fit_adapter(detector, signal).solve(penalty)
 
 
+def _ruptures_params(detector) -> dict:
+    """The constructor arguments of a ruptures detector, read back from the object."""
+    names = [n for n in inspect.signature(type(detector).__init__).parameters if n != "self"]
+    cost = getattr(detector, "cost", None)
+    out: dict = {}
+    for name in names:
+        if name in ("min_size", "jump", "width"):
+            out[name] = getattr(detector, name)
+        elif name == "kernel":
+            out[name] = getattr(detector, "kernel_name", "linear")
+        elif name == "model":
+            out[name] = getattr(cost, "model", "l2") or "l2"
+        elif name == "custom_cost":
+            out[name] = None if _factory_cost(cost) else cost
+        elif name == "params":
+            out[name] = getattr(detector, "params", None) or _cost_params(cost)
+    if out.get("custom_cost") is not None:
+        out.pop("model", None)
+        out.pop("params", None)
+    return out
+
+
+def _factory_cost(cost) -> bool:
+    """Whether ``cost`` is the one ruptures' cost factory makes for its model name."""
+    from ruptures.costs import cost_factory
+
+    try:
+        return type(cost_factory(getattr(cost, "model", ""))) is type(cost)
+    except (ValueError, TypeError):
+        return False
+
+
+def _cost_params(cost) -> dict | None:
+    """The non-default constructor arguments of a ruptures cost (e.g. rbf's gamma)."""
+    if cost is None:
+        return None
+    sig = inspect.signature(type(cost).__init__).parameters
+    got = {n: getattr(cost, n) for n, p in sig.items()
+           if n != "self" and hasattr(cost, n) and p.default is not inspect.Parameter.empty
+           and getattr(cost, n) is not p.default and getattr(cost, n) != p.default}
+    return got or None
+
+
+def detector_params(detector) -> dict:
+    """The parameters of a detector, scikit-learn style (its constructor arguments).
+
+    skchange detectors have ``get_params``; a ruptures detector's are read back from the
+    object (``model``, ``min_size``, ``jump``, ``params``, ...).
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> detector_params(rpt.Pelt(model="rbf", jump=1))
+    {'model': 'rbf', 'custom_cost': None, 'min_size': 2, 'jump': 1, 'params': None}
+    """
+    lib = check_detector(detector)
+    if lib == "skchange":
+        return dict(detector.get_params(deep=True))
+    return _ruptures_params(detector)
+
+
+def with_detector_params(detector, **params):
+    """The detector with ``params`` set (scikit-learn's nested ``detector__name``).
+
+    A skchange detector is copied and set with its own ``set_params``; a ruptures
+    detector (which has no ``set_params``) is rebuilt from its constructor arguments
+    (:func:`detector_params`) with ``params`` changed. The detector given is not changed.
+
+    Examples
+    --------
+    >>> import ruptures as rpt
+    >>> d = with_detector_params(rpt.Pelt(model="l2"), model="rbf", min_size=3)
+    >>> type(d).__name__, d.cost.model, d.min_size
+    ('Pelt', 'rbf', 3)
+    """
+    current = detector_params(detector)
+    unknown = sorted(set(params) - set(current))
+    if unknown:
+        raise ValueError(f"invalid parameter(s) {['detector__' + k for k in unknown]} for "
+                         f"{detector_name(detector)}; valid are "
+                         f"{['detector__' + k for k in current]}")
+    if check_detector(detector) == "skchange":
+        from sklearn.base import clone
+
+        return clone(detector).set_params(**params)
+    args = {**current, **params}
+    if params.get("custom_cost") is not None:  # a custom cost replaces model and params
+        args.pop("model", None)
+        args.pop("params", None)
+    return type(detector)(**args)
+
+
 def detector_repr(detector) -> str:
     """A detector with its parameters: ruptures' own repr shows none of them.
 

@@ -25,6 +25,7 @@ Conventions
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 import numpy as np
@@ -33,8 +34,20 @@ import pandas as pd
 from penlearn._checks import check_evaluation, id_list, sequence_label
 from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
 from penlearn.learn import learn_penalty
-from penlearn.tune.detectors import check_detector, detector_repr, run_detector
-from penlearn.tune.features import as_signals, signal_features
+from penlearn.tune.detectors import (
+    check_detector,
+    detector_params,
+    detector_repr,
+    run_detector,
+    with_detector_params,
+)
+from penlearn.tune.features import (
+    as_signals,
+    cost_features,
+    logged_features,
+    noise_level,
+    signal_features,
+)
 from penlearn.tune.path import DetectorPath, detector_path
 from penlearn.tune.selection import (
     CONSTANT,
@@ -190,6 +203,33 @@ def detector_label_errors(detector, signals, labels: pd.DataFrame, penalties) ->
     return res.drop(columns="model")
 
 
+def _cost_shift(detector, x: np.ndarray, moved: np.ndarray, default: float) -> float:
+    """log of the detector's cost of ``x`` over its cost of ``moved`` (whole signals), or
+    ``default`` when that cost is not reachable or not positive."""
+    a, b = cost_features(detector, x), cost_features(detector, moved)
+    if a is None or b is None:
+        return float(default)
+    ca, cb = a["cost.all"], b["cost.all"]
+    if not (np.isfinite(ca) and np.isfinite(cb) and ca > 0 and cb > 0):
+        return float(default)
+    return float(np.log(ca / cb))
+
+
+def _informative(ids: list, feats: pd.DataFrame, evaluation: pd.DataFrame):
+    """Leave out of learning the signals whose features are not finite (a constant
+    signal: log σ̂ = −inf) and whose path is one model at every λ (their label errors do
+    not depend on λ: nothing to learn from them), so that they do not cost every other
+    signal its noise features. The ids, features and evaluation kept."""
+    flat = evaluation.groupby("sequence_id", sort=False).size() == 1
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(feats.to_numpy(dtype=float)).all(axis=1)
+    drop = {s for s, ok in zip(feats.index, finite) if not ok and bool(flat.get(s, False))}
+    if not drop or len(drop) == len(ids):
+        return ids, feats, evaluation
+    keep = [s for s in ids if s not in drop]
+    return keep, feats.loc[keep], evaluation[~evaluation["sequence_id"].isin(drop)]
+
+
 class SupervisedPenalty:
     """A penalised detector whose penalty per signal is learned from labels.
 
@@ -208,10 +248,11 @@ class SupervisedPenalty:
         ``SeededBinarySegmentation``, ``CircularBinarySegmentation``). Never changed: it
         is copied for every signal.
     features : None, callable or DataFrame
-        None: :func:`~penlearn.tune.features.signal_features` (length, robust noise
-        estimates, their logs); a callable ``f(signal) -> dict or Series`` of features;
-        or a DataFrame indexed by signal id holding the rows of every signal passed to
-        ``fit`` and ``predict``.
+        None: the logs of :func:`~penlearn.tune.features.signal_features` (length, robust
+        noise estimates, the detector's cost per sample; the raw columns are left out,
+        :func:`~penlearn.tune.features.logged_features`); a callable
+        ``f(signal) -> dict or Series`` of features; or a DataFrame indexed by signal id
+        holding the rows of every signal passed to ``fit`` and ``predict``.
     max_changes : int or None
         The path of each training signal stops past this many changes (see
         :func:`~penlearn.tune.path.detector_path`).
@@ -250,6 +291,11 @@ class SupervisedPenalty:
         sum ``errors`` and ``labels`` (:func:`~penlearn.tune.selection.cv_errors`).
     constant_log_penalty_ : float
         The best constant log λ of the training signals.
+    log_penalty_range_, noise_level_range_ : tuple of float
+        The training signals' range of predicted log λ and of noise level log σ̂²: a
+        signal noisier or quieter than them is rescaled into their range and its log λ
+        moved by the change of the detector's cost; predictions are bounded to the first
+        range widened by its width (at least 1) on each side (``predict_log_penalty``).
     paths_ : dict
         Signal id → :class:`~penlearn.tune.path.DetectorPath` of the training signals.
     evaluation_ : DataFrame
@@ -291,16 +337,20 @@ class SupervisedPenalty:
 
     # scikit-learn protocol: the learn options are parameters as well
     def get_params(self, deep: bool = True) -> dict:
-        """Parameters (``detector``, ``features``, path options and the learn options)."""
+        """Parameters (``detector``, ``features``, path options and the learn options; with
+        ``deep``, the detector's own as ``detector__name``)."""
         params = {name: getattr(self, name) for name in _OWN}
         params.update(self.learn_options)
-        if deep and hasattr(self.detector, "get_params"):
-            for k, v in self.detector.get_params(deep=True).items():
-                params[f"detector__{k}"] = v
+        if deep:
+            with contextlib.suppress(TypeError):  # not a detector: no nested parameters
+                for k, v in detector_params(self.detector).items():
+                    params[f"detector__{k}"] = v
         return params
 
     def set_params(self, **params) -> SupervisedPenalty:
-        """Set parameters (``detector__name`` sets the detector's own)."""
+        """Set parameters; ``detector__name`` sets the detector's own (a ruptures
+        detector, which has no ``set_params``, is rebuilt with it: the detector given to
+        the constructor is not changed), as scikit-learn's nested parameters."""
         nested = {k.split("__", 1)[1]: v for k, v in params.items()
                   if k.startswith("detector__")}
         for k, v in params.items():
@@ -312,9 +362,9 @@ class SupervisedPenalty:
                 self.learn_options[k] = v
             else:
                 raise ValueError(f"invalid parameter {k!r} for SupervisedPenalty; valid are "
-                                 f"{list(_OWN) + list(_LEARN_OPTIONS)}")
+                                 f"{list(_OWN) + list(_LEARN_OPTIONS)} and detector__<name>")
         if nested:
-            self.detector.set_params(**nested)
+            self.detector = with_detector_params(self.detector, **nested)
         return self
 
     def __repr__(self) -> str:
@@ -331,8 +381,8 @@ class SupervisedPenalty:
 
     def _feature_table(self, signals: dict) -> pd.DataFrame:
         ids = list(signals)
-        if self.features is None:
-            return signal_features(signals, self.detector)
+        if self.features is None:  # scale features as logs only: no runaway extrapolation
+            return logged_features(signal_features(signals, self.detector))
         if isinstance(self.features, pd.DataFrame):
             missing = [s for s in ids if s not in self.features.index]
             if missing:
@@ -378,6 +428,9 @@ class SupervisedPenalty:
             self.
         """
         check_detector(self.detector)
+        if isinstance(self.cv_folds, bool) or not isinstance(self.cv_folds, (int, np.integer)) \
+                or self.cv_folds < 2:
+            raise ValueError(f"cv_folds must be an integer >= 2, got {self.cv_folds!r}")
         candidates = self.candidates()
         sig = as_signals(signals)
         check_signal_labels(sig, labels)
@@ -397,19 +450,29 @@ class SupervisedPenalty:
                                    name="n_solves")
         self.evaluation_ = path_error_functions(self.paths_, labels)
         feats = self._feature_table({s: sig[s] for s in ids})
+        ids, feats, ev = _informative(ids, feats, self.evaluation_)
         self.feature_names_in_ = np.asarray(feats.columns, dtype=object)
         self.cv_errors_ = None
         self.chosen_ = "learned"
         if folds is not None:
+            if len(folds) != len(ids):  # signals left out of learning (_informative)
+                folds = cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0))
             bar.set_description("fit: cross-validation")
-            self.cv_errors_ = cv_errors(feats, self.evaluation_, candidates, folds, bar.update)
+            self.cv_errors_ = cv_errors(feats, ev, candidates, folds, bar.update)
             self.chosen_ = choose_candidate(self.cv_errors_, _RULES[self.choose])
         bar.set_description(f"fit: {self.chosen_}")
-        self.constant_log_penalty_ = fit_candidate(None, feats, self.evaluation_)
+        self.constant_log_penalty_ = fit_candidate(None, feats, ev)
         self.model_ = (None if self.chosen_ == CONSTANT else
-                       fit_candidate(candidates[self.chosen_], feats, self.evaluation_))
+                       fit_candidate(candidates[self.chosen_], feats, ev))
         bar.update()
         bar.close()
+        train = (np.array([self.constant_log_penalty_]) if self.model_ is None else
+                 predict_candidate(self.model_, feats).to_numpy())
+        self.log_penalty_range_ = (float(train.min()), float(train.max()))
+        level = noise_level({s: sig[s] for s in ids}).to_numpy()
+        level = level[np.isfinite(level)]
+        self.noise_level_range_ = ((float(level.min()), float(level.max())) if len(level)
+                                   else (-np.inf, np.inf))
         return self
 
     def candidates(self) -> dict:
@@ -432,10 +495,42 @@ class SupervisedPenalty:
             raise ValueError("this SupervisedPenalty is not fitted yet: call fit() first")
         sig = as_signals(signals)
         index = pd.Index(list(sig), name="sequence_id")
-        if self.model_ is None:
-            return pd.Series(self.constant_log_penalty_, index=index, name="log_penalty")
-        pred = predict_candidate(self.model_, self._feature_table(sig))
-        return pd.Series(pred.to_numpy(), index=index, name="log_penalty")
+        return pd.Series(self._scaled_prediction(sig), index=index, name="log_penalty")
+
+    def _scaled_prediction(self, sig: dict) -> np.ndarray:
+        """Predicted log λ that never extrapolates the model in the noise scale.
+
+        A signal whose noise level log σ̂² (:func:`~penlearn.tune.features.noise_level`)
+        lies outside the training signals' range is rescaled about its median into that
+        range, predicted there, and its log λ moved by the change of the detector's own
+        cost of the whole signal (``cost.all`` of
+        :func:`~penlearn.tune.features.cost_features`: log c² for the l2 cost of a signal
+        c times noisier, 0 for a scale-free kernel cost; the change of log σ̂² when the
+        cost is not reachable). Features given as a DataFrame cannot be recomputed: those
+        signals are not rescaled. The constant candidate is moved likewise. Every
+        prediction is then bounded to the training
+        signals' range of predicted log λ, widened by its width (at least 1) on each
+        side and moved by the same shift.
+        """
+        ids = list(sig)
+        level = noise_level(sig)
+        low, high = self.noise_level_range_
+        target = level.clip(low, high)
+        moved, shift = dict(sig), np.zeros(len(ids))
+        if not isinstance(self.features, pd.DataFrame):
+            for i, s in enumerate(ids):
+                if not np.isfinite(level[s]) or level[s] == target[s]:
+                    continue
+                x = sig[s]
+                center = np.median(x, axis=0)
+                moved[s] = center + (x - center) * np.exp((target[s] - level[s]) / 2.0)
+                shift[i] = _cost_shift(self.detector, x, moved[s], level[s] - target[s])
+        pred = shift + (np.full(len(ids), self.constant_log_penalty_) if self.model_ is None
+                        else predict_candidate(self.model_, self._feature_table(moved)).to_numpy())
+        lo, hi = self.log_penalty_range_
+        margin = max(1.0, hi - lo)
+        return np.clip(pred, lo - margin + np.minimum(shift, 0.0),
+                       hi + margin + np.maximum(shift, 0.0))
 
     def predict_penalty(self, signals) -> pd.Series:
         """Predicted penalty λ per signal, in the detector's own units (``pen=``)."""

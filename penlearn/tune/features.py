@@ -222,6 +222,42 @@ def signal_features(signals: dict | list, detector: Any = None) -> pd.DataFrame:
     return table.join(extra[[c for c in COST_FEATURE_NAMES if c in extra.columns]])
 
 
+def logged_features(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns of a feature table that do not grow with the signal's scale or length
+    unlogged: a column ``X`` (not itself a log) is dropped when ``log.X`` is there too.
+
+    A linear model of log λ on a raw noise variance or cost runs away on a signal much
+    noisier than the training ones (log λ ≈ 10^5 on a signal 1000 times noisier); on
+    their logs it scales as the cost does (log λ + 2·log 1000 under the l2 cost).
+
+    Examples
+    --------
+    >>> f = signal_features({"a": np.arange(10.0) % 3})
+    >>> list(logged_features(f).columns)
+    ['log.n', 'log.log.n', 'log.sd.mad', 'log.sd.hall']
+    """
+    return table[[c for c in table.columns
+                  if c.startswith("log.") or f"log.{c}" not in table.columns]]
+
+
+def noise_level(signals) -> pd.Series:
+    """log σ̂² of each signal (:func:`noise_sd`, MAD): the scale of its l2 cost per sample
+    (−inf for a signal without noise).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(0, 1, 2000)
+    >>> lv = noise_level({"x": x, "y": 1000 * x})
+    >>> bool(abs(lv["y"] - lv["x"] - 2 * np.log(1000)) < 1e-9)
+    True
+    """
+    sig = as_signals(signals)
+    with np.errstate(divide="ignore"):
+        return pd.Series({s: 2.0 * np.log(noise_sd(x)) for s, x in sig.items()},
+                         name="noise_level", dtype=float)
+
+
 def bic_penalty(signal) -> float:
     """BIC-style penalty λ = 2σ̂² log n in units of the l2 cost (σ̂: :func:`noise_sd`).
 

@@ -286,8 +286,8 @@ def detector_path(
     if method == "auto":
         method = "crops" if is_exact(detector) else "scan"
     solve = _Solver(fit_adapter(detector, x))
-    if method == "crops" and not np.isfinite(
-            solve.adapter.cost(np.zeros(0, dtype=np.int64)) or np.nan):
+    no_change_cost = solve.adapter.cost(np.zeros(0, dtype=np.int64))  # 0.0 is a cost
+    if method == "crops" and (no_change_cost is None or not np.isfinite(no_change_cost)):
         raise ValueError(f"method='crops' needs the detector's cost; {detector_name(detector)} "
                          "has none: use method='scan'")
     hi, top = _top(solve, max_penalty)
