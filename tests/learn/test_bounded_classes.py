@@ -63,6 +63,11 @@ def test_shallow_bound_on_h3k36me3_names_max_peaks():
     last = ev.groupby("sequence_id").tail(1)  # λ decreasing: the lowest row of each
     assert last["bounded"].all() and (last["fp"] == 0).all()  # the case of the issue
     features = pl.coverage_features(cov).loc[pd.unique(ev["sequence_id"])]
-    with pytest.warns(UserWarning, match="dropped"), \
-            pytest.raises(ValueError, match="stop at max_peaks=2 .*max_peaks=100"):
+    # the default (model="auto") checks the whole training set before any fit
+    with pytest.raises(ValueError, match="training set has only one class.*stop at "
+                       "max_peaks=2 .*max_peaks=100"):
         pl.learn_penalty(features, ev, progress=False)
+    # one model alone checks its subtrain set, after dropping the non-finite features
+    with pytest.warns(UserWarning, match="dropped"), \
+            pytest.raises(ValueError, match="subtrain set .*stop at max_peaks=2 .*max_peaks=100"):
+        pl.learn_penalty(features, ev, progress=False, model="boosting")
