@@ -13,6 +13,9 @@ the clusters of overlapping peaks, fits the exact joint model of each window
 * ``peaks_summary.tsv`` — ``chrom, chromStart, chromEnd, samples_up, groups_up,
   loss_decrease``, then the window and its log λ;
 * ``joint_peaks.bed`` — the joint peaks (name: samples up / samples, score: samples up);
+* ``samples/<sample>.bed`` — each sample's joint peaks (where it is up), one BED per
+  sample as ``penlearn peaks`` writes them: ``penlearn hub COVERAGE OUT/samples`` makes a
+  track hub of them, ``penlearn errors OUT/samples LABELS`` scores them;
 * ``windows.tsv`` — every window, its log λ and number of samples up;
 * with labels: ``evaluation.tsv`` (error functions of the labeled windows),
   ``label_errors.tsv`` (each label's status with the single-sample and the joint peaks)
@@ -32,6 +35,7 @@ import pandas as pd
 from penlearn._checks import check_regular_file
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli.peaks import sample_file_names
 from penlearn.joint_pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.bed_io import read_peak_labels, write_bed
 from penlearn.peaks.coverage_io import read_coverage
@@ -140,6 +144,13 @@ def write_joint_outputs(res: JointPeaks, folder: Path, *,
                         "name": [f"{k}/{len(res.samples)}" for k in pk["samples_up"]],
                         "score": pk["samples_up"].astype(float)})
     write_bed(bed, folder / "joint_peaks.bed")
+    # each sample's joint peaks (where it is up), one BED per sample as 'penlearn peaks'
+    # writes them: the folder 'penlearn hub' and 'penlearn errors' take
+    per_sample = res.sample_peaks()
+    (folder / "samples").mkdir()
+    for sid, stem in sample_file_names(res.samples).items():
+        rows = per_sample[per_sample["sample_id"] == sid]
+        write_bed(rows[["chrom", "chromStart", "chromEnd"]], folder / "samples" / f"{stem}.bed")
     if res.evaluation is not None:
         res.evaluation.to_csv(folder / "evaluation.tsv", float_format="%.6g", **tsv)
     if comparison is not None:

@@ -229,3 +229,29 @@ def test_joint_by_group_puts_whole_groups_up(tmp_path, capsys):
                             str(inp["peaks"]), "--penalty", "1", "--by", "group",
                             "--groups", str(tmp_path / "nope.csv"), "--out",
                             str(tmp_path / "o2")], "nope.csv")
+
+
+def test_joint_sample_beds_match_the_matrix_and_feed_hub_and_errors(tmp_path, capsys):
+    """OUT/samples/<sample>.bed holds each sample's joint peaks (where the matrix says 1);
+    'penlearn errors' scores that folder and 'penlearn hub' makes a track hub of it."""
+    pytest.importorskip("pybigtools", reason="pybigtools (penlearn[hub]) is not installed")
+    inp = make_inputs(tmp_path)
+    out = tmp_path / "out"
+    assert main(["joint", str(inp["coverage"]), "--peaks", str(inp["peaks"]), "--penalty",
+                 "20", "--out", str(out), "-q"]) == 0, capsys.readouterr().err
+    matrix = pd.read_csv(out / "peaks_matrix_sample.tsv", sep="\t")
+    for s in SAMPLES:
+        text = (out / "samples" / f"{s}.bed").read_text()
+        got = [tuple(ln.split("\t")[:3]) for ln in text.splitlines() if ln.strip()]
+        want = [(r.chrom, str(r.chromStart), str(r.chromEnd))
+                for r in matrix[matrix[s] == 1].itertuples(index=False)]
+        assert got == want, s
+    assert main(["errors", str(out / "samples"), str(inp["labels"])]) == 0
+    table = capsys.readouterr().out
+    assert "(all samples)" in table
+    hub = tmp_path / "hub"
+    assert main(["hub", str(inp["coverage"]), str(out / "samples"), "--genome", "hg19",
+                 "--out", str(hub), "-q"]) == 0, capsys.readouterr().err
+    track_db = (hub / "hg19" / "trackDb.txt").read_text()
+    for s in ("a", "b", "c"):  # every sample is up in one joint peak at λ = 20
+        assert s in track_db
