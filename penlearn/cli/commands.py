@@ -383,7 +383,7 @@ def cmd_learn(args) -> int:
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
-                  normalize=args.normalize,
+                  normalize=args.normalize, clip=args.clip,
                   max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
                   scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
     if ds.outputs is not None:

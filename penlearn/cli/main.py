@@ -188,6 +188,10 @@ def _learn_arguments(add) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="seeds the model's random choices, as learn_penalty's random_state "
                    "(default: %(default)s, the same)")
+    p.add_argument("--no-clip", dest="clip", action="store_false",
+                   help="let a linear model extrapolate beyond its training features "
+                   "(default: features are clipped to their training range at prediction, "
+                   "as learn_penalty's clip=True)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
 

@@ -178,3 +178,23 @@ def test_demo_learns_the_default_model_at_least_as_good_as_bic(demo):
     # seed 1 (the demo's default): the chosen model is at least as good as BIC
     assert as_good and auc_l >= auc_b and e_learned <= e_bic
     assert model.describe().split(";")[0] in text  # what was learned, in words
+
+
+
+def test_learn_no_clip_is_learn_penalty_clip_false(demo, tmp_path, capsys):
+    """--no-clip reaches the model (saved in its file): a linear model then extrapolates."""
+    args = ["--fold", 3, "--cv-type", "demo", "-q", "--model", "linear"]
+    for flag, name in (([], "clip.json"), (["--no-clip"], "noclip.json")):
+        code, _, err = run(["learn", demo.out, *args, *flag, "--out", tmp_path / name], capsys)
+        assert code == 0, err
+    clipped = PenaltyModel.load(tmp_path / "clip.json")
+    free = PenaltyModel.load(tmp_path / "noclip.json")
+    assert clipped.clip is True and free.clip is False
+    pd.testing.assert_series_equal(clipped.coef_, free.coef_)  # clip changes prediction only
+    assert (free.coef_ != 0).any()
+    sc = free.scaling_
+    low, high = np.asarray(sc.low, float), np.asarray(sc.high, float)
+    far = pd.DataFrame([high + 100 * (high - low) + 100], columns=list(sc.columns))
+    inside = pd.DataFrame([(low + high) / 2], columns=list(sc.columns))
+    assert free.predict(inside)[0] == pytest.approx(clipped.predict(inside)[0])
+    assert free.predict(far)[0] != pytest.approx(clipped.predict(far)[0])
