@@ -42,9 +42,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reads", type=int, default=1_000_000)
     args = parser.parse_args()
-    from penlearn.peaks.bam import read_bam
-    from penlearn.peaks.bed_io import write_bedgraph
-    from penlearn.peaks.coverage_io import read_bedgraph
+    from penlearn.peaks.formats.bam import read_bam
+    from penlearn.peaks.formats.bed import write_bedgraph
+    from penlearn.peaks.formats.coverage import read_bedgraph
 
     with tempfile.TemporaryDirectory() as d:
         bam = Path(d) / "reads.bam"

@@ -103,8 +103,8 @@ _CHILD = r"""
 import json, sys, time
 import numpy as np, pandas as pd, numba
 import penlearn
-from penlearn.peaks.coverage_io import read_bedgraph, read_coverage
-from penlearn.peaks._bigwig import read_bigwig
+from penlearn.peaks.formats.coverage import read_bedgraph, read_coverage
+from penlearn.peaks.formats._bigwig import read_bigwig
 how, path = sys.argv[1], sys.argv[2]
 read_bedgraph  # every child imports the same modules (numba too), so the baseline does
 from _measure import max_rss_bytes  # VmHWM: not the (large) parent's size after fork + exec

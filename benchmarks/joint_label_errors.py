@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import results_file  # noqa: E402
 
 import penlearn as pl  # noqa: E402
-from penlearn.joint_pipeline import label_error_comparison  # noqa: E402
+from penlearn.peaks.joint.pipeline import label_error_comparison  # noqa: E402
 
 SECTION = "## joint_label_errors"
 DATA = Path(os.environ.get("PENLEARN_DATA", Path(__file__).resolve().parents[2] / "shared"

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn import joint_peak
-from penlearn.peaks.joint import MAX_BLOCKS
+from penlearn.peaks.joint.solver import MAX_BLOCKS
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

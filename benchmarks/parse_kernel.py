@@ -8,7 +8,7 @@ as a plain bedGraph and a CSV table with ``sample_id`` to a temporary folder, re
 memory once, and each kernel is called on the whole text (one block, columns large enough)
 ``--repeats`` times after a first (compiling) call, before and after alternated, into
 columns allocated once: the median wall time of the warm calls is reported. "before" is
-``penlearn/peaks/_parse_kernel.py`` at git revision ``--before`` (loaded from ``git show``
+``penlearn/peaks/formats/_parse_kernel.py`` at git revision ``--before`` (loaded from ``git show``
 into a temporary module), "after" the working tree's; both give the same columns
 (checked). With ``--results`` the table goes to the ``## parse_kernel`` section of
 benchmarks/RESULTS.md.
@@ -41,7 +41,7 @@ RUN_CAPACITY = 4096
 
 def load_kernel(rev: str, folder: Path):
     """``_parse_kernel`` as of git revision ``rev``, imported from a temporary file."""
-    text = subprocess.run(["git", "show", f"{rev}:penlearn/peaks/_parse_kernel.py"],
+    text = subprocess.run(["git", "show", f"{rev}:penlearn/peaks/formats/_parse_kernel.py"],
                           cwd=HERE.parent, check=True, capture_output=True).stdout
     path = folder / "_parse_kernel_before.py"
     path.write_bytes(text)
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", default="main", help="git revision of the 'before' kernel")
     ap.add_argument("--results", action="store_true", help="write benchmarks/RESULTS.md")
     args = ap.parse_args(argv)
-    from penlearn.peaks import _parse_kernel as after
+    from penlearn.peaks.formats import _parse_kernel as after
 
     n = int(args.rows)
     tmp = Path(tempfile.mkdtemp(prefix="penlearn-kernel-"))

@@ -29,11 +29,12 @@ import numpy as np
 import pandas as pd
 
 from penlearn.changepoint.evaluation import _largest_min_run
-from penlearn.peaks.bed_io import read_peak_labels
-from penlearn.peaks.coverage_io import read_coverage
-from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, window_error_functions
-from penlearn.peaks.peak_labels import PEAK_ANNOTATIONS, check_peak_labels, peak_label_counts
-from penlearn.peaks.peakseg import peakseg_path
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, window_error_functions
+from penlearn.peaks.peakseg.labels import peak_label_counts
+from penlearn.peaks.peakseg.solver import peakseg_path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.peakseg import peakseg, peakseg_path
+from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -64,7 +64,7 @@ def synthetic(counts: np.ndarray, n: int) -> pd.DataFrame:
 def compile_seconds() -> float:
     """First call in a fresh process with an empty numba cache."""
     code = (
-        "import time, pandas as pd; from penlearn.peaks.peakseg import peakseg;"
+        "import time, pandas as pd; from penlearn.peaks.peakseg.solver import peakseg;"
         "c = pd.DataFrame({'chrom': 'c', 'chromStart': range(5), 'chromEnd': range(1, 6),"
         " 'count': [1, 3, 0, 4, 2]}); t = time.perf_counter(); peakseg(c, 1.0);"
         "print(time.perf_counter() - t)"

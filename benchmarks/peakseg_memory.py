@@ -6,7 +6,7 @@ Run: nice python benchmarks/peakseg_memory.py [--rows 1e6 5e6 2e7] [--penalty P]
 Each size runs in a fresh subprocess (so that its peak resident memory is its own): the
 child builds a synthetic bedGraph-like table (background counts 0–3 in runs of 1–50
 bases, plus a planted peak of 200 rows with counts raised by Poisson(15) every 10,000
-rows), then solves it with :func:`penlearn.peaks.peakseg.peakseg`. Reported per size:
+rows), then solves it with :func:`penlearn.peaks.peakseg.solver.peakseg`. Reported per size:
 the max RSS of the whole child (``_measure.max_rss_bytes`` at its end, so the input
 table counts too), the RSS right after the table was built, the solve's wall and
 CPU seconds, the number of peaks, the mean number of function pieces and the size of
@@ -67,8 +67,8 @@ def child(n: int, penalty: float) -> dict:
     """Build the table, solve it, report memory and time (runs in the subprocess)."""
     import time
 
-    import penlearn.peaks._peakseg_store as store
-    from penlearn.peaks.peakseg import peakseg
+    import penlearn.peaks.peakseg._store as store
+    from penlearn.peaks.peakseg.solver import peakseg
 
     made = []
 

@@ -28,7 +28,7 @@ import pandas as pd
 
 import penlearn as pl
 from penlearn.cli import main
-from penlearn.peaks.peak_labels import check_labels_in_coverage
+from penlearn.peaks.peakseg.labels import check_labels_in_coverage
 
 ERROR = object()  # the case must raise a one-line ValueError / TypeError
 TMP = Path(tempfile.mkdtemp(prefix="probe-rel23-"))

@@ -228,7 +228,7 @@ print("report:", report)
 # predicted log λ (two independent computations).
 
 # %%
-from penlearn.peaks.peak_evaluation import predict_peaks
+from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 peaks = predict_peaks(
     coverage[coverage["sample_id"].isin([t.split("/")[0] for t in test])],

@@ -115,7 +115,7 @@ fig.tight_layout()
 # samples up k of least loss + λ·k gives the same peak and the same samples.
 
 # %%
-from penlearn.peaks.joint_windows import window_coverage
+from penlearn.peaks.joint.windows import window_coverage
 
 fits = {}
 for (wid, win), w in zip(window_coverage(cov, windows), windows.itertuples()):
@@ -185,7 +185,7 @@ comparison.groupby(["annotation", "single", "joint"]).size()
 # both (the noPeaks label between them is then a false positive in every sample).
 
 # %%
-from penlearn.joint_pipeline import label_error_comparison
+from penlearn.peaks.joint.pipeline import label_error_comparison
 
 rows = []
 for lam in (1000, 3000, 10000, 100000):

@@ -29,31 +29,31 @@ from penlearn.binary import (
     soft_auc,
 )
 from penlearn.breakpoints import Breakpoints, breakpoints_from_errors, breakpoints_from_labels
-from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.bed_io import (
+from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.formats.bed import (
     read_bed,
     read_peak_labels,
     write_bed,
     write_bedgraph,
     write_bigwig,
 )
-from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
-from penlearn.peaks.bam import read_bam
-from penlearn.peaks.chrom_sizes import read_chrom_sizes
-from penlearn.peaks.hub import write_track_hub
-from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.coverage import read_bedgraph, read_bigwig, read_coverage
+from penlearn.peaks.formats.bam import read_bam
+from penlearn.peaks.formats.chrom_sizes import read_chrom_sizes
+from penlearn.peaks.formats.hub import write_track_hub
+from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks.contigs import fill_gaps
-from penlearn.peaks.joint import JointPeakFit, joint_peak
-from penlearn.peaks.joint_windows import joint_windows, read_peaks_folder
-from penlearn.joint_pipeline import JointPeaks, joint_peaks
-from penlearn.peaks.peak_evaluation import evaluation_bounds, peak_error_functions, predict_peaks
-from penlearn.peaks.peak_labels import PeakLabelErrors, peak_label_errors
-from penlearn.peaks.peakseg import PeakSegModel, PeakSegPath, peakseg, peakseg_path
-from penlearn.peaks.peakseg_search import PeakSegSearch, peakseg_search
+from penlearn.peaks.peakseg.contigs import fill_gaps
+from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
+from penlearn.peaks.joint.windows import joint_windows, read_peaks_folder
+from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks
+from penlearn.peaks.peakseg.evaluation import evaluation_bounds, peak_error_functions, predict_peaks
+from penlearn.peaks.peakseg.labels import PeakLabelErrors, peak_label_errors
+from penlearn.peaks.peakseg.solver import PeakSegModel, PeakSegPath, peakseg, peakseg_path
+from penlearn.peaks.peakseg.search import PeakSegSearch, peakseg_search
 from penlearn.changepoint.segmentation import (
     PenalizedSegmentation,
     Segmentation,

@@ -26,7 +26,7 @@ from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
 #: The folders holding numba kernels (their ``__pycache__`` is numba's in-tree cache).
-KERNEL_FOLDERS = ("changepoint", "peaks")
+KERNEL_FOLDERS = ("changepoint", "peaks/formats", "peaks/peakseg", "peaks/joint")
 
 
 def _writable(folder: Path) -> bool:

@@ -11,7 +11,7 @@ otherwise the two are neighbours on the hull. The search uses at most 2·(models
 solves between its ends.
 
 The solver is a plain callable, so the same search serves the PeakSeg peak model
-(:func:`penlearn.peaks.peakseg.peakseg_path`) and black-box detectors
+(:func:`penlearn.peaks.peakseg.solver.peakseg_path`) and black-box detectors
 (:func:`penlearn.tune.path.detector_path`). The penalty intervals of the models found
 come from :func:`~penlearn.changepoint.model_selection.model_selection`.
 """

@@ -39,7 +39,7 @@ from penlearn.datasets import (
     write_uci,
 )
 from penlearn.learn import learn_penalty, subtrain_validation_split
-from penlearn.peaks.peakseg import check_tmpdir
+from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
 

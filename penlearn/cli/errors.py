@@ -4,7 +4,7 @@
 the peaks (Hocking et al. 2017, *Bioinformatics* 33(4): a ``noPeaks`` label with a peak
 is a false positive, a ``peakStart`` label without exactly one peak start a false
 negative if none, a false positive if several, and so on), exactly as
-:func:`~penlearn.peaks.peak_labels.peak_label_errors`. PEAKS is a BED / narrowPeak /
+:func:`~penlearn.peaks.peakseg.labels.peak_label_errors`. PEAKS is a BED / narrowPeak /
 broadPeak file (MACS3's, penlearn's, any caller's) or a folder of ``<sample>.bed`` /
 ``.narrowPeak`` files as ``penlearn peaks --out DIR`` writes them.
 """
@@ -17,10 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_bytes_atomic
-from penlearn.peaks._label_text import expand_groups
-from penlearn.peaks.bed_io import read_peak_labels
-from penlearn.peaks.peak_files import merge_overlapping_peaks, read_peak_files
-from penlearn.peaks.peak_labels import peak_label_errors
+from penlearn.peaks.formats._label_text import expand_groups
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.peak_files import merge_overlapping_peaks, read_peak_files
+from penlearn.peaks.peakseg.labels import peak_label_errors
 
 __all__ = ["add_errors_arguments", "cmd_errors", "labels_for_samples"]
 

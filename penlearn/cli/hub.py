@@ -4,7 +4,7 @@
 ``genomes.txt`` and ``hg19/trackDb.txt`` with the coverage of every sample as bigWigs
 in a multiWig container, the peaks (a file or a folder as ``penlearn peaks`` writes it,
 or any caller's) as bigBeds and, with ``--labels``, the labels as bigBeds, one per
-annotation (:func:`~penlearn.peaks.hub.write_track_hub`). A separate command rather
+annotation (:func:`~penlearn.peaks.formats.hub.write_track_hub`). A separate command rather
 than an option of ``peaks``: it takes any caller's peaks (and ``joint``'s), and a hub
 can be made again without solving again.
 """
@@ -18,11 +18,11 @@ from penlearn.atomic_files import check_output
 from penlearn.cli._common import _Reporter
 from penlearn.cli.errors import labels_for_samples
 from penlearn.cli.peaks import output_chrom_sizes
-from penlearn.peaks.bed_io import read_peak_labels
-from penlearn.peaks.chrom_sizes import read_chrom_sizes
-from penlearn.peaks.coverage_io import read_coverage
-from penlearn.peaks.hub import write_track_hub
-from penlearn.peaks.peak_files import read_peak_files
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.chrom_sizes import read_chrom_sizes
+from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.formats.hub import write_track_hub
+from penlearn.peaks.formats.peak_files import read_peak_files
 
 __all__ = ["add_hub_arguments", "cmd_hub"]
 

@@ -36,10 +36,10 @@ from penlearn._checks import check_regular_file
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli.peaks import sample_file_names
-from penlearn.joint_pipeline import JointPeaks, joint_peaks, label_error_comparison
-from penlearn.peaks.bed_io import read_peak_labels, write_bed
-from penlearn.peaks.coverage_io import read_coverage
-from penlearn.peaks.joint_windows import DEFAULT_WIDEN, read_peaks_folder
+from penlearn.peaks.formats.bed import read_peak_labels, write_bed
+from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
+from penlearn.peaks.joint.windows import DEFAULT_WIDEN, read_peaks_folder
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 

@@ -7,14 +7,14 @@ folder with one ``<sample>.bed`` each, the sample id encoded into a safe file na
 (:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
 as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
 genome browser shows beside the coverage; ``--format narrowPeak`` writes ENCODE
-narrowPeak instead (:mod:`penlearn.peaks.narrowpeak`), and bigWig outputs declare the
+narrowPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and bigWig outputs declare the
 chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
 window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
 
 Long runs resume: each (sample, window)'s result is saved as soon as it is solved, in
 ``OUT.penlearn-parts/`` beside the output (one file per window, written atomically,
 named by a digest of the window's coverage rows, its log λ and the options; see
-:mod:`penlearn.peaks.parts`), with a ``manifest.json`` of the run's inputs (each file's
+:mod:`penlearn.peaks.peakseg.parts`), with a ``manifest.json`` of the run's inputs (each file's
 size and mtime, the model file's BLAKE2 digest, the penalty). The same command after an
 interruption (Ctrl-C, a crash, a killed job) takes the saved windows back and solves only
 the others; the outputs are those of an uninterrupted run, and the folder is removed once
@@ -40,13 +40,17 @@ from penlearn._version import package_version
 from penlearn.atomic_files import check_output, staged_dir, write_text_atomic
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
-from penlearn.peaks.bed_io import track_line, write_bed, write_bedgraph, write_bigwig
-from penlearn.peaks.chrom_sizes import check_chrom_sizes, coverage_chrom_sizes, read_chrom_sizes
-from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import coverage_files, read_coverage
-from penlearn.peaks.narrowpeak import narrowpeak_table, write_narrowpeak
-from penlearn.peaks.peak_evaluation import predict_peaks
-from penlearn.peaks.peakseg import check_tmpdir
+from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
+from penlearn.peaks.formats.chrom_sizes import (
+    check_chrom_sizes,
+    coverage_chrom_sizes,
+    read_chrom_sizes,
+)
+from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.peakseg.evaluation import predict_peaks
+from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.solver import check_tmpdir
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 

@@ -34,11 +34,11 @@ from penlearn._version import package_version
 from penlearn.atomic_files import write_bytes_atomic
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
-from penlearn.peaks.bed_io import read_peak_labels
-from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.coverage_io import coverage_files, read_coverage
-from penlearn.peaks.parts import code_digest, default_cache_dir
-from penlearn.peaks.peak_evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
+from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.parts import code_digest, default_cache_dir
 
 __all__ = ["LABEL_FILES", "default_cache_dir", "is_peak_folder", "load_data",
            "load_peak_folder"]
@@ -92,9 +92,9 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         The folder (see the module docstring for its files).
     max_peaks : int or None
         Bound of each sample's path of peak models (default
-        :data:`~penlearn.peaks.peak_evaluation.DEFAULT_MAX_PEAKS`; None: down to
+        :data:`~penlearn.peaks.peakseg.evaluation.DEFAULT_MAX_PEAKS`; None: down to
         penalty 0); the evaluation table is bounded there (see
-        :func:`~penlearn.peaks.peak_evaluation.peak_error_functions`).
+        :func:`~penlearn.peaks.peakseg.evaluation.peak_error_functions`).
     n_folds, seed : int
         Random CV folds (``cv["random"]``) over the labeled (sample, window) sequences.
     executor : concurrent.futures.Executor, optional
@@ -109,7 +109,7 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         one warning and the tables are computed as without it.
     tmpdir : path, optional
         Folder of the PeakSeg solver's temporary files (see
-        :func:`~penlearn.peaks.peakseg.peakseg`); not part of the cache key.
+        :func:`~penlearn.peaks.peakseg.solver.peakseg`); not part of the cache key.
 
     Returns
     -------

@@ -9,7 +9,7 @@ import pandas as pd
 
 from penlearn.cli import build_parser
 from penlearn.cli._workers import LazyProcessPool, available_cores, workers
-from penlearn.peaks.peak_evaluation import predict_peaks
+from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 
 def _coverage(n_samples: int) -> pd.DataFrame:

@@ -12,9 +12,9 @@ import pytest
 from conftest import DATA, need
 
 from penlearn.cli.main import main
-from penlearn.peaks.bed_io import read_bed
-from penlearn.peaks.joint import joint_peak
-from penlearn.peaks.joint_windows import window_coverage
+from penlearn.peaks.formats.bed import read_bed
+from penlearn.peaks.joint.solver import joint_peak
+from penlearn.peaks.joint.windows import window_coverage
 
 SAMPLES = {"a": "g1", "b": "g1", "c": "g2"}
 
@@ -198,7 +198,7 @@ def test_chunk1_end_to_end(tmp_path, capsys):
                  "--group-column", "cell_type", "--out", str(out), "-q"]) == 0
     text = capsys.readouterr().out
     assert "label errors: single-sample 0, joint 0 of 48" in text
-    from penlearn.peaks.coverage_io import read_coverage
+    from penlearn.peaks.formats.coverage import read_coverage
     cov = read_coverage(cov_path)
     groups = dict(zip(cov["sample_id"], cov["cell_type"]))
     check_matrix_against_models(out, cov, groups=None)

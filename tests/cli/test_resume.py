@@ -19,7 +19,7 @@ import pytest
 from _penlearn_demo import penlearn_command
 from conftest import REPO
 
-from penlearn.peaks.peak_evaluation import predict_peaks
+from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
@@ -146,13 +146,13 @@ def test_cli_no_resume_and_changed_penalty(tmp_path):
 
 
 def _read(folder):
-    from penlearn.peaks.coverage_io import read_coverage
+    from penlearn.peaks.formats.coverage import read_coverage
     return read_coverage(folder)
 
 
 @pytest.mark.parametrize("cache", [True, "dir"])
 def test_peak_error_functions_cache(tmp_path, monkeypatch, cache):
-    from penlearn.peaks.peak_evaluation import peak_error_functions
+    from penlearn.peaks.peakseg.evaluation import peak_error_functions
 
     monkeypatch.setenv("PENLEARN_CACHE_DIR", str(tmp_path / "env"))
     cov = _two_samples()

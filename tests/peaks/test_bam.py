@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penlearn.peaks.bam import bam_chrom_sizes, is_bam, read_bam
-from penlearn.peaks.coverage_io import read_coverage
+from penlearn.peaks.formats.bam import bam_chrom_sizes, is_bam, read_bam
+from penlearn.peaks.formats.coverage import read_coverage
 
 pysam = pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not "
                             "installed")

@@ -12,10 +12,10 @@ import pytest
 from conftest import DATA, need
 
 import penlearn as pl
-from penlearn.peaks.contigs import coverage_problems, fill_gaps
-from penlearn.peaks.peak_evaluation import window_error_functions
-from penlearn.peaks.peakseg import peakseg_path
-from penlearn.peaks.peakseg_search import peakseg_search
+from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
+from penlearn.peaks.peakseg.evaluation import window_error_functions
+from penlearn.peaks.peakseg.search import peakseg_search
+from penlearn.peaks.peakseg.solver import peakseg_path
 
 RAW = DATA / "chipseq_raw"
 
@@ -200,9 +200,9 @@ def test_path_fills_gaps_and_names_the_problem():
 def test_one_whole_chromosome_is_never_copied_nor_grouped():
     """The fast path of one (sample, chromosome): the same rows as the general path, and
     the caller's arrays themselves (2·10^7 rows: 0.9 GB less for 'penlearn peaks')."""
-    from penlearn.peaks.contigs import one_problem
-    from penlearn.peaks.coverage_features import sample_windows
-    from penlearn.peaks.peak_evaluation import _windows_of
+    from penlearn.peaks.peakseg.contigs import one_problem
+    from penlearn.peaks.peakseg.evaluation import _windows_of
+    from penlearn.peaks.peakseg.features import sample_windows
 
     cov = pd.DataFrame({"sample_id": "s", "chrom": "chr1", "chromStart": [0, 4, 9, 12],
                         "chromEnd": [4, 9, 12, 20], "count": [1, 5, 6, 0]})

@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pytest
 
-from penlearn.peaks import _text_files, _text_parse
-from penlearn.peaks.coverage_io import read_bedgraph, read_coverage
+from penlearn.peaks.formats import _text_files, _text_parse
+from penlearn.peaks.formats.coverage import read_bedgraph, read_coverage
 
 CSV_HEAD = "sample_id,chrom,chromStart,chromEnd,count\n"
 

@@ -12,13 +12,13 @@ from conftest import DATA, REFERENCE, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.peaks.coverage_features import (
+from penlearn.peaks.formats.coverage import read_bedgraph, read_coverage
+from penlearn.peaks.peakseg.features import (
     FEATURE_COLUMNS,
     coverage_features,
     weighted_features,
     window_id,
 )
-from penlearn.peaks.coverage_io import read_bedgraph, read_coverage
 
 MONO_ID = ("H3K27ac-H3K4me3_TDHAM_BP/samples/Mono1_H3K27ac/S001YW_NCMLS/problems/"
            "chr11:60000-580000")

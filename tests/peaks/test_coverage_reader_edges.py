@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
+from penlearn.peaks.formats.coverage import read_bedgraph, read_bigwig, read_coverage
 
 CSV_HEAD = "sample_id,chrom,chromStart,chromEnd,count\n"
 
@@ -217,7 +217,7 @@ def test_fast_reader_matches_a_line_by_line_reference(tmp_path):
 @pytest.mark.parametrize("position", ["33,4560,00", ",33", "33,", "3,3", "\u0663\u0663",
                                       "33,,000"])
 def test_browser_label_positions_with_odd_commas_are_refused(tmp_path, position):
-    from penlearn.peaks.bed_io import read_peak_labels
+    from penlearn.peaks.formats.bed import read_peak_labels
 
     p = tmp_path / "labels.txt"
     p.write_text(f"chr1:1,000-2,000 peaks\nchr1:{position}-33,484,755 noPeaks\n",
@@ -234,7 +234,7 @@ def test_bigwig_windows_and_regions_match_brute_force(tmp_path, monkeypatch):
     region's rows are the overlapping intervals clipped to it."""
     pyBigWig = pytest.importorskip(
         "pyBigWig", reason="pyBigWig (optional extra penlearn[bigwig]) is not installed")
-    from penlearn.peaks import _bigwig
+    from penlearn.peaks.formats import _bigwig
 
     monkeypatch.setattr(_bigwig, "_WINDOW", 16)
     monkeypatch.setattr(_bigwig, "_ROWS", 2)

@@ -7,14 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penlearn.peaks.joint_errors import joint_error_functions, joint_path, joint_selected
-from penlearn.peaks.joint_windows import (
+from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
+from penlearn.peaks.joint.windows import (
     joint_clusters,
     joint_windows,
     read_peaks_folder,
     window_coverage,
 )
-from penlearn.peaks.peak_labels import peak_label_errors
+from penlearn.peaks.peakseg.labels import peak_label_errors
 
 
 def random_peaks(rng, n, length=300):
@@ -192,7 +192,7 @@ def test_joint_path_selects_minimum_of_loss_plus_penalty_times_k():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_min_error_log_lambda_has_the_fewest_total_errors_of_a_fine_grid(seed):
-    from penlearn.joint_pipeline import min_error_log_lambda
+    from penlearn.peaks.joint.pipeline import min_error_log_lambda
     rng = np.random.default_rng(seed)
     rows = []
     for s in range(4):

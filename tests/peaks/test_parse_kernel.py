@@ -1,5 +1,5 @@
 """The numba parse kernels against plain-Python reference parsers written from the
-format rules (module docstring of ``penlearn.peaks._parse_kernel``), on random valid and
+format rules (module docstring of ``penlearn.peaks.formats._parse_kernel``), on random valid and
 invalid text: the columns, the name runs and the first error (code, line, field, token)
 must be the same. The kernels are called with small capacities, so they stop and resume
 as the readers' driver makes them do."""
@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from penlearn.peaks import _parse_kernel as kernel
+from penlearn.peaks.formats import _parse_kernel as kernel
 
 INT64_MAX = 2**63 - 1
 INTEGER = re.compile(rb"-?[0-9]+")

@@ -13,7 +13,7 @@ from conftest import DATA, REFERENCE, need
 
 import penlearn as pl
 from penlearn._checks import check_evaluation
-from penlearn.peaks.peak_evaluation import (
+from penlearn.peaks.peakseg.evaluation import (
     DEFAULT_MAX_PEAKS,
     evaluation_bounds,
     window_error_functions,

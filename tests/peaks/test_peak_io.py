@@ -13,9 +13,9 @@ from conftest import DATA, REFERENCE, load_reference_json, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.peaks.bed_io import read_bed, read_peak_labels, write_bed
-from penlearn.peaks.coverage_io import read_bedgraph, read_bigwig, read_coverage
-from penlearn.peaks.peak_labels import peak_label_errors
+from penlearn.peaks.formats.bed import read_bed, read_peak_labels, write_bed
+from penlearn.peaks.formats.coverage import read_bedgraph, read_bigwig, read_coverage
+from penlearn.peaks.peakseg.labels import peak_label_errors
 
 RAW = DATA / "chipseq_raw"
 

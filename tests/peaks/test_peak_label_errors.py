@@ -11,11 +11,8 @@ from conftest import DATA, REFERENCE, need
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penlearn.peaks.peak_labels import (
-    PEAK_ANNOTATIONS,
-    check_peak_labels,
-    peak_label_errors,
-)
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.peakseg.labels import peak_label_errors
 
 PEAKERROR = REFERENCE / "peakseg" / "peakerror"
 MONO = REFERENCE / "peakseg" / "mono27ac"

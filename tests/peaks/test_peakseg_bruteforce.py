@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from penlearn.peaks.peakseg import peakseg, peakseg_path
+from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 
 
 def run_loss(W: float, S: float) -> float:

@@ -1,7 +1,7 @@
 """The PeakSeg solver's on-disk store: the same models as in RAM, and no file left behind.
 
 The decoding information of large inputs goes to temporary files in chunks
-(:mod:`penlearn.peaks._peakseg_store`); here tiny chunk sizes and a zero RAM limit force
+(:mod:`penlearn.peaks.peakseg._store`); here tiny chunk sizes and a zero RAM limit force
 that path on small inputs, whose models must be bit-identical to the in-memory ones
 (which the reference tests of ``test_peakseg_model.py`` check against R).
 """
@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 from conftest import DATA, need
 
-import penlearn.peaks._peakseg_kernel as kernel
-import penlearn.peaks._peakseg_store as store
-from penlearn.peaks.peakseg import peakseg
+import penlearn.peaks.peakseg._kernel as kernel
+import penlearn.peaks.peakseg._store as store
+from penlearn.peaks.peakseg.solver import peakseg
 
 
 def random_coverage(seed: int, n: int = 300) -> pd.DataFrame:
@@ -164,8 +164,8 @@ def test_write_error_names_the_folder_and_the_way_out(monkeypatch, tmp_path):
 CHILD = """
 import os, signal, sys, numpy as np, pandas as pd
 signal.signal(signal.SIGINT, signal.default_int_handler)  # (ignored if started in background)
-import penlearn.peaks._peakseg_store as store
-from penlearn.peaks.peakseg import peakseg
+import penlearn.peaks.peakseg._store as store
+from penlearn.peaks.peakseg.solver import peakseg
 store.MEMORY_BYTES = 0
 n = 2_000_000
 rng = np.random.default_rng(1)
@@ -228,7 +228,7 @@ def test_progress_bars_count_the_rows_per_chunk_and_change_nothing(monkeypatch, 
 
 
 def test_predict_peaks_threads_progress_into_a_large_solve(monkeypatch, capsys):
-    from penlearn.peaks.peak_evaluation import predict_peaks
+    from penlearn.peaks.peakseg.evaluation import predict_peaks
 
     cov = random_coverage(4)
     monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
@@ -280,9 +280,9 @@ def test_tmpdir_argument_puts_the_files_there(monkeypatch, tmp_path):
 
 
 def test_tmpdir_reaches_the_store_from_every_entry_point(monkeypatch, tmp_path):
-    from penlearn.peaks.peak_evaluation import peak_error_functions, predict_peaks
-    from penlearn.peaks.peakseg import peakseg_path
-    from penlearn.peaks.peakseg_search import peakseg_search
+    from penlearn.peaks.peakseg.evaluation import peak_error_functions, predict_peaks
+    from penlearn.peaks.peakseg.search import peakseg_search
+    from penlearn.peaks.peakseg.solver import peakseg_path
 
     force_disk(monkeypatch, 50, 7)
     seen = record_temp_dirs(monkeypatch)
@@ -303,7 +303,7 @@ def test_tmpdir_reaches_the_store_from_every_entry_point(monkeypatch, tmp_path):
 
 
 def test_bad_tmpdir_is_one_line_naming_it(tmp_path):
-    from penlearn.peaks.peak_evaluation import predict_peaks
+    from penlearn.peaks.peakseg.evaluation import predict_peaks
 
     cov = random_coverage(3, n=20)
     a_file = tmp_path / "f"

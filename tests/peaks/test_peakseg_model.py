@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from conftest import DATA, REFERENCE, decode_json_numbers, need
 
-from penlearn.peaks.peakseg import peakseg, peakseg_path
-from penlearn.peaks.peakseg_search import peakseg_search
+from penlearn.peaks.peakseg.search import peakseg_search
+from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 
 MONO = REFERENCE / "peakseg" / "mono27ac"
 COLS = ["chrom", "chromStart", "chromEnd", "count"]
@@ -390,7 +390,7 @@ def test_h3k36me3_paths_are_consistent():
 def test_check_coverage_copies_nothing_of_int64_columns_and_keeps_its_checks():
     """Whole chromosomes: the validated table is views of the caller's int64 columns
     (2·10^7 rows: 0.46 GB less); other integer types and gaps still give new arrays."""
-    from penlearn.peaks.peakseg import _Data, check_coverage
+    from penlearn.peaks.peakseg.solver import _Data, check_coverage
 
     cov = four_rows()
     out = check_coverage(cov)

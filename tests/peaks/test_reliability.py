@@ -21,8 +21,8 @@ import pytest
 from conftest import REPO, default_sigint
 
 import penlearn as pl
-from penlearn.peaks.bed_io import write_bedgraph
-from penlearn.peaks.peak_labels import check_labels_in_coverage
+from penlearn.peaks.formats.bed import write_bedgraph
+from penlearn.peaks.peakseg.labels import check_labels_in_coverage
 
 BIG = 2**62  # positions near 2^62: float64 cannot tell them apart
 

@@ -16,8 +16,8 @@ import pytest
 from conftest import DATA, need
 
 import penlearn.datasets.peaks as dpeaks
-from penlearn.peaks.coverage_io import read_bedgraph
-from penlearn.peaks.peak_evaluation import predict_peaks
+from penlearn.peaks.formats.coverage import read_bedgraph
+from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 MONO = DATA / "chipseq_raw" / "Mono27ac"
 

@@ -1,13 +1,13 @@
 """ChIP-seq error functions straight from coverage and peak labels.
 
 For every (sample, window) of coverage that holds labels: the PeakSeg models selected
-by some penalty (:func:`~penlearn.peaks.peakseg.peakseg_path`, Hocking et al.
+by some penalty (:func:`~penlearn.peaks.peakseg.solver.peakseg_path`, Hocking et al.
 2020, *JMLR*; Hocking et al. 2022, *JSS*), the label errors of each
-(:func:`~penlearn.peaks.peak_labels.peak_label_counts`; Hocking et al. 2017,
+(:func:`~penlearn.peaks.peakseg.labels.peak_label_counts`; Hocking et al. 2017,
 *Bioinformatics*), and from them the evaluation table — one row per interval of log λ
 on which the selected model is constant — that :func:`penlearn.learn_penalty` and
 :func:`penlearn.roc_change` take unchanged. Sequence ids are those of
-:func:`~penlearn.peaks.coverage_features.coverage_features`, so its feature
+:func:`~penlearn.peaks.peakseg.features.coverage_features`, so its feature
 table lines up with the evaluation table.
 
 Every row is exact. The path stops at a stated bound (``max_peaks``, default
@@ -30,18 +30,19 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import expect_tasks
-from penlearn.peaks._peakseg_store import warm as warm_peakseg
-from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
-from penlearn.peaks.coverage_features import sample_windows, window_id
-from penlearn.peaks.parts import default_cache_dir, frame_digest, part_key, read_part, write_part
-from penlearn.peaks.peak_labels import (
-    LABEL_COLUMNS,
-    PEAK_ANNOTATIONS,
-    check_labels_in_coverage,
-    check_peak_labels,
-    peak_label_counts,
+from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.peakseg._store import warm as warm_peakseg
+from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
+from penlearn.peaks.peakseg.features import sample_windows, window_id
+from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_counts
+from penlearn.peaks.peakseg.parts import (
+    default_cache_dir,
+    frame_digest,
+    part_key,
+    read_part,
+    write_part,
 )
-from penlearn.peaks.peakseg import (
+from penlearn.peaks.peakseg.solver import (
     COVERAGE_COLUMNS,
     check_coverage,
     check_tmpdir,
@@ -80,21 +81,21 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ----------
     coverage : DataFrame
         One sample's coverage of the window, ``chrom, chromStart, chromEnd, count`` (as
-        for :func:`~penlearn.peaks.peakseg.peakseg`; zero-coverage gaps as ``gaps``).
+        for :func:`~penlearn.peaks.peakseg.solver.peakseg`; zero-coverage gaps as ``gaps``).
     labels : DataFrame
         That sample's labels inside the window: ``chrom, chromStart, chromEnd,
         annotation`` (noPeaks, peakStart, peakEnd, peaks).
     sequence_id : str
         The id written in the ``sequence_id`` column.
     max_peaks : int or None
-        Bound of the path (see :func:`~penlearn.peaks.peakseg.peakseg_path`): models
+        Bound of the path (see :func:`~penlearn.peaks.peakseg.solver.peakseg_path`): models
         with at most this many peaks; default :data:`DEFAULT_MAX_PEAKS`. ``None``: the
         full path down to penalty 0 (thousands of models on 10^4 rows).
     gaps : {"fill", "error"}
-        Zero-coverage gaps between rows (see :func:`~penlearn.peaks.contigs.fill_gaps`).
+        Zero-coverage gaps between rows (see :func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
     tmpdir : str, optional
         Folder of the solver's temporary files (see
-        :func:`~penlearn.peaks.peakseg.peakseg`).
+        :func:`~penlearn.peaks.peakseg.solver.peakseg`).
 
     Returns
     -------
@@ -213,7 +214,7 @@ def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame
 
 
 def _window_key(kind: str, cov: pd.DataFrame, name: str, sid, **fields) -> str:
-    """The content key of one window's result (:mod:`penlearn.peaks.parts`)."""
+    """The content key of one window's result (:mod:`penlearn.peaks.peakseg.parts`)."""
     return part_key(kind, sequence_id=name, sample_id=None if sid is None else str(sid),
                     coverage=frame_digest(cov, COVERAGE_COLUMNS), **fields)
 
@@ -232,13 +233,13 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         (sample, chromosome) is one window, one problem.
     log_lambda : float or Series
         One log λ for every window, or a Series indexed by the sequence ids of
-        :func:`~penlearn.peaks.coverage_features.coverage_features` (e.g. a learned
+        :func:`~penlearn.peaks.peakseg.features.coverage_features` (e.g. a learned
         model's predictions on those features).
     windows : DataFrame, optional
-        As for :func:`~penlearn.peaks.coverage_features.coverage_features`.
+        As for :func:`~penlearn.peaks.peakseg.features.coverage_features`.
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows are filled with zero counts (default) or refused
-        (:func:`~penlearn.peaks.contigs.fill_gaps`).
+        (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
     segments : bool
         Return every segment of the models (``status`` background / peak and ``mean``
         columns too), not only the peaks.
@@ -249,15 +250,15 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     progress : bool
         Show a tqdm progress bar counting coverage rows (with two or more windows) and,
         without an executor, bars inside each solve of 10^6 rows or more
-        (:func:`~penlearn.peaks.peakseg.peakseg`).
+        (:func:`~penlearn.peaks.peakseg.solver.peakseg`).
     tmpdir : str, optional
         Folder of the solver's temporary files (whole chromosomes; see
-        :func:`~penlearn.peaks.peakseg.peakseg`); with an executor, a path that every
+        :func:`~penlearn.peaks.peakseg.solver.peakseg`); with an executor, a path that every
         worker can write to. Default: ``$PENLEARN_TMPDIR``, else the system's.
     parts : path, optional
         A folder where each window's result is saved as soon as it is solved (atomically,
         under a key of its coverage rows' contents, its exact log λ and the options:
-        :mod:`penlearn.peaks.parts`), and from which a later call takes every result
+        :mod:`penlearn.peaks.peakseg.parts`), and from which a later call takes every result
         whose key is unchanged instead of solving it again: an interrupted run continues
         where it stopped, with the same result. The folder is created; nothing in it is
         removed (``penlearn peaks`` removes it once its outputs are written).
@@ -375,14 +376,14 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ----------
     coverage : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, count`` (as
-        :func:`~penlearn.peaks.coverage_io.read_coverage` returns): many samples and
+        :func:`~penlearn.peaks.formats.coverage.read_coverage` returns): many samples and
         chromosomes, each (sample, chromosome) sorted without overlaps.
     labels : DataFrame
         ``[sample_id,] chrom, chromStart, chromEnd, annotation`` (as
-        :func:`~penlearn.peaks.bed_io.read_peak_labels` returns); labels
+        :func:`~penlearn.peaks.formats.bed.read_peak_labels` returns); labels
         without ``sample_id`` hold for every sample.
     windows : DataFrame, optional
-        As for :func:`~penlearn.peaks.coverage_features.coverage_features`; by
+        As for :func:`~penlearn.peaks.peakseg.features.coverage_features`; by
         default each sample's chromosome is one window. Windows without labels are
         left out (their error functions are identically zero).
     max_peaks : int or None
@@ -393,7 +394,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     gaps : {"fill", "error"}
         Zero-coverage gaps between rows (``bedtools genomecov -bg``, sparse bigWigs) are
         filled with zero counts per (sample, chromosome) (default) or refused
-        (:func:`~penlearn.peaks.contigs.fill_gaps`).
+        (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
     executor : concurrent.futures.Executor, optional
         One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
@@ -403,12 +404,12 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         Folder of the solver's temporary files, as for :func:`predict_peaks`.
     cache : bool or path
         Save each labeled window's table and reuse it in a later call: True for
-        :func:`~penlearn.peaks.parts.default_cache_dir` (``$PENLEARN_CACHE_DIR``, else
+        :func:`~penlearn.peaks.peakseg.parts.default_cache_dir` (``$PENLEARN_CACHE_DIR``, else
         ``~/.cache/penlearn``), or a folder. Off by default (a library call writes no
         files unless asked); on, a rerun on the same data costs only reading, and a
         window whose coverage rows, labels or options changed (or penlearn's peak code)
         is computed again: the key is a digest of their contents
-        (:mod:`penlearn.peaks.parts`). A cache that cannot be written gives one warning.
+        (:mod:`penlearn.peaks.peakseg.parts`). A cache that cannot be written gives one warning.
 
     Returns
     -------

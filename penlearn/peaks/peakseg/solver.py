@@ -17,7 +17,7 @@ JSS).
   "Computationally efficient changepoint detection for a range of penalties", JCGS;
   :func:`penlearn.changepoint.crops.crops`), each with its penalty interval from
   :func:`~penlearn.changepoint.model_selection.model_selection`;
-* :func:`~penlearn.peaks.peakseg_search.peakseg_search` (in its own module) — the model
+* :func:`~penlearn.peaks.peakseg.search.peakseg_search` (in its own module) — the model
   with a given number of peaks by the same search.
 """
 
@@ -34,8 +34,8 @@ import pandas as pd
 from penlearn._checks import require_columns
 from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks._peakseg_store import check_tmpdir
-from penlearn.peaks.contigs import check_gaps, coverage_problems, fill_gaps
+from penlearn.peaks.peakseg._store import check_tmpdir
+from penlearn.peaks.peakseg.contigs import check_gaps, coverage_problems, fill_gaps
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
@@ -125,7 +125,7 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
     One problem is one sample's chromosome. Rows must be sorted without overlaps, on one
     chromosome, with ``chromEnd > chromStart`` and non-negative integer counts; each
     zero-coverage gap between two rows is filled with a zero-count row (``gaps="fill"``,
-    see :func:`~penlearn.peaks.contigs.fill_gaps`) or refused (``gaps="error"``), so the
+    see :func:`~penlearn.peaks.peakseg.contigs.fill_gaps`) or refused (``gaps="error"``), so the
     rows returned are contiguous (each ``chromEnd`` equals the next ``chromStart``). A
     ``sample_id`` column is accepted when it holds a single value.
 
@@ -307,7 +307,7 @@ def _solve(data: _Data, penalty: float, progress: bool = False,
         raise ValueError(f"coverage has {n} rows; at most 2**31 - 1 are supported")
     # the numba kernel is compiled (or loaded from cache) on first use only; its
     # decoding information goes to temporary files for large inputs (bounded memory)
-    from penlearn.peaks._peakseg_store import peakseg_solve
+    from penlearn.peaks.peakseg._store import peakseg_solve
 
     # (Ctrl-C / SIGTERM are deferred around each chunk's kernel call, not the whole
     # solve: a long solve stops within a chunk)
@@ -334,7 +334,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     the backward decoding needs (about 270 bytes per row) goes to temporary files in
     ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
     call returns or fails; the process itself then needs about 50 bytes per row beyond
-    the input table (see :mod:`penlearn.peaks._peakseg_store`). ``tmpdir`` chooses
+    the input table (see :mod:`penlearn.peaks.peakseg._store`). ``tmpdir`` chooses
     their folder.
 
     Parameters
@@ -349,7 +349,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
         A zero-coverage gap between two rows (``bedtools genomecov -bg``, sparse
         bigWigs) is a run of zero counts: filled with a zero-count row (the default, so
         a gapped file gives the peaks of the filled file), or refused
-        (:func:`~penlearn.peaks.contigs.fill_gaps`).
+        (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
     progress : bool
         Show tqdm progress bars (stderr) over the rows of each problem of 10^6 rows or
         more (forward pass and decoding, updated per chunk); the model is the same.

@@ -125,7 +125,7 @@ def _lines_end(buf):
 def parse_bedgraph(buf, pos, line, start, end, count, row, run_row, run_a, run_b, err):
     """Parse bedGraph lines ``chrom chromStart chromEnd count`` (spaces / tabs) of ``buf``
     from byte ``pos`` on (``line`` lines before it) into ``start, end, count`` from index
-    ``row`` on: one block of a file (:func:`penlearn.peaks._text_files.text_blocks`).
+    ``row`` on: one block of a file (:func:`penlearn.peaks.formats._text_files.text_blocks`).
 
     Stops at the end of ``buf``, at the first bad line, or at the start of a line when the
     columns or the run arrays are full (the caller grows them and goes on from there).

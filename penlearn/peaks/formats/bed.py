@@ -21,8 +21,8 @@ import pandas as pd
 
 from penlearn._checks import optional_import, require_columns
 from penlearn.atomic_files import staged_file, write_bytes_atomic
-from penlearn.peaks._label_text import BROWSER_LIKE, browser_labels, expand_groups
-from penlearn.peaks._text_files import (
+from penlearn.peaks.formats._label_text import BROWSER_LIKE, browser_labels, expand_groups
+from penlearn.peaks.formats._text_files import (
     data_lines,
     first_data_line,
     four_fields,
@@ -30,7 +30,7 @@ from penlearn.peaks._text_files import (
     parse_integers,
     read_text,
 )
-from penlearn.peaks.peak_labels import check_peak_labels, check_peaks
+from penlearn.peaks.formats.regions import check_peak_labels, check_peaks
 
 
 def _bed_labels(path, text: str) -> tuple[pd.DataFrame, list[int]]:
@@ -250,7 +250,7 @@ def write_bedgraph(segments: pd.DataFrame, path: str | os.PathLike, *, value: st
     ----------
     segments : DataFrame
         ``chrom, chromStart, chromEnd`` and the ``value`` column, e.g. the ``segments``
-        of a :class:`~penlearn.peaks.peakseg.PeakSegModel` (one sample; regions not
+        of a :class:`~penlearn.peaks.peakseg.solver.PeakSegModel` (one sample; regions not
         overlapping).
     path : path-like
         Output file (gzip when the name ends in ``.gz``).

@@ -7,11 +7,11 @@ simultaneous supervised detection of peaks in multiple samples and cell types", 
 PeakSegJoint's heuristic (Hocking & Bourque, arXiv:1506.01286):
 
 1. windows: clusters of overlapping single-sample peaks, widened
-   (:func:`~penlearn.peaks.joint_windows.joint_windows`);
+   (:func:`~penlearn.peaks.joint.windows.joint_windows`);
 2. one joint fit per window, its models over log λ
-   (:func:`~penlearn.peaks.joint_errors.joint_path`);
+   (:func:`~penlearn.peaks.joint.errors.joint_path`);
 3. with labels, each window's error functions
-   (:func:`~penlearn.peaks.joint_errors.joint_error_functions`), and the penalty
+   (:func:`~penlearn.peaks.joint.errors.joint_error_functions`), and the penalty
    learned by :func:`penlearn.learn_penalty` on window features (the 36 coverage
    features summed over the samples, as PeakSegPipeline does), or the best constant
    penalty when fewer than :data:`MIN_LEARN_WINDOWS` windows hold labels;
@@ -29,11 +29,11 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.peaks._label_text import expand_groups
-from penlearn.peaks.coverage_features import coverage_features
-from penlearn.peaks.joint_errors import joint_error_functions, joint_path, joint_selected
-from penlearn.peaks.joint_windows import DEFAULT_WIDEN, joint_windows, window_coverage
-from penlearn.peaks.peak_labels import check_labels_in_coverage, peak_label_errors
+from penlearn.peaks.formats._label_text import expand_groups
+from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
+from penlearn.peaks.joint.windows import DEFAULT_WIDEN, joint_windows, window_coverage
+from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
            "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda"]
@@ -48,7 +48,7 @@ MIN_LEARN_WINDOWS = 10
 def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                    gaps: str = "fill") -> pd.DataFrame:
     """The features of each joint window: the 36 coverage features of each sample's
-    coverage of the window (:func:`~penlearn.peaks.coverage_features.coverage_features`),
+    coverage of the window (:func:`~penlearn.peaks.peakseg.features.coverage_features`),
     summed over the samples (as PeakSegPipeline does for its joint penalty).
 
     Parameters
@@ -183,7 +183,7 @@ class JointPeaks:
     Attributes
     ----------
     windows : DataFrame
-        The joint windows (:data:`~penlearn.peaks.joint_windows.WINDOW_COLUMNS`) and,
+        The joint windows (:data:`~penlearn.peaks.joint.windows.WINDOW_COLUMNS`) and,
         per window, ``log_lambda`` and the chosen model's ``k``.
     paths : dict
         ``window_id -> joint_path`` table (every model selected by some penalty).
@@ -335,7 +335,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         :func:`penlearn.read_coverage`).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
-        peaks`` output read by :func:`~penlearn.peaks.joint_windows.read_peaks_folder`).
+        peaks`` output read by :func:`~penlearn.peaks.joint.windows.read_peaks_folder`).
     labels : DataFrame, optional
         Peak labels (:func:`penlearn.read_peak_labels`: with ``sample_id``, without it
         for every sample, or the text format's ``groups``). Without ``penalty`` and
@@ -348,7 +348,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         Sample groups (cell types): a coverage column name (e.g. ``"cell_type"``), a
         mapping ``sample_id -> group`` or a table ``sample_id, group``.
     widen : float
-        Widening of each cluster (:func:`~penlearn.peaks.joint_windows.joint_windows`).
+        Widening of each cluster (:func:`~penlearn.peaks.joint.windows.joint_windows`).
     penalty : float, optional
         λ of every window (>= 0).
     model : PenaltyModel, optional
@@ -395,7 +395,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     from tqdm.auto import tqdm
 
     if solver is None:
-        from penlearn.peaks.joint import joint_peak as solver
+        from penlearn.peaks.joint.solver import joint_peak as solver
     if penalty is not None and model is not None:
         raise ValueError("give at most one of penalty and model")
     if penalty is None and model is None and labels is None:

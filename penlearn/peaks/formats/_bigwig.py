@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import optional_import
-from penlearn.peaks._text_files import resize_in_place, string_column
+from penlearn.peaks.formats._text_files import resize_in_place, string_column
 
 #: the first four bytes of a bigWig file (0x888FFC26, either byte order)
 BIGWIG_MAGICS = (b"\x26\xfc\x8f\x88", b"\x88\x8f\xfc\x26")

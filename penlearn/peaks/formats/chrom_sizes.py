@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn.atomic_files import write_bytes_atomic
-from penlearn.peaks._bigwig import _open as _open_bigwig
-from penlearn.peaks._bigwig import is_bigwig
-from penlearn.peaks._text_files import data_lines, parse_integers, read_text
-from penlearn.peaks.bam import bam_chrom_sizes, is_bam
-from penlearn.peaks.coverage_io import coverage_files
+from penlearn.peaks.formats._bigwig import _open as _open_bigwig
+from penlearn.peaks.formats._bigwig import is_bigwig
+from penlearn.peaks.formats._text_files import data_lines, parse_integers, read_text
+from penlearn.peaks.formats.bam import bam_chrom_sizes, is_bam
+from penlearn.peaks.formats.coverage import coverage_files
 
 __all__ = ["check_chrom_sizes", "coverage_chrom_sizes", "read_chrom_sizes",
            "write_chrom_sizes"]
@@ -88,7 +88,7 @@ def coverage_chrom_sizes(paths_or_dir) -> dict[str, int] | None:
     Parameters
     ----------
     paths_or_dir : path-like, sequence of path-likes, or mapping
-        As :func:`~penlearn.peaks.coverage_io.read_coverage` takes them.
+        As :func:`~penlearn.peaks.formats.coverage.read_coverage` takes them.
 
     Returns
     -------

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.bed_io import read_bed
-from penlearn.peaks.contigs import fill_gaps
+from penlearn.peaks.formats.bed import read_bed
+from penlearn.peaks.peakseg.contigs import fill_gaps
 
 __all__ = ["DEFAULT_WIDEN", "WINDOW_COLUMNS", "joint_clusters", "joint_windows",
            "read_peaks_folder", "window_coverage", "coverage_spans"]
@@ -297,7 +297,7 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
         ``sample_id -> group`` (e.g. cell types): the window tables get a ``group``
         column.
     gaps : {"fill", "error"}
-        As for :func:`~penlearn.peaks.contigs.fill_gaps`.
+        As for :func:`~penlearn.peaks.peakseg.contigs.fill_gaps`.
 
     Yields
     ------

@@ -15,10 +15,10 @@ by their first two bytes, never by their name.
 * :func:`read_coverage` — many samples as the long table
   ``sample_id, chrom, chromStart, chromEnd, count`` (sample ids are always strings).
 * :func:`read_bigwig` — a bigWig file (all chromosomes, one, or a region), with the
-  optional ``pyBigWig`` (:mod:`penlearn.peaks._bigwig`).
-* :func:`~penlearn.peaks.bam.read_bam` — the read depth of a BAM file, with the optional
+  optional ``pyBigWig`` (:mod:`penlearn.peaks.formats._bigwig`).
+* :func:`~penlearn.peaks.formats.bam.read_bam` — the read depth of a BAM file, with the optional
   ``pysam``.
-* Peak labels and BED files: :mod:`penlearn.peaks.bed_io`.
+* Peak labels and BED files: :mod:`penlearn.peaks.formats.bed`.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ import pandas as pd
 
 from penlearn._checks import check_regular_file, require_columns
 from penlearn._numba_cache import warm_kernels
-from penlearn.peaks._bigwig import is_bigwig, read_bigwig
-from penlearn.peaks._text_files import (
+from penlearn.peaks.formats._bigwig import is_bigwig, read_bigwig
+from penlearn.peaks.formats._text_files import (
     GZIP_MAGIC,
     header_fields,
     string_column,
     text_blocks,
 )
-from penlearn.peaks._text_parse import (
+from penlearn.peaks.formats._text_parse import (
     NUMERIC,
     Columns,
     first_line,
@@ -50,7 +50,7 @@ from penlearn.peaks._text_parse import (
     parse_error,
     token,
 )
-from penlearn.peaks.bam import is_bam, read_bam
+from penlearn.peaks.formats.bam import is_bam, read_bam
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
            "read_bedgraph", "read_bigwig", "read_coverage"]
@@ -228,7 +228,7 @@ def _read_coverage_table(path: str | os.PathLike, sample_id: str | None = None,
                          contiguous: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """A CSV / TSV coverage table with a header (and a ``sample_id`` column or argument),
     parsed block by block as a bedGraph; and its sample ids in order."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     cols = Columns(path, 2)
     err = np.zeros(5, np.int64)
@@ -356,7 +356,7 @@ def _read_one(path: Path, sample_id: str | None, contiguous: bool
 
 def _warm_parsers() -> bool:
     """Compile (or load) the text parsers' kernels on two tiny files (``warm_kernels``)."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     def run():
         with tempfile.TemporaryDirectory(prefix="penlearn-warm-") as folder:
@@ -434,7 +434,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
           file is an error (a sample would be lost);
         * one file or a list of files: bedGraph, bigWig or BAM files (told apart by
           their first bytes; sample id from the name as above; a BAM gives the read depth
-          of ``bedtools genomecov -bg -split``, see :mod:`penlearn.peaks.bam`) or CSV /
+          of ``bedtools genomecov -bg -split``, see :mod:`penlearn.peaks.formats.bam`) or CSV /
           TSV tables with a header and the columns ``sample_id, chrom, chromStart,
           chromEnd, count`` (other columns are kept).
     contiguous : bool

@@ -9,7 +9,7 @@ samples, the others flat. The model chosen at a penalty λ minimises loss + λ·
   peak and the samples up (groups up: all their samples up);
 * :func:`joint_error_functions` — their FP/FN against the samples' peak labels: every
   up sample has one peak, the others none, and each sample's labels are counted with the
-  unchanged single-sample rules (:func:`~penlearn.peaks.peak_labels.peak_label_counts`;
+  unchanged single-sample rules (:func:`~penlearn.peaks.peakseg.labels.peak_label_counts`;
   Hocking et al. 2017, *Bioinformatics*): the evaluation table of one window, which
   :func:`penlearn.learn_penalty` takes like any other;
 * :func:`joint_selected` — the model of each window at its predicted log λ.
@@ -24,8 +24,9 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn.changepoint.model_selection import model_selection
-from penlearn.peaks.peak_evaluation import EVALUATION_COLUMNS
-from penlearn.peaks.peak_labels import PEAK_ANNOTATIONS, check_peak_labels, peak_label_counts
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.peakseg.evaluation import EVALUATION_COLUMNS
+from penlearn.peaks.peakseg.labels import peak_label_counts
 
 __all__ = ["PATH_COLUMNS", "joint_error_functions", "joint_path", "joint_selected"]
 
@@ -131,7 +132,7 @@ def joint_error_functions(path: pd.DataFrame, labels: pd.DataFrame, *,
     Returns
     -------
     DataFrame
-        :data:`~penlearn.peaks.peak_evaluation.EVALUATION_COLUMNS` (``peaks`` holds the
+        :data:`~penlearn.peaks.peakseg.evaluation.EVALUATION_COLUMNS` (``peaks`` holds the
         number of samples up), one row per path row, λ decreasing; the intervals cover
         all log λ (the path is complete: ``bounded`` False).
 

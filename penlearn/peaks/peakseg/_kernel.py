@@ -23,7 +23,7 @@ pieces and their ``PREV_I`` / ``PREV_MEAN``, equal neighbours merged) and the
 segmentation is read backwards from the argmin. The kernels work in chunks so that
 the stored functions need not stay in RAM: :func:`forward_chunk` fills fixed buffers
 and returns when they are full, :func:`decode_chunk` continues the decoding through
-one chunk at a time, last first; :mod:`penlearn.peaks._peakseg_store` drives them and
+one chunk at a time, last first; :mod:`penlearn.peaks.peakseg._store` drives them and
 keeps the chunks in RAM or in temporary files.
 """
 

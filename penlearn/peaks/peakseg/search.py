@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from penlearn.peaks.peakseg import (
+from penlearn.peaks.peakseg.solver import (
     PeakSegModel,
     _check_max_peaks,
     _crossing,
@@ -93,14 +93,14 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill",
     ----------
     coverage : DataFrame
         One problem's coverage (one sample's chromosome), as for
-        :func:`~penlearn.peaks.peakseg.peakseg`.
+        :func:`~penlearn.peaks.peakseg.solver.peakseg`.
     peaks : int
         Target number of peaks, at most ``(rows − 1) // 2``.
     gaps : {"fill", "error"}
-        Zero-coverage gaps between rows, as for :func:`~penlearn.peaks.peakseg.peakseg`.
+        Zero-coverage gaps between rows, as for :func:`~penlearn.peaks.peakseg.solver.peakseg`.
     tmpdir : str or path, optional
         Folder of the solver's temporary files, as for
-        :func:`~penlearn.peaks.peakseg.peakseg`.
+        :func:`~penlearn.peaks.peakseg.solver.peakseg`.
 
     Returns
     -------

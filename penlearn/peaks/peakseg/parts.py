@@ -1,9 +1,9 @@
 """Saved results of single (sample, window) problems, keyed by their content.
 
-Two users: :func:`~penlearn.peaks.peak_evaluation.predict_peaks` ``parts=FOLDER`` (the
+Two users: :func:`~penlearn.peaks.peakseg.evaluation.predict_peaks` ``parts=FOLDER`` (the
 resume of ``penlearn peaks``: every window's result is written as soon as it is solved,
 and a rerun takes the finished ones back) and
-:func:`~penlearn.peaks.peak_evaluation.peak_error_functions` ``cache=`` (every labeled
+:func:`~penlearn.peaks.peakseg.evaluation.peak_error_functions` ``cache=`` (every labeled
 window's error functions, reused by a later call on the same coverage and labels).
 
 A part's key is a BLAKE2 digest of everything its result depends on: the window's

@@ -1,8 +1,8 @@
 """Coverage text parsed block by block: the driver of the numba kernels
-(:mod:`penlearn.peaks._parse_kernel`) for :mod:`penlearn.peaks.coverage_io`.
+(:mod:`penlearn.peaks.formats._parse_kernel`) for :mod:`penlearn.peaks.formats.coverage`.
 
-The text is held one block at a time (:func:`penlearn.peaks._text_files.text_blocks`),
-the int64 columns grow in place (:func:`penlearn.peaks._text_files.resize_in_place`),
+The text is held one block at a time (:func:`penlearn.peaks.formats._text_files.text_blocks`),
+the int64 columns grow in place (:func:`penlearn.peaks.formats._text_files.resize_in_place`),
 and a row's line is found by a second pass only on the way to an error message.
 """
 
@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from penlearn.peaks._text_files import GZIP_MAGIC, resize_in_place, text_blocks
+from penlearn.peaks.formats._text_files import GZIP_MAGIC, resize_in_place, text_blocks
 
 TRACK = np.frombuffer(b"track", np.uint8)
 BROWSER = np.frombuffer(b"browser", np.uint8)
@@ -30,7 +30,7 @@ def token(buf: np.ndarray, a: int, b: int) -> str:
 
 def parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected: str) -> str:
     """The one-line message of a kernel's error ``err`` (``where`` names file and line)."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     code, _, field, a, b = (int(x) for x in err)
     if code == kernel.FIELDS:
@@ -97,7 +97,7 @@ class Columns:
 def line_of_row(path, row: int, skip: int = 0, data_only: bool = True) -> int:
     """The 1-based line of data row ``row`` (0-based) of a text file, counting rows after
     its first ``skip`` lines (only on the way to an error message: a second pass)."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     lines = 0
     for buf in text_blocks(path):
@@ -113,7 +113,7 @@ def line_of_row(path, row: int, skip: int = 0, data_only: bool = True) -> int:
 def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.ndarray]]:
     """The int64 columns of a bedGraph and its chromosome runs (names, lengths), parsed
     block by block (:func:`text_blocks`): the text held is one block, not the file."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     cols = Columns(path, 1)
     err = np.zeros(5, np.int64)
@@ -142,7 +142,7 @@ def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.nda
 def header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
     """(lines before it, its 1-based number, start byte, end byte) of the first line that
     is not blank and not a ``track`` / ``browser`` / ``#`` line."""
-    from penlearn.peaks import _parse_kernel as kernel  # numba: on first use
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
     pos, line = 0, 0
     while pos < len(buf):

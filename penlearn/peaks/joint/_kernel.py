@@ -1,4 +1,4 @@
-"""numba kernels of the exact joint peak model (:mod:`penlearn.peaks.joint`).
+"""numba kernels of the exact joint peak model (:mod:`penlearn.peaks.joint.solver`).
 
 One window, S samples on a common grid of positions ``pos`` (0 = window start, ``pos[-1]``
 = N bases); ``cy[s, i]`` is sample s's count summed over bases ``[0, pos[i])``. A peak

@@ -35,7 +35,7 @@ import pandas as pd
 
 from penlearn._checks import optional_import
 from penlearn.atomic_files import staged_dir
-from penlearn.peaks.peak_labels import PEAK_ANNOTATIONS
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
 
 __all__ = ["LABEL_COLORS", "write_track_hub"]
 
@@ -158,7 +158,7 @@ def write_track_hub(out: str | os.PathLike, genome: str, coverage: pd.DataFrame,
         The UCSC assembly name the coordinates are on (``hg19``, ``hg38``, ``mm10``...).
     coverage : DataFrame
         ``sample_id, chrom, chromStart, chromEnd, count`` (as
-        :func:`~penlearn.peaks.coverage_io.read_coverage` reads it).
+        :func:`~penlearn.peaks.formats.coverage.read_coverage` reads it).
     peaks : DataFrame, optional
         ``[sample_id,] chrom, chromStart, chromEnd`` (one sample without ``sample_id``).
     labels : DataFrame, optional

@@ -1,6 +1,6 @@
 """The PeakSeg solver in bounded memory: decoding information in RAM or in temporary files.
 
-The backward decoding of the PeakSeg recursion (:mod:`penlearn.peaks._peakseg_kernel`)
+The backward decoding of the PeakSeg recursion (:mod:`penlearn.peaks.peakseg._kernel`)
 needs, for every datum t and both cost functions, the right ends of their pieces and
 where each piece's last segment started (``PREV_I`` / ``PREV_MEAN``); the forward pass
 itself needs only the current two functions. As in PeakSegDisk (Hocking et al. 2022,
@@ -261,7 +261,7 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     [False, True, False, True, False]
     """
     from penlearn.changepoint._fp_core import N_COLS
-    from penlearn.peaks._peakseg_kernel import decode_chunk, decode_start, forward_chunk
+    from penlearn.peaks.peakseg._kernel import decode_chunk, decode_start, forward_chunk
 
     n = len(y)
     # (buffers no larger than a small problem needs; they grow for a datum that needs more)
@@ -329,7 +329,7 @@ def warm(say: bool = True) -> bool:
     >>> warm(say=False) in (True, False)
     True
     """
-    from penlearn.peaks import _peakseg_kernel as kernel
+    from penlearn.peaks.peakseg import _kernel as kernel
 
     return warm_kernels(
         "PeakSeg", (kernel.forward_chunk, kernel.decode_start, kernel.decode_chunk),

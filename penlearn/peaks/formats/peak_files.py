@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.bed_io import read_bed
+from penlearn.peaks.formats.bed import read_bed
 
 __all__ = ["PEAK_FILE_SUFFIXES", "merge_overlapping_peaks", "read_peak_files"]
 

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.bed_io import _text_column, _write_text
-from penlearn.peaks.peak_labels import check_peaks
+from penlearn.peaks.formats.bed import _text_column, _write_text
+from penlearn.peaks.formats.regions import check_peaks
 
 __all__ = ["NARROWPEAK_COLUMNS", "narrowpeak_table", "write_narrowpeak"]
 

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.contigs import check_gaps, fill_gaps, one_problem
-from penlearn.peaks.coverage_io import check_coverage_rows
+from penlearn.peaks.formats.coverage import check_coverage_rows
+from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
           "mean", "sd", "bases", "data")
@@ -181,7 +181,7 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     ----------
     coverage : DataFrame
         ``chrom, chromStart, chromEnd, count`` and optionally ``sample_id`` (the long
-        table of :func:`~penlearn.peaks.coverage_io.read_coverage`): many samples and
+        table of :func:`~penlearn.peaks.formats.coverage.read_coverage`): many samples and
         chromosomes; per sample, rows grouped by chromosome and sorted without overlaps,
         integer counts >= 0.
     windows : DataFrame, optional
@@ -193,7 +193,7 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     gaps : {"fill", "error"}
         Zero-coverage gaps between two rows of a sample's chromosome count as zero-count
         bases (default: the features of a gapped file are those of the filled file), or
-        are refused (:func:`~penlearn.peaks.contigs.fill_gaps`).
+        are refused (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
 
     Returns
     -------

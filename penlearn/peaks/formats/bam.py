@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import optional_import
-from penlearn.peaks._text_files import GZIP_MAGIC, string_column
+from penlearn.peaks.formats._text_files import GZIP_MAGIC, string_column
 
 __all__ = ["bam_chrom_sizes", "is_bam", "read_bam"]
 

@@ -252,7 +252,7 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
 
 def _grid(rows, lo, hi) -> _Grid:
     """The grid: row boundaries of every sample, and the bases next to the window ends."""
-    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     N = hi - lo
     P = np.unique(np.concatenate([st[1:] - lo for st, _, _ in rows]
@@ -282,7 +282,7 @@ COARSE_BINS = 40
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
                  max_blocks: int):
     """Best top-k decrease, its peak, and whether proven, for k = 0..n_units."""
-    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
@@ -301,7 +301,7 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
 
 def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
     """Loss, peak, up, selection and proven for one kind of unit (samples or groups)."""
-    from penlearn.peaks import _joint_kernel as kern  # numba: on first use only
+    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     n = len(names)
     ks = pd.RangeIndex(n + 1, name="k")
