@@ -231,14 +231,15 @@ def check_not_symlink(path: str | os.PathLike, what: str) -> None:
                          "penlearn does not write into where it points; remove the link")
 
 
-def check_outputs_apart(outputs: dict) -> None:
-    """Refuse two outputs of one command that are the same path or one inside the other
-    (``--cache-dir m.json --out m.json``): ``outputs`` maps an option to its path (None:
-    not given).
+def check_outputs_apart(outputs: dict, folders=()) -> None:
+    """Refuse two outputs of one command that are the same path
+    (``--cache-dir m.json --out m.json``) or one inside a file output: ``outputs`` maps
+    an option to its path (None: not given); the options in ``folders`` are folders the
+    command adds files to (a cache), so another output may lie inside them.
 
     Examples
     --------
-    >>> check_outputs_apart({"--out": "m.json", "--cache-dir": "cache"})
+    >>> check_outputs_apart({"--out": "m.json", "--cache-dir": "."}, folders=["--cache-dir"])
     >>> check_outputs_apart({"--out": "m.json", "--cache-dir": "m.json"})
     Traceback (most recent call last):
     ...
@@ -252,9 +253,39 @@ def check_outputs_apart(outputs: dict) -> None:
                 raise ValueError(f"{a} {pa} and {b} {pb} are the same path: give each its own")
             for (x, px, rx), (y, py, ry) in (((a, pa, ra), (b, pb, rb)),
                                              ((b, pb, rb), (a, pa, ra))):
-                if rx in ry.parents:
-                    raise ValueError(f"{y} {py} is inside {x} {px}: give each output its "
-                                     "own place")
+                if x not in folders and rx in ry.parents:
+                    raise ValueError(f"{y} {py} is inside {x} {px}, a file the command "
+                                     "writes: give each output its own place")
+
+
+def check_added_folder(path: str | os.PathLike, option: str, inputs=(),
+                       outputs: dict | None = None) -> None:
+    """Check a folder a command adds files to and never replaces (``--cache-dir``), as
+    :func:`check_output` checks ``--out``, before any work: its names fit a file system,
+    it is a folder if it exists, it is no input and lies inside none
+    (:func:`check_not_input`), and it is apart from the command's other ``outputs``
+    ({option: path}; :func:`check_outputs_apart`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> check_added_folder(d / "cache", "--cache-dir", outputs={"--out": d / "m.json"})
+    >>> check_added_folder(d / "m.json", "--cache-dir", outputs={"--out": d / "m.json"})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --cache-dir .../m.json and --out .../m.json are the same path: ...
+    """
+    check_path_names(path, option)
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {path} exists and is not a folder")
+    check_not_input(path, inputs, option)
+    check_outputs_apart({option: path, **(outputs or {})}, folders=[option])
+    anc = existing_ancestor(path)
+    if not anc.is_dir():
+        raise ValueError(f"{option} {path}: {anc} is not a folder")
 
 
 def remove_tree(path: str | os.PathLike) -> None:
