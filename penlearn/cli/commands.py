@@ -38,6 +38,7 @@ from penlearn.datasets import (
     simulate,
     write_uci,
 )
+from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.report import best_constant_log_lambda, roc_change_report
@@ -416,6 +417,7 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

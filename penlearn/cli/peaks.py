@@ -102,7 +102,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         if not (args.penalty >= 0):
             raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
         return math.log(args.penalty) if args.penalty > 0 else -math.inf
-    model = _load_model(args.model)
+    model = _load_model(args.model, task="peaks")
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index)
