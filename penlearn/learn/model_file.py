@@ -110,7 +110,7 @@ class ModelFields:
         tasks were recorded, its task unknown). A recorded task other than ``expected``
         is refused, naming both."""
         task = self.data.get("task")
-        if task is not None and task not in TASKS:
+        if task is not None and (not isinstance(task, str) or task not in TASKS):
             raise self.error(f"field 'task' must be one of {list(TASKS)}, got {task!r}")
         if expected is not None and task is not None and task != expected:
             raise ModelFileError(
