@@ -13,7 +13,7 @@ import pytest
 
 from penlearn.cli.main import main
 from penlearn.learn import PenaltyModel, learn_penalty
-from tests.conftest import one_line_exit
+from conftest import one_line_exit
 
 
 def _data(n=60, seed=0):
