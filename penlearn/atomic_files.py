@@ -33,11 +33,46 @@ NAME_MAX = 255
 _STAGE_EXTRA = 1 + 1 + 8 + len(".old.tmp")
 
 
+def short_name(name: str, room: int) -> str:
+    """``name`` itself when it leaves ``room`` bytes free within :data:`NAME_MAX`, else
+    its first characters and a digest of the whole (distinct names stay distinct), so
+    that a name made from it (a staging name, ``OUT.penlearn-parts``) fits a file system.
+
+    Examples
+    --------
+    >>> short_name("peaks.bed", 20)
+    'peaks.bed'
+    >>> len(short_name("x" * 250, 20).encode()) <= NAME_MAX - 20
+    True
+    """
+    raw = name.encode("utf-8", "surrogatepass")
+    if len(raw) + room <= NAME_MAX:
+        return name
+    digest = hashlib.blake2b(raw, digest_size=8).hexdigest()
+    return raw[:100].decode("utf-8", "ignore") + "~" + digest
+
+
+def derived_path(out: str | os.PathLike, suffix: str) -> Path:
+    """The path beside ``out`` named ``<out's name><suffix>`` (``peaks.bed`` ->
+    ``peaks.bed.penlearn-parts``), its name shortened (:func:`short_name`) where it would
+    exceed :data:`NAME_MAX` bytes: any valid output name has one.
+
+    Examples
+    --------
+    >>> derived_path("results/peaks.bed", ".penlearn-parts").as_posix()
+    'results/peaks.bed.penlearn-parts'
+    >>> len(derived_path("p" * 250, ".penlearn-parts").name) <= NAME_MAX
+    True
+    """
+    out = Path(out)
+    return out.with_name(short_name(out.name, len(suffix.encode())) + suffix)
+
+
 def stage_prefix(out: str | os.PathLike) -> str:
     """The prefix of the temporary names an output ``out`` is staged under, within
     :data:`NAME_MAX` bytes whatever the length of ``out``'s name: ``.<name>.``, or for a
-    long name its first characters and a digest of it (so a valid 250-byte output name
-    stages as well as a short one).
+    long name its first characters and a digest of it (:func:`short_name`), so a valid
+    250-byte output name stages as well as a short one.
 
     Examples
     --------
@@ -46,12 +81,7 @@ def stage_prefix(out: str | os.PathLike) -> str:
     >>> len(stage_prefix("x" * 250).encode()) + 18 <= NAME_MAX
     True
     """
-    name = Path(out).name
-    if len(name.encode()) + _STAGE_EXTRA <= NAME_MAX:
-        return f".{name}."
-    digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-    head = name.encode("utf-8", "surrogatepass")[:100].decode("utf-8", "ignore")
-    return f".{head}~{digest}."
+    return f".{short_name(Path(out).name, _STAGE_EXTRA)}."
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._version import package_version
-from penlearn.atomic_files import check_output, staged_dir
+from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
@@ -113,7 +113,7 @@ def _means_path(out: Path, fmt: str) -> Path:
     name = out.name
     for suffix in (".gz", ".bed", ".narrowPeak"):
         name = name[: -len(suffix)] if name.endswith(suffix) else name
-    return out.with_name(name + MEANS_SUFFIX[fmt])
+    return derived_path(out.with_name(name), MEANS_SUFFIX[fmt])
 
 
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
@@ -179,7 +179,7 @@ def parts_folder(out: Path) -> Path:
     >>> parts_folder(Path("results/peaks")).as_posix()
     'results/peaks.penlearn-parts'
     """
-    return out.with_name(out.name + ".penlearn-parts")
+    return derived_path(out, ".penlearn-parts")  # within NAME_MAX for any valid OUT
 
 
 def _manifest(args) -> dict:

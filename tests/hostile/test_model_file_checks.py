@@ -10,10 +10,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import one_line_exit
 
 from penlearn.cli.main import main
 from penlearn.learn import PenaltyModel, learn_penalty
-from conftest import one_line_exit
 
 
 def _data(n=60, seed=0):
