@@ -443,7 +443,10 @@ class PenaltyModel:
                 model.trees_ = trees_from_json(f.data["trees"], len(feats), MAX_ABS_COEF)
             except ValueError as exc:
                 raise f.error(str(exc)) from exc
-            if len(model.trees_) != best:  # the kept stages: one tree per step
+            refit = isinstance(model.boosting, dict) and bool(model.boosting.get("refit"))
+            # the kept stages: one tree per step (refit on every sequence: at most as many,
+            # the refit may stop earlier)
+            if len(model.trees_) > best or (len(model.trees_) < best and not refit):
                 raise f.error(f"field 'trees' has {len(model.trees_)} tree(s), but "
                               f"best_step says {best} were kept (trees removed or added)")
             if not np.array_equal(hist["step"].to_numpy(), np.arange(len(hist))):

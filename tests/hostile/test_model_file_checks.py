@@ -113,6 +113,23 @@ def test_boosting_file_round_trip_and_its_story(tmp_path, boosted):
     assert f"boosting with {m.best_step_} tree(s)" in back.describe()
 
 
+def test_a_refit_boosting_model_round_trips(tmp_path):
+    """With ``refit`` the trees are refit on every sequence and may stop before
+    ``best_step``: fewer trees are valid there, more never."""
+    feats, ev = _data(seed=2)
+    half = feats.index[:30], feats.index[30:]
+    m = learn_penalty(feats.loc[half[0]], ev[ev.sequence_id.isin(half[0])], model="boosting",
+                      validation=(feats.loc[half[1]], ev[ev.sequence_id.isin(half[1])]),
+                      progress=False, boosting={"min_samples_leaf": 3, "refit": True})
+    p = tmp_path / "r.json"
+    m.save(p)
+    np.testing.assert_array_equal(PenaltyModel.load(p).predict(feats), m.predict(feats))
+    d = m.to_dict()
+    d["trees"] = d["trees"] + d["trees"][:1] * (d["best_step"] + 1 - len(d["trees"]))
+    with pytest.raises(ValueError, match="best_step"):
+        PenaltyModel.load(_file(tmp_path, d))
+
+
 @pytest.mark.parametrize("tamper, match", [
     (lambda d: d.update(trees=[]), "has 0 tree"),                       # emptied
     (lambda d: d.update(trees=d["trees"][:1]), "has 1 tree"),            # cut short
