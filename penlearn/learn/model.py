@@ -149,12 +149,12 @@ class PenaltyModel:
         self.scaling_ = fit.scaling
         self.dropped_features_ = list(fit.scaling.dropped)
         self.feature_names_in_ = [str(c) for c in X.columns]
+        self.task_ = None  # what the features describe: set by the caller that knows
         self.history_ = fit.descent.history
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
         self.shrinkage_ = fit.shrinkage
         self.trees_ = fit.trees
-        self.task_ = None  # what the features describe: set by the caller that knows
         self.level_ = dict(fit.level)
         self.segmentation_ = settings
         return self
