@@ -192,10 +192,10 @@ def test_solver_core_equals_brute_force_on_2000_windows():
 
 
 def test_seeded_random_windows_equal_brute_force():
-    """300 seeded windows through :func:`joint_peak`: shuffled rows, groups, samples
+    """150 seeded windows through :func:`joint_peak`: shuffled rows, groups, samples
     starting late or ending early (zeros)."""
     rng = np.random.default_rng(37)
-    for _ in range(300):
+    for _ in range(150):
         Y, first, last, groups = random_window(rng)
         fit = joint_peak(table(Y, first, last, groups))
         assert fit.exact and (fit.chromStart, fit.chromEnd) == (START, START + Y.shape[1])
@@ -218,7 +218,7 @@ def windows(draw):
     return Y, groups
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows())
 def test_hypothesis_windows_equal_brute_force(case):
     Y, groups = case
@@ -268,7 +268,7 @@ def test_scale_gives_the_same_peaks(scale):
                                scale * (one.loss[0] - one.loss).to_numpy(), rtol=1e-8)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(windows(), st.integers(1, 4))
 def test_stopped_search_is_honest(case, max_blocks):
     """With a tiny work budget: the reported models are real models (they re-score),

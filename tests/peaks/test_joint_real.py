@@ -59,9 +59,6 @@ def test_peaksegjoint_windows_exact_and_never_worse_than_heuristic(name):
     heur = joint_peak(cov, method="heuristic")
     assert fit.exact and not heur.exact
     tol = 1e-9 * abs(fit.loss[0])
-    assert (fit.loss <= heur.loss + tol).all()
-    if "group" in cov.columns:
-        assert (fit.group_loss <= heur.group_loss + tol).all()
     for loss, heur_loss in ((fit.loss, heur.loss), (fit.group_loss, heur.group_loss)):
         if loss is None:
             continue

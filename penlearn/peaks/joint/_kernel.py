@@ -151,6 +151,29 @@ def eval_peak(P, cyT, cnt, tot, flat, unit, a, b, dec, best, best_a, best_b):
 # csat[i, s] is the sum over the cells before P[i] of their own best (saturated) loss.
 
 
+#: Blocks spanning at most this many grid cells get the exact extreme averages.
+SCAN = 48
+
+
+@numba.njit(cache=True)
+def _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1):
+    """Whether some a ∈ [P[i0], P[i1]] and b ∈ [P[j0], P[j1]] may give mean[0, b) >
+    mean[0, a), and some mean[a, N) > mean[b, N) (each alone): inside a cell both
+    averages are monotone in the position, so their extremes over a range are at grid
+    points."""
+    lo1 = np.inf  # least mean[0, a)
+    hi2 = -np.inf  # largest mean[a, N)
+    for i in range(i0, i1 + 1):
+        lo1 = min(lo1, cyT[i, s] / P[i])
+        hi2 = max(hi2, (T - cyT[i, s]) / (N - P[i]))
+    hi1 = -np.inf  # largest mean[0, b)
+    lo2 = np.inf  # least mean[b, N)
+    for j in range(j0, j1 + 1):
+        hi1 = max(hi1, cyT[j, s] / P[j])
+        lo2 = min(lo2, (T - cyT[j, s]) / (N - P[j]))
+    return (hi1 >= lo1 * (1.0 - FEAS_SLACK)), (hi2 >= lo2 * (1.0 - FEAS_SLACK))
+
+
 @numba.njit(cache=True)
 def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
     """Upper bound of each unit's decrease over every peak of the block a ∈ [P[i0],
@@ -170,8 +193,12 @@ def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
         out[u] = 0.0
     for s in range(tot.shape[0]):
         T = tot[s]
-        c1 = cyT[j1, s] * A1 >= cyT[i0, s] * B0 * (1.0 - FEAS_SLACK)
-        c2 = (T - cyT[i0, s]) * (N - B0) >= (T - cyT[j1, s]) * (N - A1) * (1.0 - FEAS_SLACK)
+        if i1 - i0 + j1 - j0 <= SCAN:  # the extreme averages themselves, at grid points
+            c1, c2 = _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1)
+        else:
+            c1 = cyT[j1, s] * A1 >= cyT[i0, s] * B0 * (1.0 - FEAS_SLACK)
+            c2 = ((T - cyT[i0, s]) * (N - B0)
+                  >= (T - cyT[j1, s]) * (N - A1) * (1.0 - FEAS_SLACK))
         if not (c1 and c2):
             out[unit[s]] = -np.inf
             continue
