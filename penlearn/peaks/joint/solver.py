@@ -23,7 +23,12 @@ boundaries, then, for each k, a zoom to base resolution around its best peak), o
 several bin factors (2..7), keeping the most likely feasible model found for each k.
 ``method="heuristic"`` here is a search of that kind with one bin factor (2); the exact
 solver starts from its peaks, so it is never worse, and then either proves each k
-optimal or finds a better peak (``benchmarks/RESULTS.md``, ``## joint_peaks``).
+optimal or finds a better peak. On the same model (``benchmarks/RESULTS.md``,
+``## joint_peaks``): on PeakSegJoint's five test windows and its README example every k
+is proven; the heuristic's loss is above the optimum on 30 of their 112 models (by up to
+2.8·10^5 when its zoom keeps a poor peak), and PeakSegJoint's own published losses for
+the README example are above it by 704 at k = 1; on simulated windows with a peak in 1
+or 7 of 21 samples the heuristic finds no model for 7 or 8 of the 22 k, which exist.
 
 Where the optimum can be. Write Y(x) for a sample's count sum before base x and T for
 its total. Inside > before is mean[0, b) > mean[0, a) (the pooled mean of before and
