@@ -15,14 +15,18 @@ from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.labels import labels_with_data
 from penlearn.changepoint.segmentation import segment_sequences
-from penlearn.datasets import (
-    read_table,
-)
+from penlearn.cli._workers import add_worker_arguments
+from penlearn.datasets import read_table
 from penlearn.learn import PenaltyModel, subtrain_validation_split
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
 DEMO_MIN_SEQUENCES = 12
+#: what a coverage + peak labels folder holds (learn, report)
+COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.gz] "
+                   "(with sample_id), *.bedGraph[.gz], bigWig (*.bw, *.bigWig) or BAM "
+                   "(*.bam) files, one per sample, plus labels.csv (sample_id, chrom, chromStart, "
+                   "chromEnd, annotation; or labels.tsv / .bed / .txt)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -110,6 +114,24 @@ class _Reporter:
     def __call__(self, msg: str) -> None:
         if not self.quiet:
             print(f"[{time.perf_counter() - self.t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
+    add_worker_arguments(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="a folder of coverage + peak labels: compute the model paths even if "
+                   "a cached copy exists, and store none")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
+
+
+def _cache_option(args):
+    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir``."""
+    return False if args.no_cache else (args.cache_dir or True)
 
 
 # --------------------------------------------------------------------------- inputs

@@ -59,6 +59,13 @@ def cmd_hub(args) -> int:
     return 0
 
 
+def register(add) -> None:
+    """Add ``penlearn hub``, its arguments and handler, to the parser (``add``:
+    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
+
+
 def add_hub_arguments(p) -> None:
     """The arguments of ``penlearn hub``."""
     p.add_argument("coverage", metavar="COVERAGE",

@@ -224,6 +224,13 @@ def joint_html(res: JointPeaks, comparison: pd.DataFrame | None = None) -> str:
     return "\n".join(parts)
 
 
+def register(add) -> None:
+    """Add ``penlearn joint``, its arguments and handler, to the parser (``add``:
+    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    add_joint_arguments(add("joint", "joint peaks of several samples from their coverage and "
+                            "single-sample peaks: the peaks x samples matrix", cmd_joint))
+
+
 def add_joint_arguments(p) -> None:
     """The arguments of ``penlearn joint``."""
     p.add_argument("coverage", metavar="COVERAGE",

@@ -268,6 +268,16 @@ def cmd_peaks(args) -> int:
     return 0
 
 
+def register(add) -> None:
+    """Add ``penlearn peaks``, its arguments and handler, to the parser (``add``:
+    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    add_peaks_arguments(add(
+        "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
+        "model's predicted penalty, as BED or narrowPeak", cmd_peaks,
+        force_help="replace an existing --out: the peak file (and its --means file) of one "
+        "sample, or the folder of one file per sample as a whole (without it: an error)"))
+
+
 def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",

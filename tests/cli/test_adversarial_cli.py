@@ -164,7 +164,7 @@ def test_sigterm_during_the_write_phase_leaves_no_temporary_copy(small, tmp_path
     script = textwrap.dedent(f"""
         import os, signal, sys
         import penlearn.cli as cli
-        import penlearn.cli.commands as commands
+        import penlearn.cli.segment as commands
         real = commands.write_uci
         def write_then_term(*args, **kwargs):  # the signal arrives mid-write
             real(*args, **kwargs)

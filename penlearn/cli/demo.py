@@ -1,45 +1,33 @@
-"""The commands ``demo``, ``segment``, ``learn``, ``predict`` and ``report``."""
+"""The command ``demo``: simulate labeled sequences, segment, learn a penalty model and
+write an HTML report (the built-in default data set)."""
 
 from __future__ import annotations
 
 import contextlib
-import io
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from penlearn._checks import id_list
-from penlearn.atomic_files import check_output, staged_dir, staged_file
+from penlearn.atomic_files import check_output, staged_dir
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
+from penlearn.changepoint.features import FEATURE_SETS
 from penlearn.changepoint.model_selection import bic_log_lambda
 from penlearn.cli._common import (
+    DEMO_MAX_SEGMENTS,
     DEMO_MIN_SEQUENCES,
-    _checked_labels,
-    _fold_split,
-    _load_model,
-    _parse_named,
+    DEMO_N_SEQUENCES,
     _pipeline,
     _Reporter,
     _subset_evaluation,
     _write_csv,
+    non_negative_int,
 )
-from penlearn.cli._workers import workers
-from penlearn.datasets import (
-    assign_folds,
-    finite_feature_columns,
-    load_data,
-    load_uci,
-    read_inputs,
-    read_predictions,
-    read_table,
-    simulate,
-    write_uci,
-)
-from penlearn.learn import learn_penalty, subtrain_validation_split
-from penlearn.peaks.peakseg.solver import check_tmpdir
+from penlearn.datasets import finite_feature_columns, simulate, write_uci
+from penlearn.learn import LINE_SEARCHES, learn_penalty, subtrain_validation_split
+from penlearn.learn.options import DEFAULT_MODEL, MODELS
 from penlearn.report import best_constant_log_lambda, roc_change_report
 from penlearn.roc import roc_change
 
@@ -148,7 +136,6 @@ def _demo_split(folds: pd.DataFrame, evaluation: pd.DataFrame, report):
 
 def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list, val: list):
     """The demo's learned model, its start, and the papers' protocol from that start."""
-    from penlearn.learn import learn_penalty
 
     common = dict(
         validation=(usable.loc[val], _subset_evaluation(evaluation, val)),
@@ -297,196 +284,28 @@ def _descent_note(model, paper, init, test_auc, n_val: int) -> str:
             f"validation AUC, min_improvement=0, shrink=False) {paper_says}")
 
 
-def cmd_segment(args) -> int:
-    out = Path(args.out)
-    check_output(out, directory=True, force=args.force, inputs=(args.sequences, args.labels))
-    report = _Reporter(args.quiet)
-    sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
-    id_col = sequences.attrs.get("id_column", "sequence_id")
-    labels = _checked_labels(args, sequences)
-    models, changes, evaluation, targets, features = _pipeline(
-        sequences, labels, args.max_segments, args.loss, report, args.quiet, args.features
-    )
-    folds, written = None, ["models.csv", "changes.csv", "inputs.csv", "segment.json"]
-    if evaluation is not None:
-        written[2:2] = ["evaluation.csv", "outputs.csv"]
-        ids = list(pd.unique(evaluation["sequence_id"]))
-        if args.n_folds and len(ids) >= 2 * args.n_folds:
-            folds = ("random", assign_folds(ids, args.n_folds, args.seed))
-            written.append("cv/random/folds.csv")
-        elif args.n_folds:
-            warnings.warn(f"{len(ids)} labeled sequences are too few for {args.n_folds} "
-                          "CV folds (2 per fold): no cv/ written", UserWarning, stacklevel=2)
-    settings = {"loss": args.loss, "max_segments": args.max_segments,
-                "feature_set": args.features}
-    with staged_dir(out, replace=args.force) as tmp:
-        _write_csv(models, tmp / "models.csv", id_column=id_col)
-        _write_csv(changes, tmp / "changes.csv", id_column=id_col)
-        write_uci(tmp, evaluation=evaluation, targets=targets, features=features,
-                  folds=folds, segmentation=settings)
-    n = "no" if evaluation is None else evaluation["sequence_id"].nunique()
-    print(f"penlearn segment: wrote {', '.join(written)} to {out} "
-          f"({sequences['sequence_id'].nunique()} sequences, {n} labeled)")
-    return 0
 
+def register(add) -> None:
+    """Add ``penlearn demo``, its arguments and handler, to the parser (``add``:
+    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    p = add("demo", "simulate labeled sequences, segment, learn a penalty model and write an "
+            "HTML report (the built-in default data set)", cmd_demo)
+    p.add_argument("--out", default="penlearn-demo", metavar="DIR",
+                   help="output folder (default: %(default)s)")
+    p.add_argument("--n-sequences", type=int, default=DEMO_N_SEQUENCES, metavar="N",
+                   help="number of simulated sequences (default: %(default)s)")
+    p.add_argument("--max-segments", type=int, default=DEMO_MAX_SEGMENTS, metavar="K",
+                   help="largest model size (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=1,
+                   help="simulation seed (default: %(default)s)")
+    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                   help="model class learned (as 'learn --model'; default: %(default)s): "
+                   "the report compares it with its start, the best constant penalty for "
+                   "boosting, interval regression for the linear model")
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+                   help="gradient descent step rule of the linear model (default: "
+                   "%(default)s)")
+    p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",
+                   help="feature set of inputs.csv (default: %(default)s; 'segment' uses "
+                   "penaltyLearning)")
 
-def _training_data(ds, fold, cv_type):
-    """Training ids, the CV split (or None) and its type; every id checked up front."""
-    if ds.inputs is None:
-        raise ValueError(f"{ds.path} has no inputs.csv: features are needed to learn")
-    have = set(ds.inputs.index)
-    if fold is None:
-        ids = [s for s in ds.sequence_ids if s in have]
-        dropped = [s for s in ds.sequence_ids if s not in have]
-        if not ids:
-            raise ValueError(f"no labeled sequence of {ds.path} has features in inputs.csv")
-        if dropped:
-            warnings.warn(f"{id_list(dropped, 'labeled sequence(s)')} have no features in "
-                          "inputs.csv and are left out of training", UserWarning, stacklevel=2)
-        return ids, None, None
-    split, cv_type = _fold_split(ds, fold, cv_type)
-    in_folds = {s for part in ("subtrain", "validation", "test") for s in split[part]}
-    unfolded = [s for s in ds.sequence_ids if s not in in_folds]
-    if unfolded:  # as the no-fold path: said, then left out
-        warnings.warn(f"{id_list(unfolded, 'labeled sequence(s)')} have no fold in "
-                      f"cv/{cv_type}/folds.csv and are left out of training and test",
-                      UserWarning, stacklevel=2)
-    for part in ("subtrain", "validation", "test"):
-        missing = [s for s in split[part] if s not in have]
-        if missing:
-            raise ValueError(f"{ds.path}: {id_list(missing, part + ' sequence(s)')} of "
-                             f"cv/{cv_type} (test fold {fold}) have no features in inputs.csv")
-    return split["subtrain"] + split["validation"], split, cv_type
-
-
-def _segmentation_settings(ds) -> dict | None:
-    """``loss`` and ``max_segments`` of the folder's segment.json, for the model."""
-    if not ds.segmentation:
-        return None
-    return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
-
-
-def _cache_option(args):
-    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir``."""
-    return False if args.no_cache else (args.cache_dir or True)
-
-
-def cmd_learn(args) -> int:
-    out = Path(args.out)
-    check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
-    report = _Reporter(args.quiet)
-    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
-    with workers(args) as executor:
-        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
-    train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
-    # the paper's protocol: only feature columns finite for every sequence of the data set
-    ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
-    kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
-                  normalize=args.normalize, clip=args.clip,
-                  max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
-                  scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
-    if ds.outputs is not None:
-        kwargs["targets"] = ds.outputs
-    if split is None:
-        report(f"learning on {len(train_ids)} sequences of {ds.name}")
-        x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
-    else:
-        sub, val = split["subtrain"], split["validation"]
-        report(f"learning on {ds.name}, cv/{cv_type} test fold {args.fold}: "
-               f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
-        x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
-        kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
-    with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
-        try:
-            model = learn_penalty(x, ev, **kwargs)
-        except TypeError as exc:
-            if "segmentation" not in str(exc):
-                raise
-            raise ValueError(f"{ds.path / 'segment.json'}: {exc}") from exc
-    msg = f"penlearn learn: wrote {out} ({model!r})"
-    if split is not None:  # evaluated before writing: an error leaves no model file
-        test_ids = split["test"]
-        res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
-                         pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
-        msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
-    with staged_file(out) as tmp:
-        model.save(tmp)
-    print(msg)
-    print(f"penlearn learn: learned {model.describe()}")
-    return 0
-
-
-def cmd_predict(args) -> int:
-    if args.out is not None:  # before reading anything
-        check_output(Path(args.out), directory=False, force=args.force,
-                     inputs=[args.model, args.data])
-    model = _load_model(args.model)
-    inputs = read_inputs(args.data)
-    ids = list(inputs.index)
-    if args.fold is not None:
-        ds = load_uci(args.data)
-        split, _ = _fold_split(ds, args.fold, args.cv_type)
-        ids = [s for s in split["test"] if s in inputs.index]
-    pred = model.predict(inputs.loc[ids])
-    # the id column is named as in the inputs file (sequenceID in the UCI format)
-    table = pd.DataFrame({inputs.attrs.get("id_column", "sequence_id"): ids,
-                          "log_lambda": pred})
-    if args.out is None:
-        table.to_csv(sys.stdout, index=False)
-        sys.stdout.flush()  # a closed pipe (predict | head) is reported here, in main
-    else:
-        out = Path(args.out)
-        with staged_file(out) as tmp:
-            _write_csv(table, tmp)
-        print(f"penlearn predict: wrote {len(table)} predictions to {out}")
-    return 0
-
-
-def cmd_report(args) -> int:
-    out = Path(args.out)
-    check_output(out, directory=False, force=args.force,
-                 inputs=[args.data_dir, *(_parse_named(m, "--model")[1] for m in args.model or ()),
-                         *(_parse_named(p, "--predictions")[1] for p in args.predictions or ())])
-    if not args.model and not args.predictions:
-        raise ValueError("give at least one --model MODEL.json or --predictions CSV")
-    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
-    with workers(args) as executor:  # a coverage + labels folder: learn's cached paths
-        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
-    ids = list(ds.sequence_ids)
-    if args.fold is not None:
-        split, cv_type = _fold_split(ds, args.fold, args.cv_type)
-        ids = [s for s in split["test"] if s in set(ds.sequence_ids)]
-        evaluated = f"evaluated on the {len(ids)} sequences of test fold {args.fold} " \
-            f"(cv/{cv_type}), held out by 'penlearn learn --fold {args.fold}'"
-    else:
-        evaluated = (f"evaluated on all {len(ids)} labeled sequences of {ds.name}: a model "
-                     "learned on this folder was trained on them, so its errors here are "
-                     "training errors (optimistic); --fold K evaluates on a held-out fold")
-    ev = _subset_evaluation(ds.evaluation, ids)
-    predictions: dict[str, pd.Series] = {}
-    first_model = None
-    for spec in args.model or []:
-        name, path = _parse_named(spec, "--model")
-        model = _load_model(path)
-        if ds.inputs is None:
-            raise ValueError(f"{ds.path} has no inputs.csv: --model needs features")
-        missing = pd.Index(ids).difference(ds.inputs.index)
-        if len(missing):
-            raise ValueError(f"inputs.csv of {ds.path} has no features for "
-                             f"{id_list(list(missing))}")
-        predictions[name or Path(path).stem] = pd.Series(model.predict(ds.inputs.loc[ids]),
-                                                         index=ids)
-        first_model = first_model or model
-    for spec in args.predictions or []:
-        name, path = _parse_named(spec, "--predictions")
-        predictions.update(read_predictions(path, ids, name))
-    # roc_change_report writes atomically (temp file + os.replace)
-    roc_change_report(ev, predictions, out, title=args.title or f"penlearn report: {ds.name}",
-                      model=first_model, notes=evaluated[0].upper() + evaluated[1:] + ".")
-    print(f"penlearn report: wrote {out} ({len(predictions)} prediction(s), {evaluated})")
-    return 0
-
-
-# --------------------------------------------------------------------------- parser
