@@ -11,10 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._checks import MissingDependency
-from penlearn.changepoint.evaluation import error_functions, target_intervals
-from penlearn.changepoint.features import feature_matrix
 from penlearn.changepoint.labels import labels_with_data
-from penlearn.changepoint.segmentation import segment_sequences
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.datasets import read_table
 from penlearn.learn import PenaltyModel, subtrain_validation_split
@@ -177,22 +174,6 @@ def _checked_labels(args, sequences):
     labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
     return labels_with_data(sequences, labels, outside="error" if args.strict else "warn",
                             unmatched="warn" if args.ignore_unmatched_labels else "error")
-
-
-def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
-              feature_set: str = "penaltyLearning"):
-    """segment -> error functions -> features and targets (the tables of a UCI folder)."""
-    report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
-           f"(1..{max_segments} segments, {loss} loss)")
-    models, changes = segment_sequences(sequences, max_segments, loss=loss, progress=not quiet)
-    evaluation = targets = None
-    if labels is not None:
-        report("error functions over log λ")
-        evaluation = error_functions(models, changes, labels)
-        targets = target_intervals(evaluation)
-    report(f"features ({feature_set})")
-    features = feature_matrix(sequences, feature_set)
-    return models, changes, evaluation, targets, features
 
 
 # --------------------------------------------------------------------------- commands

@@ -15,11 +15,11 @@ from penlearn.atomic_files import check_output, staged_dir
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
 from penlearn.changepoint.features import FEATURE_SETS
 from penlearn.changepoint.model_selection import bic_log_lambda
+from penlearn.changepoint.pipeline import sequence_tables
 from penlearn.cli._common import (
     DEMO_MAX_SEGMENTS,
     DEMO_MIN_SEQUENCES,
     DEMO_N_SEQUENCES,
-    _pipeline,
     _Reporter,
     _subset_evaluation,
     _write_csv,
@@ -47,10 +47,10 @@ def cmd_demo(args) -> int:
     t0 = time.perf_counter()
     report(f"simulating {args.n_sequences} labeled sequences (seed {args.seed})")
     data = simulate(args.n_sequences, seed=args.seed)
-    models, changes, evaluation, targets, features = _pipeline(
-        data.sequences, data.labels, args.max_segments, "l2", report, args.quiet,
-        args.features,
-    )
+    segmented = sequence_tables(data.sequences, data.labels, args.max_segments, loss="l2",
+                                feature_set=args.features, progress=not args.quiet, report=report)
+    models, changes, features = segmented.models, segmented.changes, segmented.features
+    evaluation, targets = segmented.evaluation, segmented.targets
     # the paper's protocol: keep the feature columns finite (and not constant) everywhere
     usable = features[finite_feature_columns(features)]
     ids = list(data.truth["sequence_id"])

@@ -10,7 +10,8 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.changepoint.features import FEATURE_SETS
-from penlearn.cli._common import _checked_labels, _pipeline, _Reporter, _write_csv, non_negative_int
+from penlearn.changepoint.pipeline import sequence_tables
+from penlearn.cli._common import _checked_labels, _Reporter, _write_csv, non_negative_int
 from penlearn.datasets import assign_folds, read_table, write_uci
 
 
@@ -21,9 +22,10 @@ def cmd_segment(args) -> int:
     sequences = read_table(args.sequences, ["sequence_id", "position", "value"], "sequences")
     id_col = sequences.attrs.get("id_column", "sequence_id")
     labels = _checked_labels(args, sequences)
-    models, changes, evaluation, targets, features = _pipeline(
-        sequences, labels, args.max_segments, args.loss, report, args.quiet, args.features
-    )
+    segmented = sequence_tables(sequences, labels, args.max_segments, loss=args.loss,
+                                feature_set=args.features, progress=not args.quiet, report=report)
+    models, changes, features = segmented.models, segmented.changes, segmented.features
+    evaluation, targets = segmented.evaluation, segmented.targets
     folds, written = None, ["models.csv", "changes.csv", "inputs.csv", "segment.json"]
     if evaluation is not None:
         written[2:2] = ["evaluation.csv", "outputs.csv"]
