@@ -116,3 +116,96 @@ def check_cases(cases, *, at_least: int = 1) -> None:
             bad.append(f"{verdict:9s} {name}: {detail}")
     assert n >= at_least, f"{n} cases, expected at least {at_least}"
     assert not bad, f"{len(bad)} of {n} cases not handled:\n" + "\n".join(bad)
+
+
+def bounded_cli(argv, cwd: Path, seconds: float = 60) -> str:
+    """``penlearn ARGV -q`` in a child process with 2 GB of address space (an input that
+    never ends, e.g. ``/dev/zero``): exit 1 with one line raises ``ValueError``; running
+    past ``seconds``, running out of memory (an unbounded read) or any other failure raises
+    ``RuntimeError``; exit 0 returns stderr."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    try:
+        r = subprocess.run([sys.executable, "-m", "penlearn.cli", *map(str, argv), "-q"],
+                           capture_output=True, text=True, timeout=seconds, cwd=cwd,
+                           preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"hang: still running after {seconds} s") from None
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    text = " ".join(lines)[-200:]
+    if "memory" in text.lower():
+        raise RuntimeError(f"unbounded read: {text}")
+    if r.returncode == 1 and len(lines) == 1:
+        raise ValueError(text)
+    if r.returncode != 0:
+        raise RuntimeError(f"exit {r.returncode}: {text}")
+    return r.stderr
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def write_file(folder: Path, name: str, data: str | bytes) -> Path:
+    """``folder/name`` holding ``data`` (text is UTF-8)."""
+    p = Path(folder) / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return p
+
+
+def coverage_table(samples=("a",), counts=(1, 2, 30, 28, 2, 1)):
+    """A long coverage table: every sample on chr1 in 10-base runs of ``counts``."""
+    import pandas as pd
+
+    n = len(counts)
+    return pd.DataFrame({"sample_id": [s for s in samples for _ in range(n)], "chrom": "chr1",
+                         "chromStart": list(range(0, 10 * n, 10)) * len(samples),
+                         "chromEnd": list(range(10, 10 * n + 10, 10)) * len(samples),
+                         "count": list(counts) * len(samples)})
+
+
+def uci_folder(root: Path) -> tuple[Path, Path]:
+    """A small UCI folder made by ``penlearn segment`` (inputs and evaluation gzipped), and
+    a model learned on it by ``penlearn learn``; the sequences and labels CSVs beside it."""
+    import gzip
+
+    import penlearn as pl
+
+    root.mkdir(parents=True, exist_ok=True)
+    data = pl.simulate(12, seed=5, n_points=(60, 120))
+    data.sequences.to_csv(root / "seq.csv", index=False)
+    data.labels.to_csv(root / "labels.csv", index=False)
+    d = root / "data"
+    run_cli(["segment", root / "seq.csv", root / "labels.csv", "--max-segments", 4, "--out",
+             d, "-q"])
+    for name in ("inputs.csv", "evaluation.csv"):
+        raw = (d / name).read_bytes()
+        (d / name).unlink()
+        (d / f"{name}.gz").write_bytes(gzip.compress(raw))
+    run_cli(["learn", d, "--out", root / "model.json", "--max-steps", 2, "-q"])
+    return d, root / "model.json"
+
+
+def peak_folder(folder: Path, samples=("s1", "s2", "s3", "s4")) -> Path:
+    """A coverage + peak labels folder: one window per sample, a peak of 20 + 5k over a
+    background of 2, labelled noPeaks before it and peaks over it."""
+    import numpy as np
+    import pandas as pd
+
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(1)
+    rows = []
+    for k, s in enumerate(samples):
+        y = rng.poisson([2] * 10 + [20 + 5 * k] * 5 + [2] * 10)
+        rows += [(s, "chr1", 10 * i, 10 * i + 10, int(c)) for i, c in enumerate(y)]
+    pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "count"]
+                 ).to_csv(folder / "coverage.csv", index=False)
+    labs = [(s, "chr1", 0, 80, "noPeaks") for s in samples]
+    labs += [(s, "chr1", 90, 160, "peaks") for s in samples]
+    pd.DataFrame(labs, columns=["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
+                 ).to_csv(folder / "labels.csv", index=False)
+    return folder
