@@ -1,5 +1,5 @@
 """The CLI error boundary: bad input is one line and exit 1, a bug one line and exit 70,
-``--debug`` shows the traceback (issue 30)."""
+``--debug`` shows the traceback."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ import penlearn as pl
 
 
 def _jobs_beyond_the_tasks():
-    """3 tasks at --jobs 4096: the pool is not sized to 4096 processes (issue: a minute,
-    ~2,000 processes and 6-9 GB before), and the result is that of one process."""
+    """3 tasks at --jobs 4096: the pool is not sized to 4096 processes (once: a minute,
+    ~2,000 processes and 6-9 GB), and the result is that of one process."""
     from penlearn.cli._workers import workers
 
     cov = coverage_table(("a", "b", "c"))
