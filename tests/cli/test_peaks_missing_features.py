@@ -1,6 +1,7 @@
 """``penlearn peaks --model`` and ``penlearn predict`` on coverage whose log-log features
 are missing or infinite and on model files that would predict inf: the shipped Mono27ac
-coverage (mean 0.35 reads per base), an all-zero chromosome and a one-row chromosome, with a constant, a boosted and a linear model.
+coverage (mean 0.35 reads per base), an all-zero chromosome and a one-row chromosome, with
+a constant, a boosted and a linear model.
 
 The expected peaks are those of :func:`penlearn.predict_peaks` at log λ computed here by
 hand from the documented rules (a tree stops a NaN at the node splitting on it, with that

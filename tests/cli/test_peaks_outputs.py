@@ -1,6 +1,6 @@
 """``penlearn peaks`` / ``learn`` on coverage, as a subprocess: where outputs go, what they
-hold, interrupts. Each safety test failed before its fix (a file written outside ``--out``, an input replaced, a label dropped, a
-traceback or a segmentation fault on an interrupt)."""
+hold, interrupts. Each safety test failed before its fix (a file written outside ``--out``,
+an input replaced, a label dropped, a traceback or a segmentation fault on an interrupt)."""
 
 from __future__ import annotations
 
