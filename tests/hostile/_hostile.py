@@ -13,9 +13,13 @@ A case is ``(name, call, want)``; :func:`classify` runs ``call()`` and names the
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import hashlib
 import io
+import shutil
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -168,14 +172,18 @@ def coverage_table(samples=("a",), counts=(1, 2, 30, 28, 2, 1)):
                          "count": list(counts) * len(samples)})
 
 
-def uci_folder(root: Path) -> tuple[Path, Path]:
+@functools.lru_cache(maxsize=1)
+def uci_folder() -> tuple[Path, Path]:
     """A small UCI folder made by ``penlearn segment`` (inputs and evaluation gzipped), and
-    a model learned on it by ``penlearn learn``; the sequences and labels CSVs beside it."""
+    a model learned on it by ``penlearn learn``; ``seq.csv`` and ``labels.csv`` beside it.
+    Made once per test session (in a temporary folder removed at exit): callers that
+    change it work on a copy."""
     import gzip
 
     import penlearn as pl
 
-    root.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="penlearn-hostile-uci-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     data = pl.simulate(12, seed=5, n_points=(60, 120))
     data.sequences.to_csv(root / "seq.csv", index=False)
     data.labels.to_csv(root / "labels.csv", index=False)

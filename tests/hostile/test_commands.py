@@ -100,7 +100,7 @@ def _joint_cases(d: Path):
                       "zz,chr1,100,160,peaks\n")
     yield "joint --labels of a sample not in the coverage", error(lambda: joint(
         "--labels", labels, out=root / "o5"))
-    model = uci_folder(d / "uci")[1]
+    model = uci_folder()[1]
     yield "joint --model a single-sample model", error(lambda: joint(
         "--model", model, out=root / "o6"))
     odd = root / "odd"

@@ -43,7 +43,7 @@ def _chip_folder(root: Path) -> Path:
 def _outputs_among_inputs(tmp: Path):
     """``--out`` (with ``--force``) naming a file inside an input folder, or the folder the
     command runs in."""
-    d, model = uci_folder(tmp / "uci")
+    d, model = uci_folder()
     chip = _chip_folder(tmp)
     for i, (what, cmd, folder, victim) in enumerate([
         ("predict M DATA --out DATA/inputs.csv.gz", ["predict", model], d, "inputs.csv.gz"),

@@ -16,8 +16,8 @@ import penlearn as pl
 
 
 def _cases(tmp: Path):
-    d, _ = uci_folder(tmp / "uci")
-    seq = pd.read_csv(tmp / "uci" / "seq.csv")
+    d, _ = uci_folder()
+    seq = pd.read_csv(d.parent / "seq.csv")
     seq["position"] = seq["position"].astype(object)
     seq.loc[3, "position"] = "x"
     seq.to_csv(tmp / "seq_text.csv", index=False)
@@ -43,7 +43,7 @@ def _cases(tmp: Path):
            Error("min_log_lambda"))
     uci_lab = tmp / "uci_labels"
     uci_lab.mkdir()
-    shutil.copy(tmp / "uci" / "labels.csv", uci_lab / "labels.csv")
+    shutil.copy(d.parent / "labels.csv", uci_lab / "labels.csv")
     shutil.copy(d / "inputs.csv.gz", uci_lab / "inputs.csv.gz")
     yield ("learn: UCI folder, changepoint labels.csv, no evaluation.csv",
            lambda: run_cli(["learn", uci_lab, "--out", tmp / "m_lab.json", "-q"]),
