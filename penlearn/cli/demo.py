@@ -165,8 +165,7 @@ def _demo_learn(args, usable: pd.DataFrame, evaluation: pd.DataFrame, sub: list,
 
 
 def register(add) -> None:
-    """Add ``penlearn demo``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn demo``: its subparser (``add(name, help, handler)``) and arguments."""
     p = add("demo", "simulate labeled sequences, segment, learn a penalty model and write an "
             "HTML report (the built-in default data set)", cmd_demo)
     p.add_argument("--out", default="penlearn-demo", metavar="DIR",

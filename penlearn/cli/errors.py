@@ -120,8 +120,7 @@ def _refuse_overlaps(peaks: pd.DataFrame) -> None:
 
 
 def register(add) -> None:
-    """Add ``penlearn errors``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn errors``: its subparser (``add(name, help, handler)``) and arguments."""
     add_errors_arguments(add(
         "errors", "false positive / negative labels of a peak file (or a folder of them: "
         "any peak caller's) per label, per sample and in total", cmd_errors,

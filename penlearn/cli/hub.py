@@ -60,8 +60,7 @@ def cmd_hub(args) -> int:
 
 
 def register(add) -> None:
-    """Add ``penlearn hub``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn hub``: its subparser (``add(name, help, handler)``) and arguments."""
     add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
                           "peaks and labels as bigBed", cmd_hub))
 

@@ -160,8 +160,7 @@ def write_joint_outputs(res: JointPeaks, folder: Path, *,
 
 
 def register(add) -> None:
-    """Add ``penlearn joint``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn joint``: its subparser (``add(name, help, handler)``) and arguments."""
     add_joint_arguments(add("joint", "joint peaks of several samples from their coverage and "
                             "single-sample peaks: the peaks x samples matrix", cmd_joint))
 

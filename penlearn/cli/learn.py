@@ -113,10 +113,8 @@ def cmd_learn(args) -> int:
     return 0
 
 
-
 def register(add) -> None:
-    """Add ``penlearn learn``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn learn``: its subparser (``add(name, help, handler)``) and arguments."""
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "

@@ -269,8 +269,7 @@ def cmd_peaks(args) -> int:
 
 
 def register(add) -> None:
-    """Add ``penlearn peaks``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn peaks``: its subparser (``add(name, help, handler)``) and arguments."""
     add_peaks_arguments(add(
         "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
         "model's predicted penalty, as BED or narrowPeak", cmd_peaks,

@@ -38,10 +38,8 @@ def cmd_predict(args) -> int:
     return 0
 
 
-
 def register(add) -> None:
-    """Add ``penlearn predict``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn predict``: its subparser (``add(name, help, handler)``) and arguments."""
     p = add("predict", "predicted log λ of a model for the sequences of a folder", cmd_predict,
             force_help="replace an existing --out PREDICTIONS.csv file (without it: an error)")
     p.add_argument("model", metavar="MODEL.json", help="a model written by 'penlearn learn'")

@@ -70,10 +70,8 @@ def cmd_report(args) -> int:
     return 0
 
 
-
 def register(add) -> None:
-    """Add ``penlearn report``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn report``: its subparser (``add(name, help, handler)``) and arguments."""
     p = add("report", "HTML ROC-change report of models and/or prediction files on a "
             "folder's evaluation table (a UCI folder, or coverage + peak labels: their "
             "model paths are computed, or read from learn's cache); on all its labeled "

@@ -49,10 +49,8 @@ def cmd_segment(args) -> int:
     return 0
 
 
-
 def register(add) -> None:
-    """Add ``penlearn segment``, its arguments and handler, to the parser (``add``:
-    :func:`penlearn.cli.main.build_parser`'s subcommand maker)."""
+    """``penlearn segment``: its subparser (``add(name, help, handler)``) and arguments."""
     p = add("segment", "optimal models (1..K segments), changes, features and (with labels) "
             "the evaluation table and CV folds of sequences, written as a UCI-format folder "
             "that 'learn' reads", cmd_segment)
