@@ -1,7 +1,7 @@
 """Linear binary classifiers trained by AUM gradient descent (learn_penalty's engine).
 
 Binary labels give breakpoints at v = 0 (Hillman & Hocking 2023); the descent is
-:func:`penlearn.learn.descent.descend` with the exact line search of Fowler & Hocking
+:func:`penlearn.fitting.descent.descend` with the exact line search of Fowler & Hocking
 (2024), and the result is the package's one binary model type,
 :class:`~penlearn.binary.model.BinaryLinearModel`.
 """
@@ -17,7 +17,7 @@ import pandas as pd
 from penlearn.aum import aum
 from penlearn.binary.model import BinaryLinearModel, _Standardizer
 from penlearn.breakpoints import breakpoints_from_labels
-from penlearn.learn.descent import (
+from penlearn.fitting.descent import (
     check_classes,
     check_options,
     descend,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.learn.scaling import select_columns, standardize_features
+from penlearn.fitting.scaling import select_columns, standardize_features
 
 __all__ = [
     "IntervalRegression",

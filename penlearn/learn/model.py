@@ -14,16 +14,17 @@ import pandas as pd
 
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
-from penlearn.learn.boosting import predict_trees
-from penlearn.learn.choice import choice_summary
-from penlearn.learn.descent import HISTORY_COLUMNS
-from penlearn.learn.model_file import (
+from penlearn.fitting.descent import HISTORY_COLUMNS
+from penlearn.fitting.model_file import (
     DEFAULT_SEGMENTATION,
     MAX_ABS_COEF,
     check_segmentation,
     read_model_file,
     write_model_file,
 )
+from penlearn.fitting.scaling import FeatureScaling
+from penlearn.learn.boosting import predict_trees
+from penlearn.learn.choice import choice_summary
 from penlearn.learn.options import (
     DEFAULT_MODEL,
     MODELS,
@@ -44,7 +45,6 @@ from penlearn.learn.prediction import (
     trees_to_json,
     warn_missing,
 )
-from penlearn.learn.scaling import FeatureScaling
 
 __all__ = ["DEFAULT_MODEL", "FORMAT", "FORMAT_VERSION", "PenaltyModel"]
 

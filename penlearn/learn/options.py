@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-from penlearn.learn.descent import LINE_SEARCHES, SELECTIONS
+from penlearn.fitting.descent import LINE_SEARCHES, SELECTIONS
 from penlearn.learn.shrink import check_shrink
 
 __all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "MODELS",

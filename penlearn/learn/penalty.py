@@ -8,7 +8,7 @@ optimizing Area Under the ROC Curve in gradient descent":
    (:class:`~penlearn.learn.interval_regression.IntervalRegression`) on the target
    intervals;
 3. gradient descent on the subtrain breakpoints' AUM ("rate" by default) with the step
-   chosen by the exact AUM line search or a grid (:func:`penlearn.learn.descent.descend`);
+   chosen by the exact AUM line search or a grid (:func:`penlearn.fitting.descent.descend`);
    by default on AUM + (0.1/2)·‖w‖² (``l2``; 0 is the paper's plain AUM);
 4. keep the iterate with the largest validation AUC — by default only if it beats the
    start's validation AUC by more than 0.01 (``min_improvement``; 0 is the paper's rule:
@@ -36,15 +36,16 @@ from penlearn.breakpoints import (
     examples_with_negative_errors,
 )
 from penlearn.changepoint.evaluation import target_intervals
-from penlearn.learn._metrics import SetMetrics
-from penlearn.learn.boosting import Boosted, fit_boosting, predict_trees
-from penlearn.learn.choice import group_folds, one_se_choice
-from penlearn.learn.descent import (
+from penlearn.fitting.descent import (
     check_classes,
     descend,
     initial_weights,
     min_error_shift,
 )
+from penlearn.fitting.scaling import FeatureScaling, standardize_features
+from penlearn.learn._metrics import SetMetrics
+from penlearn.learn.boosting import Boosted, fit_boosting, predict_trees
+from penlearn.learn.choice import group_folds, one_se_choice
 from penlearn.learn.groups import check_groups, group_split, region_groups
 from penlearn.learn.interval_regression import IntervalRegression
 from penlearn.learn.level import choose_level, label_errors_at
@@ -58,7 +59,6 @@ from penlearn.learn.options import (
     learn_options,
     with_options,
 )
-from penlearn.learn.scaling import FeatureScaling, standardize_features
 from penlearn.learn.shrink import choose_shrinkage, shrink_target
 from penlearn.roc import ChangepointROC
 
@@ -80,7 +80,7 @@ class PenaltyFit:
     intercept : float
     scaling : FeatureScaling
         The standardisation learned on the training rows.
-    descent : penlearn.learn.descent.Descent
+    descent : penlearn.fitting.descent.Descent
         The gradient-descent history; ``descent.best`` is the returned iterate.
     init_info : dict
         Initialisation details (e.g. the interval-regression regulariser).
@@ -374,7 +374,7 @@ def fit_penalty(
     -------
     PenaltyFit
         The iterate chosen by ``select`` / ``min_improvement``
-        (:func:`penlearn.learn.descent.select_iterate`), its intercept set to minimise
+        (:func:`penlearn.fitting.descent.select_iterate`), its intercept set to minimise
         subtrain FP + FN (or the start's own, when the start is chosen), then shrunk
         toward the model of ``shrink`` (:func:`penlearn.learn.shrink.choose_shrinkage`).
 
