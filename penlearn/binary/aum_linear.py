@@ -22,9 +22,8 @@ from penlearn.fitting.descent import (
     check_options,
     descend,
     initial_weights,
-    min_error_shift,
 )
-from penlearn.roc import breakpoints_auc
+from penlearn.roc import breakpoints_auc, min_error_shift
 
 __all__ = ["fit_aum_linear"]
 

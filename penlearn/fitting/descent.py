@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn.aum import aum, threshold_groups
+from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search import GRID_STEP_SIZES, choose_step, descent_should_stop, line_search
 
@@ -30,7 +30,6 @@ __all__ = [
     "descend",
     "initial_weights",
     "l2_step",
-    "min_error_shift",
     "SELECTIONS",
     "select_iterate",
 ]
@@ -178,27 +177,6 @@ def _l2_grid_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[flo
          for st in GRID_STEP_SIZES]
     i = int(np.argmin(f))
     return (float(GRID_STEP_SIZES[i]) if f[i] < f0 else 0.0), len(f)
-
-
-def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
-    """The constant c minimising FP + FN of ``scores + c`` on ``bp``.
-
-    The rule of Fowler & Hocking (2024) for the intercept: the first minimum among the
-    thresholds {first − 1, midpoints, last + 1}.
-
-    Examples
-    --------
-    >>> from penlearn.breakpoints import breakpoints_from_labels
-    >>> min_error_shift(breakpoints_from_labels([0, 1]), np.array([0.0, 1.0]))
-    -0.5
-    """
-    if len(bp) == 0:
-        return 0.0
-    t = bp.value - scores[bp.example]
-    _, _, tt, fp_b, fn_b, fp_a, fn_a = threshold_groups(t, bp.fp_diff, bp.fn_diff)
-    err = np.r_[fp_b[0] + fn_b[0], fp_a + fn_a]
-    cand = np.r_[tt[0] - 1.0, (tt[:-1] + tt[1:]) / 2.0, tt[-1] + 1.0]
-    return float(cand[int(np.argmin(err))])
 
 
 def select_iterate(history: pd.DataFrame, select: str = "validation_auc",

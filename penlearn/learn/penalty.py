@@ -40,7 +40,6 @@ from penlearn.fitting.descent import (
     check_classes,
     descend,
     initial_weights,
-    min_error_shift,
 )
 from penlearn.fitting.scaling import FeatureScaling, standardize_features
 from penlearn.learn._metrics import SetMetrics
@@ -60,7 +59,7 @@ from penlearn.learn.options import (
     with_options,
 )
 from penlearn.learn.shrink import choose_shrinkage, shrink_target
-from penlearn.roc import ChangepointROC
+from penlearn.roc import ChangepointROC, min_error_shift
 
 __all__ = ["BOOSTING_OPTIONS", "DEFAULT_MODEL", "LEVELS", "MODELS", "PenaltyFit", "fit_penalty",
            "subtrain_validation_split"]

@@ -58,10 +58,10 @@ def fit_candidate(options: dict | None, features: pd.DataFrame,
     Examples
     --------
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 0.0],
-    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 1],
-    ...                    "possible_fp": 1, "possible_fn": 1})
+    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 0],
+    ...                    "possible_fp": 1, "possible_fn": 0})
     >>> fit_candidate(None, pd.DataFrame(index=["a"]), ev)
-    -1.0
+    1.0
     """
     if options is None:
         return best_constant_log_lambda(evaluation)

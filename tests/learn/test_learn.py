@@ -14,7 +14,6 @@ from penlearn.aum import aum
 from penlearn.binary import BinaryLinearModel, fit_aum_linear
 from penlearn.binary.metrics import roc_auc
 from penlearn.breakpoints import breakpoints_from_errors
-from penlearn.fitting.descent import min_error_shift as _min_error_shift
 from penlearn.learn import (
     LINE_SEARCHES,
     PenaltyModel,
@@ -22,6 +21,7 @@ from penlearn.learn import (
     subtrain_validation_split,
 )
 from penlearn.roc import changepoint_auc, roc_change
+from penlearn.roc import min_error_shift as _min_error_shift
 
 # these tests check the linear model and its options (the default model is boosting)
 learn_penalty = functools.partial(learn_penalty, model="linear")
