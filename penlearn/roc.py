@@ -276,7 +276,7 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
     return roc_change_checked(check_evaluation(evaluation), log_lambda)
 
 
-def min_error_shift(bp: Breakpoints, scores=None, *, ties: str = "first") -> float:
+def min_error_shift(bp: Breakpoints, scores=None) -> float:
     """The constant c minimising the label errors FP + FN of ``scores + c`` on ``bp``.
 
     The one best-constant rule of the package: the intercept of a learned model
@@ -286,17 +286,15 @@ def min_error_shift(bp: Breakpoints, scores=None, *, ties: str = "first") -> flo
     needs neither class (no positive or no negative label is fine). Thresholds whose
     jumps cancel (ΔFP + ΔFN = 0 in total) change nothing and are skipped, so the
     returned c is the middle of a whole interval of fewest errors, one unit inside it
-    when it is unbounded; 0 when no threshold changes the errors.
+    when it is unbounded; 0 when no threshold changes the errors. Among several such
+    intervals, the one of smallest c: the fewest changes, the largest penalty (the rule
+    of Fowler & Hocking 2024 for the intercept).
 
     Parameters
     ----------
     bp : Breakpoints
     scores : array-like, optional
         Score of each example (default: all 0).
-    ties : {"first", "last"}
-        Among several intervals of fewest errors, the one of smallest c ("first": the
-        fewest changes, the rule of Fowler & Hocking 2024 for the intercept) or of largest
-        c ("last": the most changes, the smallest penalty).
 
     Returns
     -------
@@ -309,11 +307,9 @@ def min_error_shift(bp: Breakpoints, scores=None, *, ties: str = "first") -> flo
     -0.5
     >>> bp, s = breakpoints_from_labels([0, 1]), np.array([1.0, 0.0])
     >>> # errors: 1 (FN) for c < -1, 2 on (-1, 0), 1 (FP) for c > 0
-    >>> min_error_shift(bp, s), min_error_shift(bp, s, ties="last")
-    (-2.0, 1.0)
+    >>> min_error_shift(bp, s)
+    -2.0
     """
-    if ties not in ("first", "last"):
-        raise ValueError(f"ties must be 'first' or 'last', got {ties!r}")
     if len(bp) == 0:
         return 0.0
     s = np.zeros(bp.n_examples) if scores is None else np.asarray(scores, dtype=float)
@@ -328,7 +324,7 @@ def min_error_shift(bp: Breakpoints, scores=None, *, ties: str = "first") -> flo
         return 0.0
     err = np.r_[0.0, np.cumsum(net)]  # errors − constant on (cut[i-1], cut[i]]
     best = np.flatnonzero(err == err.min())
-    i = int(best[0] if ties == "first" else best[-1])
+    i = int(best[0])
     lo = cut[i - 1] if i > 0 else -np.inf
     hi = cut[i] if i < len(cut) else np.inf
     if np.isfinite(lo) and np.isfinite(hi):
@@ -338,9 +334,10 @@ def min_error_shift(bp: Breakpoints, scores=None, *, ties: str = "first") -> flo
 
 def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
     """The one log λ of fewest label errors when every sequence of ``evaluation`` gets
-    it: the middle of the lowest interval of fewest errors (one unit inside it when it is
-    unbounded, 0 when no error function changes). The baseline a learned penalty should
-    beat on label errors (the "best constant" of Hocking et al. 2013, and of
+    it: the middle of the interval of fewest errors (one unit inside it when it is
+    unbounded, the largest penalty when several tie, 0 when no error function changes).
+    The baseline a learned penalty should beat on label errors (the "best constant" of
+    Hocking et al. 2013, and of
     ``benchmarks/all_sets.py``); :func:`min_error_shift` counts the errors, so no
     negative and no positive label is needed (a few labeled windows may have neither).
 
@@ -369,8 +366,7 @@ def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
     if not {"fp", "fn"} <= set(evaluation.columns) and "errors" in evaluation.columns:
         evaluation = evaluation.assign(fp=evaluation["errors"], fn=0)
     bp = breakpoints_from_checked(check_evaluation(evaluation))
-    # score = −log λ: the smallest penalty of fewest errors is the largest shift
-    return 0.0 - min_error_shift(bp, ties="last")
+    return 0.0 - min_error_shift(bp)  # score = −log λ
 
 
 def _check_possible(ev: pd.DataFrame, seq, ids, codes) -> None:
