@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import bounded_rows, check_evaluation, id_list
+from penlearn._folds import alternate_split, singletons
 from penlearn.breakpoints import (
     Breakpoints,
     breakpoints_from_checked,
@@ -137,11 +138,9 @@ def subtrain_validation_split(folds: pd.DataFrame, test_fold) -> dict[str, list]
     if not is_test.any():
         raise ValueError(f"test_fold {test_fold!r} is not a fold of folds ({sorted(set(f.fold))})")
     rest = f["sequence_id"].to_numpy()[~is_test]
-    return {
-        "subtrain": list(rest[0::2]),
-        "validation": list(rest[1::2]),
-        "test": list(f["sequence_id"].to_numpy()[is_test]),
-    }
+    sub, val = alternate_split(singletons(rest)) if len(rest) > 1 else (list(rest), [])
+    return {"subtrain": sub, "validation": val,
+            "test": list(f["sequence_id"].to_numpy()[is_test])}
 
 
 def _check_features(features, what: str) -> pd.DataFrame:
@@ -267,8 +266,8 @@ def _split(features, evaluation, validation, folds, groups="auto"):
         sub_ids, v_ids = group_split(g)
         how = f"groups ({g.nunique()})"
     elif folds is None:
-        order = sorted(all_ids, key=str)
-        sub_ids, v_ids = order[0::2], order[1::2]
+        sub_ids, v_ids = alternate_split(singletons(sorted(all_ids, key=str))) \
+            if len(all_ids) > 1 else (all_ids, [])
         how = "alternate ids"
     else:
         f = folds.set_index("sequence_id")["set"] if isinstance(folds, pd.DataFrame) \

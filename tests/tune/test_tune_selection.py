@@ -33,7 +33,7 @@ def test_cv_folds_partition_the_ids_evenly_and_repeatably():
     pd.testing.assert_series_equal(f, cv_folds(ids, 5, seed=1))
     assert not f.equals(cv_folds(ids, 5, seed=2))
     assert cv_folds(ids[:3], 5).nunique() == 3
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match="integer >= 2"):
         cv_folds(ids, 1)
 
 
