@@ -19,10 +19,11 @@ from penlearn.binary.model import BinaryLinearModel, _Standardizer
 from penlearn.breakpoints import breakpoints_from_labels
 from penlearn.fitting.descent import (
     check_classes,
-    check_options,
     descend,
+    descent_options,
     initial_weights,
 )
+from penlearn.fitting.scaling import scale_weights
 from penlearn.roc import breakpoints_auc, min_error_shift
 
 __all__ = ["fit_aum_linear"]
@@ -65,8 +66,8 @@ def _start(init, st: _Standardizer, p: int, rng, names):
             raise ValueError(f"init model has {init.n_features_in_} features, X has {p}")
         if names is not None and init.feature_names_ not in (None, names):
             raise ValueError("init model's feature names differ from X's columns")
-        a = init.coef_
-        return a * st.sd, float(init.intercept_ + np.dot(a, st.mean)), "model"
+        w0, b0 = scale_weights(init.coef_, init.intercept_, st.mean, st.sd)
+        return w0, b0, "model"
     w = initial_weights(init, p, rng)
     if w is None:
         raise ValueError(
@@ -126,7 +127,7 @@ def fit_aum_linear(
     True
     """
     t0 = time.perf_counter()
-    check_options(line_search, normalize, max_steps, tol)
+    descent_options(line_search, normalize, max_steps, tol)
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
     Xs_raw, ys, Xv_raw, yv = _split(X, y, validation)
     st = _Standardizer(np.vstack([Xs_raw, Xv_raw]))

@@ -16,7 +16,7 @@ import pandas as pd
 
 from penlearn.binary.metrics import binary_roc, check_binary_labels, partial_auc, roc_auc
 from penlearn.fitting.model_file import MAX_ABS_COEF, read_model_file, write_model_file
-from penlearn.fitting.scaling import standardize_features
+from penlearn.fitting.scaling import standardize_features, unscale_weights
 
 __all__ = ["BinaryLinearModel", "balanced_intercept", "check_features"]
 
@@ -234,8 +234,7 @@ class _Standardizer:
         return Z
 
     def unscale(self, w: np.ndarray, b: float) -> tuple[np.ndarray, float]:
-        coef = np.where(self.constant, 0.0, w / self.sd)
-        return coef, float(b - coef @ self.mean)
+        return unscale_weights(np.where(self.constant, 0.0, w), b, self.mean, self.sd)
 
 
 def balanced_intercept(scores: np.ndarray, pos: np.ndarray) -> float:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_choice, check_integer, check_number
 from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search import GRID_STEP_SIZES, choose_step, descent_should_stop, line_search
@@ -27,6 +28,8 @@ __all__ = [
     "LINE_SEARCHES",
     "Descent",
     "check_classes",
+    "descent_options",
+    "NORMALIZES",
     "descend",
     "initial_weights",
     "l2_step",
@@ -36,6 +39,7 @@ __all__ = [
 
 LINE_SEARCHES = ("first_min", "linear", "quadratic", "max_auc", "grid")
 SELECTIONS = ("validation_auc", "validation_aum", "last")
+NORMALIZES = ("rate", "count")
 HISTORY_COLUMNS = [
     "step",
     "step_size",
@@ -68,21 +72,23 @@ class Descent:
     best: int
 
 
-def check_options(line_search_: str, normalize: str, max_steps, tol) -> None:
-    """Raise a ``ValueError`` naming the first invalid learning option.
+def descent_options(line_search_: str, normalize: str, max_steps, tol) -> None:
+    """Check the options every descent takes (``learn_penalty`` through
+    :func:`penlearn.learn.options.learn_options`, ``fit_aum_linear`` directly): a
+    ``ValueError`` names the first invalid one.
 
     Examples
     --------
-    >>> check_options("first_min", "rate", 10, 1e-5)
+    >>> descent_options("first_min", "rate", 10, 1e-5)
+    >>> descent_options("first_min", "rate", True, 1e-5)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_steps must be an integer >= 0, got True
     """
-    if line_search_ not in LINE_SEARCHES:
-        raise ValueError(f"line_search must be one of {LINE_SEARCHES}, got {line_search_!r}")
-    if normalize not in ("rate", "count"):
-        raise ValueError(f"normalize must be 'rate' or 'count', got {normalize!r}")
-    if not (isinstance(max_steps, (int, np.integer)) and max_steps >= 0):
-        raise ValueError(f"max_steps must be a non-negative int, got {max_steps!r}")
-    if not (np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    check_choice("line_search", line_search_, LINE_SEARCHES)
+    check_choice("normalize", normalize, NORMALIZES)
+    check_integer("max_steps", max_steps, 0)
+    check_number("tol", tol, 0.0)
 
 
 def check_classes(bp: Breakpoints, what: str, hint: str = "") -> None:

@@ -42,7 +42,12 @@ from penlearn.fitting.descent import (
     descend,
     initial_weights,
 )
-from penlearn.fitting.scaling import FeatureScaling, standardize_features
+from penlearn.fitting.scaling import (
+    FeatureScaling,
+    scale_weights,
+    standardize_features,
+    unscale_weights,
+)
 from penlearn.learn._metrics import SetMetrics
 from penlearn.learn.boosting import Boosted, fit_boosting, predict_trees
 from penlearn.learn.choice import group_folds, one_se_choice
@@ -219,8 +224,8 @@ def _weights_from_model(model, scaling: FeatureScaling):
     extra = set(model.coef_.index[model.coef_ != 0]) - set(scaling.columns)
     if extra:
         raise ValueError(f"init model uses feature(s) not kept here: {sorted(extra)[:5]}")
-    a = -coef.fillna(0.0).to_numpy()
-    return a * scaling.scale, float(-model.intercept_ + np.dot(a, scaling.mean))
+    return scale_weights(-coef.fillna(0.0).to_numpy(), -model.intercept_, scaling.mean,
+                         scaling.scale)
 
 
 def _split(features, evaluation, validation, folds, groups="auto"):
@@ -540,8 +545,7 @@ def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_va
         lev["validation_errors"] = label_errors_at(roc_val.bp, X_val @ w_best + b_best)
     lev["shift"] = float(b_best)
     # score weights on the standardised scale → log λ weights on the original scale
-    a = w_best / scaling.scale
-    a0 = b_best - float(np.dot(a, scaling.mean))
+    a, a0 = unscale_weights(w_best, b_best, scaling.mean, scaling.scale)
     coef = pd.Series(-a, index=list(scaling.columns), name="coef")
     return PenaltyFit(coef, float(-a0), scaling, res, info, alpha, level=lev)
 
