@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from penlearn._folds import alternate_split, singletons
 from penlearn.aum import aum
 from penlearn.binary.model import BinaryLinearModel, _Standardizer
 from penlearn.breakpoints import breakpoints_from_labels
@@ -48,9 +49,10 @@ def _split(X, y, validation):
     ya = np.asarray(y)
     if len(ya) != len(Xa):
         raise ValueError(f"X has {len(Xa)} rows but y has {len(ya)} labels")
-    if validation is None:
-        idx = np.arange(len(Xa))
-        return Xa[idx[0::2]], ya[idx[0::2]], Xa[idx[1::2]], ya[idx[1::2]]
+    if validation is None:  # rows alternately subtrain / validation (penlearn._folds)
+        sub, val = alternate_split(singletons(range(len(Xa)))) if len(Xa) > 1 else \
+            ([0] * len(Xa), [])
+        return Xa[sub], ya[sub], Xa[val], ya[val]
     if not (isinstance(validation, tuple) and len(validation) == 2):
         raise TypeError("validation must be an (X, y) pair")
     Xv, yv = _as_matrix(validation[0], "validation X"), np.asarray(validation[1])

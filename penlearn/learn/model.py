@@ -147,7 +147,7 @@ class PenaltyModel:
         self.init_ = fit.init_info
         self.shrinkage_ = fit.shrinkage
         self.trees_ = fit.trees
-        self.level_ = dict(fit.level)
+        self.level_ = fit.level.as_dict()
         self.segmentation_ = settings
         return self
 
