@@ -96,7 +96,7 @@ class PenaltyModel:
         How the level of log λ was set: ``rule``, ``scale`` α, ``shift``, ``split``.
     task_ : str or None
         What the features describe, recorded in the model file (``"changepoint"``,
-        ``"peaks"``, ``"joint"``; :data:`penlearn.learn.model_file.TASKS`) so that a
+        ``"peaks"``, ``"joint"``; :data:`penlearn.fitting.model_file.TASKS`) so that a
         command refuses a model of another task; None: unknown (set by the caller that
         knows, e.g. ``penlearn learn``; files written before it was recorded).
 
