@@ -25,9 +25,10 @@ from penlearn.cli._common import (
     _write_csv,
     non_negative_int,
 )
+from penlearn.cli.learn import LEARN_DEFAULTS
 from penlearn.datasets import finite_feature_columns, simulate, write_uci
-from penlearn.learn import LINE_SEARCHES, learn_penalty, subtrain_validation_split
-from penlearn.learn.options import DEFAULT_MODEL, MODELS
+from penlearn.learn import learn_penalty, subtrain_validation_split
+from penlearn.learn.options import LINE_SEARCHES, MODELS
 from penlearn.report import best_constant_log_lambda, demo_notes, roc_change_report
 from penlearn.roc import roc_change
 
@@ -176,11 +177,11 @@ def register(add) -> None:
                    help="largest model size (default: %(default)s)")
     p.add_argument("--seed", type=non_negative_int, default=1,
                    help="simulation seed (default: %(default)s)")
-    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+    p.add_argument("--model", choices=MODELS, default=LEARN_DEFAULTS.model,
                    help="model class learned (as 'learn --model'; default: %(default)s): "
                    "the report compares it with its start, the best constant penalty for "
                    "boosting, interval regression for the linear model")
-    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default=LEARN_DEFAULTS.line_search,
                    help="gradient descent step rule of the linear model (default: "
                    "%(default)s)")
     p.add_argument("--features", choices=FEATURE_SETS, default="neuroblastoma",

@@ -25,8 +25,11 @@ from penlearn.cli._common import (
 from penlearn.cli._workers import workers
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
-from penlearn.learn import LINE_SEARCHES, learn_penalty
-from penlearn.learn.options import DEFAULT_MODEL, MODELS
+from penlearn.learn import learn_penalty
+from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
+
+#: The defaults of ``learn_penalty``'s options, which the learning arguments show.
+LEARN_DEFAULTS = LearnOptions()
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.roc import roc_change
 
@@ -130,27 +133,28 @@ def register(add) -> None:
                    "alternately, as in the paper)")
     p.add_argument("--cv-type", default=None, metavar="TYPE",
                    help="which cv/<TYPE>/folds.csv (default: equal_labels, else the first)")
-    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+    p.add_argument("--model", choices=MODELS, default=LEARN_DEFAULTS.model,
                    help="boosting: AUM gradient boosting of small trees, each step by the "
                    "exact AUM line search; linear: the papers' linear model (interval "
                    "regression, then AUM gradient descent); constant: the one log λ of "
                    "fewest training label errors; auto: the one of constant, linear and "
-                   "boosting of fewest label errors in 3-fold cross-validation over whole "
+                   f"boosting of fewest label errors in {LEARN_DEFAULTS.cv_folds}-fold "
+                   "cross-validation over whole "
                    "regions, one-standard-error rule (default: %(default)s)")
-    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default=LEARN_DEFAULTS.line_search,
                    help="gradient descent step rule of the linear model (--model linear or "
                    "auto; boosting always takes the exact line search's first minimum) "
                    "(default: %(default)s)")
-    p.add_argument("--init", default="interval_regression",
-                   choices=("interval_regression", "interval_regression_flipped", "zero",
-                            "random"), help="initialisation of the linear model (--model "
+    p.add_argument("--init", default=LEARN_DEFAULTS.init, choices=INITS,
+                   help="initialisation of the linear model (--model "
                    "linear or auto; boosting starts from a constant) (default: %(default)s)")
-    p.add_argument("--normalize", choices=("rate", "count"), default="rate",
+    p.add_argument("--normalize", choices=NORMALIZES, default=LEARN_DEFAULTS.normalize,
                    help="AUM of FP/FN rates or counts (default: %(default)s)")
-    p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
+    p.add_argument("--max-steps", type=non_negative_int, default=LEARN_DEFAULTS.max_steps,
+                   metavar="N",
                    help="largest number of gradient steps (linear) or of trees "
                    "(boosting) (default: %(default)s)")
-    p.add_argument("--seed", type=non_negative_int, default=0,
+    p.add_argument("--seed", type=non_negative_int, default=LEARN_DEFAULTS.random_state,
                    help="seeds the model's random choices, as learn_penalty's random_state "
                    "(default: %(default)s, the same)")
     p.add_argument("--no-clip", dest="clip", action="store_false",

@@ -22,7 +22,7 @@ from conftest import DATA, need
 
 import penlearn as pl
 from penlearn.cli import main
-from penlearn.learn.descent import HISTORY_COLUMNS
+from penlearn.fitting.descent import HISTORY_COLUMNS
 
 FEATS = ["log.log.mean", "log.mean", "log.quartile.50%", "mean"]
 MEAN = [0.5, 1.0, 1.0, 3.0]

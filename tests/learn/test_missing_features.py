@@ -21,7 +21,7 @@ import pytest
 from sklearn.tree import DecisionTreeRegressor
 from test_boosting import _regional
 
-import penlearn.learn.model_file as model_file
+import penlearn.fitting.model_file as model_file
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.boosting import FLOAT32_MAX, predict_trees, tree_arrays
 

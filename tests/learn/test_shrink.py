@@ -16,8 +16,8 @@ import pytest
 from test_learn import split, synthetic
 
 from penlearn import roc_change
+from penlearn.fitting.scaling import standardize_features
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.learn.scaling import standardize_features
 from penlearn.learn.shrink import SHRINK_GRID, check_shrink, choose_shrinkage, shrink_target
 
 # these tests check the linear model and its options (the default model is boosting)
