@@ -28,10 +28,11 @@ from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
 
-#: The defaults of ``learn_penalty``'s options, which the learning arguments show.
-LEARN_DEFAULTS = LearnOptions()
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.roc import roc_change
+
+#: The defaults of ``learn_penalty``'s options, which the learning arguments show.
+LEARN_DEFAULTS = LearnOptions()
 
 
 def _training_data(ds, fold, cv_type):
