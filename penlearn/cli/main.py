@@ -26,6 +26,7 @@ from penlearn.cli.errors import add_errors_arguments, cmd_errors
 from penlearn.cli.hub import add_hub_arguments, cmd_hub
 from penlearn.cli.joint import add_joint_arguments, cmd_joint
 from penlearn.cli.peaks import add_peaks_arguments, cmd_peaks
+from penlearn.cli.pretrain import add_pretrain_arguments, cmd_pretrain
 from penlearn.learn import LINE_SEARCHES
 from penlearn.learn.options import DEFAULT_MODEL, MODELS
 
@@ -75,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "and in total", cmd_errors))
     add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
                           "peaks and labels as bigBed", cmd_hub))
+    add_pretrain_arguments(add("pretrain", "the zero-label penalty model (the default of "
+                               "'penlearn peaks') from a folder of labeled UCI ChIP-seq sets",
+                               cmd_pretrain))
     _report_arguments(add)
     return parser
 
@@ -224,8 +228,9 @@ def _predict_arguments(add) -> None:
 
 def _peaks_arguments(add) -> None:
     """Arguments of ``penlearn peaks``."""
-    p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
-            "model's predicted penalty, as BED or narrowPeak", cmd_peaks)
+    p = add("peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty, a learned "
+            "model's predicted penalty or (neither given) the shipped zero-label model's, as "
+            "BED or narrowPeak", cmd_peaks)
     add_peaks_arguments(p)
 
 
