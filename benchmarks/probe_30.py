@@ -287,9 +287,9 @@ def _jobs_case():
             return "hang", (f"not run: a pool of {pool._max_workers} processes for 3 tasks "
                             "(issue 30: > 60 s, ~2,000 processes, 6-9 GB)")
         t0 = time.perf_counter()
-        got = pl.predict_peaks(cov, 0.0, executor=pool)
+        got = pl.predict_peaks(cov, log_penalty=0.0, executor=pool)
         n = getattr(pool, "workers", None)
-    ok = got.equals(pl.predict_peaks(cov, 0.0)) and n is not None and n <= 3
+    ok = got.equals(pl.predict_peaks(cov, log_penalty=0.0)) and n is not None and n <= 3
     return ("handled" if ok else "hang"), f"{n} workers, {time.perf_counter() - t0:.1f} s"
 
 
@@ -488,12 +488,12 @@ def _resume_cases(d: Path):
                                                lambda r: (r == want, str(sorted(r))))
     table = _coverage(("a", "b", "c"))
     folder = root / "lib-parts"
-    first = pl.predict_peaks(table, 1.0, parts=folder)
+    first = pl.predict_peaks(table, log_penalty=1.0, parts=folder)
 
     def tampered(how):
         for f in sorted(folder.glob("*.npz")):
             f.write_bytes(b"garbage" if how == "garbage" else f.read_bytes()[:40])
-        return pl.predict_peaks(table, 1.0, parts=folder)
+        return pl.predict_peaks(table, log_penalty=1.0, parts=folder)
     for how in ("garbage", "truncated"):
         yield (f"predict_peaks(parts=) on {how} parts", result(
             lambda h=how: tampered(h), lambda r: (r.reset_index(drop=True).equals(
