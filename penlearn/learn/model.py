@@ -180,6 +180,11 @@ class PenaltyModel:
             what = f"a constant penalty, log λ = {self.intercept_:.4g} for every sequence"
             if trees is not None:  # boosting that kept no stage
                 what += " (boosting kept no tree: none raised the validation AUC)"
+        level = getattr(self, "level_", None) or {}
+        if level.get("rule") == "prior":
+            return (f"{level.get('prior')}, its log λ shifted by {level.get('shift', 0):+.3g} "
+                    f"to fit the {level.get('labels')} labels given; learned nothing more: "
+                    f"{level.get('reason')}")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
 

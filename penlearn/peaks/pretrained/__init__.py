@@ -92,6 +92,8 @@ def load_pretrained(path=None) -> Pretrained:
         raise ValueError(f"{path} is not a pretrained model file: no 'provenance' block "
                          "(write one with penlearn pretrain)")
     model.provenance_ = provenance
+    model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
+                         else f"the pretrained penalty model {path}")
     return Pretrained(model, provenance, str(path))
 
 
