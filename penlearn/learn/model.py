@@ -182,9 +182,10 @@ class PenaltyModel:
                 what += " (boosting kept no tree: none raised the validation AUC)"
         level = getattr(self, "level_", None) or {}
         if level.get("rule") == "prior":
+            n = level.get("labels")
+            labels = "the labels given" if n is None else f"the {int(float(n))} labels given"
             return (f"{level.get('prior')}, its log λ shifted by {level.get('shift', 0):+.3g} "
-                    f"to fit the {level.get('labels')} labels given; learned nothing more: "
-                    f"{level.get('reason')}")
+                    f"to fit {labels}; learned nothing more: {level.get('reason')}")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
 
