@@ -56,7 +56,7 @@ def test_predict_peaks_in_a_process_pool_equals_serial():
     assert serial["sample_id"].unique().tolist() == ["a", "b", "c", "d"]
 
 
-@pytest.mark.parametrize("bad", [[1.0], {"a": 1.0}, None, "3"])
+@pytest.mark.parametrize("bad", [[1.0], {"a": 1.0}, "3"])  # None: the shipped model
 def test_predict_peaks_log_lambda_type_is_checked(bad):
     cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10], "chromEnd": [10, 20],
                         "count": [1, 5]})
