@@ -43,7 +43,7 @@ from penlearn.learn.groups import sequence_region  # noqa: E402
 from penlearn.peaks.pretrained.fit import (  # noqa: E402
     FEATURES,
     fit_dispersion_model,
-    test_errors_pct,
+    label_errors_pct,
 )
 from penlearn.roc import best_constant_log_lambda  # noqa: E402
 
@@ -92,9 +92,9 @@ def leave_one_set_out(X, ev, groups) -> pd.DataFrame:
         fit, pred, seconds = fit_predict(X, ev, groups, train, test)
         rows.append({
             "held_out": s, "sequences": len(test),
-            "bic": test_errors_pct(ev, X.loc[test, "log.log.data"]),
-            "pooled_constant": test_errors_pct(ev, pd.Series(c, index=test)),
-            "default": test_errors_pct(ev, pred), "in_set": IN_SET.get(s, np.nan),
+            "bic": label_errors_pct(ev, X.loc[test, "log.log.data"]),
+            "pooled_constant": label_errors_pct(ev, pd.Series(c, index=test)),
+            "default": label_errors_pct(ev, pred), "in_set": IN_SET.get(s, np.nan),
             "slope": fit["slope"], "fit_s": seconds, "constant_fit_s": const_s})
         print(f"  {s}: default {rows[-1]['default']:.1f} %, pooled constant "
               f"{rows[-1]['pooled_constant']:.1f} % ({seconds:.1f} s)", file=sys.stderr,
@@ -125,14 +125,14 @@ def few_labels(X, ev, groups, n_regions: int = 3) -> pd.DataFrame:
             t0 = time.perf_counter()
             try:
                 m = learn_penalty(X.loc[lab, finite], ev_lab, progress=False)
-                learned = test_errors_pct(ev, pd.Series(m.predict(X.loc[test, finite]),
+                learned = label_errors_pct(ev, pd.Series(m.predict(X.loc[test, finite]),
                                                         index=test))
             except ValueError:
                 learned = np.nan
             rows.append({"held_out": s, "region": r, "labeled_sequences": len(lab),
-                         "zero_label": test_errors_pct(ev, prior_pred.loc[test]),
-                         "default_shifted": test_errors_pct(ev, prior_pred.loc[test] + shift),
-                         "constant_of_labels": test_errors_pct(ev, pd.Series(c, index=test)),
+                         "zero_label": label_errors_pct(ev, prior_pred.loc[test]),
+                         "default_shifted": label_errors_pct(ev, prior_pred.loc[test] + shift),
+                         "constant_of_labels": label_errors_pct(ev, pd.Series(c, index=test)),
                          "learn_penalty": learned, "learn_s": time.perf_counter() - t0})
             print(f"  {s} {r}: " + ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items()
                                              if isinstance(v, float)), file=sys.stderr,

@@ -94,8 +94,8 @@ def shift_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.Data
 
     Examples
     --------
-    >>> prior = PenaltyModel()
-    >>> prior.coef_ = pd.Series([1.0], index=["x"]); prior.intercept_ = 0.0
+    >>> prior = constant_model(["x"], 0.0)
+    >>> prior.coef_ = pd.Series([1.0], index=["x"])  # log λ = x
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
     ...     "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0],
     ...     "possible_fp": 1, "possible_fn": 0})
@@ -103,6 +103,9 @@ def shift_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.Data
     >>> m.intercept_
     3.0
     """
+    if not hasattr(prior, "history_"):
+        raise ValueError("prior must be a fitted PenaltyModel (learned, or loaded from a "
+                         "model file)")
     ids = list(pd.unique(evaluation["sequence_id"]))
     base = pd.Series(prior.predict(features.loc[ids]), index=ids)
     s = nearest_min_error_shift(evaluation, base)

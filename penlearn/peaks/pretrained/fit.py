@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["FEATURES", "fit_dispersion_model", "leave_one_set_out", "min_error_intercept",
-           "model_data", "slope_grid", "test_errors_pct"]
+__all__ = ["FEATURES", "fit_dispersion_model", "label_errors_pct", "leave_one_set_out",
+           "min_error_intercept", "model_data", "slope_grid"]
 
 #: The coverage features of the model (names of the UCI ``inputs.csv`` columns, computed
 #: from coverage by :func:`penlearn.peaks.peakseg.features.coverage_features`).
@@ -143,7 +143,8 @@ def fit_dispersion_model(features: pd.DataFrame, evaluation: pd.DataFrame,
     >>> X = pd.DataFrame({"log.sd": [0.0, 1.0], "log.mean": [0.0, 0.0]}, index=["a", "b"])
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
     ...     "min_log_lambda": [-np.inf, 1.0, -np.inf, 3.0],
-    ...     "max_log_lambda": [1.0, np.inf, 3.0, np.inf], "errors": [0, 1, 0, 1]})
+    ...     "max_log_lambda": [1.0, np.inf, 3.0, np.inf], "errors": [0, 1, 0, 1],
+    ...     "labels": 1})
     >>> fit = fit_dispersion_model(X, ev, pd.Series(["s", "t"], index=["a", "b"]))
     >>> fit["train_errors_pct"]
     0.0
@@ -179,7 +180,7 @@ def fit_dispersion_model(features: pd.DataFrame, evaluation: pd.DataFrame,
             "slope": b, "train_errors_pct": 100.0 * e / n_groups}
 
 
-def test_errors_pct(evaluation: pd.DataFrame, log_lambda: pd.Series) -> float:
+def label_errors_pct(evaluation: pd.DataFrame, log_lambda: pd.Series) -> float:
     """Label errors (% of all labels) of the sequences of ``log_lambda`` at those
     predicted log λ (the row of each error function holding it).
 
@@ -187,7 +188,7 @@ def test_errors_pct(evaluation: pd.DataFrame, log_lambda: pd.Series) -> float:
     --------
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 1.0],
     ...     "max_log_lambda": [1.0, np.inf], "errors": [0, 1], "labels": [2, 2]})
-    >>> test_errors_pct(ev, pd.Series([2.0], index=["a"]))
+    >>> label_errors_pct(ev, pd.Series([2.0], index=["a"]))
     50.0
     """
     ev = evaluation[evaluation["sequence_id"].isin(log_lambda.index)]
@@ -253,5 +254,5 @@ def leave_one_set_out(features: pd.DataFrame, evaluation: pd.DataFrame,
         high = features.loc[train, list(FEATURES)].to_numpy(float).max(axis=0)
         A = np.clip(A, low, high)  # as the model predicts: clipped to its training range
         pred = fit["intercept"] + A @ np.array([fit["coef"][f] for f in FEATURES])
-        out[s] = test_errors_pct(evaluation, pd.Series(pred, index=test))
-    return pd.Series(out, name="test_errors_pct")
+        out[s] = label_errors_pct(evaluation, pd.Series(pred, index=test))
+    return pd.Series(out, name="label_errors_pct")
