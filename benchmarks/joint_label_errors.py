@@ -42,7 +42,7 @@ def run(penalties) -> pd.DataFrame:
     rows = []
     for lam in penalties:
         t0 = time.process_time()
-        sp = pl.predict_peaks(cov, float(np.log(lam)))
+        sp = pl.predict_peaks(cov, log_penalty=float(np.log(lam)))
         sp = sp[["sample_id", "chrom", "chromStart", "chromEnd"]]
         t1 = time.process_time()
         res = pl.joint_peaks(cov, sp, labels=labels, groups="cell_type")

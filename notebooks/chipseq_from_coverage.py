@@ -232,7 +232,7 @@ from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 peaks = predict_peaks(
     coverage[coverage["sample_id"].isin([t.split("/")[0] for t in test])],
-    log_lambda)
+    log_penalty=log_lambda)
 out = Path(tempfile.mkdtemp())
 for sample, p in peaks.groupby("sample_id"):
     penlearn.write_bed(p[["chrom", "chromStart", "chromEnd"]], out / f"{sample}.bed")

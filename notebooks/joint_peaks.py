@@ -191,7 +191,7 @@ from penlearn.peaks.joint.pipeline import label_error_comparison
 
 rows = []
 for lam in (1000, 3000, 10000, 100000):
-    sp = pl.predict_peaks(cov, np.log(lam))[["sample_id", "chrom", "chromStart", "chromEnd"]]
+    sp = pl.predict_peaks(cov, log_penalty=np.log(lam))[["sample_id", "chrom", "chromStart", "chromEnd"]]
     res = pl.joint_peaks(cov, sp, labels=labels, groups="cell_type")
     cmp = label_error_comparison(sp, res.sample_peaks(), res.labels)
     rows.append({"single penalty": lam, "single peaks": len(sp), "windows": len(res.windows),

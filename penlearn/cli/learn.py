@@ -27,7 +27,7 @@ from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
-
+from penlearn.learn.prior import too_few_labels
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.roc import roc_change
 
@@ -71,6 +71,17 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
+def _prior(x: pd.DataFrame, report):
+    """Too few labels: (features, the shipped zero-label model) for ChIP-seq coverage
+    features, else (features, None: the best constant)."""
+    from penlearn.peaks.pretrained import load_pretrained
+
+    pretrained = load_pretrained()
+    if not set(pretrained.model.coef_.index) <= set(x.columns):
+        return x, None
+    report(f"too few labels to learn and validate a model: starting from {pretrained.note()}")
+    return x, pretrained.model
+
 
 def cmd_learn(args) -> int:
     out = Path(args.out)
@@ -81,6 +92,7 @@ def cmd_learn(args) -> int:
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
                        cache=_cache_option(args), tmpdir=tmpdir)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
+    every_column = ds.inputs
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
@@ -98,6 +110,8 @@ def cmd_learn(args) -> int:
                f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
+    if split is None and too_few_labels(ev) is not None:
+        x, kwargs["prior"] = _prior(every_column.loc[x.index], report)
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         try:
             model = learn_penalty(x, ev, **kwargs)

@@ -16,12 +16,23 @@ import warnings
 from penlearn._interrupt import interrupt_in_chain
 from penlearn._version import package_version
 from penlearn.atomic_files import Terminated, sigterm_unwinds
-from penlearn.cli import demo, errors, hub, joint, learn, peaks, predict, report, segment
+from penlearn.cli import (
+    demo,
+    errors,
+    hub,
+    joint,
+    learn,
+    peaks,
+    predict,
+    pretrain,
+    report,
+    segment,
+)
 from penlearn.cli._common import _Parser, _warning_printer, error_exit
 from penlearn.cli._workers import check_worker_arguments
 
 #: The command modules, in the order ``penlearn --help`` lists them.
-COMMANDS = (demo, segment, learn, predict, peaks, joint, errors, hub, report)
+COMMANDS = (demo, segment, learn, predict, peaks, joint, errors, hub, pretrain, report)
 
 DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
               "on bad input, 70 on a bug in penlearn)")

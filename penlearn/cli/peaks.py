@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import math
 import re
 import urllib.parse
 import warnings
@@ -53,7 +52,9 @@ from penlearn.peaks.peakseg.parts import (
     open_parts_folder,
     remove_parts_folder,
 )
+from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
+from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
@@ -96,16 +97,25 @@ def sample_file_names(samples) -> dict:
 
 
 def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
-    if (args.penalty is None) == (args.model is None):
-        raise ValueError("give exactly one of --penalty P or --model MODEL.json")
-    if args.penalty is not None:
-        if not (args.penalty >= 0):
-            raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
-        return math.log(args.penalty) if args.penalty > 0 else -math.inf
+    """(log λ of every window, the windows or None for one per (sample, chromosome))."""
+    given = [x for x in (args.penalty, args.log_penalty, args.model) if x is not None]
+    if len(given) > 1:
+        raise ValueError("give one of --penalty λ, --log-penalty LOG_λ or --model "
+                         "MODEL.json (none: the shipped zero-label model)")
+    if args.model is None:
+        value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
+                               log_name="--log-penalty")
+        if value is not None:
+            return value, None
+        pretrained = load_pretrained()
+        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note()}",
+              flush=True)
+        report("coverage features of every window like the model's training windows")
+        return default_log_lambda(coverage, pretrained)[::-1]
     model = _load_model(args.model, task="peaks")
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
-    return pd.Series(model.predict(features), index=features.index)
+    return pd.Series(model.predict(features), index=features.index), None
 
 
 def _means_path(out: Path, fmt: str) -> Path:
@@ -192,7 +202,7 @@ def _manifest(args) -> dict:
               "model": None if args.model is None else {
                   "path": str(args.model),
                   "blake2b": hashlib.blake2b(Path(args.model).read_bytes()).hexdigest()},
-              "penalty": args.penalty}
+              "penalty": args.penalty, "log_penalty": args.log_penalty}
     return {"penlearn": package_version(), "inputs": inputs}
 
 
@@ -234,12 +244,13 @@ def cmd_peaks(args) -> int:
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
     names = sample_file_names(samples) if several else {}
-    log_lambda = _log_lambda(args, coverage, report)
+    log_lambda, windows = _log_lambda(args, coverage, report)
     parts = _open_parts(args, out, report)
     report(f"peak models of {len(samples)} sample(s)")
     with workers(args) as executor:
-        segs = predict_peaks(coverage, log_lambda, segments=True, executor=executor,
-                             progress=not args.quiet, tmpdir=tmpdir, parts=parts)
+        segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
+                             segments=True, executor=executor, progress=not args.quiet,
+                             tmpdir=tmpdir, parts=parts)
     reused = segs.attrs.get("parts_reused", 0)
     note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
         if reused else ""
@@ -264,8 +275,9 @@ def cmd_peaks(args) -> int:
 def register(add) -> None:
     """``penlearn peaks``: its subparser (``add(name, help, handler)``) and arguments."""
     add_peaks_arguments(add(
-        "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
-        "model's predicted penalty, as BED or narrowPeak", cmd_peaks,
+        "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty, a learned "
+        "model's predicted penalty or (neither given) the shipped zero-label model's, as "
+        "BED or narrowPeak", cmd_peaks,
         force_help="replace an existing --out: the peak file (and its --means file) of one "
         "sample, or the folder of one file per sample as a whole (without it: an error)"))
 
@@ -278,11 +290,17 @@ def add_peaks_arguments(p) -> None:
                    "genomecov -bg -split), a coverage.csv[.gz] with sample_id, or a folder of "
                    "*.bedGraph[.gz] / *.bw / *.bigWig / *.bam files (one per sample) or "
                    "holding coverage.csv[.gz]")
-    p.add_argument("--penalty", type=float, default=None, metavar="P",
-                   help="the penalty λ of every window (λ per peak, >= 0)")
+    p.add_argument("--penalty", type=float, default=None, metavar="λ",
+                   help="the penalty λ of every window (the cost of one peak, >= 0, e.g. "
+                   "10000)")
+    p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",
+                   help="log λ (natural log, <= 50) of every window instead, e.g. 9.2")
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="a model from 'penlearn learn' on ChIP-seq features: each window's "
-                   "log λ is predicted from its coverage features")
+                   "log λ is predicted from its coverage features (none of --penalty, "
+                   "--log-penalty, --model: the shipped zero-label model, learned on 17 "
+                   "public labeled ChIP-seq sets, on windows cut like its training "
+                   "problems)")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="BED file to write (one sample), or folder of <sample>.bed files "
                    "(sample ids percent-encoded into file names: '/' is %%2F)")

@@ -10,6 +10,8 @@ import pandas as pd
 
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
+from penlearn.learn.prior import constant_model, shift_prior, too_few_labels
+from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["learn_penalty"]
 
@@ -25,6 +27,7 @@ def learn_penalty(
     scale_features: pd.DataFrame | None = None,
     segmentation: dict | None = None,
     groups="auto",
+    prior: PenaltyModel | None = None,
     **options,
 ) -> PenaltyModel:
     """Learn a penalty function log λ = f(features): linear, or boosted trees.
@@ -137,6 +140,15 @@ def learn_penalty(
         (a small α is the fall-back toward the best constant penalty, keeping the learned
         ranking; :mod:`penlearn.learn.level`); ``"subtrain"``: the papers' shift of fewest
         subtrain errors.
+    prior : PenaltyModel, optional
+        A model to start from when the labels are too few to learn and validate one
+        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
+        class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
+        by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
+        ChIP-seq coverage features, the shipped zero-label model,
+        ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
+        labels give the best constant penalty. Either way ``level_["reason"]`` and
+        :meth:`PenaltyModel.describe` say so. With enough labels the prior is not used.
     boosting : dict, optional
         Options of ``model="boosting"``, overriding
         :data:`penlearn.learn.penalty.BOOSTING_OPTIONS` (``max_stages``, ``learning_rate``,
@@ -177,6 +189,13 @@ def learn_penalty(
     >>> paper.shrinkage_
     1.0
     """
-    est = PenaltyModel(**learn_options(**options).as_dict())
+    opts = learn_options(**options)
+    reason = too_few_labels(evaluation) if validation is None and folds is None else None
+    if reason is not None:
+        if prior is None:
+            prior = constant_model(features.columns, best_constant_log_lambda(evaluation))
+            prior.prior_name_ = "the best constant penalty of the labels"
+        return shift_prior(prior, features, evaluation, reason)
+    est = PenaltyModel(**opts.as_dict())
     return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
                    scale_features=scale_features, segmentation=segmentation, groups=groups)

@@ -191,6 +191,12 @@ class PenaltyModel:
                 what += (f" (boosting kept none of the {fitted} tree(s) it fitted: the "
                          "constant's validation measure was not improved on)" if fitted
                          else " (boosting fitted no tree)")
+        level = getattr(self, "level_", None) or {}
+        if level.get("rule") == "prior":
+            n = level.get("labels")
+            labels = "the labels given" if n is None else f"the {int(float(n))} labels given"
+            return (f"{level.get('prior')}, its log λ shifted by {level.get('shift', 0):+.3g} "
+                    f"to fit {labels}; learned nothing more: {level.get('reason')}")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
 

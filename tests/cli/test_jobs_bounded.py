@@ -26,9 +26,9 @@ def test_4096_jobs_on_3_tasks_start_3_workers():
     args = argparse.Namespace(jobs=4096, scheduler=None, oversubscribe=True)
     with workers(args) as pool:
         assert isinstance(pool, LazyProcessPool) and pool.workers == 0  # none before a task
-        got = predict_peaks(cov, 0.0, executor=pool)
+        got = predict_peaks(cov, log_penalty=0.0, executor=pool)
         assert pool.workers == 3
-    assert got.equals(predict_peaks(cov, 0.0))
+    assert got.equals(predict_peaks(cov, log_penalty=0.0))
 
 
 def test_jobs_are_capped_at_the_cores_unless_oversubscribed():

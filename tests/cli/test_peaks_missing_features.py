@@ -90,7 +90,7 @@ def _check_peaks(coverage: Path, kind: str, intercept: float, tmp_path, capsys):
     features = pl.coverage_features(cov)
     want_ll = _expected(kind, intercept, features)
     assert np.all(np.isfinite(want_ll))
-    want = pl.predict_peaks(cov, want_ll)[["chrom", "chromStart", "chromEnd"]]
+    want = pl.predict_peaks(cov, log_penalty=want_ll)[["chrom", "chromStart", "chromEnd"]]
     bed, err = _peaks_cli(coverage, _model(tmp_path / f"{kind}.json", kind, intercept),
                           tmp_path / f"{kind}.bed", capsys)
     assert bed == want.values.tolist()
@@ -181,7 +181,7 @@ def test_a_learned_model_on_mono27ac_with_counts_divided_by_3(tmp_path, capsys):
         log_lambda = pd.Series(model.predict(features), index=features.index)
     assert any("have NaN" in str(w.message) for w in caught) == _uses_nan(model, features)
     assert np.all(np.isfinite(log_lambda))
-    want = pl.predict_peaks(pl.read_coverage(path), log_lambda)
+    want = pl.predict_peaks(pl.read_coverage(path), log_penalty=log_lambda)
     bed, err = _peaks_cli(path, model_path, tmp_path / "peaks.bed", capsys)
     assert bed == want[["chrom", "chromStart", "chromEnd"]].values.tolist()
     assert ("have NaN" in err) == _uses_nan(model, features)

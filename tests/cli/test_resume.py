@@ -92,34 +92,34 @@ def _two_samples():
 
 def test_saved_windows_are_reused_only_for_the_same_coverage_and_log_lambda(tmp_path):
     cov = _two_samples()
-    first = predict_peaks(cov, 4.0, segments=True, parts=tmp_path)
+    first = predict_peaks(cov, log_penalty=4.0, segments=True, parts=tmp_path)
     assert first.attrs == {"parts_reused": 0, "windows": 4}
-    again = predict_peaks(cov, 4.0, segments=True, parts=tmp_path)
+    again = predict_peaks(cov, log_penalty=4.0, segments=True, parts=tmp_path)
     assert again.attrs["parts_reused"] == 4
     pd.testing.assert_frame_equal(again, first)  # same values and dtypes, exactly
     # another log λ: nothing reused, and the result is that log λ's
-    other = predict_peaks(cov, 6.0, segments=True, parts=tmp_path)
+    other = predict_peaks(cov, log_penalty=6.0, segments=True, parts=tmp_path)
     assert other.attrs["parts_reused"] == 0
-    pd.testing.assert_frame_equal(other, predict_peaks(cov, 6.0, segments=True))
+    pd.testing.assert_frame_equal(other, predict_peaks(cov, log_penalty=6.0, segments=True))
     # one count changed in sample b, chr2: only that window is solved again
     changed = cov.copy()
     changed.loc[(changed["sample_id"] == "b") & (changed["chrom"] == "chr2")
                 & (changed["chromStart"] == 100), "count"] += 50
-    res = predict_peaks(changed, 4.0, segments=True, parts=tmp_path)
+    res = predict_peaks(changed, log_penalty=4.0, segments=True, parts=tmp_path)
     assert res.attrs["parts_reused"] == 3
-    pd.testing.assert_frame_equal(res, predict_peaks(changed, 4.0, segments=True))
+    pd.testing.assert_frame_equal(res, predict_peaks(changed, log_penalty=4.0, segments=True))
     # peaks only (not segments) is another result
-    assert predict_peaks(cov, 4.0, parts=tmp_path).attrs["parts_reused"] == 0
+    assert predict_peaks(cov, log_penalty=4.0, parts=tmp_path).attrs["parts_reused"] == 0
 
 
 def test_a_damaged_part_is_solved_again_with_a_warning(tmp_path):
     cov = _two_samples()
-    first = predict_peaks(cov, 4.0, segments=True, parts=tmp_path)
+    first = predict_peaks(cov, log_penalty=4.0, segments=True, parts=tmp_path)
     victim = sorted(tmp_path.glob("peaks-*.npz"))[0]
     victim.write_bytes(victim.read_bytes()[:-40])  # a truncated file
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = predict_peaks(cov, 4.0, segments=True, parts=tmp_path)
+        res = predict_peaks(cov, log_penalty=4.0, segments=True, parts=tmp_path)
     assert res.attrs["parts_reused"] == 3
     assert any("unreadable" in str(w.message) for w in caught)
     pd.testing.assert_frame_equal(res, first)
@@ -129,7 +129,7 @@ def test_cli_no_resume_and_changed_penalty(tmp_path):
     data = _samples(tmp_path / "data", n=2, rows=300)
     out, parts = tmp_path / "peaks", tmp_path / "peaks.penlearn-parts"
     # an interrupted run's leftovers, at another penalty
-    predict_peaks(_read(data), np.log(50.0), segments=True, parts=parts)
+    predict_peaks(_read(data), log_penalty=np.log(50.0), segments=True, parts=parts)
     (parts / "manifest.json").write_text('{"inputs": {"penalty": 50.0}}')
     r = _run("peaks", data, "--penalty", 300, "--out", out)
     assert r.returncode == 0, r.stderr
@@ -137,10 +137,10 @@ def test_cli_no_resume_and_changed_penalty(tmp_path):
     assert "interrupted run" not in r.stdout  # nothing of penalty 50 was reused
     assert not parts.exists()
     # same penalty saved, --no-resume: solved again
-    predict_peaks(_read(data), np.log(300.0), segments=True, parts=parts)
+    predict_peaks(_read(data), log_penalty=np.log(300.0), segments=True, parts=parts)
     r = _run("peaks", data, "--penalty", 300, "--out", out, "--force", "--no-resume")
     assert r.returncode == 0 and "interrupted run" not in r.stdout, r.stdout + r.stderr
-    predict_peaks(_read(data), np.log(300.0), segments=True, parts=parts)
+    predict_peaks(_read(data), log_penalty=np.log(300.0), segments=True, parts=parts)
     r = _run("peaks", data, "--penalty", 300, "--out", out, "--force")
     assert re.search(r"\(4 of 4 windows from an interrupted run\)", r.stdout), r.stdout
 

@@ -170,12 +170,12 @@ def _resume_cases(d: Path):
                                                lambda r: (r == want, str(sorted(r))))
     table = coverage_table(("a", "b", "c"))
     folder = root / "lib-parts"
-    first = pl.predict_peaks(table, 1.0, parts=folder)
+    first = pl.predict_peaks(table, log_penalty=1.0, parts=folder)
 
     def tampered(how):
         for f in sorted(folder.glob("*.npz")):
             f.write_bytes(b"garbage" if how == "garbage" else f.read_bytes()[:40])
-        return pl.predict_peaks(table, 1.0, parts=folder)
+        return pl.predict_peaks(table, log_penalty=1.0, parts=folder)
     for how in ("garbage", "truncated"):
         yield (f"predict_peaks(parts=) on {how} parts", result(
             lambda h=how: tampered(h), lambda r: (r.reset_index(drop=True).equals(

@@ -109,7 +109,7 @@ def _gap_cases(tmp: Path):
            lambda: pl.peakseg(pl.read_coverage(write_file(tmp, "o.bedGraph", ov_text)), 5.0), ERROR)
     cov = coverage_table(("a",)).drop(index=2).reset_index(drop=True)
     yield ("predict_peaks gaps='error'",
-           lambda: pl.predict_peaks(cov, 1.0, gaps="error"), ERROR)
+           lambda: pl.predict_peaks(cov, log_penalty=1.0, gaps="error"), ERROR)
     lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [0],
                         "chromEnd": [60], "annotation": ["peaks"]})
     yield ("peak_error_functions gaps='error'",

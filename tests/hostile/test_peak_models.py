@@ -18,11 +18,11 @@ def _predict_cases():
                      "Series missing id": pd.Series({"a": 1.0}),
                      "Series NaN": pd.Series({"a": 1.0, "b": np.nan})}.items():
         yield (f"predict_peaks log_lambda {name}",
-               (lambda v=ll: pl.predict_peaks(cov, v)), ERROR)
+               (lambda v=ll: pl.predict_peaks(cov, log_penalty=v)), ERROR)
     lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [0],
                         "chromEnd": [60], "annotation": ["peaks"]})
-    yield ("predict_peaks log_lambda inf: no peaks", lambda: pl.predict_peaks(cov, np.inf),
-           lambda d: len(d) == 0)
+    yield ("predict_peaks log_penalty inf: an error naming the unit",
+           lambda: pl.predict_peaks(cov, log_penalty=np.inf), ERROR)
     yield ("peak_error_functions max_peaks=2**70 = None",
            lambda: (pl.peak_error_functions(cov, lab, max_peaks=2**70, progress=False),
                     pl.peak_error_functions(cov, lab, max_peaks=None, progress=False)),

@@ -141,9 +141,9 @@ def _coverage():
 
 def test_resume_never_trusts_edited_parts(tmp_path):
     cov = _coverage()
-    fresh = predict_peaks(cov, np.log(20.0), segments=True, progress=False)
+    fresh = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False)
     parts = tmp_path / "parts"
-    first = predict_peaks(cov, np.log(20.0), segments=True, progress=False, parts=parts)
+    first = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False, parts=parts)
     pd.testing.assert_frame_equal(first, fresh)
     files = sorted(parts.glob("peaks-*.npz"))
     assert len(files) == 2
@@ -153,13 +153,13 @@ def test_resume_never_trusts_edited_parts(tmp_path):
         _save(f, arrays)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        again = predict_peaks(cov, np.log(20.0), segments=True, progress=False, parts=parts)
+        again = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False, parts=parts)
     assert sum("computing it again" in str(w.message) for w in seen) == 2
     assert again.attrs["parts_reused"] == 0
     pd.testing.assert_frame_equal(again.reset_index(drop=True), fresh.reset_index(drop=True),
                                   check_like=False)
     # the rewritten parts are whole again: a third run takes both back, same answer
-    third = predict_peaks(cov, np.log(20.0), segments=True, progress=False, parts=parts)
+    third = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False, parts=parts)
     assert third.attrs["parts_reused"] == 2
     pd.testing.assert_frame_equal(third.reset_index(drop=True), fresh.reset_index(drop=True))
 

@@ -25,9 +25,9 @@ def _jobs_beyond_the_tasks():
     with workers(args) as pool:
         if isinstance(pool, ProcessPoolExecutor) and pool._max_workers > 64:
             raise RuntimeError(f"not run: a pool of {pool._max_workers} processes for 3 tasks")
-        got = pl.predict_peaks(cov, 0.0, executor=pool)
+        got = pl.predict_peaks(cov, log_penalty=0.0, executor=pool)
         n = getattr(pool, "workers", None)
-    return got.equals(pl.predict_peaks(cov, 0.0)), n
+    return got.equals(pl.predict_peaks(cov, log_penalty=0.0)), n
 
 
 def _cases(tmp: Path):

@@ -101,7 +101,7 @@ def test_gap_policy_is_checked():
     for call in (lambda g: pl.peakseg(cov, 1.0, gaps=g),
                  lambda g: fill_gaps(cov, g),
                  lambda g: pl.coverage_features(cov, gaps=g),
-                 lambda g: pl.predict_peaks(cov, 1.0, gaps=g)):
+                 lambda g: pl.predict_peaks(cov, log_penalty=1.0, gaps=g)):
         with pytest.raises(ValueError, match="gaps must be 'fill' or 'error', got 'split'"):
             call("split")
         with pytest.raises(ValueError, match="zero-coverage gap on chr1: row 0 ends at 2"):
@@ -129,8 +129,8 @@ def test_gapped_file_gives_the_filled_file():
     with pytest.raises(ValueError, match="gap on chr11: row 1 ends at 132643 but row 2"):
         pl.peakseg(gapped, 1.0, gaps="error")
     pd.testing.assert_frame_equal(pl.coverage_features(gapped), pl.coverage_features(filled))
-    pd.testing.assert_frame_equal(pl.predict_peaks(gapped, math.log(2000.0)),
-                                  pl.predict_peaks(filled, math.log(2000.0)))
+    pd.testing.assert_frame_equal(pl.predict_peaks(gapped, log_penalty=math.log(2000.0)),
+                                  pl.predict_peaks(filled, log_penalty=math.log(2000.0)))
     ev_g = pl.peak_error_functions(gapped, lab, max_peaks=12, progress=False)
     ev_f = pl.peak_error_functions(filled, lab, max_peaks=12, progress=False)
     pd.testing.assert_frame_equal(ev_g, ev_f)
@@ -140,8 +140,8 @@ def test_gapped_file_gives_the_filled_file():
     assert not ((gapped["chromStart"] <= 300000) & (gapped["chromEnd"] > 300000)).any()
     pd.testing.assert_frame_equal(pl.coverage_features(gapped, win),
                                   pl.coverage_features(filled, win))
-    pd.testing.assert_frame_equal(pl.predict_peaks(gapped, 7.0, windows=win),
-                                  pl.predict_peaks(filled, 7.0, windows=win))
+    pd.testing.assert_frame_equal(pl.predict_peaks(gapped, log_penalty=7.0, windows=win),
+                                  pl.predict_peaks(filled, log_penalty=7.0, windows=win))
     pd.testing.assert_frame_equal(
         pl.peak_error_functions(gapped, lab, windows=win, max_peaks=5, progress=False),
         pl.peak_error_functions(filled, lab, windows=win, max_peaks=5, progress=False))
@@ -166,7 +166,7 @@ def test_many_samples_and_chromosomes_are_one_problem_each():
                          ignore_index=True)
     pd.testing.assert_frame_equal(fit.peaks, expected[["sample_id", "chrom", "chromStart",
                                                        "chromEnd"]])
-    pred = pl.predict_peaks(table, math.log(3000.0))
+    pred = pl.predict_peaks(table, log_penalty=math.log(3000.0))
     pd.testing.assert_frame_equal(pred[["sample_id", "chrom", "chromStart", "chromEnd"]],
                                   fit.peaks)
     feats = pl.coverage_features(table)

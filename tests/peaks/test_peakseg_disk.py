@@ -233,9 +233,9 @@ def test_predict_peaks_threads_progress_into_a_large_solve(monkeypatch, capsys):
     cov = random_coverage(4)
     monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
     capsys.readouterr()
-    quiet = predict_peaks(cov, 3.0)
+    quiet = predict_peaks(cov, log_penalty=3.0)
     assert "PeakSeg" not in capsys.readouterr().err
-    shown = predict_peaks(cov, 3.0, progress=True)
+    shown = predict_peaks(cov, log_penalty=3.0, progress=True)
     pd.testing.assert_frame_equal(quiet, shown, check_exact=True)
     err = capsys.readouterr().err
     assert "PeakSeg forward" in err and f"{len(cov)}/{len(cov)}" in err
@@ -292,7 +292,7 @@ def test_tmpdir_reaches_the_store_from_every_entry_point(monkeypatch, tmp_path):
     calls = {
         "peakseg_path": lambda d: peakseg_path(cov, max_peaks=2, tmpdir=d),
         "peakseg_search": lambda d: peakseg_search(cov, 1, tmpdir=d),
-        "predict_peaks": lambda d: predict_peaks(cov, 3.0, tmpdir=d),
+        "predict_peaks": lambda d: predict_peaks(cov, log_penalty=3.0, tmpdir=d),
         "peak_error_functions": lambda d: peak_error_functions(cov, lab, max_peaks=2,
                                                                progress=False, tmpdir=d),
     }
@@ -313,7 +313,7 @@ def test_bad_tmpdir_is_one_line_naming_it(tmp_path):
         with pytest.raises(ValueError, match=f"^tmpdir '{where}' {what}: give an existing"):
             peakseg(cov, 1.0, tmpdir=where)
         with pytest.raises(ValueError, match=what):
-            predict_peaks(cov, 0.0, tmpdir=str(where))
+            predict_peaks(cov, log_penalty=0.0, tmpdir=str(where))
     with pytest.raises(TypeError, match="tmpdir must be a folder path"):
         peakseg(cov, 1.0, tmpdir=3)
     if os.geteuid() != 0:  # (root may write anywhere)

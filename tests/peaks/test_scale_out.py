@@ -49,19 +49,19 @@ def test_predict_peaks_in_a_process_pool_equals_serial():
     cov = read_bedgraph(need(MONO / "coverage.bedGraph.gz"))
     many = pd.concat([cov.assign(sample_id=s, count=cov["count"] * k)
                       for k, s in enumerate(["a", "b", "c", "d"], start=1)], ignore_index=True)
-    serial = predict_peaks(many, 8.0)
+    serial = predict_peaks(many, log_penalty=8.0)
     with ProcessPoolExecutor(2) as ex:
-        pooled = predict_peaks(many, 8.0, executor=ex, progress=False)
+        pooled = predict_peaks(many, log_penalty=8.0, executor=ex, progress=False)
     pd.testing.assert_frame_equal(pooled, serial)
     assert serial["sample_id"].unique().tolist() == ["a", "b", "c", "d"]
 
 
-@pytest.mark.parametrize("bad", [[1.0], {"a": 1.0}, None, "3"])
+@pytest.mark.parametrize("bad", [[1.0], {"a": 1.0}, "3"])  # None: the shipped model
 def test_predict_peaks_log_lambda_type_is_checked(bad):
     cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10], "chromEnd": [10, 20],
                         "count": [1, 5]})
-    with pytest.raises(TypeError, match="log_lambda must be a number or a Series"):
-        predict_peaks(cov, bad)
+    with pytest.raises(TypeError, match="log_penalty must be a number or a Series"):
+        predict_peaks(cov, log_penalty=bad)
 
 
 def test_cli_peaks_jobs_gives_the_same_files(tmp_path):

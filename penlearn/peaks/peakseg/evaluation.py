@@ -42,6 +42,7 @@ from penlearn.peaks.peakseg.parts import (
     read_part,
     write_part,
 )
+from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import (
     COVERAGE_COLUMNS,
     check_coverage,
@@ -219,7 +220,8 @@ def _window_key(kind: str, cov: pd.DataFrame, name: str, sid, **fields) -> str:
                     coverage=frame_digest(cov, COVERAGE_COLUMNS), **fields)
 
 
-def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame | None = None,
+def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
+                  log_penalty=None, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
                   progress: bool = False, tmpdir: str | None = None,
                   parts: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -231,10 +233,19 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         ``[sample_id,] chrom, chromStart, chromEnd, count``: many samples and
         chromosomes, each (sample, chromosome) sorted without overlaps. By default each
         (sample, chromosome) is one window, one problem.
-    log_lambda : float or Series
-        One log λ for every window, or a Series indexed by the sequence ids of
-        :func:`~penlearn.peaks.peakseg.features.coverage_features` (e.g. a learned
-        model's predictions on those features).
+    log_lambda : float or Series, optional
+        Deprecated: log λ given by position; use ``log_penalty=`` (it is that).
+    penalty : float or Series, optional
+        The penalty λ (>= 0) of every window, or a Series of λ indexed by the sequence
+        ids of :func:`~penlearn.peaks.peakseg.features.coverage_features`.
+    log_penalty : float or Series, optional
+        log λ (natural log) instead: one number, or a Series indexed by those ids (e.g. a
+        learned model's predictions on those features). A log λ above 50 or not finite,
+        a λ negative or not finite is a ``ValueError`` naming the unit expected
+        (:mod:`penlearn.peaks.peakseg.penalty`). With neither, the shipped zero-label
+        model predicts each window's log λ (:mod:`penlearn.peaks.pretrained`; windows
+        cut like its training problems unless ``windows`` is given), and a warning says
+        so.
     windows : DataFrame, optional
         As for :func:`~penlearn.peaks.peakseg.features.coverage_features`.
     gaps : {"fill", "error"}
@@ -274,18 +285,37 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
     --------
     >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
     ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
-    >>> predict_peaks(cov, 3.0)[["chrom", "chromStart", "chromEnd"]].values.tolist()
+    >>> peaks = predict_peaks(cov, penalty=20.0)
+    >>> peaks[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
     from tqdm.auto import tqdm  # only when peaks are predicted
 
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
-    if not isinstance(log_lambda, pd.Series) and (
-            isinstance(log_lambda, (bool, np.bool_))
-            or not isinstance(log_lambda, (int, float, np.integer, np.floating))):
-        raise TypeError("log_lambda must be a number or a Series indexed by window ids, got "
-                        f"{type(log_lambda).__name__}")
+    if log_lambda is not None:
+        if penalty is not None or log_penalty is not None:
+            raise TypeError("predict_peaks: give the penalty once, as penalty= (λ) or "
+                            "log_penalty= (log λ), not also by position")
+        warnings.warn("predict_peaks(coverage, x): x by position is log λ and is "
+                      "deprecated; write log_penalty=x (log λ) or penalty=λ",
+                      DeprecationWarning, stacklevel=2)
+        log_penalty = log_lambda
+    for value, what in ((penalty, "penalty"), (log_penalty, "log_penalty")):
+        if value is not None and not isinstance(value, pd.Series) and (
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, float, np.integer, np.floating))):
+            raise TypeError(f"{what} must be a number or a Series indexed by window ids, "
+                            f"got {type(value).__name__}")
+    log_lambda = log_penalty_of(penalty, log_penalty)
+    if log_lambda is None:
+        from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
+
+        pretrained = load_pretrained()
+        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note()}",
+                      UserWarning, stacklevel=2)
+        given = windows
+        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given)
     tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):

@@ -1,0 +1,258 @@
+"""Learning the zero-label penalty model from the labeled UCI ChIP-seq sets.
+
+The learner is chosen by measurement (``benchmarks/pretrained.py``, leave one set out
+over the 17 sets of Hocking et al. 2017, *Bioinformatics* 33(4):491-499): a model of
+one feature that transfers across sets beat the AUM linear model on all 26 finite
+features and boosting. The feature is the log **index of dispersion** (Fano factor) of
+a window's per-base coverage, ``2·log(sd) − log(mean)``: the penalty a peak must pay
+grows with how noisy the counts are, and overdispersed counts (variance ≫ mean) make
+more spurious peaks at a given λ. The model is
+
+    log λ = intercept + b · (2·log.sd − log.mean)
+
+with b on a grid (coarse then fine) and, for each b, the intercept of fewest label
+errors by one exact sweep over the error functions; every set weighs the same (each
+label weighs 1 / the number of labels of its set), so a large set (H3K27ac-H3K4me3_TDHAM_BP,
+2008 windows) does not decide the level of the others. Plain functions on NumPy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FEATURES", "fit_dispersion_model", "label_errors_pct", "leave_one_set_out",
+           "min_error_intercept", "model_data", "slope_grid"]
+
+#: The coverage features of the model (names of the UCI ``inputs.csv`` columns, computed
+#: from coverage by :func:`penlearn.peaks.peakseg.features.coverage_features`).
+FEATURES = ("log.sd", "log.mean")
+#: The dispersion direction in those features: 2·log.sd − log.mean.
+DIRECTION = np.array([2.0, -1.0])
+
+
+def slope_grid(coarse=(-0.5, 2.0, 0.1), fine_step: float = 0.01):
+    """The coarse grid of slopes and the step of the fine one around the best coarse slope.
+
+    Examples
+    --------
+    >>> grid, step = slope_grid()
+    >>> len(grid), float(grid[0]), float(grid[-1]), step
+    (26, -0.5, 2.0, 0.01)
+    """
+    lo, hi, step = coarse
+    n = int(round((hi - lo) / step)) + 1
+    return np.round(lo + step * np.arange(n), 10), fine_step
+
+
+class _Sweep:
+    """The weighted label errors of ``c + offset_i`` for every intercept c, exactly.
+
+    ``evaluation`` sorted by sequence then ``min_log_lambda``; ``seq`` the 0-based
+    sequence of each row; ``weight`` one per sequence.
+    """
+
+    def __init__(self, evaluation: pd.DataFrame, seq: np.ndarray, weight: np.ndarray):
+        err = evaluation["errors"].to_numpy(float)
+        self.min = evaluation["min_log_lambda"].to_numpy(float)
+        first = np.r_[True, seq[1:] != seq[:-1]]
+        w = weight[seq]
+        self.base = float((err * w)[first].sum())  # every sequence at its lowest row
+        self.rows = np.flatnonzero(~first)
+        self.seq = seq[self.rows]
+        self.delta = (err[self.rows] - err[self.rows - 1]) * w[self.rows]
+
+    def best(self, offset: np.ndarray) -> tuple[float, float]:
+        """(intercept, weighted errors): the middle of the first interval of fewest
+        errors (one unit inside an unbounded one)."""
+        t = self.min[self.rows] - offset[self.seq]
+        order = np.argsort(t, kind="stable")
+        t = t[order]
+        total = self.base + np.cumsum(self.delta[order])
+        last = np.r_[t[1:] != t[:-1], True]  # equal thresholds: one step
+        t, total = t[last], total[last]
+        values = np.r_[self.base, total]
+        k = int(np.argmin(values))  # values[k] holds on [t[k-1], t[k])
+        if len(t) == 0:
+            return 0.0, self.base
+        if k == 0:
+            return float(t[0] - 1.0), float(values[0])
+        if k == len(t):
+            return float(t[-1] + 1.0), float(values[k])
+        return float((t[k - 1] + t[k]) / 2.0), float(values[k])
+
+
+def _sorted_rows(evaluation: pd.DataFrame, ids: pd.Index):
+    pos = pd.Series(np.arange(len(ids)), index=ids)
+    ev = evaluation[evaluation["sequence_id"].isin(ids)]
+    seq = pos.loc[ev["sequence_id"]].to_numpy()
+    order = np.lexsort((ev["min_log_lambda"].to_numpy(float), seq))
+    return ev.iloc[order].reset_index(drop=True), seq[order]
+
+
+def min_error_intercept(evaluation: pd.DataFrame, offset: pd.Series,
+                        weight: pd.Series | None = None) -> tuple[float, float]:
+    """The constant c of fewest (weighted) label errors when sequence i gets log λ =
+    c + offset_i, and those errors.
+
+    Parameters
+    ----------
+    evaluation : DataFrame
+        Error functions (``sequence_id, min_log_lambda, max_log_lambda, errors``).
+    offset : Series
+        Per sequence id.
+    weight : Series, optional
+        Per sequence id (default 1): the weight of each of its label errors.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 2.0],
+    ...     "max_log_lambda": [0.0, np.inf, 2.0, np.inf], "errors": [1, 0, 0, 1]})
+    >>> min_error_intercept(ev, pd.Series([0.0, 0.0], index=["a", "b"]))
+    (1.0, 0.0)
+    """
+    ids = pd.Index(offset.index)
+    w = np.ones(len(ids)) if weight is None else weight.reindex(ids).to_numpy(float)
+    ev, seq = _sorted_rows(evaluation, ids)
+    return _Sweep(ev, seq, w).best(offset.to_numpy(float))
+
+
+def fit_dispersion_model(features: pd.DataFrame, evaluation: pd.DataFrame,
+                         groups: pd.Series) -> dict:
+    """Slope and intercept of log λ = c + b·(2·log.sd − log.mean), fewest label errors
+    with every group (data set) weighing the same.
+
+    Parameters
+    ----------
+    features : DataFrame
+        Indexed by sequence id, with the columns :data:`FEATURES` (finite).
+    evaluation : DataFrame
+        Error functions of those sequences (``errors`` column).
+    groups : Series
+        The data set of each sequence id.
+
+    Returns
+    -------
+    dict
+        ``coef`` (per feature of :data:`FEATURES`), ``intercept``, ``slope``,
+        ``train_errors_pct`` (the set-weighted mean of per-set errors, %).
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"log.sd": [0.0, 1.0], "log.mean": [0.0, 0.0]}, index=["a", "b"])
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 1.0, -np.inf, 3.0],
+    ...     "max_log_lambda": [1.0, np.inf, 3.0, np.inf], "errors": [0, 1, 0, 1],
+    ...     "labels": 1})
+    >>> fit = fit_dispersion_model(X, ev, pd.Series(["s", "t"], index=["a", "b"]))
+    >>> fit["train_errors_pct"]
+    0.0
+    """
+    ids = pd.Index(features.index)
+    A = features.loc[:, list(FEATURES)].to_numpy(float)
+    if not np.isfinite(A).all():
+        raise ValueError(f"features {list(FEATURES)} must be finite on every training "
+                         "sequence")
+    dispersion = A @ DIRECTION
+    labels = evaluation.groupby("sequence_id", sort=False)["labels"].first().reindex(ids)
+    if labels.isna().any():
+        raise ValueError(f"sequence {labels.index[labels.isna()][0]!r} has no error function")
+    g = groups.reindex(ids).to_numpy()
+    per_group = pd.Series(labels.to_numpy(float)).groupby(g).transform("sum").to_numpy()
+    weight = 1.0 / per_group
+    n_groups = len(pd.unique(g))
+    ev, seq = _sorted_rows(evaluation, ids)
+    sweep = _Sweep(ev, seq, weight)
+
+    def search(slopes):
+        best = None
+        for b in slopes:
+            c, e = sweep.best(b * dispersion)
+            if best is None or e < best[2] - 1e-12:
+                best = (float(b), c, e)
+        return best
+
+    coarse, step = slope_grid()
+    b0 = search(coarse)[0]
+    b, c, e = search(np.round(b0 + step * np.arange(-10, 11), 10))
+    return {"coef": dict(zip(FEATURES, (b * DIRECTION).tolist())), "intercept": c,
+            "slope": b, "train_errors_pct": 100.0 * e / n_groups}
+
+
+def label_errors_pct(evaluation: pd.DataFrame, log_lambda: pd.Series) -> float:
+    """Label errors (% of all labels) of the sequences of ``log_lambda`` at those
+    predicted log λ (the row of each error function holding it).
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 1.0],
+    ...     "max_log_lambda": [1.0, np.inf], "errors": [0, 1], "labels": [2, 2]})
+    >>> label_errors_pct(ev, pd.Series([2.0], index=["a"]))
+    50.0
+    """
+    ev = evaluation[evaluation["sequence_id"].isin(log_lambda.index)]
+    p = log_lambda.reindex(ev["sequence_id"]).to_numpy(float)
+    inside = (ev["min_log_lambda"].to_numpy(float) <= p) & (p < ev["max_log_lambda"].to_numpy(
+        float))
+    labels = ev.groupby("sequence_id", sort=False)["labels"].first().sum()
+    return 100.0 * float(ev["errors"].to_numpy(float)[inside].sum()) / float(labels)
+
+
+def model_data(fit: dict, features: pd.DataFrame, provenance: dict) -> dict:
+    """The model file (JSON data of :class:`penlearn.PenaltyModel`, linear, clipped to the
+    training range) of a :func:`fit_dispersion_model` result, with its ``provenance``.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"log.sd": [0.0, 1.0], "log.mean": [0.0, 0.5]})
+    >>> d = model_data({"coef": {"log.sd": 1.0, "log.mean": -0.5}, "intercept": 2.0}, X, {})
+    >>> d["features"], d["coef"], d["scaling"]["high"]
+    (['log.sd', 'log.mean'], [1.0, -0.5], [1.0, 0.5])
+    """
+    from penlearn.learn.model import FORMAT, FORMAT_VERSION, HISTORY_COLUMNS
+
+    A = features.loc[:, list(FEATURES)].to_numpy(float)
+    sd = A.std(axis=0, ddof=1) if len(A) > 1 else np.ones(len(FEATURES))
+    return {
+        "format": FORMAT, "version": FORMAT_VERSION, "kind": "penalty",
+        "params": {"model": "linear", "clip": True},
+        "features": list(FEATURES),
+        "coef": [float(fit["coef"][f]) for f in FEATURES],
+        "intercept": float(fit["intercept"]),
+        "scaling": {"mean": A.mean(axis=0).tolist(),
+                    "scale": np.where(sd > 0, sd, 1.0).tolist(),
+                    "low": A.min(axis=0).tolist(), "high": A.max(axis=0).tolist()},
+        "dropped_features": [], "feature_names_in": list(FEATURES), "best_step": 0,
+        "history": {c: [0.0] for c in HISTORY_COLUMNS},
+        "level": {"rule": "fewest label errors, every data set weighing the same"},
+        "provenance": provenance,
+    }
+
+
+def leave_one_set_out(features: pd.DataFrame, evaluation: pd.DataFrame,
+                      groups: pd.Series) -> pd.Series:
+    """Test label errors (%) of each set when the model is learned on the others.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"log.sd": [0.0, 1.0, 0.5], "log.mean": 0.0}, index=list("abc"))
+    >>> ev = pd.DataFrame({"sequence_id": list("aabbcc"),
+    ...     "min_log_lambda": [-np.inf, 1.0] * 3, "max_log_lambda": [1.0, np.inf] * 3,
+    ...     "errors": [0, 1] * 3, "labels": 1})
+    >>> leave_one_set_out(X, ev, pd.Series(list("stu"), index=list("abc"))).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    out = {}
+    g = groups.reindex(features.index)
+    for s in pd.unique(g):
+        train = features.index[g.to_numpy() != s]
+        test = features.index[g.to_numpy() == s]
+        fit = fit_dispersion_model(features.loc[train], evaluation, g.loc[train])
+        A = features.loc[test, list(FEATURES)].to_numpy(float)
+        low = features.loc[train, list(FEATURES)].to_numpy(float).min(axis=0)
+        high = features.loc[train, list(FEATURES)].to_numpy(float).max(axis=0)
+        A = np.clip(A, low, high)  # as the model predicts: clipped to its training range
+        pred = fit["intercept"] + A @ np.array([fit["coef"][f] for f in FEATURES])
+        out[s] = label_errors_pct(evaluation, pd.Series(pred, index=test))
+    return pd.Series(out, name="label_errors_pct")

@@ -1,0 +1,111 @@
+"""Few labels (issue 36 item 3): one labeled window, one label class, starting from a
+prior model (the shipped zero-label model on ChIP-seq features); many labels: the prior
+changes nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from conftest import DATA, need
+
+from penlearn.cli import main
+from penlearn.learn import PenaltyModel, learn_penalty
+from penlearn.learn.prior import constant_model, nearest_min_error_shift, too_few_labels
+
+
+def _ev(rows):
+    ev = pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda", "fp",
+                                     "fn", "possible_fp", "possible_fn"])
+    ev["errors"] = ev["fp"] + ev["fn"]
+    ev["labels"] = ev["possible_fp"] + ev["possible_fn"]
+    return ev
+
+
+def _prior():
+    p = constant_model(["x"], 0.0)  # made linear: log λ = 1 + 2x
+    p.model = "linear"
+    p.coef_ = pd.Series([2.0], index=["x"])
+    p.intercept_ = 1.0
+    p.prior_name_ = "the test prior"
+    return p
+
+
+def test_one_window_shifts_the_prior_to_its_labels():
+    # one sequence: 0 errors for log λ in [3, 6); the prior predicts 1 + 2·0.5 = 2
+    ev = _ev([("a", -np.inf, 3.0, 0, 1, 1, 1), ("a", 3.0, 6.0, 0, 0, 1, 1),
+              ("a", 6.0, np.inf, 1, 0, 1, 1)])
+    X = pd.DataFrame({"x": [0.5]}, index=["a"])
+    assert "1 labeled sequence" in too_few_labels(ev)
+    m = learn_penalty(X, ev, prior=_prior(), progress=False)
+    assert m.predict(X)[0] == 4.0  # one unit inside [3, 6), from the prior's 2
+    assert m.coef_.tolist() == [2.0]  # the prior's ranking kept
+    assert m.describe().startswith("the test prior, its log λ shifted by +2 to fit the 2 "
+                                   "labels given")
+    again = PenaltyModel.from_dict(m.to_dict())
+    assert again.predict(X)[0] == 4.0 and again.describe() == m.describe()
+    # without a prior: the best constant of the labels
+    c = learn_penalty(X, ev, progress=False)
+    assert c.predict(pd.DataFrame({"x": [9.0]}))[0] == 4.5
+    assert "best constant penalty" in c.describe()
+
+
+def test_one_label_class_keeps_the_prior_level_unless_contradicted():
+    # only noPeaks labels (possible_fn = 0): any log λ above each FP boundary is right
+    ev = _ev([(s, -np.inf, b, 1, 0, 1, 0) for s, b in (("a", 1.0), ("b", 2.5))]
+             + [(s, b, np.inf, 0, 0, 1, 0) for s, b in (("a", 1.0), ("b", 2.5))])
+    X = pd.DataFrame({"x": [0.5, 1.0]}, index=["a", "b"])  # prior: 2 and 3
+    assert "one label class" in too_few_labels(ev)
+    m = learn_penalty(X, ev, prior=_prior(), progress=False)
+    assert m.level_["shift"] == 0.0  # the prior is already right on both
+    X2 = pd.DataFrame({"x": [0.0, 0.0]}, index=["a", "b"])  # prior: 1 and 1
+    m2 = learn_penalty(X2, ev, prior=_prior(), progress=False)
+    assert m2.predict(X2).tolist() == [3.5, 3.5]  # raised past 2.5 by one unit, no further
+
+
+def test_nearest_shift_is_a_min_error_shift_by_brute_force():
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(5):
+        cuts = np.sort(rng.uniform(-4, 4, 3))
+        lo, hi = np.r_[-np.inf, cuts], np.r_[cuts, np.inf]
+        fp, fn = [2, 1, 1, 0], [0, 0, 1, 2]
+        rows += [(f"s{i}", a, b, p, n, 2, 2) for a, b, p, n in zip(lo, hi, fp, fn)]
+    ev = _ev(rows)
+    base = pd.Series(rng.normal(size=5), index=[f"s{i}" for i in range(5)])
+
+    def errors(s):
+        p = (base + s).reindex(ev["sequence_id"]).to_numpy()
+        inside = (ev["min_log_lambda"].to_numpy() <= p) & (p < ev["max_log_lambda"].to_numpy())
+        return int(ev["errors"].to_numpy()[inside].sum())
+
+    s = nearest_min_error_shift(ev, base)
+    grid = np.linspace(-12, 12, 24001)
+    assert errors(s) == min(errors(g) for g in grid)
+
+
+def test_many_labels_do_not_use_the_prior():
+    rng = np.random.default_rng(0)
+    ids = [f"s{i:02d}" for i in range(30)]
+    x = rng.normal(size=30)
+    ev = _ev([r for i, xi in zip(ids, x) for r in [
+        (i, -np.inf, xi - 1, 1, 0, 1, 1), (i, xi - 1, xi + 1, 0, 0, 1, 1),
+        (i, xi + 1, np.inf, 0, 1, 1, 1)]])
+    X = pd.DataFrame({"x": x}, index=ids)
+    assert too_few_labels(ev) is None
+    a = learn_penalty(X, ev, model="linear", progress=False)
+    b = learn_penalty(X, ev, model="linear", prior=_prior(), progress=False)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert b.level_.get("rule") != "prior"
+
+
+def test_cli_learn_on_one_labeled_window(tmp_path, capsys):
+    folder = need(DATA / "chipseq_raw" / "Mono27ac")
+    out = tmp_path / "m.json"
+    code = main(["learn", str(folder), "--out", str(out), "--no-cache"])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    assert out.is_file()
+    assert "starting from the shipped zero-label penalty model" in stderr
+    assert "learned the shipped zero-label penalty model, its log λ shifted by" in stdout
+    m = PenaltyModel.load(out)
+    assert m.level_["rule"] == "prior" and m.level_["labels"] == 6
