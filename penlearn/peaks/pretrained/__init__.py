@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
-from penlearn.learn.model_file import write_model_file
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
