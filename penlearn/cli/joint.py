@@ -139,6 +139,8 @@ def cmd_joint(args) -> int:
     n = len(res.peaks)
     msg = f"penlearn joint: {n} joint peaks in {len(res.windows)} windows of " \
           f"{len(res.samples)} samples written to {out}/"
+    if res.reused:
+        msg += f" ({res.reused} of {len(res.windows)} windows from an interrupted run)"
     if comparison is not None:
         msg += (f"; label errors: single-sample {int((comparison['single'] != 'correct').sum())}"
                 f", joint {int((comparison['joint'] != 'correct').sum())} of "

@@ -36,7 +36,12 @@ from penlearn._executor import expect_tasks
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
-from penlearn.peaks.joint.windows import DEFAULT_WIDEN, joint_windows, window_coverage
+from penlearn.peaks.joint.windows import (
+    DEFAULT_WIDEN,
+    coverage_spans,
+    joint_windows,
+    window_coverage,
+)
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
 from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
@@ -54,8 +59,9 @@ MIN_LEARN_WINDOWS = 10
 def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                    gaps: str = "fill") -> pd.DataFrame:
     """The features of each joint window: the 36 coverage features of each sample's
-    coverage of the window (:func:`~penlearn.peaks.peakseg.features.coverage_features`),
-    summed over the samples (as PeakSegPipeline does for its joint penalty).
+    coverage of the window (:func:`~penlearn.peaks.peakseg.features.coverage_features`;
+    bases a sample has no row for are zeros, as in the joint model), summed over the
+    samples (as PeakSegPipeline does for its joint penalty).
 
     Parameters
     ----------
@@ -81,13 +87,21 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     4.0
     """
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
-    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    coverage = _string_ids(coverage, "coverage")
+    return _window_features(list(window_coverage(coverage, windows, gaps=gaps)), windows,
+                            gaps)
+
+
+def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
+    """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
+    every sample over all of each window, bases without rows as zeros)."""
+    chrom = dict(zip(windows["window_id"], windows["chrom"].astype(str)))
+    cov = pd.concat([t.assign(chrom=chrom[wid]) for wid, t in tables], ignore_index=True)
+    cov = cov[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
+    samples = list(pd.unique(cov["sample_id"]))
     win = windows[["window_id", "chrom", "chromStart", "chromEnd"]]
     per = pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
     per["sequence_id"] = per["sample_id"] + "\t" + per["window_id"].astype(str)
-    cov = coverage[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
-    if not pd.api.types.is_string_dtype(cov["sample_id"]):
-        cov = cov.assign(sample_id=cov["sample_id"].astype(str))
     feats = coverage_features(cov, per, gaps=gaps)
     feats.index = per["window_id"].astype(str).to_numpy()
     out = feats.groupby(level=0, sort=False).sum()
@@ -211,7 +225,10 @@ class JointPeaks:
     labels : DataFrame or None
         The labels per sample, checked (text-format groups expanded).
     fits : dict
-        ``window_id -> joint fit`` (the solver's results).
+        ``window_id -> joint fit`` (the solver's results) of the windows solved in this
+        call (with ``parts``, not those taken back from an interrupted run).
+    reused : int
+        Windows whose models were taken from ``parts`` instead of solved.
 
     Examples
     --------
@@ -236,6 +253,7 @@ class JointPeaks:
     note: str = ""
     labels: pd.DataFrame | None = None
     fits: dict = field(default_factory=dict)
+    reused: int = 0
 
     @property
     def peaks(self) -> pd.DataFrame:
@@ -322,13 +340,18 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
 def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
     """Per-sample labels, checked: text-format labels listing groups or samples are
     expanded (unlisted samples get noPeaks), unknown samples / groups, overlaps and
-    labels beyond the coverage are errors."""
+    labels beyond the coverage are errors. The coverage of a sample on a chromosome is
+    that of all samples (bases without rows are zeros, as in the windows)."""
     if "groups" in labels.columns and "sample_id" not in labels.columns:
         labels = expand_groups(labels, groups)
     if "sample_id" not in labels.columns:
         labels = pd.concat([labels.assign(sample_id=s) for s in groups], ignore_index=True)
     labels = labels.assign(sample_id=labels["sample_id"].astype(str))
-    check_labels_in_coverage(coverage, labels)  # unknown sample, overlap, beyond coverage
+    spans = coverage_spans(coverage)
+    extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
+        chromStart=("first", "min"), chromEnd=("last", "max")).reset_index()
+    every = pd.concat([extent.assign(sample_id=s) for s in groups], ignore_index=True)
+    check_labels_in_coverage(every, labels)  # unknown sample, overlap, beyond coverage
     return labels
 
 
@@ -359,16 +382,14 @@ def _part_path(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(up=[tuple(json.loads(u)) for u in table["up"]])
 
 
-def _solve_windows(coverage: pd.DataFrame, windows: pd.DataFrame, solver: Callable, *,
-                   by: str, groups: dict, has_groups: bool, gaps: str,
-                   executor: Executor | None, parts, progress: bool) -> tuple[dict, dict]:
+def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
+                   executor: Executor | None, parts, progress: bool
+                   ) -> tuple[dict, dict, int]:
     """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
-    window: taken from ``parts`` where saved, else solved (in ``executor``, one task a
-    window) and saved there."""
+    ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
+    saved; the others are solved, in ``executor``, one task a window, and saved there)."""
     from tqdm.auto import tqdm
 
-    tasks = list(window_coverage(coverage, windows, groups=groups if has_groups else None,
-                                 gaps=gaps))
     paths, fits, keys = {}, {}, {}
     if parts is not None:
         Path(parts).mkdir(parents=True, exist_ok=True)
@@ -406,7 +427,8 @@ def _solve_windows(coverage: pd.DataFrame, windows: pd.DataFrame, solver: Callab
                     fut.cancel()
                 raise
     order = [wid for wid, _ in tasks]
-    return {w: paths[w] for w in order}, {w: fits[w] for w in order if w in fits}
+    return ({w: paths[w] for w in order}, {w: fits[w] for w in order if w in fits},
+            len(tasks) - len(todo))
 
 
 def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
@@ -523,9 +545,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         raise ValueError("by='group' needs groups")
     lab = None if labels is None else _labels_of(coverage, labels, group_of)
     windows = joint_windows(peaks, coverage, widen=widen)
-    paths, fits = _solve_windows(coverage, windows, solver, by=by, groups=group_of,
-                                 has_groups=has_groups, gaps=gaps, executor=executor,
-                                 parts=parts, progress=progress)
+    tables = list(window_coverage(coverage, windows, groups=group_of if has_groups else None,
+                                  gaps=gaps))
+    paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
+                                         executor=executor, parts=parts, progress=progress)
     evaluation = None
     if lab is not None:
         parts = []
@@ -542,7 +565,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         log_lambda = pd.Series(value, index=windows["window_id"])
         note = f"penalty λ = {penalty:g} given (log λ = {value:.4g})"
     else:
-        features = joint_features(coverage, windows, gaps=gaps)
+        features = _window_features(tables, windows, gaps)
         if model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "
@@ -564,7 +587,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                              k=calls["k"].to_numpy())
     return JointPeaks(windows=windows, paths=paths, calls=calls, samples=samples,
                       groups=group_of, evaluation=evaluation, features=features, model=model,
-                      note=note, labels=lab, fits=fits)
+                      note=note, labels=lab, fits=fits, reused=reused)
 
 
 def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,
