@@ -272,8 +272,9 @@ def add_joint_arguments(p) -> None:
                    help="choose the number of samples up (default) or of groups up (all "
                    "samples of a group up together)")
     p.add_argument("--widen", type=float, default=DEFAULT_WIDEN, metavar="F",
-                   help="widen each cluster of peaks on both sides by F times its width, "
-                   "up to the middle of the gap to the next cluster (default: "
+                   help="widen each cluster of peaks on both sides by F times its width "
+                   f"(0 to {MAX_WIDEN:g}), up to the middle of the gap to the next cluster "
+                   "and the covered bases (default: "
                    "%(default)s: as much background as peak on each side)")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="output folder (peaks_matrix_sample.tsv, peaks_matrix_group.tsv, "
@@ -283,4 +284,4 @@ def add_joint_arguments(p) -> None:
                    "interrupted run saved its finished windows (by default the same "
                    "command reuses those whose coverage is unchanged, whatever the "
                    "penalty; the folder is removed once the outputs are written)")
-    add_worker_arguments(p)
+    add_worker_arguments(p, task="joint window", tmpdir=False)  # no PeakSeg temporary files

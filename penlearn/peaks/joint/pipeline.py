@@ -24,7 +24,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn._executor import expect_tasks
+from penlearn._executor import run_tasks
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
@@ -412,20 +412,9 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
 
     with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
               desc="joint windows") as bar:
-        if executor is None:
-            for wid, window in todo:
-                finish(wid, *_window_path(window, solver, by, groups))
-        else:
-            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
-            futures = {executor.submit(_window_path, window, solver, by, groups): wid
-                       for wid, window in todo}
-            try:
-                for fut in as_completed(futures):
-                    finish(futures[fut], *fut.result())
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+        run_tasks(executor, _window_path,
+                  {wid: ((window, solver, by, groups), {}) for wid, window in todo},
+                  lambda wid, result: finish(wid, *result))
     order = [wid for wid, _ in tasks]
     return ({w: paths[w] for w in order}, {w: fits[w] for w in order if w in fits},
             len(tasks) - len(todo))
