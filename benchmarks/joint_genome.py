@@ -11,9 +11,10 @@ Run: python benchmarks/joint_genome.py [--bases 5e7] [--samples 20] [--peaks 100
   every ``bases / peaks`` bases with jitter, each carried by a known subset of the
   samples (subset size uniform from 1 to S, then a random subset);
 * ``penlearn peaks FOLDER --penalty P --jobs J`` then ``penlearn joint FOLDER --peaks
-  PEAKS --penalty P --jobs J``: wall time and memory of each command (``max RSS``: of
-  the largest process, ``RUSAGE_CHILDREN``; ``tree RSS``: the peak of the summed
-  resident memory of the command and its workers, sampled every 0.2 s);
+  PEAKS --penalty P --jobs J``: wall time, CPU time (user + system of the command and
+  its workers) and memory of each command (``max RSS``: of the largest process,
+  ``RUSAGE_CHILDREN``; ``all processes PSS``: the peak of the summed proportional set
+  size of the command and its workers, sampled every 0.2 s);
 * recovery: a planted peak is *found* when a joint peak overlaps it, *found with its
   samples* when an overlapping joint peak's samples up are exactly its subset; joint
   peaks overlapping no planted peak are counted as false.
@@ -95,8 +96,9 @@ def write_inputs(folder: Path, bases: int, samples: int, n_peaks: int, seed: int
     return planted, rows
 
 
-def _tree_rss(pid: int) -> int:
-    """Summed resident memory of a process and its descendants (bytes)."""
+def _tree_pss(pid: int) -> int:
+    """Summed proportional set size of a process and its descendants (bytes): pages
+    shared by forked workers counted once in all, unlike a sum of their RSS."""
     import psutil
 
     try:
@@ -107,7 +109,7 @@ def _tree_rss(pid: int) -> int:
     total = 0
     for q in procs:
         try:
-            total += q.memory_info().rss
+            total += q.memory_full_info().pss
         except psutil.Error:
             pass
     return total
@@ -119,8 +121,9 @@ t0 = time.perf_counter()
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 wall = time.perf_counter() - t0
 err = p.stderr.strip().splitlines()[-1] if p.returncode and p.stderr.strip() else ""
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall": wall, "code": p.returncode, "error": err, "out": p.stdout.strip(),
-                  "maxrss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024}))
+                  "maxrss": ru.ru_maxrss * 1024, "cpu": ru.ru_utime + ru.ru_stime}))
 """
 
 
@@ -138,7 +141,7 @@ def measured(argv: list[str]) -> dict:
 
     def sample():
         while not stop.wait(0.2):
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            peak[0] = max(peak[0], _tree_pss(proc.pid))
 
     t = threading.Thread(target=sample, daemon=True)
     t.start()
@@ -146,7 +149,7 @@ def measured(argv: list[str]) -> dict:
     stop.set()
     t.join()
     res = json.loads(out.strip().splitlines()[-1])
-    res["tree_rss"] = peak[0]
+    res["tree_pss"] = peak[0]
     if res["code"]:
         raise RuntimeError(f"{argv[:3]} failed ({res['code']}): {res['error']}")
     return res
@@ -218,12 +221,14 @@ def main(argv=None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     load1 = os.getloadavg()
     mb = 1024 ** 2
-    rows_t = [{"step": name, "wall (s)": r["wall"], "max RSS MB": int(r["maxrss"] / mb),
-               "tree RSS MB": int(r["tree_rss"] / mb)}
+    rows_t = [{"step": name, "wall (s)": r["wall"], "CPU (s)": r["cpu"],
+               "max RSS MB": int(r["maxrss"] / mb), "all processes PSS MB":
+               int(r["tree_pss"] / mb)}
               for name, r in (("penlearn peaks", peaks), ("penlearn joint", joint))]
     rows_t.append({"step": "total", "wall (s)": peaks["wall"] + joint["wall"],
+                   "CPU (s)": peaks["cpu"] + joint["cpu"],
                    "max RSS MB": int(max(peaks["maxrss"], joint["maxrss"]) / mb),
-                   "tree RSS MB": int(max(peaks["tree_rss"], joint["tree_rss"]) / mb)})
+                   "all processes PSS MB": int(max(peaks["tree_pss"], joint["tree_pss"]) / mb)})
     rec_t = [{k: (round(v, 1) if isinstance(v, float) else v) for k, v in rec.items()}]
     cmd = "python benchmarks/joint_genome.py " + " ".join(argv if argv is not None
                                                            else sys.argv[1:])
