@@ -296,3 +296,20 @@ def test_sample_ids_are_text_one_and_quoted_one_are_one_sample():
                       peaks, penalty=50.0)
     assert res.samples == ["1", "2", "3"]
     assert res.matrix().equals(ref.matrix())
+
+
+def test_peaksegjoint_demo_profiles_are_told_what_they_lack_then_the_fix(tmp_path, capsys):
+    from conftest import DATA, need
+
+    table = need(DATA / "chipseq_raw" / "peaksegjoint" / "demo.profiles" / "coverage.csv.gz")
+    peaks = tmp_path / "peaks"
+    peaks.mkdir()
+    (peaks / "MS002201.bed").write_text("chr1\t37986600\t37987000\n")
+    argv = ["--peaks", peaks, "--penalty", "1", "--out", tmp_path / "out"]
+    one_line_error(capsys, ["joint", table, *argv], "missing column(s) ['chrom']")
+    # with chrom: the reader finds the two profiles of one id overlapping, and says why
+    with_chrom = tmp_path / "profiles.csv"
+    pd.read_csv(table, dtype={"sample_id": str}).assign(chrom="chr1").to_csv(with_chrom,
+                                                                              index=False)
+    one_line_error(capsys, ["joint", with_chrom, *argv], "without overlaps",
+                   "one sample id given to two profiles, e.g. under two groups")
