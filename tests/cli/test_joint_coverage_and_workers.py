@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_joint_cli import one_line_error
 
 from penlearn.cli.main import main
 from penlearn.peaks.joint import solver as joint_solver
@@ -74,16 +75,6 @@ def run(argv) -> int:
 
 def outputs(out: Path) -> dict:
     return {name: (out / name).read_bytes() for name in OUTPUTS}
-
-
-def one_line_error(capsys, argv, *needles) -> str:
-    code = run(argv)
-    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()
-           and "warning" not in ln]
-    assert code == 1 and len(err) == 1 and "error" in err[0], err
-    for n in needles:
-        assert n in err[0], err[0]
-    return err[0]
 
 
 @pytest.fixture(scope="module")
