@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import base64
 import html
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -48,6 +47,7 @@ from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
+from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 
@@ -105,12 +105,12 @@ def cmd_joint(args) -> int:
     inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
                                             if p]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
-    check_output(parts_folder(out), directory=True, force=True, inputs=inputs)
+    check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
     if not Path(args.peaks).is_dir():
         raise ValueError(f"--peaks {args.peaks}: not a folder (give the folder 'penlearn "
                          "peaks --out' wrote, one <sample>.bed per sample)")
     report = _Reporter(args.quiet)
-    model = _load_model(args.model) if args.model else None
+    model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     if len(coverage) == 0:
         raise ValueError(f"{args.coverage}: no coverage rows (an empty file, or a header "
@@ -135,7 +135,7 @@ def cmd_joint(args) -> int:
         comparison = label_error_comparison(peaks, res.sample_peaks(), lab)
     with staged_dir(out, replace=args.force) as tmp:
         write_joint_outputs(res, tmp, comparison=comparison)
-    shutil.rmtree(parts, ignore_errors=True)  # the outputs are written: no resume needed
+    remove_parts_folder(parts)  # the outputs are written: no resume needed
     n = len(res.peaks)
     msg = f"penlearn joint: {n} joint peaks in {len(res.windows)} windows of " \
           f"{len(res.samples)} samples written to {out}/"
