@@ -112,9 +112,6 @@ def cmd_joint(args) -> int:
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
-    if len(coverage) == 0:
-        raise ValueError(f"{args.coverage}: no coverage rows (an empty file, or a header "
-                         "only); joint peaks need the coverage of several samples")
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")

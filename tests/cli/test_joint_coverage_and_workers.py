@@ -184,7 +184,7 @@ def test_no_resume_solves_every_window_again(inputs, monkeypatch):
     out = inputs["tmp"] / "no-resume"
     parts = out.with_name(out.name + ".penlearn-parts")
     parts.mkdir()
-    (parts / "stale.txt").write_text("from another run")
+    (parts / f"joint-{'0' * 40}.npz").write_bytes(b"a part of another run")
     assert run(["joint", inputs["filled"], "--peaks", inputs["peaks"], "--penalty", "50",
                 "--out", out, "--no-resume"]) == 0
     assert outputs(out) == outputs(inputs["ref"]) and not parts.exists()
@@ -266,7 +266,7 @@ def test_header_only_coverage_is_named_empty(inputs, tmp_path, capsys):
     table = tmp_path / "coverage.csv"
     table.write_text("sample_id,chrom,chromStart,chromEnd,count\n")
     err = one_line_error(capsys, ["joint", table, "--peaks", inputs["peaks"], "--penalty",
-                                  "1", "--out", tmp_path / "o"], "no coverage rows")
+                                  "1", "--out", tmp_path / "o"], "has no rows (a header only")
     assert "one sample" not in err
 
 
