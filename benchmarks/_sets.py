@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._folds import check_n_folds, deal_folds
 from penlearn.learn.groups import sequence_region
 
 CHIPSEQ = [
@@ -140,22 +141,15 @@ def region_folds(labels: pd.Series, n_folds: int = 4, seed: int = 1) -> pd.DataF
     >>> int(f.groupby(f["sequence_id"].map(region_of))["fold"].nunique().max())
     1
     """
-    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise ValueError(f"n_folds={n_folds!r}: expected an integer >= 2")
+    check_n_folds("n_folds", n_folds)
     region = pd.Series([region_of(s) for s in labels.index], index=labels.index)
-    per_region = labels.astype(float).groupby(region).sum().sort_index()
-    k = min(int(n_folds), len(per_region))
+    k = min(int(n_folds), region.nunique())
     if k < 2:
-        raise ValueError(f"only {len(per_region)} region(s): cannot make test folds")
-    order = np.random.default_rng(seed).permutation(len(per_region))
-    load = np.zeros(k)
-    fold_of = {}
-    for i in order:
-        f = int(np.argmin(load))  # the fold with the fewest labels so far (first on ties)
-        fold_of[per_region.index[i]] = f + 1
-        load[f] += per_region.iloc[i]
+        raise ValueError(f"only {region.nunique()} region(s): cannot make test folds")
+    # whole regions dealt in a random order, each to the fold of fewest labels so far
+    fold = deal_folds(region.sort_values(kind="stable"), k, seed, weights=labels) + 1
     ids = sorted(labels.index)
-    return pd.DataFrame({"sequence_id": ids, "fold": [fold_of[region[s]] for s in ids]})
+    return pd.DataFrame({"sequence_id": ids, "fold": fold.loc[ids].to_numpy()})
 
 
 @lru_cache(maxsize=8)

@@ -6,7 +6,7 @@ over all sequences, AUM "rate", interval-regression initialisation (seeds 1-4: t
 folds of interval regression are random), gradient descent until the subtrain AUM stops
 decreasing by more than 1e-5, best validation AUC. That protocol is passed explicitly:
 ``l2=0.0`` (plain AUM: with ``l2 > 0``, ``learn_penalty``'s default, every exact variant
-takes the ridge step of ``learn.descent.l2_step`` and the line-search variants are no
+takes the ridge step of ``fitting.descent.l2_step`` and the line-search variants are no
 longer compared) and ``min_improvement=0.0`` (the paper's selection rule).
 
 Usage::
@@ -37,11 +37,12 @@ import pandas as pd
 
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.datasets import load_uci
+from penlearn.datasets.locate import data_folder
 from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.roc import changepoint_auc
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+DEFAULT_DATA = data_folder()
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
@@ -76,11 +77,11 @@ CLOCK = [time.perf_counter]
 
 
 def install_search_clock() -> None:
-    """Time the step rules of ``penlearn.learn.descent`` (choose_step, l2_step,
+    """Time the step rules of ``penlearn.fitting.descent`` (choose_step, l2_step,
     _l2_grid_step) into ``SEARCH_SECONDS`` with the loop's clock ``CLOCK[0]``."""
     import importlib
 
-    descent = importlib.import_module("penlearn.learn.descent")
+    descent = importlib.import_module("penlearn.fitting.descent")
     for name in ("choose_step", "l2_step", "_l2_grid_step"):
         inner = getattr(descent, name)
 
@@ -380,9 +381,9 @@ def main(argv=None) -> int:
         import importlib
         import types
 
-        # the descent loop (penlearn.learn.descent) reads time.perf_counter from its
+        # the descent loop (penlearn.fitting.descent) reads time.perf_counter from its
         # module: give it CPU time (learn_penalty's own module has no clock)
-        importlib.import_module("penlearn.learn.descent").time = types.SimpleNamespace(
+        importlib.import_module("penlearn.fitting.descent").time = types.SimpleNamespace(
             perf_counter=time.process_time)
         CLOCK[0] = time.process_time
     install_search_clock()

@@ -239,7 +239,7 @@ def main(argv=None) -> None:
             f"held-out labels); total {total:.0f} s. Detectors with "
             "ruptures' defaults (min_size 2, jump 5) and skchange's (L2Cost, min segment 2); "
             "SupervisedPenalty with its defaults (max_changes 30, the MAD and cost features, "
-            "choose='cv-1se': learned / learned level subtrain / best constant by 5-fold CV "
+            "choose='1se': learned / learned level subtrain / best constant by 5-fold CV "
             "on the training signals, one-standard-error rule)."
         )
         results_file.write_section(SECTION, f"{SECTION}\n\n{head}\n\n{text}\n")

@@ -341,3 +341,44 @@ def optional_import(module: str, purpose: str, extra: str):
     except ImportError as exc:
         raise MissingDependency(f"{purpose} needs the optional package {module}: "
                                 f"pip install 'penlearn[{extra}]'") from exc
+
+
+# ----------------------------------------------------------------- option values
+def check_integer(name: str, v, low: int) -> None:
+    """Raise a ``ValueError`` naming ``name`` unless ``v`` is an integer >= ``low``
+    (bools are not integers here).
+
+    Examples
+    --------
+    >>> check_integer("max_steps", True, 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_steps must be an integer >= 0, got True
+    """
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+
+def check_number(name: str, v, low: float, *, strict: bool = False, high: float | None = None
+            ) -> None:
+    """Raise a ``ValueError`` naming ``name`` unless ``v`` is a finite number >= ``low``
+    (> ``low`` with ``strict``; at most ``high`` when given)."""
+    ok = (not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
+          and np.isfinite(v) and (v > low if strict else v >= low)
+          and (high is None or v <= high))
+    if not ok:
+        span = f"in ({low:g}, {high:g}]" if high is not None else \
+            (f"> {low:g}" if strict else f">= {low:g}")
+        raise ValueError(f"{name} must be a finite number {span}, got {v!r}")
+
+
+def check_choice(name: str, v, allowed) -> None:
+    """Raise a ``ValueError`` naming ``name`` unless ``v`` is one of the strings ``allowed``."""
+    if not isinstance(v, str) or v not in allowed:
+        raise ValueError(f"{name} must be one of {tuple(allowed)}, got {v!r}")
+
+
+def check_flag(name: str, v) -> None:
+    """Raise a ``TypeError`` naming ``name`` unless ``v`` is True or False."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {v!r}")

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_regular_file, require_columns
+from penlearn._folds import check_n_folds, deal_folds, singletons
 
 _SUFFIXES = (".csv", ".csv.gz", ".csv.xz", ".csv.bz2")
 
@@ -171,7 +172,8 @@ def read_inputs(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def assign_folds(ids, n_folds: int, seed: int = 1) -> pd.DataFrame:
-    """A random ``sequence_id, fold`` table (folds 1..``n_folds`` of near-equal sizes).
+    """A random ``sequence_id, fold`` table (folds 1..``n_folds`` of near-equal sizes,
+    :func:`penlearn._folds.deal_folds` with each sequence its own group).
 
     Examples
     --------
@@ -179,11 +181,10 @@ def assign_folds(ids, n_folds: int, seed: int = 1) -> pd.DataFrame:
     [2, 2]
     """
     ids = list(ids)
-    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}")
+    n_folds = check_n_folds("n_folds", n_folds)
     if len(ids) < n_folds:
         raise ValueError(f"{len(ids)} sequence(s) cannot make {n_folds} folds")
-    fold = np.random.default_rng(seed).permutation(np.arange(len(ids)) % n_folds) + 1
+    fold = deal_folds(singletons(ids), n_folds, seed).to_numpy() + 1
     return pd.DataFrame({"sequence_id": ids, "fold": fold})
 
 

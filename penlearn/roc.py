@@ -276,17 +276,76 @@ def roc_change(evaluation: pd.DataFrame, log_lambda) -> ROCChange:
     return roc_change_checked(check_evaluation(evaluation), log_lambda)
 
 
+def min_error_shift(bp: Breakpoints, scores=None) -> float:
+    """The constant c minimising the label errors FP + FN of ``scores + c`` on ``bp``.
+
+    The one best-constant rule of the package: the intercept of a learned model
+    (Fowler & Hocking 2024), the level of log λ, and with ``scores=None`` the best
+    constant penalty (:func:`best_constant_log_lambda`). A direct count: with thresholds
+    t_b = v_b − score[I_b], FP(c) + FN(c) = −ΣΔFN + Σ_{t_b < c} (ΔFP_b + ΔFN_b), so it
+    needs neither class (no positive or no negative label is fine). Thresholds whose
+    jumps cancel (ΔFP + ΔFN = 0 in total) change nothing and are skipped, so the
+    returned c is the middle of a whole interval of fewest errors, one unit inside it
+    when it is unbounded; 0 when no threshold changes the errors. Among several such
+    intervals, the one of smallest c: the fewest changes, the largest penalty (the rule
+    of Fowler & Hocking 2024 for the intercept).
+
+    Parameters
+    ----------
+    bp : Breakpoints
+    scores : array-like, optional
+        Score of each example (default: all 0).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from penlearn.breakpoints import breakpoints_from_labels
+    >>> min_error_shift(breakpoints_from_labels([0, 1]), np.array([0.0, 1.0]))
+    -0.5
+    >>> bp, s = breakpoints_from_labels([0, 1]), np.array([1.0, 0.0])
+    >>> # errors: 1 (FN) for c < -1, 2 on (-1, 0), 1 (FP) for c > 0
+    >>> min_error_shift(bp, s)
+    -2.0
+    """
+    if len(bp) == 0:
+        return 0.0
+    s = np.zeros(bp.n_examples) if scores is None else np.asarray(scores, dtype=float)
+    t = bp.value - s[bp.example]
+    order = np.argsort(t, kind="stable")
+    ts = t[order]
+    jump = (bp.fp_diff + bp.fn_diff)[order].astype(float)
+    starts = np.flatnonzero(np.r_[True, ts[1:] != ts[:-1]])
+    cut, net = ts[starts], np.add.reduceat(jump, starts)
+    cut, net = cut[net != 0], net[net != 0]
+    if len(cut) == 0:
+        return 0.0
+    err = np.r_[0.0, np.cumsum(net)]  # errors − constant on (cut[i-1], cut[i]]
+    best = np.flatnonzero(err == err.min())
+    i = int(best[0])
+    lo = cut[i - 1] if i > 0 else -np.inf
+    hi = cut[i] if i < len(cut) else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return float((lo + hi) / 2.0)
+    return float(hi - 1.0) if np.isfinite(hi) else float(lo + 1.0)
+
+
 def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
     """The one log λ of fewest label errors when every sequence of ``evaluation`` gets
-    it: the middle of the first such interval of the ROC thresholds (one unit inside an
-    unbounded one). The baseline a learned penalty should beat on label errors (the
-    "best constant" of Hocking et al. 2013, and of ``benchmarks/all_sets.py``).
+    it: the middle of the interval of fewest errors (one unit inside it when it is
+    unbounded, the largest penalty when several tie, 0 when no error function changes).
+    The baseline a learned penalty should beat on label errors (the "best constant" of
+    Hocking et al. 2013, and of
+    ``benchmarks/all_sets.py``); :func:`min_error_shift` counts the errors, so no
+    negative and no positive label is needed (a few labeled windows may have neither).
 
     Parameters
     ----------
     evaluation : DataFrame
         Error functions of the training sequences (``sequence_id, min_log_lambda,
-        max_log_lambda, fp, fn, possible_fp, possible_fn``).
+        max_log_lambda, fp, fn``; or ``errors`` in place of ``fp, fn``).
 
     Returns
     -------
@@ -304,13 +363,10 @@ def best_constant_log_lambda(evaluation: pd.DataFrame) -> float:
     >>> best_constant_log_lambda(ev)
     1.0
     """
-    ids = list(pd.unique(evaluation["sequence_id"]))
-    roc = roc_change_checked(check_evaluation(evaluation), pd.Series(0.0, index=ids))
-    row = roc.thresholds.loc["min_error"]
-    lo, hi = float(row["min_thresh"]), float(row["max_thresh"])
-    if np.isfinite(lo) and np.isfinite(hi):
-        return (lo + hi) / 2.0
-    return hi - 1.0 if np.isfinite(hi) else (lo + 1.0 if np.isfinite(lo) else 0.0)
+    if not {"fp", "fn"} <= set(evaluation.columns) and "errors" in evaluation.columns:
+        evaluation = evaluation.assign(fp=evaluation["errors"], fn=0)
+    bp = breakpoints_from_checked(check_evaluation(evaluation))
+    return 0.0 - min_error_shift(bp)  # score = −log λ
 
 
 def _check_possible(ev: pd.DataFrame, seq, ids, codes) -> None:

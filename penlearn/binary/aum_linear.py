@@ -1,7 +1,7 @@
 """Linear binary classifiers trained by AUM gradient descent (learn_penalty's engine).
 
 Binary labels give breakpoints at v = 0 (Hillman & Hocking 2023); the descent is
-:func:`penlearn.learn.descent.descend` with the exact line search of Fowler & Hocking
+:func:`penlearn.fitting.descent.descend` with the exact line search of Fowler & Hocking
 (2024), and the result is the package's one binary model type,
 :class:`~penlearn.binary.model.BinaryLinearModel`.
 """
@@ -14,17 +14,18 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from penlearn._folds import alternate_split, singletons
 from penlearn.aum import aum
 from penlearn.binary.model import BinaryLinearModel, _Standardizer
 from penlearn.breakpoints import breakpoints_from_labels
-from penlearn.learn.descent import (
+from penlearn.fitting.descent import (
     check_classes,
-    check_options,
     descend,
+    descent_options,
     initial_weights,
-    min_error_shift,
 )
-from penlearn.roc import breakpoints_auc
+from penlearn.fitting.scaling import scale_weights
+from penlearn.roc import breakpoints_auc, min_error_shift
 
 __all__ = ["fit_aum_linear"]
 
@@ -48,9 +49,10 @@ def _split(X, y, validation):
     ya = np.asarray(y)
     if len(ya) != len(Xa):
         raise ValueError(f"X has {len(Xa)} rows but y has {len(ya)} labels")
-    if validation is None:
-        idx = np.arange(len(Xa))
-        return Xa[idx[0::2]], ya[idx[0::2]], Xa[idx[1::2]], ya[idx[1::2]]
+    if validation is None:  # rows alternately subtrain / validation (penlearn._folds)
+        sub, val = alternate_split(singletons(range(len(Xa)))) if len(Xa) > 1 else \
+            ([0] * len(Xa), [])
+        return Xa[sub], ya[sub], Xa[val], ya[val]
     if not (isinstance(validation, tuple) and len(validation) == 2):
         raise TypeError("validation must be an (X, y) pair")
     Xv, yv = _as_matrix(validation[0], "validation X"), np.asarray(validation[1])
@@ -66,8 +68,8 @@ def _start(init, st: _Standardizer, p: int, rng, names):
             raise ValueError(f"init model has {init.n_features_in_} features, X has {p}")
         if names is not None and init.feature_names_ not in (None, names):
             raise ValueError("init model's feature names differ from X's columns")
-        a = init.coef_
-        return a * st.sd, float(init.intercept_ + np.dot(a, st.mean)), "model"
+        w0, b0 = scale_weights(init.coef_, init.intercept_, st.mean, st.sd)
+        return w0, b0, "model"
     w = initial_weights(init, p, rng)
     if w is None:
         raise ValueError(
@@ -127,7 +129,7 @@ def fit_aum_linear(
     True
     """
     t0 = time.perf_counter()
-    check_options(line_search, normalize, max_steps, tol)
+    descent_options(line_search, normalize, max_steps, tol)
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
     Xs_raw, ys, Xv_raw, yv = _split(X, y, validation)
     st = _Standardizer(np.vstack([Xs_raw, Xv_raw]))

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn.binary.metrics import binary_roc, check_binary_labels, partial_auc, roc_auc
-from penlearn.learn.model_file import MAX_ABS_COEF, read_model_file, write_model_file
-from penlearn.learn.scaling import standardize_features
+from penlearn.fitting.model_file import MAX_ABS_COEF, read_model_file, write_model_file
+from penlearn.fitting.scaling import standardize_features, unscale_weights
 
 __all__ = ["BinaryLinearModel", "balanced_intercept", "check_features"]
 
@@ -216,7 +216,7 @@ def _check_validation(validation, n_features: int):
 
 class _Standardizer:
     """Column means and standard deviations (ddof 0) of the training rows, from
-    :func:`penlearn.learn.scaling.standardize_features`; constant columns get weight 0."""
+    :func:`penlearn.fitting.scaling.standardize_features`; constant columns get weight 0."""
 
     def __init__(self, X: np.ndarray) -> None:
         scaling = standardize_features(X, ddof=0)  # raises when every column is constant
@@ -234,8 +234,7 @@ class _Standardizer:
         return Z
 
     def unscale(self, w: np.ndarray, b: float) -> tuple[np.ndarray, float]:
-        coef = np.where(self.constant, 0.0, w / self.sd)
-        return coef, float(b - coef @ self.mean)
+        return unscale_weights(np.where(self.constant, 0.0, w), b, self.mean, self.sd)
 
 
 def balanced_intercept(scores: np.ndarray, pos: np.ndarray) -> float:

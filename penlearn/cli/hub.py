@@ -60,6 +60,12 @@ def cmd_hub(args) -> int:
     return 0
 
 
+def register(add) -> None:
+    """``penlearn hub``: its subparser (``add(name, help, handler)``) and arguments."""
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
+
+
 def add_hub_arguments(p) -> None:
     """The arguments of ``penlearn hub``."""
     p.add_argument("coverage", metavar="COVERAGE",

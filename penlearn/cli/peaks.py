@@ -261,6 +261,15 @@ def cmd_peaks(args) -> int:
     return 0
 
 
+def register(add) -> None:
+    """``penlearn peaks``: its subparser (``add(name, help, handler)``) and arguments."""
+    add_peaks_arguments(add(
+        "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
+        "model's predicted penalty, as BED or narrowPeak", cmd_peaks,
+        force_help="replace an existing --out: the peak file (and its --means file) of one "
+        "sample, or the folder of one file per sample as a whole (without it: an error)"))
+
+
 def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
     p.add_argument("coverage", metavar="COVERAGE",

@@ -65,7 +65,7 @@ def _changepoint_labels(path: Path) -> bool:
 
 
 def data_task(ds) -> str | None:
-    """The task (:data:`penlearn.learn.model_file.TASKS`) a model learned on the data set
+    """The task (:data:`penlearn.fitting.model_file.TASKS`) a model learned on the data set
     ``ds`` (of :func:`load_data`) is for, recorded in its file: ``"peaks"`` for a
     coverage + labels folder, ``"changepoint"`` for the output of ``penlearn segment``
     (it records its segmentation), None for another UCI folder (its features may be a

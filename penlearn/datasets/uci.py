@@ -30,7 +30,7 @@ from penlearn._tables import (
     read_predictions,
     read_table,
 )
-from penlearn.learn.scaling import standardize_features
+from penlearn.fitting.scaling import standardize_features
 
 __all__ = ["SETTINGS_FILE", "UCIDataSet", "assign_folds", "data_dir",
            "finite_feature_columns", "load_uci", "read_inputs", "read_predictions",

@@ -1,6 +1,5 @@
 """Learning penalties (pipeline stage 6).
 
-- :mod:`~penlearn.learn.descent`: the AUM gradient-descent core (a plain function);
 - :mod:`~penlearn.learn.interval_regression`: L1 squared-hinge interval regression (the
   initialisation and a baseline);
 - :mod:`~penlearn.learn.options`: every option of :func:`learn_penalty`, defined once
@@ -14,11 +13,12 @@
 - :mod:`~penlearn.learn.groups`: validation holding out whole groups (genomic regions);
 - :mod:`~penlearn.learn.shrink`: after descent, the mixture with a model that learns
   nothing (the constant) of largest validation AUC (``shrink=``);
-- :mod:`~penlearn.learn.scaling`, :mod:`~penlearn.learn.model_file`: the standardiser and
-  the validated model-file reader (and the segmentation settings of a model).
+
+The fitting machinery shared with :mod:`penlearn.binary` (the descent core, the
+standardiser, model files) lives below, in :mod:`penlearn.fitting`.
 """
 
-from penlearn.learn.descent import LINE_SEARCHES
+from penlearn.fitting.descent import LINE_SEARCHES
 from penlearn.learn.interval_regression import IntervalRegression
 from penlearn.learn.learner import learn_penalty
 from penlearn.learn.model import PenaltyModel

@@ -1,6 +1,6 @@
 """AUM and ROChange AUC of one set of sequences at each gradient-descent iterate, fast.
 
-Gradient descent (:func:`penlearn.learn.descent.descend`) records the subtrain AUC and the
+Gradient descent (:func:`penlearn.fitting.descent.descend`) records the subtrain AUC and the
 validation AUM and AUC after every step, as in the script of Fowler & Hocking (2024).
 :class:`SetMetrics` gives the same numbers as :func:`penlearn.aum` and
 :meth:`penlearn.roc.ChangepointROC.auc` (bit for bit: the same floating-point operations

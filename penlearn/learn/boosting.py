@@ -16,7 +16,7 @@ at stage m, with scores F (one per sequence),
 
 Stage 0 is the constant (every sequence the same score: AUM and AUC do not see the level,
 which :mod:`penlearn.learn.level` sets); each stage is kept only if it pays on
-validation (:func:`penlearn.learn.descent.select_iterate` on the validation AUC).
+validation (:func:`penlearn.fitting.descent.select_iterate` on the validation AUC).
 
 Trees do not extrapolate: a test row beyond the training range of a feature falls in a
 leaf fitted on training rows. A missing (NaN) feature value stops a row at the node that
@@ -35,7 +35,7 @@ import pandas as pd
 
 from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
-from penlearn.learn.descent import HISTORY_COLUMNS, select_iterate
+from penlearn.fitting.descent import HISTORY_COLUMNS, select_iterate
 from penlearn.learn.options import boosting_options
 from penlearn.line_search import line_search
 
@@ -227,7 +227,7 @@ def fit_boosting(
     patience : int
         Stop after this many stages without a new best validation AUC.
     select, min_improvement
-        The rule that picks the number of stages (:func:`~penlearn.learn.descent.select_iterate`).
+        The rule that picks the number of stages (:func:`~penlearn.fitting.descent.select_iterate`).
     random_state : int
         Seeds the trees (ties between equally good splits).
 

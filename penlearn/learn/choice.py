@@ -29,16 +29,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn._folds import deal_folds
 from penlearn.learn.options import CANDIDATES
 
 __all__ = ["CANDIDATES", "choice_summary", "group_folds", "one_se_choice"]
 
 
-def group_folds(groups: pd.Series, k: int, rng: np.random.Generator) -> pd.Series:
-    """Deal whole groups into ``k`` folds of about equal numbers of sequences.
-
-    The groups are taken in a random order (``rng``), each into the fold that holds the
-    fewest sequences so far. With fewer than ``k`` groups (or one group) every sequence is
+def group_folds(groups: pd.Series, k: int, rng) -> pd.Series:
+    """Deal whole groups into ``k`` folds of about equal numbers of sequences
+    (:func:`penlearn._folds.deal_folds`); with fewer than ``k`` groups every sequence is
     its own group.
 
     Parameters
@@ -47,7 +46,7 @@ def group_folds(groups: pd.Series, k: int, rng: np.random.Generator) -> pd.Serie
         The group of each sequence, indexed by sequence id.
     k : int
         The number of folds (>= 2).
-    rng : numpy Generator
+    rng : int or numpy Generator
 
     Returns
     -------
@@ -63,16 +62,7 @@ def group_folds(groups: pd.Series, k: int, rng: np.random.Generator) -> pd.Serie
     """
     if groups.nunique() < k:
         groups = pd.Series(np.arange(len(groups)), index=groups.index)
-    names = pd.unique(groups)
-    order = rng.permutation(len(names))
-    sizes = groups.value_counts()
-    load = np.zeros(k)
-    fold_of = {}
-    for i in order:
-        f = int(np.argmin(load))
-        fold_of[names[i]] = f
-        load[f] += sizes[names[i]]
-    return groups.map(fold_of).astype(int)
+    return deal_folds(groups, k, rng)
 
 
 def one_se_choice(errors: pd.DataFrame, aucs: pd.DataFrame | None = None,

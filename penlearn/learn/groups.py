@@ -9,16 +9,17 @@ on validation (iterate, model class, level of log λ) holds out whole groups her
 The UCI ChIP-seq ids (Hocking et al. 2017) are
 ``<set>/samples/<group>/<sample>/problems/<chrom>:<start>-<end>``; the coverage pipeline's
 ids are ``<sample>/<chrom>:<start>-<end>``. :func:`region_groups` takes the trailing
-``chrom:start-end`` as the group; :func:`group_split` sends whole groups to subtrain or
-validation.
+``chrom:start-end`` as the group; :func:`group_split`
+(:func:`penlearn._folds.alternate_split`) sends whole groups to subtrain or validation.
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
 import pandas as pd
+
+from penlearn._folds import alternate_split as group_split
 
 __all__ = ["check_groups", "group_split", "region_groups", "sequence_region"]
 
@@ -106,35 +107,3 @@ def check_groups(groups, ids) -> pd.Series:
         raise ValueError(f"groups has no group for {len(missing)} training sequence(s), "
                          f"e.g. {list(missing[:3])}")
     return g
-
-
-def group_split(groups: pd.Series) -> tuple[list, list]:
-    """Subtrain and validation ids holding out whole groups.
-
-    Groups are taken in sorted order of their labels and sent alternately to subtrain
-    and validation (the paper's alternation of sorted ids, applied to groups), so the
-    split is deterministic and each group is wholly on one side.
-
-    Parameters
-    ----------
-    groups : Series
-        Group label per sequence id (index).
-
-    Returns
-    -------
-    (subtrain ids, validation ids)
-        Each in the order of ``groups``. With a single group a ValueError is raised.
-
-    Examples
-    --------
-    >>> g = pd.Series(["r2", "r1", "r1", "r3"], index=["a", "b", "c", "d"])
-    >>> group_split(g)
-    (['b', 'c', 'd'], ['a'])
-    """
-    labels = sorted(pd.unique(groups), key=str)
-    if len(labels) < 2:
-        raise ValueError(f"groups: need at least 2 groups to hold one out, got {labels}")
-    to_val = {g: k % 2 == 1 for k, g in enumerate(labels)}
-    is_val = np.array([to_val[g] for g in groups.to_numpy()])
-    ids = groups.index.to_numpy()
-    return list(ids[~is_val]), list(ids[is_val])

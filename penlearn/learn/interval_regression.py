@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.learn.scaling import select_columns, standardize_features
+from penlearn.fitting.scaling import select_columns, standardize_features, unscale_weights
 
 __all__ = [
     "IntervalRegression",
@@ -393,9 +393,9 @@ class IntervalRegression:
         self.weights_scaled_ = np.asarray(row["weights"])
         self.intercept_scaled_ = float(row["intercept"])
         self.objective_ = float(row["objective"])
-        w = self.weights_scaled_ / self.scaling_.scale
+        w, self.intercept_ = unscale_weights(self.weights_scaled_, self.intercept_scaled_,
+                                             self.scaling_.mean, self.scaling_.scale)
         self.coef_ = pd.Series(w, index=list(self.scaling_.columns), name="coef")
-        self.intercept_ = float(self.intercept_scaled_ - np.dot(w, self.scaling_.mean))
         return self
 
     def _folds(self, fold, keep) -> np.ndarray:

@@ -8,7 +8,7 @@ depend on the level alone for a given ranking.
 
 :func:`choose_level` sets log λ = −(α·f(x) + c) for the learned scores f: for each α of
 :data:`SCALE_GRID` the shift of fewest subtrain label errors
-(:func:`penlearn.learn.descent.min_error_shift` on count breakpoints) is judged by the
+(:func:`penlearn.roc.min_error_shift` on count breakpoints) is judged by the
 label errors it gives on the validation sequences (other genomic regions when the split
 holds out groups); the α of fewest validation errors (ties: the largest α) is kept and
 its shift refit on all the training sequences. A small α keeps the learned
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from penlearn.breakpoints import Breakpoints
-from penlearn.learn.descent import min_error_shift
+from penlearn.roc import min_error_shift
 
 __all__ = ["SCALE_GRID", "choose_level", "label_errors_at"]
 

@@ -15,10 +15,8 @@ import pandas as pd
 
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
-from penlearn.learn.boosting import predict_trees
-from penlearn.learn.choice import choice_summary
-from penlearn.learn.descent import HISTORY_COLUMNS
-from penlearn.learn.model_file import (
+from penlearn.fitting.descent import HISTORY_COLUMNS
+from penlearn.fitting.model_file import (
     DEFAULT_SEGMENTATION,
     MAX_ABS_COEF,
     TASKS,
@@ -26,6 +24,9 @@ from penlearn.learn.model_file import (
     read_model_file,
     write_model_file,
 )
+from penlearn.fitting.scaling import FeatureScaling
+from penlearn.learn.boosting import predict_trees
+from penlearn.learn.choice import choice_summary
 from penlearn.learn.options import (
     DEFAULT_MODEL,
     MODELS,
@@ -46,7 +47,6 @@ from penlearn.learn.prediction import (
     trees_to_json,
     warn_missing,
 )
-from penlearn.learn.scaling import FeatureScaling
 
 __all__ = ["DEFAULT_MODEL", "FORMAT", "FORMAT_VERSION", "PenaltyModel"]
 
@@ -96,7 +96,7 @@ class PenaltyModel:
         How the level of log λ was set: ``rule``, ``scale`` α, ``shift``, ``split``.
     task_ : str or None
         What the features describe, recorded in the model file (``"changepoint"``,
-        ``"peaks"``, ``"joint"``; :data:`penlearn.learn.model_file.TASKS`) so that a
+        ``"peaks"``, ``"joint"``; :data:`penlearn.fitting.model_file.TASKS`) so that a
         command refuses a model of another task; None: unknown (set by the caller that
         knows, e.g. ``penlearn learn``; files written before it was recorded).
 
@@ -155,7 +155,7 @@ class PenaltyModel:
         self.init_ = fit.init_info
         self.shrinkage_ = fit.shrinkage
         self.trees_ = fit.trees
-        self.level_ = dict(fit.level)
+        self.level_ = fit.level.as_dict()
         self.segmentation_ = settings
         return self
 

@@ -16,10 +16,15 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-from penlearn.learn.descent import LINE_SEARCHES, SELECTIONS
+from penlearn._checks import check_choice as _choice
+from penlearn._checks import check_flag as _flag
+from penlearn._checks import check_integer as _integer
+from penlearn._checks import check_number as _number
+from penlearn.fitting.descent import LINE_SEARCHES, NORMALIZES, SELECTIONS, descent_options
 from penlearn.learn.shrink import check_shrink
 
-__all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "MODELS",
+__all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "LINE_SEARCHES", "MODELS",
+           "NORMALIZES", "SELECTIONS",
            "BoostingOptions", "LearnOptions", "boosting_options", "learn_options", "with_options"]
 
 #: The model classes of ``learn_penalty(model=...)``: ``"auto"`` chooses among
@@ -108,32 +113,6 @@ class LearnOptions:
 OPTION_NAMES = tuple(f.name for f in fields(LearnOptions))
 
 
-def _integer(name: str, v, low: int) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-
-
-def _number(name: str, v, low: float, *, strict: bool = False, high: float | None = None
-            ) -> None:
-    ok = (not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
-          and np.isfinite(v) and (v > low if strict else v >= low)
-          and (high is None or v <= high))
-    if not ok:
-        span = f"in ({low:g}, {high:g}]" if high is not None else \
-            (f"> {low:g}" if strict else f">= {low:g}")
-        raise ValueError(f"{name} must be a finite number {span}, got {v!r}")
-
-
-def _choice(name: str, v, allowed) -> None:
-    if not isinstance(v, str) or v not in allowed:
-        raise ValueError(f"{name} must be one of {tuple(allowed)}, got {v!r}")
-
-
-def _flag(name: str, v) -> None:
-    if not isinstance(v, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {v!r}")
-
-
 def boosting_options(options) -> BoostingOptions:
     """``boosting=`` (a dict of overrides, a :class:`BoostingOptions` or None), checked.
 
@@ -196,7 +175,7 @@ def learn_options(**options) -> LearnOptions:
     if unknown:
         raise TypeError(f"unknown option(s) {unknown}; valid: {list(OPTION_NAMES)}")
     o = LearnOptions(**options)
-    _choice("line_search", o.line_search, LINE_SEARCHES)
+    descent_options(o.line_search, o.normalize, o.max_steps, o.tol)  # shared with binary
     init = o.init
     if isinstance(init, str):
         _choice("init", init, INITS)
@@ -208,9 +187,6 @@ def learn_options(**options) -> LearnOptions:
         if arr is None or arr.ndim != 1 or not np.all(np.isfinite(arr)):
             raise ValueError(f"init must be one of {INITS}, a fitted PenaltyModel or a 1-D "
                              f"array of finite weights, got {init!r}")
-    _choice("normalize", o.normalize, ("rate", "count"))
-    _integer("max_steps", o.max_steps, 0)
-    _number("tol", o.tol, 0.0)
     rs = o.random_state
     if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, np.integer))
                            or rs < 0):

@@ -14,8 +14,8 @@ import pandas as pd
 
 from penlearn._checks import id_list, sequence_label
 from penlearn.changepoint.features import feature_matrix
+from penlearn.fitting.scaling import FeatureScaling
 from penlearn.learn.boosting import TREE_FIELDS, check_trees
-from penlearn.learn.scaling import FeatureScaling
 
 __all__ = ["check_prediction", "check_sequence", "linear_design", "scaling_dict",
            "select_features", "sequence_features", "trees_from_json", "trees_to_json",
@@ -108,7 +108,7 @@ def linear_design(A, index, cols, coef, scaling, clip: bool = False) -> np.ndarr
 
     Examples
     --------
-    >>> from penlearn.learn.scaling import FeatureScaling
+    >>> from penlearn.fitting.scaling import FeatureScaling
     >>> sc = FeatureScaling(("a",), np.array([2.0]), np.array([1.0]), (),
     ...                     np.array([0.0]), np.array([5.0]))
     >>> linear_design(np.array([[np.inf], [1.0]]), None, ["a"], np.array([1.0]), sc).tolist()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from penlearn.learn.scaling import FeatureScaling
+from penlearn.fitting.scaling import FeatureScaling
 
 __all__ = ["SHRINK_GRID", "check_shrink", "choose_shrinkage", "shrink_target"]
 
@@ -47,7 +47,7 @@ def shrink_target(shrink, scaling: FeatureScaling) -> tuple[np.ndarray, float] |
 
     Examples
     --------
-    >>> from penlearn.learn.scaling import standardize_features
+    >>> from penlearn.fitting.scaling import standardize_features
     >>> sc = standardize_features(pd.DataFrame({"a": [0.0, 2.0], "n": [1.0, 3.0]}))
     >>> w, b = shrink_target("n", sc)
     >>> w.tolist(), b  # -log λ = -n = -(z·sd + mean)

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation, id_list, sequence_label
+from penlearn._folds import check_n_folds
 from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
 from penlearn.learn import learn_penalty
 from penlearn.tune.detectors import (
@@ -67,8 +69,29 @@ _OWN = ("detector", "features", "max_changes", "path_method", "choose", "cv_fold
 # folds are random: the same fit gives the same model) and the linear model: a few labeled
 # signals are too few for boosted trees (learn_penalty's default), which keep the constant
 _LEARN_DEFAULTS = {"progress": False, "random_state": 0, "model": "linear"}
-# choose= → the rule of penlearn.tune.selection.choose_candidate
-_RULES = {"cv": "fewest", "cv-1se": "1se"}
+#: choose= : the rules of penlearn.tune.selection.choose_candidate, named as
+#: learn_penalty's cv_rule ("1se": the one-standard-error rule; "fewest": fewest CV errors)
+CHOOSE_RULES = ("1se", "fewest")
+# the spellings before the vocabulary was shared with learn_penalty (deprecated)
+_OLD_RULES = {"cv-1se": "1se", "cv": "fewest"}
+
+
+def _check_choice_options(choose, cv_folds, max_changes) -> str | None:
+    """``choose`` in the shared vocabulary (old spellings: a DeprecationWarning),
+    ``cv_folds`` an integer >= 2 and ``max_changes`` None or an integer >= 1."""
+    if isinstance(choose, str) and choose in _OLD_RULES:
+        warnings.warn(f"SupervisedPenalty(choose={choose!r}) is deprecated: use "
+                      f"choose={_OLD_RULES[choose]!r} (the rule names of learn_penalty's "
+                      "cv_rule)", DeprecationWarning, stacklevel=3)
+        choose = _OLD_RULES[choose]
+    if choose is not None and choose not in CHOOSE_RULES:
+        raise ValueError(f"choose must be one of {list(CHOOSE_RULES)} or None, got {choose!r}")
+    check_n_folds("cv_folds", cv_folds)
+    if max_changes is not None and (isinstance(max_changes, bool) or not isinstance(
+            max_changes, (int, np.integer)) or max_changes < 1):
+        raise ValueError(f"max_changes must be None or an integer >= 1 (the path must reach "
+                         f"at least one change to learn from the labels), got {max_changes!r}")
+    return choose
 
 
 def check_signal_labels(signals: dict, labels: pd.DataFrame) -> pd.DataFrame:
@@ -255,25 +278,29 @@ class SupervisedPenalty:
         holding the rows of every signal passed to ``fit`` and ``predict``.
     max_changes : int or None
         The path of each training signal stops past this many changes (see
-        :func:`~penlearn.tune.path.detector_path`).
+        :func:`~penlearn.tune.path.detector_path`); at least 1.
     path_method : {"auto", "crops", "scan"}
         How the path is found (exact CROPS or a checked scan for heuristic detectors).
-    choose : {"cv-1se", "cv"} or None
+    choose : {"1se", "fewest"} or None
         A safe fall-back chosen on the training signals only
         (:mod:`penlearn.tune.selection`). Candidates are the penalty function learned
         with the learn options (``"learned"``), the same with ``level="subtrain"``
         (``"learned, level subtrain"``, unless ``level`` is given) and the best constant
         penalty of the training signals (``"constant"``); each is learned on K − 1 of
         ``cv_folds`` folds of whole signals (fixed seed: ``random_state``) and its label
-        errors are counted on the held-out fold at its predicted penalty. ``"cv-1se"``
+        errors are counted on the held-out fold at its predicted penalty. ``"1se"``
         (default): the candidate of fewest CV errors if it beats the constant by more
         than one standard error of their per-fold differences, else the constant (the
         one-standard-error rule: a learned slope must be worth its fit noise);
-        ``"cv"``: the fewest CV errors (ties: the constant, then the order above). The
-        chosen candidate is refit on all training signals. None: always the learned
-        function (no CV; ``fit`` is then about (K + 1)·2 times faster).
+        ``"fewest"``: the fewest CV errors (ties: the constant, then the order above).
+        The chosen candidate is refit on all training signals. None: always the learned
+        function (no CV; ``fit`` is then about (K + 1)·2 times faster). The rule names
+        are those of ``learn_penalty``'s ``cv_rule``; the old spellings ``"cv-1se"`` and
+        ``"cv"`` still work with a ``DeprecationWarning``.
     cv_folds : int
-        K of the cross-validation (at most one fold per training signal).
+        K of the cross-validation (an integer >= 2; at most one fold per training
+        signal); also ``learn_penalty``'s ``cv_folds`` (the folds of ``model="auto"``),
+        the same option, not a second one.
     **learn_options
         Keyword options of :func:`~penlearn.learn.learn_penalty` (its defaults
         otherwise, but ``progress=False`` and ``random_state=0``: the same fit gives the
@@ -321,7 +348,7 @@ class SupervisedPenalty:
     """
 
     def __init__(self, detector, features=None, max_changes: int | None = 30,
-                 path_method: str = "auto", choose: str | None = "cv-1se", cv_folds: int = 5,
+                 path_method: str = "auto", choose: str | None = "1se", cv_folds: int = 5,
                  **learn_options):
         unknown = sorted(set(learn_options) - set(_LEARN_OPTIONS))
         if unknown:
@@ -331,7 +358,7 @@ class SupervisedPenalty:
         self.features = features
         self.max_changes = max_changes
         self.path_method = path_method
-        self.choose = choose
+        self.choose = _check_choice_options(choose, cv_folds, max_changes)
         self.cv_folds = cv_folds
         self.learn_options = dict(learn_options)
 
@@ -358,6 +385,9 @@ class SupervisedPenalty:
                 continue
             if k in _OWN:
                 setattr(self, k, v)
+                if k in ("choose", "cv_folds", "max_changes"):
+                    self.choose = _check_choice_options(self.choose, self.cv_folds,
+                                                        self.max_changes)
             elif k in _LEARN_OPTIONS:
                 self.learn_options[k] = v
             else:
@@ -369,7 +399,7 @@ class SupervisedPenalty:
 
     def __repr__(self) -> str:
         defaults = {"features": None, "max_changes": 30, "path_method": "auto",
-                    "choose": "cv-1se", "cv_folds": 5}
+                    "choose": "1se", "cv_folds": 5}
         own = {k: getattr(self, k) for k, v in defaults.items()
                if not isinstance(getattr(self, k), pd.DataFrame) and getattr(self, k) != v}
         opts = "".join(f", {k}={v!r}" for k, v in {**own, **self.learn_options}.items())
@@ -428,9 +458,7 @@ class SupervisedPenalty:
             self.
         """
         check_detector(self.detector)
-        if isinstance(self.cv_folds, bool) or not isinstance(self.cv_folds, (int, np.integer)) \
-                or self.cv_folds < 2:
-            raise ValueError(f"cv_folds must be an integer >= 2, got {self.cv_folds!r}")
+        self.choose = _check_choice_options(self.choose, self.cv_folds, self.max_changes)
         candidates = self.candidates()
         sig = as_signals(signals)
         check_signal_labels(sig, labels)
@@ -459,7 +487,7 @@ class SupervisedPenalty:
                 folds = cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0))
             bar.set_description("fit: cross-validation")
             self.cv_errors_ = cv_errors(feats, ev, candidates, folds, bar.update)
-            self.chosen_ = choose_candidate(self.cv_errors_, _RULES[self.choose])
+            self.chosen_ = choose_candidate(self.cv_errors_, self.choose)
         bar.set_description(f"fit: {self.chosen_}")
         self.constant_log_penalty_ = fit_candidate(None, feats, ev)
         self.model_ = (None if self.chosen_ == CONSTANT else
@@ -477,11 +505,10 @@ class SupervisedPenalty:
 
     def candidates(self) -> dict:
         """Name → learn_penalty options of the candidates of ``choose`` (None: constant)."""
-        if self.choose is not None and self.choose not in _RULES:
-            raise ValueError(f"choose must be one of {list(_RULES)} or None, "
-                             f"got {self.choose!r}")
-        learned = {**_LEARN_DEFAULTS, **self.learn_options}
-        if self.choose is None:
+        choose = _check_choice_options(self.choose, self.cv_folds, self.max_changes)
+        # cv_folds is learn_penalty's option too (the folds of model="auto"): one knob
+        learned = {**_LEARN_DEFAULTS, "cv_folds": self.cv_folds, **self.learn_options}
+        if choose is None:
             return {"learned": learned}
         out = {"learned": learned}
         if "level" not in self.learn_options:

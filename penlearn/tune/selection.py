@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn._folds import check_n_folds, deal_folds, singletons
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.roc import best_constant_log_lambda, roc_change
 
@@ -28,7 +29,8 @@ CONSTANT = "constant"
 
 
 def cv_folds(ids, n_folds: int = 5, seed: int | None = 0) -> pd.Series:
-    """Fold number 0..K−1 of each id: a random permutation (``seed``) dealt in turn.
+    """Fold number 0..K−1 of each id: a random permutation (``seed``) dealt in turn
+    (:func:`penlearn._folds.deal_folds`, each id its own group).
 
     K is ``min(n_folds, len(ids))``, so folds differ in size by at most one.
 
@@ -38,14 +40,8 @@ def cv_folds(ids, n_folds: int = 5, seed: int | None = 0) -> pd.Series:
     >>> f.value_counts().sort_index().tolist(), list(f.index) == list("abcdefg")
     ([3, 2, 2], True)
     """
-    ids = list(ids)
-    if n_folds < 2:
-        raise ValueError(f"cv_folds must be at least 2, got {n_folds}")
-    k = min(n_folds, len(ids))
-    order = np.random.default_rng(seed).permutation(len(ids))
-    fold = np.empty(len(ids), dtype=np.int64)
-    fold[order] = np.arange(len(ids)) % k
-    return pd.Series(fold, index=pd.Index(ids, name="sequence_id"), name="fold")
+    check_n_folds("cv_folds", n_folds)
+    return deal_folds(singletons(ids), n_folds, seed)
 
 
 def fit_candidate(options: dict | None, features: pd.DataFrame,
@@ -58,10 +54,10 @@ def fit_candidate(options: dict | None, features: pd.DataFrame,
     Examples
     --------
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 0.0],
-    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 1],
-    ...                    "possible_fp": 1, "possible_fn": 1})
+    ...                    "max_log_lambda": [0.0, np.inf], "fp": [1, 0], "fn": [0, 0],
+    ...                    "possible_fp": 1, "possible_fn": 0})
     >>> fit_candidate(None, pd.DataFrame(index=["a"]), ev)
-    -1.0
+    1.0
     """
     if options is None:
         return best_constant_log_lambda(evaluation)

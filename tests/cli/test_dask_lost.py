@@ -1,4 +1,4 @@
-"""``penlearn peaks --scheduler`` when the cluster goes away (issue 31, long runs): with
+"""``penlearn peaks --scheduler`` when the cluster goes away: with
 every worker killed the command waited forever behind a frozen bar; now it exits 1 with
 one line naming the scheduler within ``--worker-timeout``; an interrupt is one line, not
 distributed's tracebacks of cancelled futures. A real scheduler (in this process, on

@@ -1,4 +1,4 @@
-"""Resuming ``penlearn peaks`` (issue 31, long runs): a run killed mid-way (SIGKILL, no
+"""Resuming ``penlearn peaks``: a run killed mid-way (SIGKILL, no
 clean-up) and rerun gives the files of an uninterrupted run and solves only the windows
 left; saved windows are keyed by their content, so other inputs or another penalty are
 never served stale results."""

@@ -20,8 +20,8 @@ from penlearn.learn import (
     learn_penalty,
     subtrain_validation_split,
 )
-from penlearn.learn.descent import min_error_shift as _min_error_shift
 from penlearn.roc import changepoint_auc, roc_change
+from penlearn.roc import min_error_shift as _min_error_shift
 
 # these tests check the linear model and its options (the default model is boosting)
 learn_penalty = functools.partial(learn_penalty, model="linear")
@@ -183,7 +183,7 @@ def test_grid_step_is_argmin_of_grid():
                       progress=False, max_steps=1)
     h = m.history_
     # brute force: AUM at each grid step along the gradient direction from zero weights
-    from penlearn.learn.scaling import standardize_features
+    from penlearn.fitting.scaling import standardize_features
 
     sc = standardize_features(pd.concat([fs, fv]))
     Xs = sc.transform(fs)
@@ -451,7 +451,7 @@ def test_fit_aum_linear_rejects_nan_features():
 
 
 def test_first_min_learning_uses_the_bracket_search(monkeypatch):
-    """Issue 4: gradient descent with first_min runs the O(log) bracketing search whenever
+    """Gradient descent with first_min runs the O(log) bracketing search whenever
     the error functions are monotone (binary labels), the bracket-of-events engine
     (``penlearn.line_search.blocks``) otherwise."""
     import sys

@@ -1,4 +1,4 @@
-"""Tests of the iterate-selection options of learn_penalty and of its defaults (issue 15).
+"""Tests of the iterate-selection options of learn_penalty and of its defaults.
 
 Each test checks a rule against an independent computation: the selected iterate
 against the history's own argmax / argmin, the start against a separate
@@ -19,8 +19,8 @@ from test_learn import synthetic
 
 from penlearn.aum import aum
 from penlearn.breakpoints import breakpoints_from_labels
+from penlearn.fitting.descent import SELECTIONS, l2_step, select_iterate
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.learn.descent import SELECTIONS, l2_step, select_iterate
 from penlearn.learn.penalty import fit_penalty
 from penlearn.line_search import line_search
 

@@ -1,5 +1,5 @@
-"""Prediction never crashes on missing or infinite features, and is never silently wrong
-(issues 32 item 2 and 30): every model kind (constant, linear, boosting) with NaN and ±inf
+"""Prediction never crashes on missing or infinite features, and is never silently wrong:
+every model kind (constant, linear, boosting) with NaN and ±inf
 features, one feature-selection path by name, one finite-prediction check, features
 beyond float32, the model-file reader's bounds and ``segment`` on degenerate sequences.
 
@@ -21,7 +21,7 @@ import pytest
 from sklearn.tree import DecisionTreeRegressor
 from test_boosting import _regional
 
-import penlearn.learn.model_file as model_file
+import penlearn.fitting.model_file as model_file
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.boosting import FLOAT32_MAX, predict_trees, tree_arrays
 

@@ -16,8 +16,8 @@ import pytest
 from test_learn import split, synthetic
 
 from penlearn import roc_change
+from penlearn.fitting.scaling import standardize_features
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.learn.scaling import standardize_features
 from penlearn.learn.shrink import SHRINK_GRID, check_shrink, choose_shrinkage, shrink_target
 
 # these tests check the linear model and its options (the default model is boosting)
@@ -135,7 +135,7 @@ def test_shrink_bad_values_and_persistence(data, tmp_path):
 
 
 def test_demo_note_says_what_shrink_did(data):
-    from penlearn.cli.commands import _learning_note
+    from penlearn.report.demo_notes import learning_note as _learning_note
 
     (fs, es), (fv, evv) = data
     kw = dict(validation=(fv, evv), init=np.array([1.5, -1.0, 0.0]), max_steps=0,

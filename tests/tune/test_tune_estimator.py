@@ -100,9 +100,13 @@ def test_features_callable_and_dataframe(data):
     def feats(x):
         return {"log.var": np.log(np.var(np.diff(x))), "log.n": np.log(len(x))}
 
-    a = SupervisedPenalty(rpt.Pelt(jump=2), features=feats, max_changes=12).fit(sub, labels)
+    # choose=None: the learned function in use (it reads the features; a chosen constant
+    # would not)
+    a = SupervisedPenalty(rpt.Pelt(jump=2), features=feats, max_changes=12,
+                          choose=None).fit(sub, labels)
     table = pd.DataFrame({s: feats(x) for s, x in sub.items()}).T
-    b = SupervisedPenalty(rpt.Pelt(jump=2), features=table, max_changes=12).fit(sub, labels)
+    b = SupervisedPenalty(rpt.Pelt(jump=2), features=table, max_changes=12,
+                          choose=None).fit(sub, labels)
     pd.testing.assert_series_equal(a.predict_penalty(sub), b.predict_penalty(sub))
     assert list(a.feature_names_in_) == ["log.var", "log.n"]
     with pytest.raises(ValueError, match="features: no row for 1 signal") as exc:

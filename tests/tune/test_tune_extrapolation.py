@@ -1,4 +1,4 @@
-"""SupervisedPenalty on signals beyond its training signals, and its options (issue 30):
+"""SupervisedPenalty on signals beyond its training signals, and its options:
 a 1000x noisier signal was given log λ ≈ 10^5 and lost an obvious change; cv_folds=2.5
 made 3 uneven folds; a constant labeled signal was told Pelt has no cost; nested
 detector parameters of ruptures detectors could not be set (no grid search)."""
@@ -35,7 +35,7 @@ def step():
     return np.r_[np.zeros(50), np.full(50, 3.0)] + np.random.default_rng(1).normal(0, 1, 100)
 
 
-@pytest.mark.parametrize("choose", [None, "cv-1se"])
+@pytest.mark.parametrize("choose", [None, "1se"])
 def test_far_noisier_or_quieter_signals_keep_their_change(train, step, choose):
     t = SupervisedPenalty(rpt.Pelt(model="l2", jump=1), choose=choose).fit(*train)
     for scale in (1e-3, 1.0, 1e3, 1e6):
@@ -113,3 +113,28 @@ def test_nested_detector_parameters_of_ruptures_detectors(train):
         est.fit(signals, labels)
         got[tuple(sorted(g.items()))] = (est.detector.jump, est.detector.min_size)
     assert sorted(got.values()) == [(1, 2), (1, 4), (5, 2), (5, 4)]
+
+
+@pytest.mark.parametrize("k", [2.5, 1, True])
+def test_cv_folds_is_refused_when_the_tuner_is_made(k):
+    with pytest.raises(ValueError, match="cv_folds must be an integer >= 2"):
+        SupervisedPenalty(rpt.Pelt(model="l2"), cv_folds=k)
+    with pytest.raises(ValueError, match="cv_folds must be an integer >= 2"):
+        SupervisedPenalty(rpt.Pelt(model="l2")).set_params(cv_folds=k)
+
+
+@pytest.mark.parametrize("m", [0, -1, 2.5, True])
+def test_max_changes_below_one_is_refused_by_name(m):
+    with pytest.raises(ValueError, match="max_changes must be None or an integer >= 1"):
+        SupervisedPenalty(rpt.Pelt(model="l2"), max_changes=m)
+
+
+def test_choose_speaks_learn_penalty_vocabulary_and_cv_folds_is_one_option():
+    with pytest.warns(DeprecationWarning, match="choose='1se'"):
+        t = SupervisedPenalty(rpt.Pelt(model="l2"), choose="cv-1se", cv_folds=4)
+    assert t.choose == "1se" and t.get_params()["choose"] == "1se"
+    with pytest.warns(DeprecationWarning, match="choose='fewest'"):
+        assert SupervisedPenalty(rpt.Pelt(), choose="cv").choose == "fewest"
+    # the tuner's cv_folds is learn_penalty's cv_folds (model="auto"), not a second option
+    learned = t.set_params(model="auto").candidates()["learned"]
+    assert learned["cv_folds"] == 4 and learned["model"] == "auto"

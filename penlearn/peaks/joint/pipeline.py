@@ -45,6 +45,7 @@ from penlearn.peaks.joint.windows import (
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
 from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
+from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
            "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda"]
@@ -54,6 +55,10 @@ __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
 #: about ten windows a learned model's subtrain / validation split holds a handful of
 #: windows each, and the constant is all the labels can support.
 MIN_LEARN_WINDOWS = 10
+
+#: The constant log λ of fewest total label errors: the package's one best-constant rule
+#: (the name this module has exported since the joint pipeline was written).
+min_error_log_lambda = best_constant_log_lambda
 
 
 def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
@@ -109,49 +114,6 @@ def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataF
     return out
 
 
-def min_error_log_lambda(evaluation: pd.DataFrame) -> float:
-    """The constant log λ of fewest total label errors over the sequences of
-    ``evaluation``: the middle of the first (lowest) run of log λ intervals of fewest
-    errors, one unit inside it when it is unbounded (0 when no error function changes).
-
-    Unlike :func:`penlearn.roc.best_constant_log_lambda` it needs no negative and no
-    positive label (a few labeled windows may have neither).
-
-    Examples
-    --------
-    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
-    ...     "min_log_lambda": [-np.inf, 0.0, -np.inf, 2.0],
-    ...     "max_log_lambda": [0.0, np.inf, 2.0, np.inf], "errors": [1, 0, 0, 1]})
-    >>> min_error_log_lambda(ev)
-    1.0
-    """
-    require_columns(evaluation, ["sequence_id", "min_log_lambda", "max_log_lambda",
-                                 "errors"], "evaluation")
-    lo = evaluation["min_log_lambda"].to_numpy(float)
-    cuts = np.unique(lo[np.isfinite(lo)])
-    if len(cuts) == 0:
-        return 0.0
-    points = np.r_[cuts[0] - 1.0, (cuts[:-1] + cuts[1:]) / 2.0, cuts[-1] + 1.0]
-    total = np.zeros(len(points))
-    for _, g in evaluation.groupby("sequence_id", sort=False):
-        glo = g["min_log_lambda"].to_numpy(float)
-        ghi = g["max_log_lambda"].to_numpy(float)
-        err = g["errors"].to_numpy(float)
-        for i, v in enumerate(points):
-            hit = (glo < v) & (v <= ghi)
-            total[i] += err[hit][0] if hit.any() else 0.0
-    best = np.flatnonzero(total == total.min())
-    first = int(best[0])
-    last = first
-    while last + 1 < len(points) and total[last + 1] == total[first]:
-        last += 1
-    edges = np.r_[-np.inf, cuts, np.inf]  # interval i is (edges[i], edges[i+1]]
-    a, b = edges[first], edges[last + 1]
-    if np.isfinite(a) and np.isfinite(b):
-        return float((a + b) / 2.0)
-    return float(b - 1.0) if np.isfinite(b) else float(a + 1.0)
-
-
 def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
                         min_windows: int = MIN_LEARN_WINDOWS, **options):
     """The joint penalty from the labeled windows: learned, or the best constant.
@@ -164,7 +126,7 @@ def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
         The labeled windows' error functions.
     min_windows : int
         With fewer labeled windows, the best constant log λ (fewest train label errors,
-        :func:`min_error_log_lambda`) instead of a learned model.
+        :func:`penlearn.roc.best_constant_log_lambda`) instead of a learned model.
     **options
         Passed to :func:`penlearn.learn_penalty`.
 
@@ -187,7 +149,7 @@ def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
     """
     ids = list(pd.unique(evaluation["sequence_id"]))
     if len(ids) < min_windows:
-        c = min_error_log_lambda(evaluation)
+        c = best_constant_log_lambda(evaluation)
         return None, c, (f"constant penalty log λ = {c:.4g}: only {len(ids)} labeled "
                          f"window(s), fewer than {min_windows} needed to learn a function "
                          "of the window features (train errors)")

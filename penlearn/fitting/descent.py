@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from penlearn.aum import aum, threshold_groups
+from penlearn._checks import check_choice, check_integer, check_number
+from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search import GRID_STEP_SIZES, choose_step, descent_should_stop, line_search
 
@@ -27,16 +28,18 @@ __all__ = [
     "LINE_SEARCHES",
     "Descent",
     "check_classes",
+    "descent_options",
+    "NORMALIZES",
     "descend",
     "initial_weights",
     "l2_step",
-    "min_error_shift",
     "SELECTIONS",
     "select_iterate",
 ]
 
 LINE_SEARCHES = ("first_min", "linear", "quadratic", "max_auc", "grid")
 SELECTIONS = ("validation_auc", "validation_aum", "last")
+NORMALIZES = ("rate", "count")
 HISTORY_COLUMNS = [
     "step",
     "step_size",
@@ -69,21 +72,23 @@ class Descent:
     best: int
 
 
-def check_options(line_search_: str, normalize: str, max_steps, tol) -> None:
-    """Raise a ``ValueError`` naming the first invalid learning option.
+def descent_options(line_search_: str, normalize: str, max_steps, tol) -> None:
+    """Check the options every descent takes (``learn_penalty`` through
+    :func:`penlearn.learn.options.learn_options`, ``fit_aum_linear`` directly): a
+    ``ValueError`` names the first invalid one.
 
     Examples
     --------
-    >>> check_options("first_min", "rate", 10, 1e-5)
+    >>> descent_options("first_min", "rate", 10, 1e-5)
+    >>> descent_options("first_min", "rate", True, 1e-5)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_steps must be an integer >= 0, got True
     """
-    if line_search_ not in LINE_SEARCHES:
-        raise ValueError(f"line_search must be one of {LINE_SEARCHES}, got {line_search_!r}")
-    if normalize not in ("rate", "count"):
-        raise ValueError(f"normalize must be 'rate' or 'count', got {normalize!r}")
-    if not (isinstance(max_steps, (int, np.integer)) and max_steps >= 0):
-        raise ValueError(f"max_steps must be a non-negative int, got {max_steps!r}")
-    if not (np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    check_choice("line_search", line_search_, LINE_SEARCHES)
+    check_choice("normalize", normalize, NORMALIZES)
+    check_integer("max_steps", max_steps, 0)
+    check_number("tol", tol, 0.0)
 
 
 def check_classes(bp: Breakpoints, what: str, hint: str = "") -> None:
@@ -178,27 +183,6 @@ def _l2_grid_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[flo
          for st in GRID_STEP_SIZES]
     i = int(np.argmin(f))
     return (float(GRID_STEP_SIZES[i]) if f[i] < f0 else 0.0), len(f)
-
-
-def min_error_shift(bp: Breakpoints, scores: np.ndarray) -> float:
-    """The constant c minimising FP + FN of ``scores + c`` on ``bp``.
-
-    The rule of Fowler & Hocking (2024) for the intercept: the first minimum among the
-    thresholds {first − 1, midpoints, last + 1}.
-
-    Examples
-    --------
-    >>> from penlearn.breakpoints import breakpoints_from_labels
-    >>> min_error_shift(breakpoints_from_labels([0, 1]), np.array([0.0, 1.0]))
-    -0.5
-    """
-    if len(bp) == 0:
-        return 0.0
-    t = bp.value - scores[bp.example]
-    _, _, tt, fp_b, fn_b, fp_a, fn_a = threshold_groups(t, bp.fp_diff, bp.fn_diff)
-    err = np.r_[fp_b[0] + fn_b[0], fp_a + fn_a]
-    cand = np.r_[tt[0] - 1.0, (tt[:-1] + tt[1:]) / 2.0, tt[-1] + 1.0]
-    return float(cand[int(np.argmin(err))])
 
 
 def select_iterate(history: pd.DataFrame, select: str = "validation_auc",

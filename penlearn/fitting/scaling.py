@@ -2,7 +2,9 @@
 
 Learning (interval regression, AUM gradient descent) and the binary baselines all work on
 standardised features; :func:`standardize_features` learns which columns to keep and
-their means and standard deviations, :class:`FeatureScaling` applies it.
+their means and standard deviations, :class:`FeatureScaling` applies it;
+:func:`unscale_weights` maps a linear model on standardised features back to the
+original scale, :func:`scale_weights` the other way (a warm start).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["FeatureScaling", "select_columns", "standardize_features"]
+__all__ = ["FeatureScaling", "scale_weights", "select_columns", "standardize_features",
+           "unscale_weights"]
 
 @dataclass(frozen=True)
 class FeatureScaling:
@@ -110,3 +113,31 @@ def standardize_features(X, *, ddof: int = 1) -> FeatureScaling:
     low = A[:, keep].min(axis=0)
     high = A[:, keep].max(axis=0)
     return FeatureScaling(cols, mean[keep], sd[keep], dropped, low, high)
+
+
+def unscale_weights(w, b: float, mean, scale) -> tuple[np.ndarray, float]:
+    """A linear model ``Z·w + b`` on standardised features ``Z = (X − mean) / scale`` as
+    ``X·coef + intercept`` on the original scale: coef = w / scale, intercept =
+    b − coef·mean.
+
+    Examples
+    --------
+    >>> coef, b0 = unscale_weights(np.array([2.0]), 1.0, np.array([3.0]), np.array([4.0]))
+    >>> coef.tolist(), b0
+    ([0.5], -0.5)
+    """
+    coef = np.asarray(w, dtype=float) / np.asarray(scale, dtype=float)
+    return coef, float(b - np.dot(coef, mean))
+
+
+def scale_weights(coef, intercept: float, mean, scale) -> tuple[np.ndarray, float]:
+    """The inverse of :func:`unscale_weights`: ``X·coef + intercept`` as ``Z·w + b``.
+
+    Examples
+    --------
+    >>> w, b = scale_weights(np.array([0.5]), -0.5, np.array([3.0]), np.array([4.0]))
+    >>> w.tolist(), b
+    ([2.0], 1.0)
+    """
+    coef = np.asarray(coef, dtype=float)
+    return coef * np.asarray(scale, dtype=float), float(intercept + np.dot(coef, mean))
