@@ -105,15 +105,15 @@ def cmd_joint(args) -> int:
                                             if p]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
-    if not Path(args.peaks).is_dir():
-        raise ValueError(f"--peaks {args.peaks}: not a folder (give the folder 'penlearn "
-                         "peaks --out' wrote, one <sample>.bed per sample)")
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")
+    if not Path(args.peaks).is_dir():
+        raise ValueError(f"--peaks {args.peaks}: not a folder (give the folder 'penlearn "
+                         "peaks --out' wrote, one <sample>.bed per sample)")
     peaks = read_peak_files(args.peaks)  # the reader of 'errors' and 'hub': one set of names
     _check_peak_samples(peaks, coverage, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
