@@ -138,7 +138,7 @@ for (wid, win), w in zip(window_coverage(cov, windows), windows.itertuples()):
 # it), with the labels' regions shaded.
 
 # %%
-single = pl.read_peaks_folder(work / "peaks")
+single = pl.read_peak_files(work / "peaks")
 labels = pl.read_peak_labels(folder / "labels.csv")
 wid = windows["window_id"].iloc[0]
 win, fit = fits[wid]

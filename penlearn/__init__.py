@@ -42,13 +42,14 @@ from penlearn.peaks.formats.bam import read_bam
 from penlearn.peaks.formats.chrom_sizes import read_chrom_sizes
 from penlearn.peaks.formats.hub import write_track_hub
 from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
-from penlearn.peaks.joint.windows import joint_windows, read_peaks_folder
+from penlearn.peaks.joint.windows import joint_windows
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks
 from penlearn.peaks.peakseg.evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peakseg.labels import PeakLabelErrors, peak_label_errors
@@ -102,7 +103,7 @@ __all__ = [
     "joint_peaks",
     "JointPeaks",
     "joint_windows",
-    "read_peaks_folder",
+    "read_peak_files",
     "PeakLabelErrors",
     "coverage_features",
     "peak_label_errors",

@@ -222,10 +222,11 @@ class LazyProcessPool(Executor):
             self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
 
-def add_worker_arguments(p) -> None:
-    """``--jobs`` and ``--scheduler`` of a command."""
+def add_worker_arguments(p, task: str = "(sample, window)", tmpdir: bool = True) -> None:
+    """``--jobs`` and ``--scheduler`` of a command whose tasks are one ``task`` each (and
+    ``--tmpdir``, the PeakSeg solver's, unless ``tmpdir`` is False)."""
     p.add_argument("--jobs", type=_jobs, default=1, metavar="N",
-                   help="worker processes, one task per (sample, window); at most as many "
+                   help=f"worker processes, one task per {task}; at most as many "
                    f"as tasks and as this machine's cores ({available_cores()} here; "
                    "--oversubscribe: N anyway) (default: %(default)s: this process)")
     p.add_argument("--oversubscribe", action="store_true",
@@ -237,6 +238,8 @@ def add_worker_arguments(p) -> None:
                    help="with --scheduler only: fail (exit 1, naming the scheduler) once "
                    "tasks have waited S seconds with no worker on the scheduler, or with the "
                    f"scheduler unreachable (default: {WORKER_TIMEOUT:g}; 0: wait forever)")
+    if not tmpdir:
+        return
     p.add_argument("--tmpdir", default=None, metavar="DIR",
                    help="folder of the PeakSeg solver's temporary files (whole chromosomes: "
                    "about 5 GB per 2e7 coverage rows and worker; default: $PENLEARN_TMPDIR, "

@@ -21,11 +21,16 @@ the clusters of overlapping peaks, fits the exact joint model of each window
   ``label_errors.tsv`` (each label's status with the single-sample and the joint peaks)
   and, when a penalty was learned, ``joint_model.json`` (for ``--model`` later);
 * ``index.html`` — the matrix as a figure, the summary and the label errors.
+
+``--jobs N`` fits the windows in N processes, ``--scheduler ADDRESS`` on a Dask cluster
+(one task per window, as ``penlearn peaks``). Long runs resume as ``penlearn peaks``
+does: each window's models are saved in ``OUT.penlearn-parts/`` as soon as they are
+fitted (keyed by the window's coverage, the groups and ``--by``; not the penalty), and
+the same command after an interruption fits only the others.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -33,11 +38,14 @@ import pandas as pd
 from penlearn._checks import check_regular_file
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
-from penlearn.cli.peaks import sample_file_names
+from penlearn.cli._workers import add_worker_arguments, workers
+from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
 from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
-from penlearn.peaks.joint.windows import DEFAULT_WIDEN, read_peaks_folder
+from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
+from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
 from penlearn.report.joint_page import joint_html
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
@@ -90,25 +98,32 @@ def cmd_joint(args) -> int:
                          "the joint penalty from")
     if args.penalty is not None and not args.penalty >= 0:
         raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
-    if not (math.isfinite(args.widen) and args.widen >= 0):
-        raise ValueError(f"--widen must be a finite number >= 0, got {args.widen!r}")
+    if not 0 <= args.widen <= MAX_WIDEN:  # caps before casts: no int64 overflow later
+        raise ValueError(f"--widen must be a number from 0 to {MAX_WIDEN:g} (times a "
+                         f"cluster's width), got {args.widen!r}")
     inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
                                             if p]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
+    check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")
-    peaks = read_peaks_folder(args.peaks)
+    if not Path(args.peaks).is_dir():
+        raise ValueError(f"--peaks {args.peaks}: not a folder (give the folder 'penlearn "
+                         "peaks --out' wrote, one <sample>.bed per sample)")
+    peaks = read_peak_files(args.peaks)  # the reader of 'errors' and 'hub': one set of names
     _check_peak_samples(peaks, coverage, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
     groups = _groups_arg(args, coverage)
+    parts = _open_parts(args, out, report)
     report("joint windows and models")
-    res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
-                      penalty=args.penalty, model=model, by=args.by,
-                      progress=not args.quiet)
+    with workers(args) as executor:
+        res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
+                          penalty=args.penalty, model=model, by=args.by, executor=executor,
+                          parts=parts, progress=not args.quiet)
     report(res.note)
     comparison = None
     if labels is not None:
@@ -116,9 +131,12 @@ def cmd_joint(args) -> int:
         comparison = label_error_comparison(peaks, res.sample_peaks(), lab)
     with staged_dir(out, replace=args.force) as tmp:
         write_joint_outputs(res, tmp, comparison=comparison)
+    remove_parts_folder(parts)  # the outputs are written: no resume needed
     n = len(res.peaks)
     msg = f"penlearn joint: {n} joint peaks in {len(res.windows)} windows of " \
           f"{len(res.samples)} samples written to {out}/"
+    if res.reused:
+        msg += f" ({res.reused} of {len(res.windows)} windows from an interrupted run)"
     if comparison is not None:
         msg += (f"; label errors: single-sample {int((comparison['single'] != 'correct').sum())}"
                 f", joint {int((comparison['joint'] != 'correct').sum())} of "
@@ -192,9 +210,16 @@ def add_joint_arguments(p) -> None:
                    help="choose the number of samples up (default) or of groups up (all "
                    "samples of a group up together)")
     p.add_argument("--widen", type=float, default=DEFAULT_WIDEN, metavar="F",
-                   help="widen each cluster of peaks on both sides by F times its width, "
-                   "up to the middle of the gap to the next cluster (default: "
+                   help="widen each cluster of peaks on both sides by F times its width "
+                   f"(0 to {MAX_WIDEN:g}), up to the middle of the gap to the next cluster "
+                   "and the covered bases (default: "
                    "%(default)s: as much background as peak on each side)")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="output folder (peaks_matrix_sample.tsv, peaks_matrix_group.tsv, "
                    "peaks_summary.tsv, joint_peaks.bed, index.html, ...)")
+    p.add_argument("--no-resume", action="store_true",
+                   help="solve every window again: discard OUT.penlearn-parts/, where an "
+                   "interrupted run saved its finished windows (by default the same "
+                   "command reuses those whose coverage is unchanged, whatever the "
+                   "penalty; the folder is removed once the outputs are written)")
+    add_worker_arguments(p, task="joint window", tmpdir=False)  # no PeakSeg temporary files

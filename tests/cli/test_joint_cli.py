@@ -161,12 +161,14 @@ def test_joint_bad_inputs_one_line_errors(tmp_path, capsys):
     (part / "a.bed").write_text("chr1\t195\t305\n")
     one_line_error(capsys, ["joint", cov, "--peaks", part, "--penalty", "1", "--out", out],
                    "no BED file of sample 'b'")
-    # a sample not covering the window
-    short = inp["cov"][~((inp["cov"]["sample_id"] == "c") & (inp["cov"]["chromStart"] >= 400))]
-    short_path = tmp_path / "short.csv"
-    short.to_csv(short_path, index=False)
-    one_line_error(capsys, ["joint", short_path, "--peaks", pk, "--penalty", "1", "--out",
-                            out], "sample 'c'", "every sample must cover")
+    # peaks beyond every sample's coverage (peaks of other coverage)
+    far = tmp_path / "far"
+    far.mkdir()
+    for s in SAMPLES:
+        (far / f"{s}.bed").write_text("chr1\t195\t305\n" + ("chr1\t900\t950\n" if s == "c"
+                                                              else ""))
+    one_line_error(capsys, ["joint", cov, "--peaks", far, "--penalty", "1", "--out", out],
+                   "chr1:900-950", "beyond the coverage of every sample")
     # output inside an input folder
     one_line_error(capsys, ["joint", cov, "--peaks", pk, "--penalty", "1", "--out",
                             Path(pk) / "out"], "inside the input folder")

@@ -153,7 +153,8 @@ def test_resume_never_trusts_edited_parts(tmp_path):
         _save(f, arrays)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        again = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False, parts=parts)
+        again = predict_peaks(cov, log_penalty=np.log(20.0), segments=True, progress=False,
+                              parts=parts)
     assert sum("computing it again" in str(w.message) for w in seen) == 2
     assert again.attrs["parts_reused"] == 0
     pd.testing.assert_frame_equal(again.reset_index(drop=True), fresh.reset_index(drop=True),

@@ -11,7 +11,6 @@ from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint
 from penlearn.peaks.joint.windows import (
     joint_clusters,
     joint_windows,
-    read_peaks_folder,
     window_coverage,
 )
 from penlearn.peaks.peakseg.labels import peak_label_errors
@@ -87,22 +86,42 @@ def _coverage(spans):
     return pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "count"])
 
 
-def test_windows_are_clipped_to_the_common_coverage_and_clusters_beyond_it_refused():
+def test_windows_are_clipped_to_the_bases_some_sample_covers_and_beyond_them_refused():
     cov = _coverage({"a": (0, 1000), "b": (50, 900)})
     peaks = pd.DataFrame({"sample_id": ["a", "b"], "chrom": "chr1",
                           "chromStart": [100, 700], "chromEnd": [200, 800]})
     win = joint_windows(peaks, cov, widen=1.0)
-    assert win[["chromStart", "chromEnd"]].values.tolist() == [[50, 300], [600, 900]]
+    assert win[["chromStart", "chromEnd"]].values.tolist() == [[0, 300], [600, 900]]
+    # a cluster past b's last row: b is zeros there (genomecov leaves trailing zeros out)
     far = pd.concat([peaks, pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"],
                                           "chromStart": [920], "chromEnd": [950]})])
-    with pytest.raises(ValueError, match="beyond the coverage of sample 'b'"):
-        joint_windows(far, cov)
+    assert joint_windows(far, cov, widen=1.0)[["chromStart", "chromEnd"]].values.tolist() \
+        == [[0, 300], [600, 860], [890, 980]]
+    beyond = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [990],
+                           "chromEnd": [1010]})
+    with pytest.raises(ValueError, match="beyond the coverage of every sample"):
+        joint_windows(beyond, cov)
     other = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr2"], "chromStart": [1],
                           "chromEnd": [5]})
-    with pytest.raises(ValueError, match="sample 'a' has no coverage of|which sample"):
+    with pytest.raises(ValueError, match="which no sample of the coverage covers"):
         joint_windows(other, cov)
     with pytest.raises(ValueError, match="no single-sample peaks"):
         joint_windows(peaks.iloc[:0], cov)
+
+
+@pytest.mark.parametrize("widen", [1e16, -1.0, float("nan"), float("inf"), True])
+def test_widen_is_refused_before_any_arithmetic_beyond_its_cap(widen):
+    peaks = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [100],
+                          "chromEnd": [200]})
+    with pytest.raises(ValueError, match="widen must be a number from 0 to 1e"):
+        joint_windows(peaks, widen=widen)
+
+
+def test_the_largest_widen_stays_within_int64():
+    peaks = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [2 ** 61],
+                          "chromEnd": [2 ** 62]})
+    win = joint_windows(peaks, widen=1e6)
+    assert win[["chromStart", "chromEnd"]].values.tolist() == [[0, 2 ** 63 - 1]]
 
 
 def test_window_coverage_cuts_every_sample_to_the_window_and_fills_gaps():
@@ -120,22 +139,16 @@ def test_window_coverage_cuts_every_sample_to_the_window_and_fills_gaps():
     assert a[["chromStart", "chromEnd", "count"]].values.tolist() == [
         [5, 10, 3], [10, 20, 0], [20, 30, 5]]
     assert table.set_index("sample_id")["group"].to_dict() == {"a": "g", "b": "h"}
-    short = win.assign(chromEnd=45)
-    with pytest.raises(ValueError, match="covers chr1:0-40 only"):
-        list(window_coverage(cov, short))
-
-
-def test_read_peaks_folder_decodes_sample_names(tmp_path):
-    (tmp_path / "x%2Fy.bed").write_text("chr1\t1\t5\tx/y\t2\n")
-    (tmp_path / "z.bed").write_text("")
-    (tmp_path / "notes.txt").write_text("not a bed")
-    pk = read_peaks_folder(tmp_path)
-    assert pk.values.tolist() == [["x/y", "chr1", 1, 5]]
-    assert pk.attrs["samples"] == ["x/y", "z"]
-    with pytest.raises(ValueError, match="no .bed files"):
-        read_peaks_folder(tmp_path / "..")  # a folder without BED files
-    with pytest.raises(ValueError, match="not a folder"):
-        read_peaks_folder(tmp_path / "z.bed")
+    # bases past a sample's last row, or a sample without rows there: zeros
+    (_, longer), = list(window_coverage(cov, win.assign(chromEnd=45)))
+    assert longer[longer["sample_id"] == "b"][["chromStart", "chromEnd", "count"]
+                                               ].values.tolist() == [[5, 40, 2], [40, 45, 0]]
+    (_, past), = list(window_coverage(cov, win.assign(chromStart=50, chromEnd=60)))
+    assert past[["sample_id", "chromStart", "chromEnd", "count"]].values.tolist() == [
+        ["a", 50, 60, 0], ["b", 50, 60, 0]]
+    with pytest.raises(ValueError, match="does not cover all of the joint window"):
+        list(window_coverage(cov[cov["sample_id"] == "b"], win.assign(chromEnd=45),
+                             gaps="error"))
 
 
 class _Fit:

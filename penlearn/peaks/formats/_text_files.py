@@ -192,10 +192,21 @@ def first_data_line(text: str) -> str:
 
 
 def header_fields(line: str) -> list[str] | None:
-    """The column names when ``line`` is a CSV / TSV header, else None."""
+    """The column names when ``line`` is a CSV / TSV header (it names one of the
+    coordinate columns ``chrom, chromStart, chromEnd`` or ``sample_id``; a table lacking
+    the others is then told what it lacks, not read as BED / bedGraph), else None.
+
+    Examples
+    --------
+    >>> header_fields("sample_id,group,chromStart,chromEnd,count")[:2]
+    ['sample_id', 'group']
+    >>> header_fields("chr1\t0\t10\t3") is None
+    True
+    """
     sep = "," if "," in line else "\t"
     names = [f.strip().strip('"') for f in line.split(sep)]
-    return names if "chrom" in names and "chromStart" in names else None
+    known = ("chrom", "chromStart", "chromEnd", "sample_id")
+    return names if any(k in names for k in known) else None
 
 
 def integer_series(df: pd.DataFrame, col: str, where: Callable[[int], str]) -> np.ndarray:

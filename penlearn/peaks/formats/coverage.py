@@ -116,7 +116,9 @@ def _check_rows(codes: np.ndarray, names: np.ndarray, start: np.ndarray, end: np
         i = int(np.flatnonzero(overlap)[0]) + 1
         raise ValueError(
             f"{where(i)}: rows must be sorted by position without overlaps; chromStart="
-            f"{start[i]} is before the previous row's chromEnd={end[i - 1]}"
+            f"{start[i]} is before the previous row's chromEnd={end[i - 1]} (in a table, "
+            "one sample id given to two profiles, e.g. under two groups? give each its "
+            "own id)"
         )
     if contiguous:
         gap = same & (start[1:] != end[:-1])

@@ -17,10 +17,10 @@ from penlearn.peaks.joint.pipeline import (
     min_error_log_lambda,
 )
 from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
-from penlearn.peaks.joint.windows import joint_windows, read_peaks_folder
+from penlearn.peaks.joint.windows import joint_windows
 
 __all__ = [
     "MIN_LEARN_WINDOWS", "JointPeakFit", "JointPeaks", "joint_features", "joint_peak",
     "joint_peaks", "joint_windows", "label_error_comparison", "learn_joint_penalty",
-    "min_error_log_lambda", "read_peaks_folder",
+    "min_error_log_lambda",
 ]

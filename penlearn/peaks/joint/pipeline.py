@@ -20,20 +20,31 @@ PeakSegJoint's heuristic (Hocking & Bourque, arXiv:1506.01286):
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._executor import run_tasks
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
-from penlearn.peaks.joint.windows import DEFAULT_WIDEN, joint_windows, window_coverage
+from penlearn.peaks.joint.windows import (
+    DEFAULT_WIDEN,
+    coverage_spans,
+    joint_windows,
+    window_coverage,
+)
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
+from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
@@ -53,8 +64,9 @@ min_error_log_lambda = best_constant_log_lambda
 def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                    gaps: str = "fill") -> pd.DataFrame:
     """The features of each joint window: the 36 coverage features of each sample's
-    coverage of the window (:func:`~penlearn.peaks.peakseg.features.coverage_features`),
-    summed over the samples (as PeakSegPipeline does for its joint penalty).
+    coverage of the window (:func:`~penlearn.peaks.peakseg.features.coverage_features`;
+    bases a sample has no row for are zeros, as in the joint model), summed over the
+    samples (as PeakSegPipeline does for its joint penalty).
 
     Parameters
     ----------
@@ -80,13 +92,21 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     4.0
     """
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
-    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    coverage = _string_ids(coverage, "coverage")
+    return _window_features(list(window_coverage(coverage, windows, gaps=gaps)), windows,
+                            gaps)
+
+
+def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
+    """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
+    every sample over all of each window, bases without rows as zeros)."""
+    chrom = dict(zip(windows["window_id"], windows["chrom"].astype(str)))
+    cov = pd.concat([t.assign(chrom=chrom[wid]) for wid, t in tables], ignore_index=True)
+    cov = cov[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
+    samples = list(pd.unique(cov["sample_id"]))
     win = windows[["window_id", "chrom", "chromStart", "chromEnd"]]
     per = pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
     per["sequence_id"] = per["sample_id"] + "\t" + per["window_id"].astype(str)
-    cov = coverage[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
-    if not pd.api.types.is_string_dtype(cov["sample_id"]):
-        cov = cov.assign(sample_id=cov["sample_id"].astype(str))
     feats = coverage_features(cov, per, gaps=gaps)
     feats.index = per["window_id"].astype(str).to_numpy()
     out = feats.groupby(level=0, sort=False).sum()
@@ -168,7 +188,10 @@ class JointPeaks:
     labels : DataFrame or None
         The labels per sample, checked (text-format groups expanded).
     fits : dict
-        ``window_id -> joint fit`` (the solver's results).
+        ``window_id -> joint fit`` (the solver's results) of the windows solved in this
+        call (with ``parts``, not those taken back from an interrupted run).
+    reused : int
+        Windows whose models were taken from ``parts`` instead of solved.
 
     Examples
     --------
@@ -193,6 +216,7 @@ class JointPeaks:
     note: str = ""
     labels: pd.DataFrame | None = None
     fits: dict = field(default_factory=dict)
+    reused: int = 0
 
     @property
     def peaks(self) -> pd.DataFrame:
@@ -242,23 +266,30 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
         return {s: s for s in samples}, False
     if isinstance(groups, str):
         require_columns(coverage, [groups], "coverage")
-        per = coverage[["sample_id", groups]].drop_duplicates()
-        per = pd.DataFrame({"sample_id": per["sample_id"].astype(str),
-                            "group": per[groups].astype(str)})
-        dup = per["sample_id"].duplicated()
-        if dup.any():
-            raise ValueError(f"coverage column {groups!r} must hold one group per sample; "
-                             f"sample {per['sample_id'][dup].iloc[0]!r} has several")
+        per = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str),
+                            "group": coverage[groups].astype(str)}).drop_duplicates()
+        where = f"coverage column {groups!r}"
     elif isinstance(groups, pd.DataFrame):
         require_columns(groups, ["sample_id", "group"], "groups")
         per = pd.DataFrame({"sample_id": groups["sample_id"].astype(str),
-                            "group": groups["group"].astype(str)})
+                            "group": groups["group"].astype(str)}).drop_duplicates()
+        where = "groups"
     elif isinstance(groups, Mapping):
         per = pd.DataFrame({"sample_id": [str(k) for k in groups],
-                            "group": [str(v) for v in groups.values()]})
+                            "group": [str(v) for v in groups.values()]}).drop_duplicates()
+        where = "groups"
     else:
         raise TypeError("groups must be a coverage column name, a mapping sample_id -> "
                         f"group or a DataFrame sample_id, group; got {type(groups).__name__}")
+    dup = per["sample_id"].duplicated(keep=False)
+    if dup.any():  # one sample, two groups: never the last row silently
+        sid = per["sample_id"][dup].iloc[0]
+        both = per.loc[per["sample_id"] == sid, "group"].tolist()[:2]
+        raise ValueError(
+            f"{where}: sample {sid!r} is under two groups, {both[0]!r} and {both[1]!r}; a "
+            "sample id names one sample (one coverage): if these are two samples (as in "
+            "PeakSegJoint's demo.profiles), give each its own id, e.g. "
+            f"'{both[0]}/{sid}' and '{both[1]}/{sid}'")
     mapping = dict(zip(per["sample_id"], per["group"]))
     missing = [s for s in samples if s not in mapping]
     if missing:
@@ -272,14 +303,84 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
 def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
     """Per-sample labels, checked: text-format labels listing groups or samples are
     expanded (unlisted samples get noPeaks), unknown samples / groups, overlaps and
-    labels beyond the coverage are errors."""
+    labels beyond the coverage are errors. The coverage of a sample on a chromosome is
+    that of all samples (bases without rows are zeros, as in the windows)."""
     if "groups" in labels.columns and "sample_id" not in labels.columns:
         labels = expand_groups(labels, groups)
     if "sample_id" not in labels.columns:
         labels = pd.concat([labels.assign(sample_id=s) for s in groups], ignore_index=True)
     labels = labels.assign(sample_id=labels["sample_id"].astype(str))
-    check_labels_in_coverage(coverage, labels)  # unknown sample, overlap, beyond coverage
+    spans = coverage_spans(coverage)
+    extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
+        chromStart=("first", "min"), chromEnd=("last", "max")).reset_index()
+    every = pd.concat([extent.assign(sample_id=s) for s in groups], ignore_index=True)
+    check_labels_in_coverage(every, labels)  # unknown sample, overlap, beyond coverage
     return labels
+
+
+def _string_ids(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``table`` with ``sample_id`` as text (missing ids refused: they name no sample)."""
+    ids = table["sample_id"]
+    if ids.isna().any():
+        raise ValueError(f"{what} column 'sample_id' has missing values (row "
+                         f"{int(np.argmax(ids.isna().to_numpy()))})")
+    if pd.api.types.is_string_dtype(ids) and all(isinstance(v, str) for v in ids.unique()):
+        return table
+    return table.assign(sample_id=ids.astype(str))
+
+
+def _window_path(window: pd.DataFrame, solver: Callable, by: str, groups: dict):
+    """One task: the joint fit of one window and its path over log λ."""
+    fit = solver(window)
+    return fit, joint_path(fit, by=by, groups=groups)
+
+
+def _path_part(path: pd.DataFrame) -> pd.DataFrame:
+    """A path as a part's table: the tuples of samples up as JSON text."""
+    return path.assign(up=[json.dumps(list(u)) for u in path["up"]])
+
+
+def _part_path(table: pd.DataFrame) -> pd.DataFrame:
+    """The inverse of :func:`_path_part`."""
+    return table.assign(up=[tuple(json.loads(u)) for u in table["up"]])
+
+
+def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
+                   executor: Executor | None, parts, progress: bool
+                   ) -> tuple[dict, dict, int]:
+    """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
+    ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
+    saved; the others are solved, in ``executor``, one task a window, and saved there)."""
+    from tqdm.auto import tqdm
+
+    paths, fits, keys = {}, {}, {}
+    if parts is not None:
+        Path(parts).mkdir(parents=True, exist_ok=True)
+        solver_name = (f"{getattr(solver, '__module__', '')}."
+                       f"{getattr(solver, '__qualname__', solver)}")
+        for wid, window in tasks:
+            keys[wid] = part_key("joint", window=str(wid), by=by, solver=solver_name,
+                                 groups=sorted(groups.items()),
+                                 coverage=frame_digest(window, list(window.columns)))
+            table = read_part(parts, "joint", keys[wid])
+            if table is not None:
+                paths[wid] = _part_path(table)
+    todo = [(wid, window) for wid, window in tasks if wid not in paths]
+
+    def finish(wid, fit, path) -> None:
+        if parts is not None:
+            write_part(parts, "joint", keys[wid], _path_part(path))
+        fits[wid], paths[wid] = fit, path
+        bar.update()
+
+    with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
+              desc="joint windows") as bar:
+        run_tasks(executor, _window_path,
+                  {wid: ((window, solver, by, groups), {}) for wid, window in todo},
+                  lambda wid, result: finish(wid, *result))
+    order = [wid for wid, _ in tasks]
+    return ({w: paths[w] for w in order}, {w: fits[w] for w in order if w in fits},
+            len(tasks) - len(todo))
 
 
 def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
@@ -288,6 +389,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 model: PenaltyModel | None = None, by: str = "sample",
                 min_windows: int = MIN_LEARN_WINDOWS, gaps: str = "fill",
                 solver: Callable | None = None, learn_options: dict | None = None,
+                executor: Executor | None = None, parts: str | os.PathLike | None = None,
                 progress: bool = False) -> JointPeaks:
     """Joint peaks of many samples from their coverage and single-sample peaks.
 
@@ -298,7 +400,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         :func:`penlearn.read_coverage`).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
-        peaks`` output read by :func:`~penlearn.peaks.joint.windows.read_peaks_folder`).
+        peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
     labels : DataFrame, optional
         Peak labels (:func:`penlearn.read_peak_labels`: with ``sample_id``, without it
         for every sample, or the text format's ``groups``). Without ``penalty`` and
@@ -328,6 +430,18 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         The joint model of one window (default :func:`penlearn.joint_peak`).
     learn_options : dict, optional
         Passed to :func:`penlearn.learn_penalty`.
+    executor : concurrent.futures.Executor, optional
+        One task per window (its joint fit and path): e.g. a process pool or a Dask
+        cluster's ``distributed.Client(...).get_executor()``, as for
+        :func:`~penlearn.peaks.peakseg.evaluation.predict_peaks`. Default: this process.
+        The result is the same.
+    parts : path, optional
+        A folder where each window's path (:func:`~penlearn.peaks.joint.errors.joint_path`)
+        is saved as soon as it is solved, under a key of the window's coverage rows, the
+        samples' groups, ``by`` and the solver (:mod:`penlearn.peaks.peakseg.parts`); a
+        later call takes back every window whose key is unchanged (an interrupted run
+        continues where it stopped; the penalty is not in the key, so another penalty
+        reuses every window). ``fits`` then holds the windows solved in this call only.
     progress : bool
         Show a progress bar over the windows.
 
@@ -355,8 +469,6 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         coverage lacks, a sample not covering a window, overlapping labels, labels of
         unknown samples or groups, both or neither of ``penalty`` / ``model`` / labels.
     """
-    from tqdm.auto import tqdm
-
     if solver is None:
         from penlearn.peaks.joint.solver import joint_peak as solver
     if penalty is not None and model is not None:
@@ -372,7 +484,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
                     "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
-    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    # sample ids are strings throughout: 1 and "1" are one sample, not two
+    coverage = _string_ids(coverage, "coverage")
+    peaks = _string_ids(peaks, "peaks")
+    samples = list(pd.unique(coverage["sample_id"]))
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:
         raise ValueError(f"peaks of sample {unknown[0]!r}, which the coverage does not have "
@@ -381,17 +496,11 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     if by == "group" and not has_groups:
         raise ValueError("by='group' needs groups")
     lab = None if labels is None else _labels_of(coverage, labels, group_of)
-    windows = joint_windows(peaks.assign(sample_id=peaks["sample_id"].astype(str)),
-                            coverage, widen=widen)
-    paths, fits = {}, {}
-    bar = tqdm(total=len(windows), disable=not progress, desc="joint windows")
-    for wid, window in window_coverage(coverage, windows,
-                                       groups=group_of if has_groups else None, gaps=gaps):
-        fit = solver(window)
-        fits[wid] = fit
-        paths[wid] = joint_path(fit, by=by, groups=group_of)
-        bar.update()
-    bar.close()
+    windows = joint_windows(peaks, coverage, widen=widen)
+    tables = list(window_coverage(coverage, windows, groups=group_of if has_groups else None,
+                                  gaps=gaps))
+    paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
+                                         executor=executor, parts=parts, progress=progress)
     evaluation = None
     if lab is not None:
         parts = []
@@ -408,7 +517,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         log_lambda = pd.Series(value, index=windows["window_id"])
         note = f"penalty λ = {penalty:g} given (log λ = {value:.4g})"
     else:
-        features = joint_features(coverage, windows, gaps=gaps)
+        features = _window_features(tables, windows, gaps)
         if model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "
@@ -430,7 +539,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                              k=calls["k"].to_numpy())
     return JointPeaks(windows=windows, paths=paths, calls=calls, samples=samples,
                       groups=group_of, evaluation=evaluation, features=features, model=model,
-                      note=note, labels=lab, fits=fits)
+                      note=note, labels=lab, fits=fits, reused=reused)
 
 
 def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,

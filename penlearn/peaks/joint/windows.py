@@ -5,36 +5,36 @@ The first steps of the multi-sample pipeline of PeakSegPipeline (Hocking & Bourq
 samples and cell types", PSB 2020; PeakSegJoint, Hocking & Bourque, arXiv:1506.01286):
 
 1. single-sample peaks (``penlearn peaks`` writes one BED file per sample) are read
-   (:func:`read_peaks_folder`);
+   (:func:`~penlearn.peaks.formats.peak_files.read_peak_files`, the reader of every
+   command taking a peaks folder);
 2. the peaks of all samples on one chromosome that overlap, directly or through other
    peaks, form a cluster (:func:`joint_clusters`);
 3. each cluster's span is widened on both sides so that every sample has background to
    compare the peak with (:func:`joint_windows`);
 4. the coverage of every sample over each window, with every sample covering the same
-   bases, is what :func:`penlearn.joint_peak` takes (:func:`window_coverage`).
+   bases, is what :func:`penlearn.joint_peak` takes (:func:`window_coverage`): bases a
+   sample has no row for are zeros, as in :func:`penlearn.joint_peak` (``bedtools
+   genomecov -bg`` leaves zero runs out, trailing ones too, and a sample without reads on
+   a chromosome has no rows there).
 
 Widening (``widen``, a fraction of the cluster's width, default
 :data:`DEFAULT_WIDEN`): each side grows by ``widen × width`` bases, but never past the
 middle of the gap to the next cluster (windows never overlap, so the joint peaks of two
-windows never do either) nor beyond the bases that every sample covers.
+windows never do either) nor beyond the bases that some sample covers on the chromosome.
 """
 
 from __future__ import annotations
 
-import os
-import urllib.parse
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.formats.bed import read_bed
 from penlearn.peaks.peakseg.contigs import fill_gaps
 
-__all__ = ["DEFAULT_WIDEN", "WINDOW_COLUMNS", "joint_clusters", "joint_windows",
-           "read_peaks_folder", "window_coverage", "coverage_spans"]
+__all__ = ["DEFAULT_WIDEN", "MAX_WIDEN", "WINDOW_COLUMNS", "coverage_spans", "joint_clusters",
+           "joint_windows", "window_coverage"]
 
 #: Default widening of a cluster, each side, as a fraction of its width. 1.0 gives a
 #: window three times the cluster: as many background bases on each side as the peak
@@ -42,67 +42,13 @@ __all__ = ["DEFAULT_WIDEN", "WINDOW_COLUMNS", "joint_clusters", "joint_windows",
 #: peak, whatever the mark's peak width (H3K4me3's 1-kb peaks as H3K36me3's 50-kb ones).
 DEFAULT_WIDEN = 1.0
 
+#: The largest ``widen``: each side of a window at most a million times its cluster (a
+#: window is clipped to the mid-gaps and the coverage anyway; beyond, positions would
+#: overflow int64 before the clipping).
+MAX_WIDEN = 1e6
+
 WINDOW_COLUMNS = ["window_id", "chrom", "chromStart", "chromEnd", "clusterStart",
                   "clusterEnd", "n_peaks", "n_samples"]
-
-_BED_SUFFIXES = (".bed", ".bed.gz")
-
-
-def read_peaks_folder(path: str | os.PathLike) -> pd.DataFrame:
-    """The single-sample peaks of a folder written by ``penlearn peaks``: one BED a sample.
-
-    Every ``<stem>.bed`` (or ``.bed.gz``) file is one sample; its id is the stem with
-    the percent-encoding of ``penlearn peaks`` undone (``%2F`` is ``/``). A file
-    without peaks is a sample without peaks.
-
-    Parameters
-    ----------
-    path : path-like
-        The folder.
-
-    Returns
-    -------
-    DataFrame
-        ``sample_id, chrom, chromStart, chromEnd``, samples in file-name order;
-        ``attrs["samples"]`` lists every sample, those without peaks too.
-
-    Raises
-    ------
-    ValueError
-        When the path is no folder or holds no BED file (the error names the path).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "A%2F1.bed").write_text("chr1\\t10\\t20\\tA/1\\t3.5\\n")
-    >>> _ = (d / "B.bed").write_text("")
-    >>> read_peaks_folder(d).values.tolist()
-    [['A/1', 'chr1', 10, 20]]
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise ValueError(f"--peaks {folder}: not a folder (give the folder 'penlearn peaks "
-                         "--out' wrote, one <sample>.bed per sample)")
-    files = sorted(p for p in folder.iterdir()
-                   if p.is_file() and p.name.endswith(_BED_SUFFIXES))
-    if not files:
-        raise ValueError(f"--peaks {folder}: no .bed files (give the folder 'penlearn peaks "
-                         "--out' wrote, one <sample>.bed per sample)")
-    parts = []
-    for f in files:
-        bed = read_bed(f)[["chrom", "chromStart", "chromEnd"]]
-        parts.append(bed.assign(sample_id=urllib.parse.unquote(_stem(f.name))))
-    out = pd.concat(parts, ignore_index=True)
-    out["sample_id"] = out["sample_id"].astype(str)
-    out = out[["sample_id", "chrom", "chromStart", "chromEnd"]]
-    out.attrs["samples"] = [urllib.parse.unquote(_stem(f.name)) for f in files]
-    return out
-
-
-def _stem(name: str) -> str:
-    return name[: -len(".bed.gz")] if name.endswith(".bed.gz") else name[: -len(".bed")]
-
 
 def joint_clusters(peaks: pd.DataFrame) -> pd.DataFrame:
     """Clusters of peaks: peaks of any samples on one chromosome that overlap, directly
@@ -196,17 +142,18 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     ----------
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: the single-sample peaks of every
-        sample (e.g. :func:`read_peaks_folder`).
+        sample (e.g. :func:`~penlearn.peaks.formats.peak_files.read_peak_files` of a
+        ``penlearn peaks`` folder).
     coverage : DataFrame, optional
         ``sample_id, chrom, chromStart, chromEnd, ...``: windows are then clipped to the
-        bases that every sample of the coverage covers on the chromosome, and a cluster
-        reaching beyond them is an error (a sample without coverage there cannot be
-        compared with the others).
+        bases that some sample covers on the chromosome (from the first ``chromStart``
+        to the last ``chromEnd`` of all samples); the bases a sample has no row for are
+        zeros (:func:`window_coverage`).
     widen : float
         Each side grows by ``widen`` times the cluster's width (default
-        :data:`DEFAULT_WIDEN`), but not past the middle of the gap to the neighbouring
-        cluster (windows never overlap) nor, with ``coverage``, the commonly covered
-        bases. 0 keeps the cluster's span.
+        :data:`DEFAULT_WIDEN`, at most :data:`MAX_WIDEN`), but not past the middle of the
+        gap to the neighbouring cluster (windows never overlap) nor, with ``coverage``,
+        the covered bases. 0 keeps the cluster's span.
 
     Returns
     -------
@@ -218,8 +165,8 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     Raises
     ------
     ValueError
-        On no peaks, a negative or non-finite ``widen``, peaks on a chromosome a
-        sample of ``coverage`` does not cover, or a cluster beyond a sample's coverage.
+        On no peaks, a ``widen`` not in [0, :data:`MAX_WIDEN`], or a cluster of peaks
+        on a chromosome, or beyond the bases, that no sample of ``coverage`` covers.
 
     Examples
     --------
@@ -229,19 +176,18 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     ...                  ].values.tolist()
     [[70, 140, 100, 130], [140, 170, 150, 160]]
     """
-    if isinstance(widen, (bool, np.bool_)) or not isinstance(widen, (int, float, np.number)) \
-            or not np.isfinite(widen) or widen < 0:
-        raise ValueError(f"widen must be a finite number >= 0, got {widen!r}")
+    check_widen(widen)
     cl = joint_clusters(peaks)
     width = (cl["chromEnd"] - cl["chromStart"]).to_numpy(np.int64)
-    grow = np.floor(width * float(widen)).astype(np.int64)
-    start = cl["chromStart"].to_numpy(np.int64) - grow
-    end = cl["chromEnd"].to_numpy(np.int64) + grow
+    # caps before casts: a window side never beyond 2**62 bases (no int64 overflow)
+    grow = np.minimum(np.floor(width * float(widen)), 2.0 ** 62).astype(np.int64)
+    start = np.maximum(cl["chromStart"].to_numpy(np.int64) - grow, 0)
+    end = cl["chromEnd"].to_numpy(np.int64)
+    end = end + np.minimum(grow, np.iinfo(np.int64).max - end)
     same = (cl["chrom"].to_numpy()[1:] == cl["chrom"].to_numpy()[:-1])
     mid = (cl["chromEnd"].to_numpy(np.int64)[:-1] + cl["chromStart"].to_numpy(np.int64)[1:]) // 2
     end[:-1] = np.where(same, np.minimum(end[:-1], mid), end[:-1])
     start[1:] = np.where(same, np.maximum(start[1:], mid), start[1:])
-    start = np.maximum(start, 0)
     if coverage is not None:
         start, end = _clip_to_coverage(cl, start, end, coverage)
     out = cl.rename(columns={"chromStart": "clusterStart", "chromEnd": "clusterEnd"})
@@ -252,29 +198,37 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     return out[WINDOW_COLUMNS].reset_index(drop=True)
 
 
+def check_widen(widen) -> float:
+    """``widen`` checked: a number from 0 to :data:`MAX_WIDEN` (before any arithmetic).
+
+    Examples
+    --------
+    >>> check_widen(1)
+    1.0
+    """
+    if isinstance(widen, (bool, np.bool_)) or not isinstance(widen, (int, float, np.number)) \
+            or not 0 <= widen <= MAX_WIDEN:
+        raise ValueError(f"widen must be a number from 0 to {MAX_WIDEN:g} (times the width "
+                         f"of a cluster of peaks), got {widen!r}")
+    return float(widen)
+
+
 def _clip_to_coverage(cl: pd.DataFrame, start, end, coverage):
+    """Windows clipped to the bases some sample covers on their chromosome."""
     spans = coverage_spans(coverage)
-    spans["sample_id"] = spans["sample_id"].astype(str)
-    samples = list(pd.unique(spans["sample_id"]))
-    common = spans.groupby("chrom", sort=False).agg(
-        first=("first", "max"), last=("last", "min"), n=("sample_id", "nunique"))
+    extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
+        first=("first", "min"), last=("last", "max"))
     start, end = start.copy(), end.copy()
     for i, r in enumerate(cl.itertuples(index=False)):
         region = f"{r.chrom}:{r.chromStart}-{r.chromEnd}"
-        if r.chrom not in common.index or common.loc[r.chrom, "n"] < len(samples):
-            have = set(spans.loc[spans["chrom"] == r.chrom, "sample_id"])
-            missing = [s for s in samples if s not in have]
-            raise ValueError(f"the cluster of peaks {region} is on {r.chrom}, which sample "
-                             f"{missing[0]!r} has no coverage of: every sample must cover "
-                             "every joint window")
-        first, last = int(common.loc[r.chrom, "first"]), int(common.loc[r.chrom, "last"])
+        if r.chrom not in extent.index:
+            raise ValueError(f"the cluster of peaks {region} is on {r.chrom}, which no "
+                             "sample of the coverage covers (peaks of other coverage?)")
+        first, last = int(extent.loc[r.chrom, "first"]), int(extent.loc[r.chrom, "last"])
         if r.chromStart < first or r.chromEnd > last:
-            sp = spans[spans["chrom"] == r.chrom]
-            short = sp[(sp["first"] > r.chromStart) | (sp["last"] < r.chromEnd)].iloc[0]
-            raise ValueError(
-                f"the cluster of peaks {region} reaches beyond the coverage of sample "
-                f"{short['sample_id']!r} ({r.chrom}:{int(short['first'])}-"
-                f"{int(short['last'])}): every sample must cover every joint window")
+            raise ValueError(f"the cluster of peaks {region} reaches beyond the coverage of "
+                             f"every sample ({r.chrom}:{first}-{last}; peaks of other "
+                             "coverage?)")
         start[i], end[i] = max(start[i], first), min(end[i], last)
     return start, end
 
@@ -284,8 +238,12 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     """Yield ``(window_id, window)``: every sample's coverage of each joint window.
 
     Each sample's rows of the chromosome (zero-coverage gaps filled with zero counts
-    first, or refused with ``gaps="error"``) are cut to the window, so that every sample
-    covers exactly the window's bases, the input of :func:`penlearn.joint_peak`.
+    first, or refused with ``gaps="error"``) are cut to the window, and the bases of the
+    window before its first row or after its last one (a sample's coverage may end
+    earlier: ``bedtools genomecov -bg`` leaves out trailing zeros) get a zero-count row,
+    so that every sample covers exactly the window's bases, the input of
+    :func:`penlearn.joint_peak`. A sample with no row on the window's chromosome is all
+    zeros there.
 
     Parameters
     ----------
@@ -297,7 +255,8 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
         ``sample_id -> group`` (e.g. cell types): the window tables get a ``group``
         column.
     gaps : {"fill", "error"}
-        As for :func:`~penlearn.peaks.peakseg.contigs.fill_gaps`.
+        As for :func:`~penlearn.peaks.peakseg.contigs.fill_gaps` (``"error"`` also
+        refuses a window beyond a sample's rows).
 
     Yields
     ------
@@ -305,20 +264,15 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     window : DataFrame
         ``sample_id, chromStart, chromEnd, count[, group]``, samples in coverage order.
 
-    Raises
-    ------
-    ValueError
-        When a sample does not cover the whole window (one line naming both).
-
     Examples
     --------
     >>> cov = pd.DataFrame({"sample_id": ["a", "a", "b"], "chrom": "chr1",
-    ...                     "chromStart": [0, 10, 0], "chromEnd": [10, 30, 30],
+    ...                     "chromStart": [0, 10, 0], "chromEnd": [10, 30, 12],
     ...                     "count": [1, 5, 2]})
     >>> win = pd.DataFrame({"window_id": ["w"], "chrom": ["chr1"], "chromStart": [5],
     ...                     "chromEnd": [20]})
     >>> [(w, t.values.tolist()) for w, t in window_coverage(cov, win)]
-    [('w', [['a', 5, 10, 1], ['a', 10, 20, 5], ['b', 5, 20, 2]])]
+    [('w', [['a', 5, 10, 1], ['a', 10, 20, 5], ['b', 5, 12, 2], ['b', 12, 20, 0]])]
     """
     cols = ["sample_id", "chrom", "chromStart", "chromEnd", "count"]
     require_columns(coverage, cols, "coverage")
@@ -328,28 +282,41 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     for (sid, chrom), g in coverage.groupby(["sample_id", "chrom"], sort=False):
         by[(str(sid), str(chrom))] = g
     filled: dict = {}
+    none = np.zeros(0, np.int64)
     for w in windows.itertuples(index=False):
         parts = []
         for sid in samples:
             key = (sid, str(w.chrom))
             if key not in filled:
-                if key not in by:
-                    raise ValueError(f"sample {sid!r} has no coverage of {w.chrom}: it does "
-                                     f"not cover the joint window {w.window_id}")
-                filled[key] = fill_gaps(by[key], gaps,
-                                        name=f"coverage of sample {sid!r}, {w.chrom}")
-            g = filled[key]
-            lo, hi = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
-            if lo[0] > w.chromStart or hi[-1] < w.chromEnd:
-                raise ValueError(f"sample {sid!r} covers {w.chrom}:{lo[0]}-{hi[-1]} only: it "
-                                 f"does not cover the joint window {w.window_id}")
+                filled[key] = (none, none, none) if key not in by else _arrays(fill_gaps(
+                    by[key], gaps, name=f"coverage of sample {sid!r}, {w.chrom}"))
+            lo, hi, count = filled[key]
+            if gaps == "error" and (len(lo) == 0 or lo[0] > w.chromStart
+                                    or hi[-1] < w.chromEnd):
+                raise ValueError(f"sample {sid!r} does not cover all of the joint window "
+                                 f"{w.window_id} (gaps='error')")
             a = int(np.searchsorted(hi, w.chromStart, side="right"))
             b = int(np.searchsorted(lo, w.chromEnd, side="left"))
-            part = pd.DataFrame({"sample_id": sid,
-                                 "chromStart": np.maximum(lo[a:b], w.chromStart),
-                                 "chromEnd": np.minimum(hi[a:b], w.chromEnd),
-                                 "count": g["count"].to_numpy()[a:b]})
+            st = np.maximum(lo[a:b], w.chromStart)
+            en = np.minimum(hi[a:b], w.chromEnd)
+            c = count[a:b]
+            first = st[0] if len(st) else w.chromEnd
+            last = en[-1] if len(en) else w.chromEnd
+            if first > w.chromStart or last < w.chromEnd:  # bases without rows: zeros
+                pre, post = int(first > w.chromStart), int(last < w.chromEnd)
+                if len(st) == 0:
+                    pre, post, last = 0, 1, w.chromStart
+                st = np.concatenate([[w.chromStart] * pre, st, [last] * post])
+                en = np.concatenate([[first] * pre, en, [w.chromEnd] * post])
+                c = np.concatenate([np.zeros(pre, c.dtype), c, np.zeros(post, c.dtype)])
+            part = pd.DataFrame({"sample_id": sid, "chromStart": st.astype(np.int64),
+                                 "chromEnd": en.astype(np.int64), "count": c})
             if groups is not None:
                 part["group"] = str(groups[sid])
             parts.append(part)
         yield w.window_id, pd.concat(parts, ignore_index=True)
+
+
+def _arrays(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64),
+            g["count"].to_numpy())

@@ -23,13 +23,13 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from concurrent.futures import Executor, as_completed
+from concurrent.futures import Executor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from penlearn._executor import expect_tasks
+from penlearn._executor import run_tasks
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg._store import warm as warm_peakseg
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
@@ -355,22 +355,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
               unit="rows", desc="peaks",
               initial=sum(len(tasks[i][0]) for i in range(len(tasks)) if out[i] is not None)
               ) as bar:
-        if executor is None:
-            for i in todo:
-                cov, value, name, _ = tasks[i]
-                finish(i, _solve_window(cov, value, name, segments, gaps, tmpdir,
-                                        progress=progress))
-        else:
-            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
-            futures = {executor.submit(_solve_window, tasks[i][0], tasks[i][1], tasks[i][2],
-                                       segments, gaps, tmpdir): i for i in todo}
-            try:
-                for fut in as_completed(futures):
-                    finish(futures[fut], fut.result())
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+        here = {"progress": progress} if executor is None else {}  # bars in this process
+        run_tasks(executor, _solve_window,
+                  {i: ((*tasks[i][:3], segments, gaps, tmpdir), here) for i in todo}, finish)
     result = pd.concat(out, ignore_index=True)
     if parts is not None:
         result.attrs.update(parts_reused=len(tasks) - len(todo), windows=len(tasks))
@@ -507,24 +494,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     bar = tqdm(total=len(tasks), disable=not progress, desc="peak models",
                initial=len(tasks) - len(todo))
     try:
-        if executor is None:
-            for i in todo:
-                name, cov, lab = tasks[i]
-                finish(i, window_error_functions(cov, lab, sequence_id=name,
-                                                 max_peaks=max_peaks, gaps=gaps,
-                                                 tmpdir=tmpdir))
-        else:
-            expect_tasks(executor, len(todo))  # a lazy pool starts no idle worker
-            futures = {executor.submit(window_error_functions, tasks[i][1], tasks[i][2],
-                                       sequence_id=tasks[i][0], max_peaks=max_peaks,
-                                       gaps=gaps, tmpdir=tmpdir): i for i in todo}
-            try:
-                for fut in as_completed(futures):
-                    finish(futures[fut], fut.result())
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+        run_tasks(executor, window_error_functions,
+                  {i: (tasks[i][1:], dict(sequence_id=tasks[i][0], max_peaks=max_peaks,
+                                          gaps=gaps, tmpdir=tmpdir)) for i in todo}, finish)
     finally:
         bar.close()
     ev = pd.concat(out, ignore_index=True)

@@ -82,8 +82,9 @@ def code_digest() -> str:
     32
     """
     h = hashlib.blake2b(digest_size=16)
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    root = Path(__file__).parent.parent  # penlearn/peaks: formats, peakseg, joint
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
