@@ -194,7 +194,7 @@ def region_keys(df: pd.DataFrame, per_sample: bool) -> pd.Series:
     --------
     >>> df = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"]})
     >>> region_keys(df, True).tolist()
-    ['a\tchr1']
+    ['a\\tchr1']
     """
     if per_sample:
         return df["sample_id"].astype(str) + "\t" + df["chrom"].astype(str)
