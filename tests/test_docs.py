@@ -1,7 +1,9 @@
 """The documentation: the mkdocs site builds in strict mode, every docstring example runs.
 
 - ``mkdocs build --strict`` (the site of ``docs/`` with the API reference generated from the
-  docstrings by mkdocstrings) must succeed without a single warning, and no Sphinx role
+  docstrings by mkdocstrings), run as documented (no ``--quiet``), must succeed without a
+  single warning; the API page shows the options of ``learn_penalty`` / ``PenaltyModel``
+  with their run-time defaults; and no Sphinx role
   (``:func:`...```) may show raw in its pages;
 - the ``Examples`` of every module of the package run as doctests (the equivalent of
   ``pytest --doctest-modules penlearn``) and must all pass;
@@ -11,7 +13,10 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import doctest
+import html
 import importlib
 import importlib.util
 import inspect
@@ -26,6 +31,7 @@ from pathlib import Path
 import pytest
 
 import penlearn
+from penlearn.learn.options import LearnOptions
 
 REPO = Path(__file__).resolve().parents[1]
 MODULES = sorted(m.name for m in pkgutil.walk_packages(penlearn.__path__, "penlearn.")
@@ -33,16 +39,23 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(penlearn.__path__, "penle
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
-def test_mkdocs_build_strict(tmp_path):
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory):
+    """The site built by ``mkdocs build --strict`` exactly as the docs say (no --quiet)."""
+    site = tmp_path_factory.mktemp("docs") / "site"
     env = dict(os.environ, MPLBACKEND="Agg")
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(site)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
         cwd=REPO, capture_output=True, text=True, env=env, timeout=240,
     )
+    return proc, site
+
+
+def test_mkdocs_build_strict(built_site):
+    proc, site = built_site
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
-    # no warning may slip through (strict aborts on them, but say it explicitly)
-    assert "WARNING" not in proc.stderr, proc.stderr
+    # not one warning, shown or hidden (the build is run without --quiet, as documented)
+    assert "WARNING" not in proc.stderr + proc.stdout, proc.stderr
     # the API reference really holds the generated docs of the public functions
     api = "".join(p.read_text(encoding="utf-8") for p in (site / "api").rglob("*.html"))
     missing = [n for n, _ in _public_objects() if n not in api]
@@ -51,6 +64,36 @@ def test_mkdocs_build_strict(tmp_path):
     raw = sorted(set(RAW_ROLE.findall(api)))
     assert not raw, f"{len(raw)} raw Sphinx roles in the built API pages, e.g. {raw[:5]}"
     assert api.count('class="autorefs autorefs-internal"') > 100  # they became links
+
+
+def _rendered_signature(page: str, name: str) -> dict[str, object]:
+    """Parameter → default (``inspect.Parameter.empty`` if none) of ``name(`` on a page."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    start = text.index(f"{name}(\n")
+    body = text[start + len(name) + 1: text.index("\n)", start)]
+    out: dict[str, object] = {}
+    for line in body.splitlines():
+        item = line.strip().rstrip(",")
+        if not item or item in ("*", "/"):
+            continue
+        key, _, default = item.partition("=")
+        out[key] = ast.literal_eval(default) if default else inspect.Parameter.empty
+    return out
+
+
+@pytest.mark.parametrize("name", ["learn_penalty", "PenaltyModel"])
+def test_api_page_signature_is_the_runtime_signature(built_site, name):
+    """The options built at run time from ``LearnOptions`` (``with_options``) are shown
+    with their defaults on the API page (docs/_ext/learn_options.py), none as required."""
+    proc, site = built_site
+    assert proc.returncode == 0, proc.stderr
+    page = (site / "api" / "learn" / "index.html").read_text(encoding="utf-8")
+    shown = _rendered_signature(page, name)
+    runtime = {p.name: p.default for p in inspect.signature(getattr(penlearn, name))
+               .parameters.values()}
+    assert shown == runtime
+    options = {f.name: f.default for f in dataclasses.fields(LearnOptions)}
+    assert {k: shown[k] for k in options} == options
 
 
 RAW_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|attr|data|obj|exc):(?:`|<code>)[^`<]*")

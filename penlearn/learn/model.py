@@ -58,13 +58,11 @@ class PenaltyModel:
     A thin estimator over :func:`penlearn.learn.penalty.fit_penalty`; the parameters are
     those of :func:`learn_penalty`.
 
-    Parameters
-    ----------
-    **options
-        The options of :func:`learn_penalty`, defined once in
-        :class:`penlearn.learn.options.LearnOptions` (the defaults there) and checked
-        by :func:`penlearn.learn.options.learn_options` when fitting; ``clip`` only
-        changes prediction (features clipped to their training range, linear model).
+    The keyword options (``model``, ``line_search``, ``l2``, …: the signature lists
+    them with their defaults) are those of :func:`learn_penalty`, defined once in
+    :class:`penlearn.learn.options.LearnOptions` and checked by
+    :func:`penlearn.learn.options.learn_options` when fitting; ``clip`` only changes
+    prediction (features clipped to their training range).
 
     Attributes
     ----------
