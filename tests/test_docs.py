@@ -205,3 +205,51 @@ def test_getting_started_example_prints_a_finite_aum(monkeypatch, tmp_path, caps
     assert match, out
     auc, aum = float(match[1]), float(match[2])
     assert 0.5 < auc <= 1 and 0 < aum < float("inf"), out
+
+
+def test_design_citations_point_into_docs_design():
+    """Code, tests, notebooks and docs cite the design as ``docs/design.md §N`` and every
+    cited section exists there; nothing cites a document outside the repository."""
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", design, flags=re.M))
+    assert sections >= {str(n) for n in range(1, 9)}
+    files = [p for d in ("penlearn", "tests", "notebooks", "docs", "benchmarks")
+             for p in (REPO / d).rglob("*") if p.suffix in {".py", ".md"}]
+    files.append(REPO / "README.md")
+    cited, stale = set(), []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        cited |= {(path.name, n) for n in re.findall(r"design\.md,? §(\d+)", text)}
+        stale += [f"{path.relative_to(REPO)}: {m}" for m in re.findall(r"SPEC §\d+", text)]
+    assert not stale, stale
+    assert cited, "no citation of docs/design.md found"
+    missing = sorted((f, n) for f, n in cited if n not in sections)
+    assert not missing, f"citations of sections absent from docs/design.md: {missing}"
+
+
+def _fenced(text: str, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_first_screen():
+    """The README's two commands (the test one identical to .ci/run's), the genomics path
+    in at most 15 command lines, links that resolve, and its claims as issue 39 wants."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    blocks = _fenced(readme, "bash")
+    assert len(blocks) >= 3
+    demo, tests, genomics = (b.strip() for b in blocks[:3])
+    assert demo.endswith("penlearn demo") and "pip install" in demo
+    ci_line = ci.split("# --- README test command (keep identical to README.md) ---\n")[1]
+    assert tests == ci_line.splitlines()[0]
+    commands = [ln for ln in genomics.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert len(commands) <= 15
+    used = {ln.split()[1] for ln in commands}
+    assert {"peaks", "learn", "errors", "joint", "hub"} <= used
+    assert "penlearn peaks coverage.bedGraph.gz --out peaks/" in commands  # no labels
+    # every claim true: the default model, what is pure Python + NumPy
+    assert 'model="auto"' in readme and "by default AUM gradient boosting" not in readme
+    assert "line search is pure Python + NumPy" in readme and "numba" in readme
+    for link in re.findall(r"\]\(([^)#]+)\)", readme):
+        assert (REPO / link).exists(), link
+    assert len(readme.split()) < 800

@@ -1,8 +1,8 @@
-"""The exact joint peak model of several samples in one window (SPEC §8).
+"""The exact joint peak model of several samples in one window (docs/design.md §8).
 
 S samples cover one window. A model with k samples up has one common peak ``[a, b)``:
 each up sample has three Poisson means (before, inside, after the peak) with the inside
-mean >= both outside means (non-strict, as PeakSeg's up-down constraint, SPEC §7); every
+mean >= both outside means (non-strict, as PeakSeg's up-down constraint, docs/design.md §7); every
 other sample has one flat mean. The loss is PeakSeg's Poisson loss Σ w (m − y log m)
 (Hocking et al. 2020, JMLR). For each k = 0..S, :func:`joint_peak` gives the model of
 minimum total loss, *exactly*: PeakSegJoint (Hocking & Bourque 2015, "PeakSegJoint: fast
@@ -43,7 +43,7 @@ floating point, so "exact" is up to rounding (1e-12 of the total flat loss).
 Samples that do not start or end at the same base: by default the window spans all rows
 (from the first ``chromStart`` to the last ``chromEnd`` of all samples) and the bases a
 sample has no row for are zeros, as zero-coverage gaps between a sample's rows are
-(SPEC §7); PeakSegJoint does the same, so losses compare with its. ``extent="common"``
+(docs/design.md §7); PeakSegJoint does the same, so losses compare with its. ``extent="common"``
 fits only the bases all samples cover; ``region`` fits given bases, which every sample
 must cover (else a ``ValueError``).
 """
@@ -209,7 +209,7 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
             raise ValueError(f"window sample {samples[s]!r} has overlapping rows: one ends "
                              f"at {en[r]:g}, the next starts at {st[r + 1]:g}")
         gap = st[1:] > en[:-1]
-        if gap.any():  # zero-coverage gaps are zeros (SPEC §7)
+        if gap.any():  # zero-coverage gaps are zeros (docs/design.md §7)
             gs, ge = en[:-1][gap], st[1:][gap]
             st = np.concatenate([st, gs])
             en = np.concatenate([en, ge])
@@ -341,7 +341,7 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
         Without ``region``, the bases to fit when samples start or end at different
         bases: ``"union"`` (default) from the first ``chromStart`` to the last
         ``chromEnd`` of all samples, the bases a sample has no row for counting as
-        zeros (as gaps do, SPEC §7, and as PeakSegJoint does); ``"common"`` only the
+        zeros (as gaps do, docs/design.md §7, and as PeakSegJoint does); ``"common"`` only the
         bases every sample covers.
     method : {"exact", "heuristic"}
         ``"exact"``: the heuristic's peaks first, then a branch and bound over every

@@ -54,10 +54,8 @@ __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
 
 #: Default bound of each (sample, window)'s path: models with at most this many peaks.
-#: On the 8 labeled samples of ``H3K36me3_TDH_other_chunk1`` (12k-43k rows, 340 kb) the
-#: bound falls at log λ 6.5-7.0; every minimum-error interval lies 1.2-2.3 and every
-#: label's target interval 0.37-1.15 above it in log λ, by 3× deeper exact paths
-#: (``benchmarks/peak_bound.py``); about 80 models and 100 solves per sample.
+#: Chosen so that the bound lies well below every label's minimum-error interval in
+#: log λ (measured by ``benchmarks/peak_bound.py``, figures in ``benchmarks/RESULTS.md``).
 DEFAULT_MAX_PEAKS = 100
 
 EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
