@@ -31,6 +31,7 @@ from penlearn._checks import require_columns
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
+from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, joint_windows, window_coverage
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
@@ -421,6 +422,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     windows = joint_windows(peaks.assign(sample_id=peaks["sample_id"].astype(str)),
                             coverage, widen=widen)
     paths, fits = {}, {}
+    if progress and len(windows):
+        warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
     bar = tqdm(total=len(windows), disable=not progress, desc="joint windows")
     for wid, window in window_coverage(coverage, windows,
                                        groups=group_of if has_groups else None, gaps=gaps):

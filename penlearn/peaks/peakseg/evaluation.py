@@ -316,7 +316,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda, *, windows: pd.DataFrame |
         out[i] = _with_ids(table, value, name, sid)
         bar.update(len(cov))
 
-    if progress and len(tasks) >= 2 and todo:
+    if progress and todo:  # one window too: no bar, but no silent minute either
         warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     # a bar for one problem would only jump from 0 to 100% at the end
     with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
