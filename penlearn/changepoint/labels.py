@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list, require_columns, require_ids
+from penlearn._repr import compact_repr
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -388,3 +389,6 @@ def label_errors(
              and c not in models.columns]
     label_table = pairs[label_cols + extra].reset_index(drop=True)
     return LabelErrors(model_errors, label_table)
+
+
+LabelErrors.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

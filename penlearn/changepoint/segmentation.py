@@ -31,6 +31,7 @@ import pandas as pd
 
 from penlearn._checks import require_columns, require_ids, sequence_label
 from penlearn._executor import expect_tasks
+from penlearn._repr import compact_repr
 from penlearn.changepoint._dp_segment import (
     _backtrack,
     _segment_neighbourhood,
@@ -587,3 +588,8 @@ def segment_sequences(
     bar.close()
     models, changes = _tables(ids, positions, results)
     return SequenceSegmentations(models, changes)
+
+
+Segmentation.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+PenalizedSegmentation.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+SequenceSegmentations.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -429,9 +429,8 @@ class PenaltyModel:
         if getattr(self, "trees_", None) is not None:
             return (f"PenaltyModel({kind}trees={len(self.trees_)}, "
                     f"features={len(self.coef_)})")
-        if not np.any(self.coef_.to_numpy()):
-            return (f"PenaltyModel({kind}constant log λ = {self.intercept_:.4g}, "
-                    f"features={len(self.coef_)})")
+        if not np.any(self.coef_.to_numpy()):  # a constant uses no feature: none listed
+            return f"PenaltyModel({kind}constant log λ = {self.intercept_:.4g})"
         return (
             f"PenaltyModel({kind}features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"

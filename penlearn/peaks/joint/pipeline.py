@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
@@ -496,3 +497,6 @@ def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,
     out["single"] = s["status"].to_numpy()
     out["joint"] = j["status"].to_numpy()
     return out
+
+
+JointPeaks.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns, sequence_label
+from penlearn._repr import compact_repr
 from penlearn.changepoint.model_selection import model_selection
 
 __all__ = ["JointPeakFit", "joint_peak"]
@@ -417,3 +418,6 @@ def warm(say: bool = True) -> bool:
                            "chromEnd": [10, 20, 30] * 2, "count": [1, 5, 1, 0, 6, 0]})
     return warm_kernels("joint peak", (kern.branch_and_bound, kern.heuristic, kern.seg_loss),
                         lambda: joint_peak(window), say)
+
+
+JointPeakFit.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

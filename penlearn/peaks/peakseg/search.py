@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from penlearn._repr import compact_repr
 from penlearn.peaks.peakseg.solver import (
     PeakSegModel,
     _check_max_peaks,
@@ -172,3 +173,6 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill",
         model=result, target_peaks=target, reached=reached,
         iterations=pd.DataFrame(rows).astype({"under": "Int64", "over": "Int64"}),
     )
+
+
+PeakSegSearch.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
