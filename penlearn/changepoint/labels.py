@@ -29,6 +29,7 @@ import pandas as pd
 
 from penlearn._checks import id_list, require_columns, require_ids
 from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -258,7 +259,8 @@ def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
                f"data){id_type_hint(missing, have)}")
         if unmatched == "error" or len(missing) == len(labeled):
             raise ValueError(msg)
-        warnings.warn(msg + "; their labels are left out", UserWarning, stacklevel=2)
+        warnings.warn(msg + "; their labels are left out", UserWarning,
+                      stacklevel=caller_stacklevel())
         labels = labels[~labels["sequence_id"].isin(set(missing))]
     out = labels_outside_data(sequences, labels)
     if len(out):
@@ -271,7 +273,7 @@ def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
                "needing a change there is a false negative at every penalty")
         if outside == "error":
             raise ValueError(msg)
-        warnings.warn(msg, UserWarning, stacklevel=2)
+        warnings.warn(msg, UserWarning, stacklevel=caller_stacklevel())
     return labels
 
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import bounded_rows, check_evaluation, id_list
+from penlearn._warnings import caller_stacklevel
 from penlearn.breakpoints import (
     Breakpoints,
     breakpoints_from_checked,
@@ -184,7 +185,7 @@ def _set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
             "than at the extreme one (FN at lambda=0 or FP at lambda=inf is not minimal), so "
             f"AUM is undefined for them; their breakpoints are left out: {names[:5]}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
         keep = ~np.isin(bp.example, bad)
         bp = Breakpoints(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
@@ -308,7 +309,8 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
                       high=np.maximum(scaling.high, rows.max(axis=0, initial=-np.inf)))
     if scaling.dropped:
         warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
-                      f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=5)
+                      f"feature column(s): {list(scaling.dropped)}", UserWarning,
+                      stacklevel=caller_stacklevel())
     return scaling
 
 
@@ -470,6 +472,9 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     what = "groups" if explicit else ("regions" if g is not None else "sequences")
     if g is None:
         g = pd.Series(range(len(ids)), index=ids)
+    if what != "sequences" and g.nunique() < o.cv_folds:  # group_folds: one sequence a group
+        what = (f"sequences (only {g.nunique()} {what[:-1] if g.nunique() == 1 else what},"
+                f" fewer than the {o.cv_folds} folds)")
     fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
     ev_ids = ev["sequence_id"]
     errors = {c: [] for c in o.candidates}

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import expect_tasks
+from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg._store import warm as warm_peakseg
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
@@ -467,7 +468,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                 write_part(folder, "errors", keys[i], table)
             except OSError as exc:
                 warnings.warn(f"cannot write the cache folder {folder} ({exc}); continuing "
-                              "without a cache", stacklevel=3)
+                              "without a cache", stacklevel=caller_stacklevel())
                 folder = None
 
     if progress and todo:

@@ -37,6 +37,7 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.formats.regions import (
     PEAK_ANNOTATIONS,
@@ -215,7 +216,7 @@ is on a chromosome without coverage
            f"labels row {int(r['row'])} ({what}) {why}")
     if outside == "error":
         raise ValueError(msg)
-    warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=2)
+    warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=caller_stacklevel())
     return labels.iloc[np.setdiff1d(np.arange(len(labels)), rows)]
 
 

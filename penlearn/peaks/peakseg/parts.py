@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._version import package_version
+from penlearn._warnings import caller_stacklevel
 from penlearn.atomic_files import write_bytes_atomic
 
 __all__ = ["code_digest", "default_cache_dir", "frame_digest", "part_key", "read_part",
@@ -171,5 +172,5 @@ def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | 
         return pd.DataFrame(columns)
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         warnings.warn(f"saved part {path} unreadable ({exc}); computing it again",
-                      stacklevel=3)
+                      stacklevel=caller_stacklevel())
         return None
