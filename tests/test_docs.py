@@ -253,3 +253,26 @@ def test_readme_first_screen():
     for link in re.findall(r"\]\(([^)#]+)\)", readme):
         assert (REPO / link).exists(), link
     assert len(readme.split()) < 800
+
+
+def test_the_documented_notebook_commands_run(tmp_path):
+    """docs/how-to/notebooks.md's two commands work with the test extra alone (issue 39:
+    ``jupytext --execute`` needed nbconvert, which the extra does not install)."""
+    page = (REPO / "docs" / "how-to" / "notebooks.md").read_text(encoding="utf-8")
+    block = next(b for b in _fenced(page, "bash") if "jupytext --sync" in b)
+    (tmp_path / "notebooks").mkdir()
+    script = tmp_path / "notebooks" / "NAME.py"
+    script.write_text("# %%\nprint(6 * 7)\n")
+    bindir = Path(sys.executable).parent
+    subprocess.run([str(bindir / "jupytext"), "--set-formats", "ipynb,py:percent",
+                    str(script)], check=True, capture_output=True, timeout=120)
+    for line in block.splitlines():
+        command = line.split("#", 1)[0].split()
+        exe = bindir / command[0]
+        proc = subprocess.run([str(exe) if exe.exists() else command[0], *command[1:]],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, (line, proc.stderr[-2000:])
+    import json
+
+    nb = json.loads((tmp_path / "notebooks" / "NAME.ipynb").read_text())
+    assert nb["cells"][0]["outputs"][0]["text"] == ["42\n"]
