@@ -201,7 +201,7 @@ def read_groups_file(path) -> pd.DataFrame:
     --------
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "groups.csv"
-    >>> _ = f.write_text("sample_id,group\nA,kidney\nB,bcell\n")
+    >>> _ = f.write_text("sample_id,group\\nA,kidney\\nB,bcell\\n")
     >>> read_groups_file(f).values.tolist()
     [['A', 'kidney'], ['B', 'bcell']]
     """
