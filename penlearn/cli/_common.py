@@ -115,11 +115,13 @@ class _Reporter:
 # --------------------------------------------------------------------------- inputs
 
 
-def _load_model(path: str | os.PathLike):
+def _load_model(path: str | os.PathLike, task: str | None = None):
+    """The model file ``path``; ``task``: it must be a model of that task (its features
+    mean what the command computes; :meth:`PenaltyModel.load`)."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"model file not found: {p}")
-    return PenaltyModel.load(p)
+    return PenaltyModel.load(p, task=task)
 
 
 def _fold_split(ds, fold, cv_type: str | None) -> tuple[dict, str]:

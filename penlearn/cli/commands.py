@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._checks import id_list
-from penlearn.atomic_files import check_output, staged_dir, staged_file
+from penlearn.atomic_files import check_added_folder, check_output, staged_dir, staged_file
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
 from penlearn.changepoint.model_selection import bic_log_lambda
 from penlearn.cli._common import (
@@ -38,6 +38,7 @@ from penlearn.datasets import (
     simulate,
     write_uci,
 )
+from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.report import best_constant_log_lambda, roc_change_report
@@ -367,8 +368,14 @@ def _segmentation_settings(ds) -> dict | None:
 
 
 def _cache_option(args):
-    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir``."""
-    return False if args.no_cache else (args.cache_dir or True)
+    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir`` (checked as
+    ``--out`` is, before any work)."""
+    if args.no_cache:
+        return False
+    if args.cache_dir is not None:
+        check_added_folder(args.cache_dir, "--cache-dir", inputs=[args.data_dir],
+                           outputs={"--out": args.out})
+    return args.cache_dir or True
 
 
 def cmd_learn(args) -> int:
@@ -410,6 +417,7 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

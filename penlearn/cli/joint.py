@@ -89,7 +89,7 @@ def cmd_joint(args) -> int:
                                             if p]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     report = _Reporter(args.quiet)
-    model = _load_model(args.model) if args.model else None
+    model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "

@@ -20,7 +20,7 @@ from penlearn.cli._common import (
     error_exit,
     non_negative_int,
 )
-from penlearn.cli._workers import add_worker_arguments
+from penlearn.cli._workers import add_worker_arguments, check_worker_arguments
 from penlearn.cli.commands import cmd_demo, cmd_learn, cmd_predict, cmd_report, cmd_segment
 from penlearn.cli.errors import add_errors_arguments, cmd_errors
 from penlearn.cli.hub import add_hub_arguments, cmd_hub
@@ -278,6 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2
+    try:  # options that do nothing are refused before any work
+        check_worker_arguments(args)
+    except ValueError as exc:
+        return error_exit(args.command, exc)
     with sigterm_unwinds(), warnings.catch_warnings():
         warnings.showwarning = _warning_printer(args.command)
         if args.quiet:

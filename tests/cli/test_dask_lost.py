@@ -144,7 +144,7 @@ def test_worker_timeout_option():
     from penlearn.cli.main import build_parser
 
     args = build_parser().parse_args(["peaks", "x", "--out", "y"])
-    assert args.worker_timeout == 120
+    assert args.worker_timeout is None  # not given: WORKER_TIMEOUT with --scheduler
     for bad in ("-1", "inf", "soon"):
         with pytest.raises(SystemExit):
             build_parser().parse_args(["peaks", "x", "--out", "y", "--worker-timeout", bad])

@@ -47,6 +47,11 @@ def _model(path: Path, kind: str, intercept: float) -> Path:
             "history": {c: [0.0] for c in HISTORY_COLUMNS}}
     if kind != "linear":
         data["trees"] = TREES if kind == "boosting" else []
+        n = len(data["trees"])  # a consistent file: best_step = the trees kept, steps 0..n
+        data["best_step"] = n
+        data["history"] = {c: [float(k) if c == "step" else 0.0 for k in range(n + 1)]
+                           for c in HISTORY_COLUMNS}
+    data["task"] = "peaks"
     path.write_text(json.dumps(data))
     return path
 

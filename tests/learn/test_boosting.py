@@ -206,7 +206,7 @@ def test_boosting_file_with_a_bad_tree_number_is_rejected(tmp_path, field, node,
     feats, ev = _regional()
     d = learn_penalty(feats, ev, model="boosting", progress=False,
                       boosting={"min_samples_leaf": 3}).to_dict()
-    d["trees"] = [tree]
+    d["trees"], d["best_step"] = [tree], 1  # one kept tree: best_step 1
     p = tmp_path / "ok.json"
     p.write_text(json.dumps(d))
     PenaltyModel.load(p)  # the untampered tree loads

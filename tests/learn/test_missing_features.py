@@ -36,7 +36,7 @@ def models():
                               boosting={"min_samples_leaf": 3})
         linear = learn_penalty(feats, ev, model="linear", progress=False, max_steps=5)
     const = PenaltyModel.from_dict(boost.to_dict())
-    const.trees_ = []
+    const.trees_, const.best_step_ = [], 0  # a boosting model that kept no tree
     assert len(boost.trees_) >= 1 and np.any(linear.coef_ != 0)
     return {"constant": const, "boosting": boost, "linear": linear}, feats
 
