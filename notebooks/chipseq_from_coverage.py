@@ -26,7 +26,7 @@
 # 3. every sample's path of peak models over the penalty and its label errors:
 #    the error functions (`peak_error_functions`);
 # 4. the 36 coverage features, a penalty learned on 6 samples (`learn_penalty`'s
-#    default: AUM gradient boosting), its ROC-change report, and its test label
+#    default, `model="auto"`), its ROC-change report, and its test label
 #    errors against the best constant penalty;
 # 5. the predicted penalty of the 2 held-out samples → their peaks (BED) and label
 #    errors.

@@ -193,7 +193,7 @@ runs[fold, "first min"].history_
 # ## 3. The sign of the initialisation in the paper's code
 #
 # penlearn's models predict **log λ**; the AUM machinery works with
-# **score = −log λ** (SPEC §2). Interval regression predicts log λ, so its predictions
+# **score = −log λ** (docs/design.md §2). Interval regression predicts log λ, so its predictions
 # must be negated before they are used as scores. The experiment script behind the
 # paper's Figure 6 copies the interval-regression parameters straight into the AUM
 # model's weights, which therefore start from the **negated** fit. penlearn reproduces

@@ -9,10 +9,11 @@ runs once, when penlearn is imported (before numba compiles anything): when no s
 place is writable it points ``NUMBA_CACHE_DIR`` to a folder under the system's
 temporary folder and says so in one warning.
 
-Compiling the kernels takes 25–60 s on first use; a progress bar started meanwhile
-counts almost nothing for that long and shows an ETA of hours. :func:`warm_kernels`
-compiles (or loads from the cache) a family of kernels before the caller starts its bar,
-saying so in one line only when they are not cached yet.
+Compiling the kernels takes 20–45 CPU seconds per family on first use (minutes on a
+loaded machine); a progress bar started meanwhile counts almost nothing for that long and
+shows an ETA of hours, and a command without a bar is silent. :func:`warm_kernels`
+compiles (or loads from the cache) a family of kernels before the caller starts its work,
+saying so in one line, with the time to expect, only when they are not cached yet.
 """
 
 from __future__ import annotations
@@ -111,13 +112,55 @@ def cached(dispatchers: Iterable) -> bool:
 
 _WARMED: set[str] = set()
 
+#: CPU seconds of the first compilation of each family of kernels (numba's cache empty),
+#: measured on the development machine (2 cores; the wall time of an idle machine):
+#: ``NUMBA_CACHE_DIR=$(mktemp -d) python -c "...; warm()"``, ``time.process_time()``.
+COMPILE_SECONDS = {"coverage reader": 20.0, "PeakSeg": 45.0, "segmentation": 30.0,
+                   "joint peak": 30.0}
+
+
+def compile_eta(cpu_seconds: float, load: float | None = None, cores: int | None = None
+                ) -> float:
+    """Expected wall seconds of a compilation of ``cpu_seconds`` at this machine's load.
+
+    The compiler runs on one core; with more runnable processes than cores it gets a
+    share ``cores / (load + 1)`` of one (the 1-minute load average counts the others).
+
+    Examples
+    --------
+    >>> compile_eta(30.0, load=0.0, cores=2)
+    30.0
+    >>> compile_eta(30.0, load=15.0, cores=2)
+    240.0
+    """
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:
+            load = 0.0
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:
+            cores = os.cpu_count() or 1
+    return float(cpu_seconds) * max(1.0, (load + 1.0) / max(cores, 1))
+
+
+def _duration(seconds: float) -> str:
+    """``"about 40 s"``, ``"about 4 min"``."""
+    if seconds < 90:
+        return f"about {max(5, round(seconds / 5) * 5):d} s"
+    return f"about {round(seconds / 60):d} min"
+
 
 def warm_kernels(name: str, dispatchers: Iterable, run: Callable[[], object],
                  say: bool = True) -> bool:
     """Compile or load the kernels ``name`` once per process, before a progress bar starts.
 
     When they are not cached yet (:func:`cached`), one line on stderr says that they are
-    being compiled (once: numba caches them for later runs); then ``run()`` (a call of the
+    being compiled (once: numba caches them for later runs) and how long that should take
+    (:data:`COMPILE_SECONDS` at this machine's load, :func:`compile_eta`); then ``run()``
+    (a call of the
     kernels on a tiny input) compiles them, or loads them from the cache. Later calls
     with the same ``name`` do nothing. Returns True when the kernels were compiled here.
 
@@ -130,8 +173,9 @@ def warm_kernels(name: str, dispatchers: Iterable, run: Callable[[], object],
         return False
     compiling = not cached(dispatchers)
     if compiling and say:
+        eta = _duration(compile_eta(COMPILE_SECONDS.get(name, 30.0)))
         print(f"penlearn: compiling the {name} kernels (once; numba caches them for later "
-              f"runs, about 30 s)...", file=sys.stderr, flush=True)
+              f"runs): {eta} at this machine's load...", file=sys.stderr, flush=True)
     run()
     _WARMED.add(name)
     return compiling

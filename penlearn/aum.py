@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from penlearn._checks import finite_vector
+from penlearn._repr import compact_repr
 from penlearn.breakpoints import Breakpoints
 
 
@@ -208,3 +209,6 @@ def _check_nonnegative(fp_before, fn_before, fp_diff, fn_diff) -> None:
             f"thresholds reaches {fn_before.min():g} (penlearn.breakpoints."
             "examples_with_negative_errors lists the examples whose error functions cause it)"
         )
+
+
+AUMResult.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

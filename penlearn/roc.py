@@ -24,6 +24,7 @@ from penlearn._checks import (
     id_list,
     require_columns,
 )
+from penlearn._repr import compact_repr
 from penlearn.aum import check_scores, threshold_groups
 from penlearn.breakpoints import Breakpoints, breakpoints_from_checked
 
@@ -589,3 +590,6 @@ def changepoint_auc(evaluation: pd.DataFrame, log_lambda) -> float:
     if pred.shape != (len(ids),) or not np.all(np.isfinite(pred)):
         raise ValueError(f"log_lambda must hold one finite value for each of {len(ids)} sequences")
     return ChangepointROC(check_evaluation(evaluation), ids).auc(-pred)
+
+
+ROCChange.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._folds import alternate_split, singletons
+from penlearn._warnings import caller_stacklevel
 from penlearn.aum import aum
 from penlearn.binary.model import BinaryLinearModel, _Standardizer
 from penlearn.breakpoints import breakpoints_from_labels
@@ -136,7 +137,7 @@ def fit_aum_linear(
     dropped = [names[j] if names else f"x{j}" for j in np.flatnonzero(st.constant)]
     if dropped:
         warnings.warn(f"fit_aum_linear: constant feature column(s) {dropped} get weight 0",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=caller_stacklevel())
     X_sub, X_val = st(Xs_raw), st(Xv_raw)
     bp_sub = breakpoints_from_labels(ys)
     check_classes(bp_sub, "subtrain")

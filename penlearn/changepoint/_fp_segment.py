@@ -48,6 +48,7 @@ import numpy as np
 
 from penlearn._interrupt import deferred_interrupts
 from penlearn._numba_cache import warm_kernels
+from penlearn._warnings import caller_stacklevel
 from penlearn.changepoint._fp_pieces import (
     HI,
     L2,
@@ -321,7 +322,7 @@ def _unscaled(scaled: np.ndarray, scale: float) -> np.ndarray:
         warnings.warn(
             "the square losses of these tiny values underflow the float range (reported "
             "as 0 or subnormal); the changes are exact (they do not depend on the scale)",
-            UserWarning, stacklevel=4)
+            UserWarning, stacklevel=caller_stacklevel())
     return out
 
 

@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list, require_columns, require_ids
+from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 
 #: The annotation rules: minimum and maximum number of changes per annotation.
 ANNOTATIONS = pd.DataFrame(
@@ -257,7 +259,8 @@ def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
                f"data){id_type_hint(missing, have)}")
         if unmatched == "error" or len(missing) == len(labeled):
             raise ValueError(msg)
-        warnings.warn(msg + "; their labels are left out", UserWarning, stacklevel=2)
+        warnings.warn(msg + "; their labels are left out", UserWarning,
+                      stacklevel=caller_stacklevel())
         labels = labels[~labels["sequence_id"].isin(set(missing))]
     out = labels_outside_data(sequences, labels)
     if len(out):
@@ -270,7 +273,7 @@ def labels_with_data(sequences: pd.DataFrame, labels: pd.DataFrame, *,
                "needing a change there is a false negative at every penalty")
         if outside == "error":
             raise ValueError(msg)
-        warnings.warn(msg, UserWarning, stacklevel=2)
+        warnings.warn(msg, UserWarning, stacklevel=caller_stacklevel())
     return labels
 
 
@@ -388,3 +391,6 @@ def label_errors(
              and c not in models.columns]
     label_table = pairs[label_cols + extra].reset_index(drop=True)
     return LabelErrors(model_errors, label_table)
+
+
+LabelErrors.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -31,6 +31,8 @@ import pandas as pd
 
 from penlearn._checks import require_columns, require_ids, sequence_label
 from penlearn._executor import expect_tasks
+from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 from penlearn.changepoint._dp_segment import (
     _backtrack,
     _segment_neighbourhood,
@@ -185,7 +187,7 @@ def _check_k(max_segments, n: int) -> int:
             f"max_segments={k} is larger than the number of data points ({n}); "
             f"computing models with 1..{n} segments",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
         k = n
     return k
@@ -554,7 +556,7 @@ def segment_sequences(
             f"{len(short)} sequence(s) have fewer than max_segments={max_segments} points "
             f"(e.g. {short[0][0]!r} with {short[0][1]}); their models stop at n segments",
             UserWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     results: list = [None] * len(ids)
     if progress and segmenter is None:
@@ -587,3 +589,8 @@ def segment_sequences(
     bar.close()
     models, changes = _tables(ids, positions, results)
     return SequenceSegmentations(models, changes)
+
+
+Segmentation.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+PenalizedSegmentation.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+SequenceSegmentations.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from penlearn._checks import MissingDependency
+from penlearn._checks import MissingDependency, check_regular_file
 from penlearn.atomic_files import check_added_folder
 from penlearn.changepoint.labels import labels_with_data
 from penlearn.cli._workers import add_worker_arguments
@@ -203,3 +203,26 @@ def _warning_printer(command: str):
         text = " ".join(str(message).split())
         print(f"penlearn {command}: warning: {text}", file=file or sys.stderr)
     return show
+
+
+def read_groups_file(path) -> pd.DataFrame:
+    """``--groups FILE``: a CSV (``.csv``) or TSV / whitespace table with columns
+    ``sample_id, group`` (strings), checked.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "groups.csv"
+    >>> _ = f.write_text("sample_id,group\\nA,kidney\\nB,bcell\\n")
+    >>> read_groups_file(f).values.tolist()
+    [['A', 'kidney'], ['B', 'bcell']]
+    """
+    sep = "," if str(path).endswith(".csv") else None
+    check_regular_file(path)  # /dev/zero: read without bound
+    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    missing = [c for c in ("sample_id", "group") if c not in table.columns]
+    if missing:
+        raise ValueError(f"--groups {path}: needs the columns sample_id, group "
+                         f"(missing {missing[0]!r})")
+    return table[["sample_id", "group"]]
+

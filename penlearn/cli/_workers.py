@@ -9,6 +9,7 @@ import contextlib
 import logging
 import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -214,12 +215,42 @@ class LazyProcessPool(Executor):
         if self._pool is None:
             n = self.max_workers if self._tasks is None else min(self.max_workers, self._tasks)
             self.workers = max(1, n)
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                             initializer=_worker_signals)
         return self._pool.submit(fn, *args, **kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:  # noqa: D102
         if self._pool is not None:
             self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Cancel the pending tasks and end the worker processes now (on an interrupt).
+
+        A running task is not waited for: its worker gets SIGTERM (the default action,
+        see :func:`_worker_signals`), and SIGKILL if still alive after ``timeout``
+        seconds. Safe for the outputs: every file is written atomically and the solver's
+        temporary files have no name (:mod:`penlearn.peaks.peakseg._store`).
+        """
+        if self._pool is None:
+            return
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            with contextlib.suppress(Exception):
+                proc.terminate()
+        deadline = time.monotonic() + timeout
+        for proc in processes:
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+
+
+def _worker_signals() -> None:
+    """In a ``--jobs`` worker: Ctrl-C is the main process's to handle (it stops the
+    workers), and SIGTERM ends the worker at once, even inside a compiled kernel."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def add_worker_arguments(p, task: str = "(sample, window)", tmpdir: bool = True) -> None:
@@ -300,7 +331,7 @@ def workers(args) -> Iterator[Executor | None]:
     try:
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.stop()  # an error or an interrupt: the running tasks are not waited for
         raise
     pool.shutdown(wait=True)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_bytes_atomic
+from penlearn.cli._common import read_groups_file
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.peak_files import merge_overlapping_peaks, read_peak_files
@@ -33,12 +34,14 @@ def _group(sid: str) -> str:
     return parts[-2] if len(parts) > 1 else sid
 
 
-def labels_for_samples(labels: pd.DataFrame, samples: list[str] | None) -> pd.DataFrame:
+def labels_for_samples(labels: pd.DataFrame, samples: list[str] | None,
+                       groups: pd.DataFrame | None = None) -> pd.DataFrame:
     """The labels of ``samples`` (None: one unnamed sample), one row per (sample, label).
 
     Labels with a ``sample_id`` keep theirs; labels of the genome-browser text format
     (a ``groups`` column) hold for the samples or groups they list (a sample's group: the
-    folder above it in a ``<group>/<sample>`` id), ``noPeaks`` for the others; labels
+    folder above it in a ``<group>/<sample>`` id, or its ``group`` in ``groups``, a table
+    ``sample_id, group`` as ``--groups FILE``), ``noPeaks`` for the others; labels
     with neither hold for every sample.
 
     Examples
@@ -64,7 +67,10 @@ def labels_for_samples(labels: pd.DataFrame, samples: list[str] | None) -> pd.Da
         if samples is None:
             raise ValueError("the labels list samples or groups: give --sample ID (a "
                              "'<group>/<sample>' id names the group too)")
-        return expand_groups(labels, {s: _group(s) for s in samples})[["sample_id", *cols]]
+        given = {} if groups is None else dict(zip(groups["sample_id"].astype(str),
+                                                   groups["group"].astype(str)))
+        return expand_groups(labels, {s: given.get(s, _group(s)) for s in samples}
+                             )[["sample_id", *cols]]
     if samples is None:
         return labels[cols]
     return pd.concat([labels[cols].assign(sample_id=s) for s in samples],
@@ -84,7 +90,8 @@ def cmd_errors(args) -> int:
                          "samples are its file names")
     samples = peaks.attrs["samples"] if folder else \
         (None if args.sample is None else [str(args.sample)])
-    labels = labels_for_samples(read_peak_labels(args.labels), samples)
+    groups = read_groups_file(args.groups) if args.groups else None
+    labels = labels_for_samples(read_peak_labels(args.labels), samples, groups)
     if folder:
         missing = sorted(set(labels["sample_id"]) - set(samples))
         if missing:
@@ -140,6 +147,10 @@ def add_errors_arguments(p) -> None:
     p.add_argument("--sample", default=None, metavar="ID",
                    help="the sample of a single PEAKS file: its labels are used (labels "
                    "with sample_id), or the labels listing it or its group ('<group>/<id>')")
+    p.add_argument("--groups", default=None, metavar="FILE",
+                   help="the group of each sample (a CSV / TSV with columns sample_id, "
+                   "group), for labels of the genome-browser text format that name groups "
+                   "(default: the folder above a '<group>/<sample>' id, else the id)")
     p.add_argument("--merge", action="store_true",
                    help="score the union of overlapping peaks (default: overlaps are an "
                    "error)")

@@ -35,9 +35,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from penlearn._checks import check_regular_file
 from penlearn.atomic_files import check_output, staged_dir
-from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli._common import _load_model, _Reporter, read_groups_file
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
@@ -61,14 +60,7 @@ def _groups_arg(args, coverage: pd.DataFrame):
                              f"coverage (columns: {', '.join(map(str, coverage.columns))})")
         return args.group_column
     if args.groups:
-        sep = "," if str(args.groups).endswith(".csv") else None
-        check_regular_file(args.groups)  # /dev/zero: read without bound
-        table = pd.read_csv(args.groups, sep=sep, engine="python", dtype=str)
-        missing = [c for c in ("sample_id", "group") if c not in table.columns]
-        if missing:
-            raise ValueError(f"--groups {args.groups}: needs the columns sample_id, group "
-                             f"(missing {missing[0]!r})")
-        return table
+        return read_groups_file(args.groups)
     if "group" in coverage.columns:
         return "group"
     return None

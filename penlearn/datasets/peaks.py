@@ -31,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._version import package_version
+from penlearn._warnings import caller_stacklevel
 from penlearn.atomic_files import write_bytes_atomic
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
@@ -251,7 +252,7 @@ def _usable(where: Path | None) -> Path | bool:
         where.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
-                      "a cache", stacklevel=3)
+                      "a cache", stacklevel=caller_stacklevel())
         return False
     return where.parent
 
@@ -275,7 +276,8 @@ def _read_cache(where: Path):
         feats.columns = list(meta["features"])
         feats = feats.astype(meta["features"])
     except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
-        warnings.warn(f"cache file {where} unreadable ({exc}); recomputing", stacklevel=3)
+        warnings.warn(f"cache file {where} unreadable ({exc}); recomputing",
+                      stacklevel=caller_stacklevel())
         return None
     return ev, feats
 
@@ -291,4 +293,4 @@ def _write_cache(where: Path, evaluation: pd.DataFrame, features: pd.DataFrame) 
         write_bytes_atomic(where, gzip.compress(text.encode("utf-8"), mtime=0))
     except OSError as exc:
         warnings.warn(f"cannot write the cache file {where} ({exc}); continuing without "
-                      "a cache", stacklevel=3)
+                      "a cache", stacklevel=caller_stacklevel())

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from penlearn._repr import compact_repr
+
 __all__ = ["SimulatedDataSet", "binary_timing_problem", "simulate"]
 
 # --------------------------------------------------------------------------------------
@@ -258,3 +260,5 @@ def binary_timing_problem(n: int, p: int = 10):
     w = rng.standard_normal(p)
     return X, labels, w, beta
 
+
+SimulatedDataSet.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

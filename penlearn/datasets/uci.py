@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_evaluation, require_columns
+from penlearn._repr import compact_repr
 from penlearn._tables import (
     _features_table,
     _find,
@@ -328,3 +329,6 @@ def write_uci(folder: Path, *, evaluation, targets, features, folds=None,
     if folds is not None:
         (folder / "cv" / folds[0]).mkdir(parents=True, exist_ok=True)
         _to_csv(uci_names(folds[1]), folder / "cv" / folds[0] / "folds.csv")
+
+
+UCIDataSet.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -80,7 +80,7 @@ def learn_penalty(
     min_improvement : float
         Keep the start unless the selected iterate beats it on validation by more than
         this (AUC units for ``"validation_auc"``); default 0.01, 0 is the paper's rule
-        (which lost test AUC to its own start on average over 19 data sets).
+        (see the docs, "Learning").
     l2 : float
         Ridge penalty on the standardised weights (AUM + (l2/2)·‖w‖²; each step exact
         over the first B line-search events, or over the grid for ``"grid"``);
@@ -91,9 +91,6 @@ def learn_penalty(
         the constant (True, the default), or log λ = one feature column (its name, e.g.
         ``"log.log.data"``, log log n: a BIC-like penalty); False: no shrinkage (the
         paper). The chosen α is ``shrinkage_`` (:mod:`penlearn.learn.shrink`).
-        With the defaults ``l2=0.1, min_improvement=0.01``, on 19 data sets × their test
-        folds (benchmarks/all_sets.py): mean test AUC +0.0023 over the
-        interval-regression start (+0.0017 without shrinking), worst set −0.0013.
     ir_repeats : int
         With ``init="interval_regression"``: fit interval regression this many times,
         each with its own random CV folds (so its own regulariser), and start from the
@@ -102,11 +99,9 @@ def learn_penalty(
     clip : bool
         Predict with every feature clipped to the range it had in the training rows
         (no linear extrapolation to feature values beyond every training value; trees
-        and the constant are unchanged by it). Default True (issue 32): on two held-out
-        groupings of region folds (benchmarks/all_sets.py, 120 (set, fold)) the linear
-        model makes 15.92 % test label errors with it against 17.36 % without (a test
-        fold of H3K36me3_TDH_immune: 3.6 % against 74.1 %), ``model="auto"`` 15.20 %
-        against 16.01 %. False: the papers' unbounded linear prediction.
+        and the constant are unchanged by it). Default True; False: the papers'
+        unbounded linear prediction. Why (measured on held-out regions): the docs,
+        "Learning", and ``benchmarks/RESULTS.md``.
     model : {"auto", "linear", "boosting", "constant"}
         ``"linear"``: the linear model of the papers (interval-regression start, AUM
         descent); ``"boosting"``: AUM gradient boosting of small regression trees, each
@@ -117,7 +112,7 @@ def learn_penalty(
         the one of ``candidates`` chosen by ``cv_folds``-fold cross-validation over whole
         groups (regions) of the training sequences, then refit on all of them
         (:mod:`penlearn.learn.choice`; ``choice_`` and :meth:`PenaltyModel.describe` say
-        which and why). Measured in ``benchmarks/all_sets.py`` (the docs, "Learning").
+        which and why). Measured by ``benchmarks/all_sets.py``: the docs, "Learning".
     cv_folds : int
         ``model="auto"``: K of the cross-validation (default 3; fewer groups than K: one
         sequence a group).

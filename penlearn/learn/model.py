@@ -60,13 +60,11 @@ class PenaltyModel:
     A thin estimator over :func:`penlearn.learn.penalty.fit_penalty`; the parameters are
     those of :func:`learn_penalty`.
 
-    Parameters
-    ----------
-    **options
-        The options of :func:`learn_penalty`, defined once in
-        :class:`penlearn.learn.options.LearnOptions` (the defaults there) and checked
-        by :func:`penlearn.learn.options.learn_options` when fitting; ``clip`` only
-        changes prediction (features clipped to their training range, linear model).
+    The keyword options (``model``, ``line_search``, ``l2``, …: the signature lists
+    them with their defaults) are those of :func:`learn_penalty`, defined once in
+    :class:`penlearn.learn.options.LearnOptions` and checked by
+    :func:`penlearn.learn.options.learn_options` when fitting; ``clip`` only changes
+    prediction (features clipped to their training range).
 
     Attributes
     ----------
@@ -472,9 +470,8 @@ class PenaltyModel:
         if getattr(self, "trees_", None) is not None:
             return (f"PenaltyModel({kind}trees={len(self.trees_)}, "
                     f"features={len(self.coef_)})")
-        if not np.any(self.coef_.to_numpy()):
-            return (f"PenaltyModel({kind}constant log λ = {self.intercept_:.4g}, "
-                    f"features={len(self.coef_)})")
+        if not np.any(self.coef_.to_numpy()):  # a constant uses no feature: none listed
+            return f"PenaltyModel({kind}constant log λ = {self.intercept_:.4g})"
         return (
             f"PenaltyModel({kind}features={len(self.coef_)}, "
             f"steps={int(self.history_['step'].iloc[-1])}, best_step={self.best_step_})"

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import id_list, sequence_label
+from penlearn._warnings import caller_stacklevel
 from penlearn.changepoint.features import feature_matrix
 from penlearn.fitting.scaling import FeatureScaling
 from penlearn.learn.boosting import TREE_FIELDS, check_trees
@@ -97,7 +98,7 @@ def warn_missing(index, rows: np.ndarray, cols: list, rule: str, stacklevel: int
         warnings.warn(f"{id_list(_row_names(index, rows), 'row(s)')} have NaN in feature(s) "
                       f"the model uses ({', '.join(map(str, cols[:5]))}"
                       f"{', ...' if len(cols) > 5 else ''}): predicted with {rule}",
-                      UserWarning, stacklevel=stacklevel)
+                      UserWarning, stacklevel=caller_stacklevel())
 
 
 def linear_design(A, index, cols, coef, scaling, clip: bool = False) -> np.ndarray:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from penlearn._checks import bounded_rows, check_evaluation
 from penlearn._folds import alternate_split, singletons
+from penlearn._warnings import caller_stacklevel
 from penlearn.breakpoints import (
     Breakpoints,
     breakpoints_from_checked,
@@ -196,7 +197,7 @@ def set_breakpoints(evaluation, ids, normalize, what) -> Breakpoints:
             "than at the extreme one (FN at lambda=0 or FP at lambda=inf is not minimal), so "
             f"AUM is undefined for them; their breakpoints are left out: {names[:5]}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
         keep = ~np.isin(bp.example, bad)
         bp = Breakpoints(bp.example[keep], bp.value[keep], bp.fp_diff[keep], bp.fn_diff[keep],
@@ -302,7 +303,8 @@ def feature_scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
                       high=np.maximum(scaling.high, rows.max(axis=0, initial=-np.inf)))
     if scaling.dropped:
         warnings.warn(f"learn_penalty: dropped {len(scaling.dropped)} non-finite/constant "
-                      f"feature column(s): {list(scaling.dropped)}", UserWarning, stacklevel=5)
+                      f"feature column(s): {list(scaling.dropped)}", UserWarning,
+                      stacklevel=caller_stacklevel())
     return scaling
 
 

@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from penlearn._checks import finite_vector
+from penlearn._repr import compact_repr
 from penlearn.line_search._anchor import Anchor, first_event, last_event, repair, sweep_from
 from penlearn.line_search._common import aum_slope, gaps, sort_right
 from penlearn.line_search._cutting import Cutting, Pred
@@ -467,3 +468,6 @@ def first_min_monotone(
         tau, aum_t = ev[-1][0], ev[-1][1]
         return done(tau, aum_t, "zero", n_events, bracket)
     return done((L + R) / 2, aum_L, reason, n_events, bracket)
+
+
+FirstMinResult.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from penlearn._repr import compact_repr
+
 __all__ = ["LineSearchResult"]
 
 
@@ -88,3 +90,6 @@ class LineSearchResult:
         if "validation_auc_after" not in self.path:
             raise ValueError("this line search was run without validation=")
         return self.path.loc[self.path["validation_auc_after"].idxmax()]
+
+
+LineSearchResult.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

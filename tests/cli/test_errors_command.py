@@ -173,3 +173,43 @@ def test_sample_with_a_folder_is_refused(tmp_path, capsys, argv):
     lab.write_text("chrom,chromStart,chromEnd,annotation\nchr1,0,60,peaks\n")
     code, _, err = _run(["errors", d, lab, *argv], capsys)
     assert code == 1 and "--sample" in err
+
+
+def test_group_labels_against_a_folder_of_per_sample_files(tmp_path, capsys):
+    """Issue 39: genome-browser labels naming groups (kidney, bcell) against a folder of
+    flat per-sample files: ``--groups FILE`` gives each sample's group; the errors equal
+    ``peak_label_errors`` on the labels expanded by hand."""
+    rng = np.random.default_rng(39)
+    groups = {"McGill0001": "kidney", "McGill0002": "kidney", "McGill0003": "bcell"}
+    d = tmp_path / "peaks"
+    d.mkdir()
+    peaks = {s: _random_peaks(rng) for s in groups}
+    for s, p in peaks.items():
+        _narrowpeak(p, d / f"{s}.narrowPeak")
+    (tmp_path / "labels.txt").write_text(
+        "chr1:1,001-6,000 peaks kidney\nchr1:7,001-9,000 noPeaks\n\n"
+        "chr2:2,001-5,000 peakStart bcell\n")
+    pd.DataFrame({"sample_id": list(groups), "group": list(groups.values())}).to_csv(
+        tmp_path / "groups.csv", index=False)
+    code, _, err = _run(["errors", d, tmp_path / "labels.txt"], capsys)
+    assert code == 1 and "'kidney' is no sample id or group" in err  # without --groups
+    code, out, err = _run(["errors", d, tmp_path / "labels.txt", "--groups",
+                           tmp_path / "groups.csv", "--out", tmp_path / "e.csv"], capsys)
+    assert code == 0, err
+    by_hand = []
+    for s, g in groups.items():
+        by_hand += [(s, "chr1", 1000, 6000, "peaks" if g == "kidney" else "noPeaks"),
+                    (s, "chr1", 7000, 9000, "noPeaks"),
+                    (s, "chr2", 2000, 5000, "peakStart" if g == "bcell" else "noPeaks")]
+    labels = pd.DataFrame(by_hand, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+                                            "annotation"])
+    all_peaks = pd.concat([p.assign(sample_id=s) for s, p in peaks.items()],
+                          ignore_index=True)
+    want = pl.peak_label_errors(all_peaks, labels)
+    got = pd.read_csv(tmp_path / "e.csv", dtype={"sample_id": str})
+    key = ["sample_id", "chrom", "chromStart"]
+    cols = [*key, "chromEnd", "annotation", "fp", "fn", "status"]
+    pd.testing.assert_frame_equal(
+        got[cols].sort_values(key).reset_index(drop=True),
+        want.label_errors[cols].astype({"chrom": object}).sort_values(key)
+        .reset_index(drop=True), check_dtype=False)

@@ -174,3 +174,29 @@ def test_hub_checks_before_writing(tmp_path, capsys):
     assert "--chrom-sizes" in capsys.readouterr().err
     kind, chroms, _ = _read_big(tmp_path / "hub" / "hg19" / "coverage" / "1.bw")
     assert chroms == {c: int(cov[cov["chrom"] == c]["chromEnd"].max()) for c in SIZES}
+
+
+def test_peak_bigbeds_carry_name_and_score(tmp_path):
+    """Issue 39: the peaks' bigBeds were BED3; now BED6 (autoSql ``bed6``), read back with
+    pyBigWig: ``<sample>_peak<k>``, the mean scaled to 0-1000 (the strongest peak 1000)."""
+    rng = np.random.default_rng(5)
+    cov = _coverage(rng, ["s1", "s2"])
+    peaks = pd.DataFrame({"sample_id": ["s1", "s1", "s2"], "chrom": ["chr1", "chr1", "chr2"],
+                          "chromStart": [100, 500, 40], "chromEnd": [200, 650, 90],
+                          "signalValue": [10.0, 25.0, 3.0]})
+    pl.write_track_hub(tmp_path / "hub", "hg19", cov, peaks, chrom_sizes=SIZES)
+    root = tmp_path / "hub" / "hg19"
+    stanzas = {s["track"]: s for s in _stanzas(root / "trackDb.txt")}
+    got = {}
+    for k in (1, 2):
+        assert stanzas[f"peaks_{k}"]["type"] == "bigBed 6"
+        bb = pybigwig.open(str(root / "peaks" / f"{k}.bb"))
+        try:
+            assert "table bed6" in bb.SQL().decode()
+            got[k] = [(c, s, e, *rest.split("\t")) for c, n in bb.chroms().items()
+                      for s, e, rest in (bb.entries(c, 0, n) or [])]
+        finally:
+            bb.close()
+    assert got[1] == [("chr1", 100, 200, "s1_peak1", "400", "."),
+                      ("chr1", 500, 650, "s1_peak2", "1000", ".")]
+    assert got[2] == [("chr2", 40, 90, "s2_peak1", "1000", ".")]

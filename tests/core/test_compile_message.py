@@ -116,3 +116,32 @@ def test_coverage_reader_and_peak_models_compile_before_their_bars(tmp_path, mon
     ev = penlearn.peak_error_functions(coverage, labels, progress=True)
     assert set(ev["sequence_id"].str[0]) == {"a", "b"}
     _said_before_bar(capsys.readouterr().err, "PeakSeg", "peak models")
+
+
+def test_one_sample_and_joint_runs_announce_the_compile_with_an_eta(tmp_path, monkeypatch,
+                                                                      capsys):
+    """Issue 39: `penlearn peaks` on one sample was silent for 42 s (no bar for one window,
+    so no warm-up); the joint pipeline compiled silently too."""
+    monkeypatch.setattr(_numba_cache, "_WARMED", set())
+    monkeypatch.setattr(_numba_cache, "cached", lambda dispatchers: False)
+    (tmp_path / "a.bedGraph").write_text("".join(
+        f"chr1\t{10 * i}\t{10 * i + 10}\t{c}\n" for i, c in enumerate([1, 2, 30, 28, 2, 1])))
+    coverage = penlearn.read_coverage(tmp_path / "a.bedGraph", progress=True)
+    peaks = penlearn.predict_peaks(coverage, 3.0, progress=True)
+    err = capsys.readouterr().err
+    for kernels in ("coverage reader", "PeakSeg"):
+        line = next(ln for ln in err.splitlines() if f"compiling the {kernels} kernels" in ln)
+        assert re.search(r": about \d+ (s|min) at this machine's load", line), line
+    assert err.index("coverage reader") < err.index("PeakSeg")
+    two = pd.concat([coverage.assign(sample_id="a"), coverage.assign(sample_id="b")])
+    penlearn.joint_peaks(two, peaks.assign(sample_id="a"), penalty=1.0, progress=True)
+    err = capsys.readouterr().err
+    assert err.count("compiling the joint peak kernels (once") == 1, err
+    assert err.index("compiling") < err.index("joint windows"), err
+
+
+def test_compile_eta_grows_with_the_load():
+    assert _numba_cache.compile_eta(45.0, load=0.0, cores=2) == 45.0
+    assert _numba_cache.compile_eta(45.0, load=15.0, cores=2) == 360.0
+    assert _numba_cache._duration(45.0) == "about 45 s"
+    assert _numba_cache._duration(360.0) == "about 6 min"

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from test_learn import synthetic
 
+import penlearn as pl
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.choice import group_folds, one_se_choice
 
@@ -80,3 +81,28 @@ def test_one_se_rule_by_hand():
     assert pick == "linear"
     # a candidate that failed on a fold is out of the choice
     assert one_se_choice(e.assign(linear=[0.2, np.nan, 0.18]))[0] == "boosting"
+
+
+def test_fewer_regions_than_folds_says_sequences_not_regions():
+    """Issue 39: with 2 labeled regions (fewer than the 3 folds) the folds are dealt one
+    sequence at a time; the summary said "3-fold cross-validation over regions"."""
+    import warnings
+
+    sim = pl.simulate(n_sequences=18, seed=3)
+    models, changes = pl.segment_sequences(sim.sequences, 5, progress=False)
+    ev = pl.error_functions(models, changes, sim.labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        feats = pl.feature_matrix(sim.sequences, "chipseq")
+    ids = sorted(feats.index)
+    region = {s: f"{s}/problems/chr1:{0 if i % 2 else 1000}-{500 if i % 2 else 1500}"
+              for i, s in enumerate(ids)}
+    feats = feats.rename(index=region)
+    ev = ev.assign(sequence_id=ev["sequence_id"].map(region))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = pl.learn_penalty(feats, ev, candidates=("constant", "linear"), max_steps=5,
+                             progress=False)
+    text = m.describe()
+    assert "over regions" not in text, text
+    assert "over sequences (only 2 regions, fewer than the 3 folds)" in text, text

@@ -1,4 +1,4 @@
-"""Tests of learn_penalty, fit_aum_linear and PenaltyModel (SPEC §5)."""
+"""Tests of learn_penalty, fit_aum_linear and PenaltyModel (docs/design.md §5)."""
 
 from __future__ import annotations
 

@@ -492,7 +492,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         seen[key] = p
     from tqdm.auto import tqdm
 
-    if progress and len(items) >= 2 and not all(is_bigwig(p) for _, p in items):
+    if progress and not all(is_bigwig(p) for _, p in items):  # one file too: no silence
         _warm_parsers()  # compile before the bar starts: no ETA of hours meanwhile
     tables, ids = [], []
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,

@@ -14,9 +14,10 @@ loads by the URL of its ``hub.txt``::
 
 The bigWig and bigBed files (Kent et al. 2010, *Bioinformatics* 26(17)) are written by
 the optional ``pybigtools`` (``pip install penlearn[hub]``; Python bindings of the Rust
-bigtools library). Its writer takes no autoSql (it declares every bigBed ``bed3``), so the
-bigBeds hold three columns (the peak or label region); labels carry their annotation in
-the file and track they are in, peaks their sample. pybigtools reports bad input by a
+bigtools library). Peaks are BED6 (declared by an autoSql, :data:`BED6_AUTOSQL`): name
+``<sample>_peak<k>``, score 0-1000 (the peak's mean coverage scaled to the sample's
+strongest peak, when the peak table has it), strand ``.``; labels are BED3 and carry
+their annotation in the file and track they are in. pybigtools reports bad input by a
 message and a broken file, not an exception, so the input is checked here first (sorted,
 no overlaps in a bigWig, inside the chromosome sizes) and every file is opened again
 after writing. It cannot write an empty file: a sample without peaks (or coverage) has no
@@ -76,11 +77,16 @@ def _sorted_rows(table: pd.DataFrame, sizes: dict[str, int], what: str,
     return df
 
 
-def _write_big(path: Path, sizes: dict[str, int], rows, kind: str) -> None:
+def _write_big(path: Path, sizes: dict[str, int], rows, kind: str,
+               autosql: str | None = None) -> None:
     """One bigWig (``kind="bigWig"``) or bigBed through pybigtools, then opened again."""
     pbt = _pybigtools()
     path.parent.mkdir(parents=True, exist_ok=True)
-    pbt.open(str(path), "w").write(dict(sizes), rows)
+    writer = pbt.open(str(path), "w")
+    if autosql is None:
+        writer.write(dict(sizes), rows)
+    else:
+        writer.write(dict(sizes), rows, autosql=autosql)
     try:
         with pbt.open(str(path)) as f:
             ok = f.is_bigwig if kind == "bigWig" else f.is_bigbed
@@ -110,11 +116,47 @@ def _bigwig(path: Path, coverage: pd.DataFrame, sizes: dict[str, int], what: str
     return True
 
 
-def _bigbed(path: Path, regions: pd.DataFrame, sizes: dict[str, int], what: str) -> bool:
+#: The autoSql of the peaks' bigBed files: BED6 (UCSC's score is an integer 0-1000).
+BED6_AUTOSQL = """table bed6
+"Peaks: BED6, the score 0-1000 the peak's mean coverage scaled to the strongest peak"
+(
+    string chrom;      "Reference sequence chromosome or scaffold"
+    uint   chromStart; "Start position in chromosome"
+    uint   chromEnd;   "End position in chromosome"
+    string name;       "Name of the peak: <sample>_peak<k>"
+    uint   score;      "Score from 0-1000"
+    char[1] strand;    "+ or - or . for unknown"
+)
+"""
+
+
+def _peak_fields(df: pd.DataFrame, sample: str) -> np.ndarray:
+    """``name\tscore\t.`` of each peak: ``<sample>_peak<k>`` (k in genome order) and the
+    mean coverage (``signalValue``, ``mean`` or a BED ``score`` column) scaled to 0-1000,
+    1000 for every peak when no mean is known."""
+    value = next((df[c] for c in ("signalValue", "mean", "score") if c in df.columns), None)
+    score = np.full(len(df), 1000, dtype=np.int64)
+    if value is not None:
+        v = pd.to_numeric(value, errors="coerce").to_numpy(float)
+        top = np.nanmax(v) if np.isfinite(v).any() else 0.0
+        if top > 0:
+            score = np.clip(np.rint(1000 * np.nan_to_num(v, nan=0.0) / top), 0, 1000
+                            ).astype(np.int64)
+    names = [f"{_label(sample, 200)}_peak{k}" for k in range(1, len(df) + 1)]
+    return np.array([f"{n}\t{sc}\t." for n, sc in zip(names, score)], dtype=object)
+
+
+def _bigbed(path: Path, regions: pd.DataFrame, sizes: dict[str, int], what: str,
+            sample: str | None = None) -> bool:
+    """A bigBed of ``regions``: BED6 peaks named after ``sample``, else BED3."""
     if regions.empty:
         return False
     df = _sorted_rows(regions, sizes, what, overlaps=True)
-    _write_big(path, sizes, _rows(df, np.full(len(df), "", dtype=object)), "bigBed")
+    if sample is None:
+        _write_big(path, sizes, _rows(df, np.full(len(df), "", dtype=object)), "bigBed")
+    else:
+        _write_big(path, sizes, _rows(df, _peak_fields(df, sample)), "bigBed",
+                   autosql=BED6_AUTOSQL)
     return True
 
 
@@ -226,7 +268,7 @@ def write_track_hub(out: str | os.PathLike, genome: str, coverage: pd.DataFrame,
             if _bigwig(root / "coverage" / f"{k}.bw", part, sizes, f"coverage of {s}"):
                 cov_tracks.append((k, s))
             if s in peak_sets and _bigbed(root / "peaks" / f"{k}.bb", peak_sets[s], sizes,
-                                          f"peaks of {s}"):
+                                          f"peaks of {s}", sample=s):
                 peak_tracks.append((k, s))
         label_tracks = _label_files(root / "labels", labels, sizes)
         text = _track_db(cov_tracks, peak_tracks, label_tracks)
@@ -285,12 +327,12 @@ def _track_db(cov_tracks, peak_tracks, label_tracks) -> str:
                 bigDataUrl=f"coverage/{k}.bw", color=_PALETTE[(k - 1) % len(_PALETTE)])))
     if peak_tracks:
         blocks.append(_stanza(track="peaks", compositeTrack="on", shortLabel="peaks",
-                              longLabel="peaks of every sample", type="bigBed 3",
+                              longLabel="peaks of every sample", type="bigBed 6",
                               visibility="dense"))
         for k, s in peak_tracks:
             blocks.append(_indent(_stanza(
                 track=f"peaks_{k}", parent="peaks on", shortLabel=_label(f"{s} peaks", 17),
-                longLabel=_label(f"{s} peaks", 80), type="bigBed 3",
+                longLabel=_label(f"{s} peaks", 80), type="bigBed 6",
                 bigDataUrl=f"peaks/{k}.bb", color=_PALETTE[(k - 1) % len(_PALETTE)])))
     if label_tracks:
         blocks.append(_stanza(track="labels", compositeTrack="on", shortLabel="labels",

@@ -33,9 +33,11 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 from penlearn._executor import run_tasks
+from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
+from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import (
     DEFAULT_WIDEN,
     coverage_spans,
@@ -499,6 +501,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     windows = joint_windows(peaks, coverage, widen=widen)
     tables = list(window_coverage(coverage, windows, groups=group_of if has_groups else None,
                                   gaps=gaps))
+    if progress and len(windows):
+        warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
     paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
                                          executor=executor, parts=parts, progress=progress)
     evaluation = None
@@ -565,3 +569,6 @@ def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,
     out["single"] = s["status"].to_numpy()
     out["joint"] = j["status"].to_numpy()
     return out
+
+
+JointPeaks.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -92,6 +92,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns, sequence_label
+from penlearn._repr import compact_repr
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.formats.regions import _integer_column
 
@@ -502,3 +503,24 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
                                   name="group"))
     return JointPeakFit(loss=loss, peak=peak, up=up, selection=sel, exact=exact, proven=proven,
                         chromStart=int(lo), chromEnd=int(hi), **g)
+
+
+def warm(say: bool = True) -> bool:
+    """Compile (or load) the joint model's kernels before a progress bar starts
+    (:func:`penlearn._numba_cache.warm_kernels`).
+
+    Examples
+    --------
+    >>> warm(say=False) in (True, False)
+    True
+    """
+    from penlearn._numba_cache import warm_kernels
+    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
+
+    window = pd.DataFrame({"sample_id": ["a"] * 3 + ["b"] * 3, "chromStart": [0, 10, 20] * 2,
+                           "chromEnd": [10, 20, 30] * 2, "count": [1, 5, 1, 0, 6, 0]})
+    return warm_kernels("joint peak", (kern.branch_and_bound, kern.heuristic, kern.seg_loss),
+                        lambda: joint_peak(window), say)
+
+
+JointPeakFit.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import run_tasks
+from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg._store import warm as warm_peakseg
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
@@ -55,10 +56,8 @@ __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
            "peak_error_functions", "predict_peaks", "window_error_functions"]
 
 #: Default bound of each (sample, window)'s path: models with at most this many peaks.
-#: On the 8 labeled samples of ``H3K36me3_TDH_other_chunk1`` (12k-43k rows, 340 kb) the
-#: bound falls at log λ 6.5-7.0; every minimum-error interval lies 1.2-2.3 and every
-#: label's target interval 0.37-1.15 above it in log λ, by 3× deeper exact paths
-#: (``benchmarks/peak_bound.py``); about 80 models and 100 solves per sample.
+#: Chosen so that the bound lies well below every label's minimum-error interval in
+#: log λ (measured by ``benchmarks/peak_bound.py``, figures in ``benchmarks/RESULTS.md``).
 DEFAULT_MAX_PEAKS = 100
 
 EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "possible_fp",
@@ -348,7 +347,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
         out[i] = _with_ids(table, value, name, sid)
         bar.update(len(cov))
 
-    if progress and len(tasks) >= 2 and todo:
+    if progress and todo:  # one window too: no bar, but no silent minute either
         warm_peakseg()  # compile before the bar starts: no ETA of hours meanwhile
     # a bar for one problem would only jump from 0 to 100% at the end
     with tqdm(total=sum(len(t[0]) for t in tasks), disable=not progress or len(tasks) < 2,
@@ -486,7 +485,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                 write_part(folder, "errors", keys[i], table)
             except OSError as exc:
                 warnings.warn(f"cannot write the cache folder {folder} ({exc}); continuing "
-                              "without a cache", stacklevel=3)
+                              "without a cache", stacklevel=caller_stacklevel())
                 folder = None
 
     if progress and todo:

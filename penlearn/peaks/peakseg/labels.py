@@ -36,6 +36,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.formats.regions import (
     PEAK_ANNOTATIONS,
@@ -214,7 +216,7 @@ is on a chromosome without coverage
            f"labels row {int(r['row'])} ({what}) {why}")
     if outside == "error":
         raise ValueError(msg)
-    warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=2)
+    warnings.warn(msg + "; those labels are left out", UserWarning, stacklevel=caller_stacklevel())
     return labels.iloc[np.setdiff1d(np.arange(len(labels)), rows)]
 
 
@@ -320,3 +322,6 @@ def _totals(table: pd.DataFrame, per_sample: bool) -> pd.DataFrame:
                             **{c: [int(table[c].sum())] for c in cols}})
     tot["errors"] = tot["fp"] + tot["fn"]
     return tot.astype({c: np.int64 for c in TOTAL_COLUMNS})
+
+
+PeakLabelErrors.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._version import package_version
+from penlearn._warnings import caller_stacklevel
 from penlearn.atomic_files import (
     check_not_symlink,
     check_output,
@@ -195,7 +196,7 @@ def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | 
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
             RecursionError, AttributeError) as exc:
         warnings.warn(f"saved part {path} unreadable ({exc}); computing it again",
-                      stacklevel=3)
+                      stacklevel=caller_stacklevel())
         return None
 
 
@@ -316,4 +317,4 @@ def remove_parts_folder(folder: str | os.PathLike) -> None:
         remove_tree(folder)
     except OSError as exc:
         warnings.warn(f"could not remove the parts folder {folder} ({exc}); the outputs are "
-                      "complete, remove it by hand", stacklevel=2)
+                      "complete, remove it by hand", stacklevel=caller_stacklevel())

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from penlearn._repr import compact_repr
+from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.peakseg.solver import (
     PeakSegModel,
     _check_max_peaks,
@@ -166,9 +168,12 @@ def peakseg_search(coverage: pd.DataFrame, peaks: int, *, gaps: str = "fill",
             f"no penalty gives exactly {target} peaks (not on the convex hull of "
             f"(peaks, loss)); returning the next simpler model with {result.n_peaks} peaks",
             UserWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     return PeakSegSearch(
         model=result, target_peaks=target, reached=reached,
         iterations=pd.DataFrame(rows).astype({"under": "Int64", "over": "Int64"}),
     )
+
+
+PeakSegSearch.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

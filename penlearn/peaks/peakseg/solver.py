@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn._repr import compact_repr
 from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.peakseg._store import check_tmpdir
@@ -566,3 +567,7 @@ def peakseg_path(
         models=sel, segments=segs, complete=complete, stopped_at_lambda=stopped,
         n_solves=solves, _fits=kept,
     )
+
+
+PeakSegModel.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+PeakSegPath.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
