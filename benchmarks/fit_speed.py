@@ -28,7 +28,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+# PENLEARN_DATA, else the first shared/data beside an ancestor of the repository
+DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA") or next(
+    (a / "shared" / "data" for a in HERE.parents if (a / "shared" / "data").is_dir()),
+    HERE.parent.parent / "shared" / "data"))
 
 # the fit, in a fresh process whose PYTHONPATH is the code under test
 _CHILD = r"""
