@@ -313,10 +313,9 @@ def _scaling(sub_feats, v_feats, scale_features) -> FeatureScaling:
     return scaling
 
 
-def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1, ir_reg=None):
+def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1):
     """Starting score weights and intercept on the standardised features, and details
-    (interval regression: the average of ``repeats`` fits, each with its own CV folds, or
-    each at the regulariser ``ir_reg`` when given: no CV)."""
+    (interval regression: the average of ``repeats`` fits, each with its own CV folds)."""
     (sub_ids, _, sub_eval), (v_ids, _, v_eval) = sub, val
     p = X_sub.shape[1]
     if isinstance(init, str) and init.startswith("interval_regression"):
@@ -332,7 +331,7 @@ def _start(init, scaling, sub, val, X_sub, X_val, targets, rng, repeats=1, ir_re
                 raise ValueError(f"targets has no row for {id_list(list(missing))}")
             T = tt.loc[tr_ids, ["min_log_lambda", "max_log_lambda"]]
         Xtr = pd.DataFrame(np.vstack([X_sub, X_val]), index=tr_ids, columns=scaling.columns)
-        fits = [IntervalRegression(ir_reg, random_state=rng.integers(2**31)).fit(Xtr, T)
+        fits = [IntervalRegression(random_state=rng.integers(2**31)).fit(Xtr, T)
                 for _ in range(repeats)]
         # IR on standardised features: log λ = Xs·coef + intercept; IR may drop more
         w_ir = np.mean([pd.Series(ir.coef_, dtype=float).reindex(list(scaling.columns))
@@ -403,9 +402,8 @@ def fit_penalty(
 
 
 def _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
-              o: LearnOptions, ir_reg=None) -> PenaltyFit:
-    """One model class (``o.model``: linear, boosting or constant) on a validation split
-    (``ir_reg``: the linear start's interval-regression regulariser, else chosen by CV)."""
+              o: LearnOptions) -> PenaltyFit:
+    """One model class (``o.model``: linear, boosting or constant) on a validation split."""
     sub, val, how = _split(features, evaluation, validation, folds, groups)
     (sub_ids, sub_feats, sub_eval), (v_ids, v_feats, v_eval) = sub, val
     scaling = _scaling(sub_feats, v_feats, scale_features)
@@ -424,7 +422,7 @@ def _fit_kind(features, evaluation, validation, folds, targets, scale_features, 
     return _fit_linear(
         scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, o.level, how,
         np.random.default_rng(o.random_state), init=o.init, targets=targets,
-        ir_repeats=o.ir_repeats, ir_reg=ir_reg, line_search=o.line_search,
+        ir_repeats=o.ir_repeats, line_search=o.line_search,
         max_steps=o.max_steps, tol=o.tol, progress=o.progress, select=o.select,
         min_improvement=o.min_improvement, l2=o.l2, shrink=o.shrink)
 
@@ -474,8 +472,6 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     if g is None:
         g = pd.Series(range(len(ids)), index=ids)
     fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
-    ir_reg = _auto_ir_regularization(features, evaluation, validation, folds, targets,
-                                     scale_features, groups, o)
     ev_ids = ev["sequence_id"]
     errors = {c: [] for c in o.candidates}
     aucs = {c: [] for c in o.candidates}
@@ -490,7 +486,7 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
                     warnings.simplefilter("ignore")
                     f = _fit_kind(feats.loc[tr], ev[ev_ids.isin(tr)], None, None, targets,
                                   scale_features, g.loc[tr] if explicit else groups,
-                                  replace(o, model=c, progress=False), ir_reg)
+                                  replace(o, model=c, progress=False))
                 pred = _predict_fit(f, feats.loc[te])
                 errors[c].append(label_errors_at(roc.bp, -pred) / n_labels)
                 aucs[c].append(roc.auc(-pred))
@@ -500,7 +496,7 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     chosen, table = one_se_choice(pd.DataFrame(errors), pd.DataFrame(aucs)
                                   if o.cv_rule == "1se-auc" else None)
     fit = _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
-                    replace(o, model=chosen), ir_reg)
+                    replace(o, model=chosen))
     choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
               "rule": o.cv_rule, "errors": table["mean"].to_dict(),
               "se": table["se"].to_dict(),
@@ -509,34 +505,11 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     return replace(fit, level={**fit.level, "model": chosen, "choice": choice})
 
 
-def _auto_ir_regularization(features, evaluation, validation, folds, targets,
-                            scale_features, groups, o: LearnOptions):
-    """The interval-regression regulariser of the linear candidate, chosen once by its CV
-    on every training sequence, as the final linear fit chooses it (the same split,
-    scaling and seed: so a chosen linear model is the one ``model="linear"`` gives); the
-    candidate's fits inside auto's folds take it instead of cross-validating it again
-    (with ``ir_repeats`` > 1 or another ``init``: None, each fit as before)."""
-    if "linear" not in o.candidates or o.init != "interval_regression" or o.ir_repeats != 1:
-        return None
-    sub, val, _ = _split(features, evaluation, validation, folds, groups)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the fit itself says it
-        scaling = _scaling(sub[1], val[1], scale_features)
-    X_sub, X_val = scaling.transform(sub[1]), scaling.transform(val[1])
-    rng = np.random.default_rng(o.random_state)  # the draw _fit_linear's start makes
-    try:
-        _, _, info = _start(o.init, scaling, sub, val, X_sub, X_val, targets, rng)
-    except ValueError:  # e.g. no finite target limit: each fit says it, as before
-        return None
-    return float(info["regularization"])
-
-
 def _fit_linear(scaling, sub, val, X_sub, X_val, bp_sub, bp_val, roc_sub, roc_val, level, how,
                 rng, *, init, targets, ir_repeats, line_search, max_steps, tol, progress,
-                select, min_improvement, l2, shrink, ir_reg=None) -> PenaltyFit:
+                select, min_improvement, l2, shrink) -> PenaltyFit:
     """``model="linear"``: interval-regression start, AUM descent, shrinkage, level."""
-    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats,
-                          ir_reg)
+    w0, b0, info = _start(init, scaling, sub, val, X_sub, X_val, targets, rng, ir_repeats)
 
     # the same numbers as roc_sub.auc, aum(bp_val, .).aum and roc_val.auc, one sort each
     m_sub, m_val = SetMetrics(None, roc_sub), SetMetrics(bp_val, roc_val)

@@ -80,24 +80,3 @@ def test_one_se_rule_by_hand():
     assert pick == "linear"
     # a candidate that failed on a fold is out of the choice
     assert one_se_choice(e.assign(linear=[0.2, np.nan, 0.18]))[0] == "boosting"
-
-
-def test_auto_cross_validates_the_linear_start_once(linear_set, monkeypatch):
-    """The interval-regression regulariser of the linear candidate is chosen by one CV on
-    every training sequence and reused in each of auto's folds and in the final fit."""
-    from penlearn.learn.interval_regression import IntervalRegression
-
-    calls = []
-    orig = IntervalRegression._cross_validate
-
-    def counted(self, *args):
-        calls.append(1)
-        return orig(self, *args)
-
-    monkeypatch.setattr(IntervalRegression, "_cross_validate", counted)
-    m = learn_penalty(*linear_set, model="auto", progress=False)
-    assert m.choice_["chosen"] == "linear"
-    assert len(calls) == 1  # one CV (on every training sequence), not one per fold
-    calls.clear()
-    learn_penalty(*linear_set, model="auto", progress=False, ir_repeats=2)
-    assert len(calls) > 1  # several starts averaged: each its own CV, as before
