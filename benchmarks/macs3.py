@@ -116,18 +116,29 @@ def macs3_peaks(macs3: str, scores: Path, setting, out: Path) -> Path:
 
 
 def label_errors(peaks: Path, labels: Path) -> tuple[int, int]:
-    """(labels wrong, labels) of a peak file or folder, by ``penlearn errors``."""
+    """(labels wrong, labels) of a peak file or folder, by ``penlearn errors`` (its command
+    function, in this process: no interpreter start per setting)."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from penlearn.cli.errors import cmd_errors
+
     with tempfile.TemporaryDirectory() as tmp:
         table = Path(tmp) / "errors.csv"
-        run([*penlearn_cmd(), "errors", str(peaks), str(labels), "--out", str(table),
-             "--merge", "-q"])
+        args = SimpleNamespace(peaks=str(peaks), labels=str(labels), out=str(table),
+                               force=True, sample=None, merge=True, quiet=True)
+        with contextlib.redirect_stdout(io.StringIO()):
+            cmd_errors(args)
         e = pd.read_csv(table)
     wrong = int(((e["fp"] > 0) | (e["fn"] > 0)).sum())
     return wrong, len(e)
 
 
-def macs3_columns(macs3: str, folder: Path, work: Path) -> dict:
-    """MACS3 at its defaults and tuned over the grid: label errors over all samples."""
+def macs3_columns(macs3: str, folder: Path, work: Path, grid_axes=None) -> dict:
+    """MACS3 at its defaults and tuned over the grid (``grid_axes`` = cutoffs, max gaps,
+    min lengths): label errors over all samples."""
+    cutoffs, max_gaps, min_lengths = grid_axes or (CUTOFFS, MAX_GAPS, MIN_LENGTHS)
     labels = folder / "labels.csv"
     samples = samples_of(folder)
     scores = {}
@@ -136,13 +147,19 @@ def macs3_columns(macs3: str, folder: Path, work: Path) -> dict:
         d.mkdir(parents=True)
         scores[s] = macs3_scores(macs3, cov, d)
     grid = [DEFAULTS] + [(c, m, g) for c, g, m in
-                         itertools.product(CUTOFFS, MAX_GAPS, MIN_LENGTHS)]
+                         itertools.product(cutoffs, max_gaps, min_lengths)]
     by_setting = {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    dirs = {}
+    jobs = []
     for setting in dict.fromkeys(grid):
-        d = work / "macs3" / "_".join(map(str, setting))
+        d = dirs[setting] = work / "macs3" / "_".join(map(str, setting))
         d.mkdir(parents=True)
-        for s, sc in scores.items():
-            macs3_peaks(macs3, sc, setting, d / f"{s}.bed")
+        jobs += [(sc, setting, d / f"{s}.bed") for s, sc in scores.items()]
+    with ThreadPoolExecutor(2) as pool:  # two MACS3 processes at a time (2 cores)
+        list(pool.map(lambda j: macs3_peaks(macs3, *j), jobs))
+    for setting, d in dirs.items():
         by_setting[setting] = label_errors(_peaks_arg(d, samples), labels)
     best = min(by_setting, key=lambda k: (by_setting[k][0], grid.index(k)))
     return {"labels": by_setting[DEFAULTS][1], "default": by_setting[DEFAULTS][0],
@@ -187,6 +204,9 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--macs3", default=shutil.which("macs3") or "macs3")
     ap.add_argument("--sets", nargs="+", default=list(SETS))
+    ap.add_argument("--cutoffs", nargs="+", type=float, default=list(CUTOFFS))
+    ap.add_argument("--max-gaps", nargs="+", type=int, default=list(MAX_GAPS))
+    ap.add_argument("--min-lengths", nargs="+", type=int, default=list(MIN_LENGTHS))
     ap.add_argument("--no-penlearn", action="store_true", help="the MACS3 columns only")
     ap.add_argument("--write", action="store_true", help="write the RESULTS.md section")
     a = ap.parse_args(argv)
@@ -197,7 +217,8 @@ def main(argv=None) -> int:
         folder = a.data_dir / "chipseq_raw" / name
         with tempfile.TemporaryDirectory() as tmp:
             t0 = time.perf_counter()
-            m = macs3_columns(a.macs3, folder, Path(tmp))
+            m = macs3_columns(a.macs3, folder, Path(tmp),
+                              (a.cutoffs, a.max_gaps, a.min_lengths))
             p = ({"zero-label": "not run", "learned": "not run"} if a.no_penlearn
                  else penlearn_columns(folder, Path(tmp)))
         c, ml, g = m["tuned setting"]
@@ -220,8 +241,8 @@ def main(argv=None) -> int:
             "errors`). MACS3: `bdgcmp -m ppois` against each sample's own genome-wide mean "
             "(callpeak's background without a control), then `bdgpeakcall`; default = "
             "cutoff 5, min length 200, max gap 30; tuned = the best of "
-            f"{len(CUTOFFS) * len(MAX_GAPS) * len(MIN_LENGTHS)} settings (cutoff "
-            f"{list(CUTOFFS)} × max gap {list(MAX_GAPS)} × min length {list(MIN_LENGTHS)}) "
+            f"{len(a.cutoffs) * len(a.max_gaps) * len(a.min_lengths)} settings (cutoff "
+            f"{a.cutoffs} × max gap {a.max_gaps} × min length {a.min_lengths}) "
             "chosen on the same labels it is scored on. penlearn learned: `penlearn learn` "
             "on the set's folder, scored on the labels it learned from (as MACS3 tuned).",
             "",
