@@ -23,8 +23,9 @@
 #
 # 1. `penlearn peaks` — single-sample peaks of every sample (PeakSeg), one BED file each;
 # 2. `penlearn joint` — clusters of overlapping peaks become joint windows; in each, the
-#    exact joint model (one common peak, each sample up or flat; `penlearn.joint_peak`)
-#    chooses how many samples carry the peak, at a penalty learned from the labels.
+#    exact joint model (PeakSegJoint's: one common peak, each up sample's averages
+#    strictly up-down, the others flat; `penlearn.joint_peak`) chooses how many samples
+#    carry the peak, at a penalty learned from the labels.
 #
 # Then: the matrix as a figure, the coverage of one window with its joint peak, and
 # the label errors of single-sample and joint peaks. Data:
@@ -112,7 +113,8 @@ fig.tight_layout()
 #
 # Each row comes from one window's joint model at the window's log λ: solving
 # `penlearn.joint_peak` again on the window's coverage and choosing the number of
-# samples up k of least loss + λ·k gives the same peak and the same samples.
+# samples up k of least loss + λ·k (over the k that exist: a k no peak can have, with
+# that many samples strictly up-down, has loss NaN) gives the same peak and samples.
 
 # %%
 from penlearn.peaks.joint.windows import window_coverage
@@ -121,7 +123,7 @@ fits = {}
 for (wid, win), w in zip(window_coverage(cov, windows), windows.itertuples()):
     fit = pl.joint_peak(win)
     fits[wid] = (win, fit)
-    k = int(np.argmin(fit.loss.to_numpy() + np.exp(w.log_lambda) * fit.loss.index))
+    k = int(np.nanargmin(fit.loss.to_numpy() + np.exp(w.log_lambda) * fit.loss.index))
     assert k == w.k and fit.exact
     if k:
         row = matrix[matrix["chromStart"] == fit.peak.loc[k, "chromStart"]].iloc[0]

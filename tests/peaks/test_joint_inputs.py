@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -24,7 +25,15 @@ GOOD = [("a", 0, 5, 1), ("a", 5, 9, 4), ("a", 9, 20, 1),
     [
         (window(GOOD).drop(columns="count"), {}, "count"),
         (window(GOOD[:1] + [("a", 4, 9, 1)]), {}, "overlapping rows"),
-        (window(GOOD).assign(count=[1, -1, 1, 1, 1, 1]), {}, "'count' must be >= 0"),
+        (window(GOOD).assign(count=[1, -1, 1, 1, 1, 1]), {}, "'count' must be finite and >= 0"),
+        (window(GOOD).assign(count=[1, float("nan"), 1, 1, 1, 1]), {}, "row 1 has nan"),
+        (window(GOOD).assign(chromStart=[0, 5, 9, 2.5, 6, 12]), {},
+         "'chromStart' must hold non-negative integers; row 3"),
+        (window(GOOD).assign(chromStart=[0, 5, 9, -2, 6, 12]), {}, "non-negative integers"),
+        (window(GOOD).assign(chromEnd=pd.Series([5, 9, 20, 6, 12, 2**64 + 5], dtype=object)),
+         {}, "row 5 has 18446744073709551621, beyond the 64-bit integer range"),
+        (window(GOOD).assign(chromEnd=np.array([5, 9, 20, 6, 12, 2**63 + 1], dtype=np.uint64)),
+         {}, "beyond the 64-bit integer range"),
         (window(GOOD).assign(chromEnd=[5, 5, 20, 6, 12, 18]), {}, "chromEnd 5 <= chromStart 5"),
         (window(GOOD), {"region": (0, 20)}, "sample 'b' covers 2-18, not all of the region"),
         (window(GOOD), {"region": (5, 7)}, "at least 3 bases"),
@@ -43,11 +52,40 @@ def test_bad_window_one_line_error(df, kwargs, match):
     assert "\n" not in str(err.value)
 
 
-def test_type_errors():
-    with pytest.raises(TypeError, match="window must be a pandas DataFrame"):
-        joint_peak(GOOD)
-    with pytest.raises(TypeError, match="'count' must be numeric"):
-        joint_peak(window(GOOD).assign(count="x"))
+@pytest.mark.parametrize(
+    ("df", "kwargs", "match"),
+    [
+        (GOOD, {}, "window must be a pandas DataFrame"),
+        (window(GOOD).assign(count="x"), {}, "'count' must hold real numbers; row 0 has 'x'"),
+        (window(GOOD).assign(count=[1 + 1j] * 6), {}, "'count' must hold real numbers"),
+        (window(GOOD).assign(count=[True, False] * 3), {}, "'count' must hold real numbers"),
+        (window(GOOD).assign(count=pd.Series([1, 2, 3, 4, 5, True], dtype=object)), {},
+         "'count' must hold real numbers; row 5 has True"),
+        (window(GOOD).assign(chromStart=[False, True] * 3), {},
+         "'chromStart' must hold real numbers"),
+        (window(GOOD), {"region": (2.5, 20.5)}, "region must be two integers"),
+        (window(GOOD), {"region": (True, 20)}, "region must be two integers"),
+        (window(GOOD), {"region": (2, 9, 20)}, "region must be two integers"),
+    ],
+)
+def test_type_errors(df, kwargs, match):
+    with pytest.raises(TypeError, match=match.replace("(", r"\(").replace(")", r"\)")):
+        joint_peak(df, **kwargs)
+
+
+def test_large_coordinates_exact():
+    """Integer coordinates never pass through float64: 2**62 + 1 stays itself (a float
+    round trip would give 2**62), and the peak is at its exact bases."""
+    base = 2**62 + 1
+    rows = [("a", base + s, base + e, c) for s, e, c in
+            [(0, 5, 1), (5, 9, 8), (9, 20, 1)]]
+    fit = joint_peak(window(rows))
+    assert (fit.chromStart, fit.chromEnd) == (base, base + 20)
+    assert fit.peak.loc[1].tolist() == [base + 5, base + 9]
+    as_objects = window(rows).astype({"chromStart": object, "chromEnd": object})
+    assert joint_peak(as_objects).peak.loc[1].tolist() == [base + 5, base + 9]
+    region = joint_peak(window(rows), region=(np.int64(base + 2), base + 18))
+    assert (region.chromStart, region.chromEnd) == (base + 2, base + 18)
 
 
 def test_extents_and_gaps():

@@ -1,10 +1,12 @@
 """The branch and bound against a vectorised search over every pair of bases, on windows
 large enough for it to split, bound and prune (hypothesis, and a slice of real data).
 
-The per-sample constrained loss here is computed with NumPy from cumulative sums (the
-four fits of ``test_joint_bruteforce``, which checks them base by base on small windows);
-every peak ``1 <= a < b <= N − 1`` is evaluated, and the best model with k samples up
-takes the k largest decreases at a peak.
+The strict model (PeakSegJoint's): a sample is up at ``[a, b)`` only when its three
+segment averages are strictly up-down, its loss then the sum of the three segments';
+computed here with NumPy from cumulative sums over every peak ``1 <= a < b <= N − 1``
+(``test_joint_bruteforce`` checks the same model base by base on small windows); the best
+model with k samples up takes the k largest decreases among the up-down samples of a
+peak (NaN where no peak has k).
 """
 
 from __future__ import annotations
@@ -38,16 +40,12 @@ def all_pairs_loss(Y: np.ndarray) -> np.ndarray:
         y3 = T - cs[b.astype(int)]
         w1, w2, w3 = a, b - a, N - b
         flat[s] = seg(float(N), T)
-        best = np.full(len(a), flat[s])
-        free = (y2 * w1 >= y1 * w2) & (y2 * w3 >= y3 * w2)
-        best = np.where(free, np.minimum(best, seg(w1, y1) + seg(w2, y2) + seg(w3, y3)), best)
-        p12 = (y1 + y2) * w3 >= y3 * (w1 + w2)
-        best = np.where(p12, np.minimum(best, seg(w1 + w2, y1 + y2) + seg(w3, y3)), best)
-        p23 = (y2 + y3) * w1 >= y1 * (w2 + w3)
-        best = np.where(p23, np.minimum(best, seg(w1, y1) + seg(w2 + w3, y2 + y3)), best)
-        dec[s] = flat[s] - best
+        up = (y2 * w1 > y1 * w2) & (y2 * w3 > y3 * w2)
+        dec[s] = np.where(up, flat[s] - seg(w1, y1) - seg(w2, y2) - seg(w3, y3), -np.inf)
     top = np.cumsum(-np.sort(-dec, axis=0), axis=0).max(axis=1)
-    return flat.sum() - np.r_[0.0, top]
+    loss = flat.sum() - np.r_[0.0, top]
+    loss[np.isinf(loss)] = np.nan
+    return loss
 
 
 def long_table(Y: np.ndarray, start: int = 0) -> pd.DataFrame:

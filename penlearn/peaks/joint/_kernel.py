@@ -1,19 +1,19 @@
-"""numba kernels of the exact joint peak model (:mod:`penlearn.peaks.joint.solver`).
+"""numba kernels of the strict joint peak model (:mod:`penlearn.peaks.joint.solver`).
 
-One window, S samples on a common grid of positions ``pos`` (0 = window start, ``pos[-1]``
-= N bases); ``cy[s, i]`` is sample s's count summed over bases ``[0, pos[i])``. A peak
-``[a, b)`` = ``[pos[i], pos[j])`` splits each sample into three segments; the Poisson loss
-of a segment with W bases and count sum Y at its best mean Y / W is
+One window, S samples on a common grid of positions ``P`` (0 = window start, ``P[-1]``
+= N bases); ``cyT[i, s]`` is sample s's count summed over bases ``[0, P[i])`` and
+``cnt[i, s]`` its count at every base of cell ``[P[i], P[i + 1])``, so the count sum
+before any base x of that cell is ``cyT[i, s] + (x − P[i]) cnt[i, s]``. A peak ``[a, b)``
+(any bases ``1 <= a < b <= N − 1``) splits each sample into three segments; the Poisson
+loss of a segment with W bases and count sum Y at its average Y / W is
 ``f(W, Y) = Y − Y log(Y / W)`` (0 when Y = 0), PeakSeg's loss without the log y! term
-(Hocking et al. 2020, JMLR). The up-down constraint (inside mean >= both outside means,
-non-strict as in PeakSeg) makes the best 3-segment loss of one sample the smallest loss
-among the *feasible* ones of: the free 3-mean fit, the fit with segments 1-2 pooled, with
-segments 2-3 pooled, and the flat fit (the constrained optimum is the free optimum of its
-own active set, which is feasible, and every feasible pooled fit is a feasible model).
-Its *decrease* is flat loss − that loss (>= 0). The best model with k units (samples,
-or groups of samples that are up together) up at a given peak takes the k largest unit
-decreases (Hocking & Bourque 2015, arXiv:1506.01286, define the model; the top-k form
-of its optimum is ours).
+(Hocking et al. 2020, JMLR). A sample is *up* at ``[a, b)`` only when its three segment
+averages are strictly up-down (inside > before and inside > after; PeakSegJoint's rule,
+Hocking & Bourque 2015, arXiv:1506.01286): its loss is then the sum of the three
+segments' losses and its *decrease* flat loss − that loss; where it is not up-down it
+cannot be up (decrease −inf). A unit (a sample, or a group of samples up together) has
+the sum of its samples' decreases. The best model with k units up at a peak takes the k
+largest decreases, when at least k units can be up there.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ import math
 
 import numba
 import numpy as np
+
+#: Relative slack of the branch and bound's feasibility tests (rounding of the products).
+FEAS_SLACK = 1e-9
 
 
 @numba.njit(cache=True)
@@ -33,26 +36,13 @@ def seg_loss(W, Y):
 
 
 @numba.njit(cache=True)
-def constrained_loss(W1, Y1, W2, Y2, W3, Y3):
-    """Best loss of one sample with segments (W1, Y1), (W2, Y2), (W3, Y3), inside mean
-    >= both outside means (non-strict)."""
-    # m2 >= m1  <=>  Y2 W1 >= Y1 W2 (no division; exact on integer-valued floats)
-    up1 = Y2 * W1 >= Y1 * W2
-    up3 = Y2 * W3 >= Y3 * W2
-    if up1 and up3:
+def up_loss(W1, Y1, W2, Y2, W3, Y3):
+    """Loss of one sample up with segments (W1, Y1), (W2, Y2), (W3, Y3): the sum of the
+    three segments' losses when the averages are strictly up-down, else inf."""
+    # m2 > m1  <=>  Y2 W1 > Y1 W2 (no division; exact on integer-valued floats)
+    if Y2 * W1 > Y1 * W2 and Y2 * W3 > Y3 * W2:
         return seg_loss(W1, Y1) + seg_loss(W2, Y2) + seg_loss(W3, Y3)
-    best = seg_loss(W1 + W2 + W3, Y1 + Y2 + Y3)
-    # segments 1-2 pooled (one change down at b): feasible when pooled mean >= m3
-    if (Y1 + Y2) * W3 >= Y3 * (W1 + W2):
-        v = seg_loss(W1 + W2, Y1 + Y2) + seg_loss(W3, Y3)
-        if v < best:
-            best = v
-    # segments 2-3 pooled (one change up at a): feasible when pooled mean >= m1
-    if (Y2 + Y3) * W1 >= Y1 * (W2 + W3):
-        v = seg_loss(W1, Y1) + seg_loss(W2 + W3, Y2 + Y3)
-        if v < best:
-            best = v
-    return best
+    return np.inf
 
 
 @numba.njit(cache=True)
@@ -70,7 +60,9 @@ def _sort_desc(x):
 
 @numba.njit(cache=True)
 def record(dec, best, best_a, best_b, a, b):
-    """Sort ``dec`` (in place); where its top-k sum beats ``best[k]``, keep it and [a, b)."""
+    """Sort ``dec`` (in place); where its top-k sum beats ``best[k]``, keep it and [a, b).
+    A unit that cannot be up has decrease −inf, so a top-k sum with fewer than k units
+    up is −inf and never kept."""
     _sort_desc(dec)
     acc = 0.0
     for k in range(dec.shape[0]):
@@ -79,12 +71,6 @@ def record(dec, best, best_a, best_b, a, b):
             best[k + 1] = acc
             best_a[k + 1] = a
             best_b[k + 1] = b
-
-
-# ---------------------------------------------------------------------------------------
-# Branch and bound over the grid (P: grid positions, 0 .. N; cell i = [P[i], P[i+1]) has
-# count cnt[i, s] in sample s; cyT[i, s] the count sum over [0, P[i]); csat[i, s] the
-# sum over the cells before P[i] of their own best (saturated) loss).
 
 
 @numba.njit(cache=True)
@@ -120,94 +106,21 @@ def build_grid(P, st, en, c, off):
 @numba.njit(cache=True)
 def pair_decreases(a, b, N, ya, yb, tot, flat, unit, out):
     """``out[u]``: unit u's loss decrease for the peak [a, b) (count sums ya, yb before
-    a, b)."""
+    a, b); −inf when one of its samples is not strictly up-down there."""
     for u in range(out.shape[0]):
         out[u] = 0.0
     for s in range(tot.shape[0]):
         y1 = ya[s]
         y2 = yb[s] - y1
         y3 = tot[s] - yb[s]
-        d = flat[s] - constrained_loss(a, y1, b - a, y2, N - b, y3)
-        if d < 0.0:
-            d = 0.0
-        out[unit[s]] += d
+        out[unit[s]] += flat[s] - up_loss(a, y1, b - a, y2, N - b, y3)
 
 
 @numba.njit(cache=True)
-def _block_loss_bound(P, cyT, csat, tot, s, i0, i1, j0, j1, free_lb):
-    """Lower bound of sample s's constrained loss over the peaks a = P[i0..i1],
-    b = P[j0..j1] (``i1 <= j0``), given a lower bound ``free_lb`` of its free 3-mean loss.
-
-    The constrained loss is the least loss among the feasible fits (free, pooled 1-2,
-    pooled 2-3, flat). A fit that is feasible for no peak of the block is left out: its
-    feasibility needs an inequality between segment means, and each mean's range over
-    the block is bounded by the extreme count sums over the least / largest widths."""
-    N = P[P.shape[0] - 1]
-    A0, A1, B0, B1 = P[i0], P[i1], P[j0], P[j1]
-    y_in = cyT[j1, s] - cyT[i0, s]  # the most counts a peak of the block can hold
-    w_in = B0 - A1  # its fewest bases
-    y_before = cyT[i0, s]  # the fewest counts before a, over at most A1 bases
-    y_after = tot[s] - cyT[j1, s]  # the fewest counts after b, over at most N - B0 bases
-    lb = seg_loss(N, tot[s])  # the flat fit: always feasible
-    # free: m2 >= m1 and m2 >= m3 for some peak of the block
-    if y_in * A1 >= y_before * w_in and y_in * (N - B0) >= y_after * w_in:
-        lb = min(lb, free_lb)
-    # pooled 1-2 (change at b): mean of [0, b) >= mean of [b, N) for some b
-    if cyT[j1, s] * (N - B0) >= y_after * B0:
-        lb = min(lb, seg_loss(B0, cyT[j0, s]) + csat[j1, s] - csat[j0, s]
-                 + seg_loss(N - B1, tot[s] - cyT[j1, s]))
-    # pooled 2-3 (change at a): mean of [a, N) >= mean of [0, a) for some a
-    if (tot[s] - cyT[i0, s]) * A1 >= y_before * (N - A1):
-        lb = min(lb, seg_loss(A0, cyT[i0, s]) + csat[i1, s] - csat[i0, s]
-                 + seg_loss(N - A1, tot[s] - cyT[i1, s]))
-    return lb
-
-
-@numba.njit(cache=True)
-def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
-    """Upper bound of each unit's decrease over the peaks a = P[i0..i1], b = P[j0..j1].
-
-    For any such peak each segment's loss is at least the sum of the losses of its parts
-    fitted alone (splitting a segment never increases its best loss), and a part inside
-    the zone where a (or b) can fall is at least its saturated loss: a lower bound of the
-    free 3-mean loss; then the fits that the up-down constraint rules out for the whole
-    block are left out (:func:`_block_loss_bound`)."""
-    N = P[P.shape[0] - 1]
-    for u in range(out.shape[0]):
-        out[u] = 0.0
-    for s in range(tot.shape[0]):
-        if i1 <= j0:
-            lb = (seg_loss(P[i0], cyT[i0, s])
-                  + csat[i1, s] - csat[i0, s]
-                  + seg_loss(P[j0] - P[i1], cyT[j0, s] - cyT[i1, s])
-                  + csat[j1, s] - csat[j0, s]
-                  + seg_loss(N - P[j1], tot[s] - cyT[j1, s]))
-            lb = _block_loss_bound(P, cyT, csat, tot, s, i0, i1, j0, j1, lb)
-        else:
-            lb = (seg_loss(P[i0], cyT[i0, s]) + csat[j1, s] - csat[i0, s]
-                  + seg_loss(N - P[j1], tot[s] - cyT[j1, s]))
-        d = flat[s] - lb
-        if d > 0.0:
-            out[unit[s]] += d
-
-
-@numba.njit(cache=True)
-def _can_improve(ub, best, tol):
-    """True when the top-k sum of the bounds ``ub`` (sorted in place) beats some best[k]."""
-    _sort_desc(ub)
-    acc = 0.0
-    for k in range(ub.shape[0]):
-        acc += ub[k]
-        if acc > best[k + 1] + tol:
-            return True
-    return False
-
-
-@numba.njit(cache=True)
-def _eval_grid_pair(P, cyT, tot, flat, unit, i, j, dec, best, best_a, best_b):
-    N = P[P.shape[0] - 1]
-    pair_decreases(P[i], P[j], N, cyT[i], cyT[j], tot, flat, unit, dec)
-    record(dec, best, best_a, best_b, P[i], P[j])
+def _sums_at(P, cyT, cnt, x, g, out):
+    """``out[s]``: count sum of sample s before base x, x in cell g."""
+    for s in range(out.shape[0]):
+        out[s] = cyT[g, s] + (x - P[g]) * cnt[g, s]
 
 
 @numba.njit(cache=True)
@@ -217,11 +130,10 @@ def peak_decreases(P, cyT, cnt, tot, flat, unit, a, b, dec):
     S = tot.shape[0]
     ya = np.empty(S)
     yb = np.empty(S)
-    ia = np.searchsorted(P, a, side="right") - 1
-    ib = np.searchsorted(P, b, side="right") - 1
-    for s in range(S):
-        ya[s] = cyT[ia, s] + (a - P[ia]) * cnt[ia, s]
-        yb[s] = cyT[ib, s] + (b - P[ib]) * cnt[ib, s]
+    ia = min(np.searchsorted(P, a, side="right") - 1, P.shape[0] - 2)
+    ib = min(np.searchsorted(P, b, side="right") - 1, P.shape[0] - 2)
+    _sums_at(P, cyT, cnt, a, ia, ya)
+    _sums_at(P, cyT, cnt, b, ib, yb)
     pair_decreases(a, b, N, ya, yb, tot, flat, unit, dec)
 
 
@@ -232,22 +144,132 @@ def eval_peak(P, cyT, cnt, tot, flat, unit, a, b, dec, best, best_a, best_b):
     record(dec, best, best_a, best_b, a, b)
 
 
+# ---------------------------------------------------------------------------------------
+# Branch and bound over every peak of bases. A block holds the peaks a ∈ [P[i0], P[i1]],
+# b ∈ [P[j0], P[j1]] (every base in those ranges, not only grid points; i1 <= j0), or,
+# *diagonal*, every peak with both ends in [P[x0], P[x1]] (stored i0 = x0, j1 = x1).
+# csat[i, s] is the sum over the cells before P[i] of their own best (saturated) loss.
+
+
+#: Blocks spanning at most this many grid cells get the exact extreme averages.
+SCAN = 48
+
+
 @numba.njit(cache=True)
-def _eval_cell(P, cyT, cnt, tot, flat, unit, g, y, dec, best, best_a, best_b):
-    """The one-base peaks at both ends of cell g = [P[g], P[g + 1]) that are not
-    between two grid points."""
+def _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1):
+    """Whether some a ∈ [P[i0], P[i1]] and b ∈ [P[j0], P[j1]] may give mean[0, b) >
+    mean[0, a), and some mean[a, N) > mean[b, N) (each alone): inside a cell both
+    averages are monotone in the position, so their extremes over a range are at grid
+    points."""
+    lo1 = np.inf  # least mean[0, a)
+    hi2 = -np.inf  # largest mean[a, N)
+    for i in range(i0, i1 + 1):
+        lo1 = min(lo1, cyT[i, s] / P[i])
+        hi2 = max(hi2, (T - cyT[i, s]) / (N - P[i]))
+    hi1 = -np.inf  # largest mean[0, b)
+    lo2 = np.inf  # least mean[b, N)
+    for j in range(j0, j1 + 1):
+        hi1 = max(hi1, cyT[j, s] / P[j])
+        lo2 = min(lo2, (T - cyT[j, s]) / (N - P[j]))
+    return (hi1 >= lo1 * (1.0 - FEAS_SLACK)), (hi2 >= lo2 * (1.0 - FEAS_SLACK))
+
+
+@numba.njit(cache=True)
+def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
+    """Upper bound of each unit's decrease over every peak of the block a ∈ [P[i0],
+    P[i1]], b ∈ [P[j0], P[j1]] (a diagonal block is passed as ``i1 = j1, j0 = i0``).
+
+    A sample's up loss at any such peak is at least the sum of its segments' parts
+    fitted alone (splitting a segment never increases its best loss), a part in the zone
+    where a (or b) can fall at least its saturated loss. A sample that cannot be strictly
+    up-down at any peak of the block gets −inf: up-down needs mean[0, b) > mean[0, a)
+    (inside > before) and mean[a, N) > mean[b, N) (inside > after), and over the block
+    mean[0, b) <= Y(B1) / B0, mean[0, a) >= Y(A0) / A1, mean[a, N) <= (T − Y(A0)) /
+    (N − A1), mean[b, N) >= (T − Y(B1)) / (N − B0) (Y(x): count sum before x, T: total),
+    tested with a relative slack :data:`FEAS_SLACK` for rounding."""
+    N = P[P.shape[0] - 1]
+    A0, A1, B0, B1 = P[i0], P[i1], P[j0], P[j1]
+    for u in range(out.shape[0]):
+        out[u] = 0.0
+    for s in range(tot.shape[0]):
+        T = tot[s]
+        if i1 - i0 + j1 - j0 <= SCAN:  # the extreme averages themselves, at grid points
+            c1, c2 = _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1)
+        else:
+            c1 = cyT[j1, s] * A1 >= cyT[i0, s] * B0 * (1.0 - FEAS_SLACK)
+            c2 = ((T - cyT[i0, s]) * (N - B0)
+                  >= (T - cyT[j1, s]) * (N - A1) * (1.0 - FEAS_SLACK))
+        if not (c1 and c2):
+            out[unit[s]] = -np.inf
+            continue
+        if i1 <= j0:
+            lb = (seg_loss(A0, cyT[i0, s])
+                  + csat[i1, s] - csat[i0, s]
+                  + seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s])
+                  + csat[j1, s] - csat[j0, s]
+                  + seg_loss(N - B1, T - cyT[j1, s]))
+        else:
+            lb = (seg_loss(A0, cyT[i0, s]) + csat[j1, s] - csat[i0, s]
+                  + seg_loss(N - B1, T - cyT[j1, s]))
+        d = flat[s] - lb
+        out[unit[s]] += d if d > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def _least_improvable(ub, best, tol):
+    """The least k whose top-k sum of the bounds ``ub`` (sorted in place) beats best[k]
+    by more than ``tol``; 0 when there is none."""
+    _sort_desc(ub)
+    acc = 0.0
+    for k in range(ub.shape[0]):
+        acc += ub[k]
+        if acc > best[k + 1] + tol:
+            return k + 1
+    return 0
+
+
+@numba.njit(cache=True)
+def _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best, best_a, best_b):
+    """Every peak of bases a ∈ [P[i0], P[i1]], b ∈ [P[j0], P[j1]], a < b, where at least
+    ``kmin`` units are up-down (the block cannot improve fewer). Returns the number of
+    peaks evaluated."""
     N = P[P.shape[0] - 1]
     S = tot.shape[0]
-    if P[g] >= 1.0 and P[g] + 1.0 < P[g + 1]:  # [P[g], P[g] + 1)
-        for s in range(S):
-            y[s] = cyT[g, s] + cnt[g, s]
-        pair_decreases(P[g], P[g] + 1.0, N, cyT[g], y, tot, flat, unit, dec)
-        record(dec, best, best_a, best_b, P[g], P[g] + 1.0)
-    if P[g + 1] <= N - 1.0 and P[g + 1] - 1.0 > P[g]:  # [P[g + 1] − 1, P[g + 1])
-        for s in range(S):
-            y[s] = cyT[g + 1, s] - cnt[g, s]
-        pair_decreases(P[g + 1] - 1.0, P[g + 1], N, y, cyT[g + 1], tot, flat, unit, dec)
-        record(dec, best, best_a, best_b, P[g + 1] - 1.0, P[g + 1])
+    nb = int(P[j1] - P[j0]) + 1
+    yb = np.empty((nb, S))
+    for g in range(j0, j1 + 1):  # count sums before every b of the range
+        last = P[g + 1] - 1.0 if g < j1 else P[g]
+        x = P[g]
+        while x <= last:
+            _sums_at(P, cyT, cnt, x, g, yb[int(x - P[j0])])
+            x += 1.0
+    ya = np.empty(S)
+    down = np.zeros(dec.shape[0], dtype=np.int64)
+    n = 0
+    for g in range(i0, i1 + 1):
+        last = P[g + 1] - 1.0 if g < i1 else P[g]
+        a = P[g]
+        while a <= last:
+            _sums_at(P, cyT, cnt, a, g, ya)
+            b = max(a + 1.0, P[j0])
+            while b <= P[j1]:
+                y = yb[int(b - P[j0])]
+                if kmin > 1:  # units up-down at [a, b): products only, no logarithms
+                    down[:] = 0
+                    for s in range(S):
+                        y2 = y[s] - ya[s]
+                        if not (y2 * a > ya[s] * (b - a)
+                                and y2 * (N - b) > (tot[s] - y[s]) * (b - a)):
+                            down[unit[s]] = 1
+                    if dec.shape[0] - down.sum() < kmin:
+                        b += 1.0
+                        continue
+                pair_decreases(a, b, N, ya, y, tot, flat, unit, dec)
+                record(dec, best, best_a, best_b, a, b)
+                n += 1
+                b += 1.0
+            a += 1.0
+    return n
 
 
 @numba.njit(cache=True)
@@ -284,22 +306,21 @@ def _unproven(blocks, lo, hi, P, cyT, csat, tot, flat, unit, best, tol, ub, prov
 @numba.njit(cache=True)
 def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, leaf,
                      max_work, tol, proven):
-    """Every candidate peak, by branch and bound; ``best`` holds the incumbent top-k sums
-    (from a heuristic) and is improved in place.
+    """Every peak of bases ``1 <= a < b <= N − 1``, by branch and bound; ``best`` holds
+    the incumbent top-k sums (from a heuristic) and is improved in place.
 
-    A block is either *diagonal*, ``[x0, x1]`` (stored as ``i0 = x0, j1 = x1``): every
-    peak with both ends in ``[P[x0], P[x1]]`` (grid pairs and the one-base peaks of its
-    cells), split into the diagonal blocks ``[x0, m]``, ``[m, x1]`` and the block
-    ``[x0, m] × [m, x1]``; or a *rectangle* ``a ∈ P[i0..i1], b ∈ P[j0..j1]`` (``i1 <= j0``),
-    split in four. Stops after ``max_work`` block bounds: ``proven[k]`` (all True on
-    entry) is then set False for each k that a block left may improve. Returns (blocks
-    bounded, peaks evaluated)."""
+    A diagonal block ``[x0, x1]`` is split into the diagonal blocks ``[x0, m]``,
+    ``[m, x1]`` and the rectangle ``[x0, m] × [m, x1]``; a rectangle into halves of each
+    grid range with more than one cell (halves share their middle grid point, so every
+    base stays covered). A block whose bounds cannot beat any ``best[k]`` by more than
+    ``tol`` is dropped; one with at most ``leaf`` peaks, or one cell per range, is
+    searched base by base. Stops after ``max_work`` block bounds: ``proven[k]`` (all True
+    on entry) is then set False for each k that a block left may improve. Returns
+    (blocks bounded, peaks evaluated)."""
     G = P.shape[0] - 1
-    S = tot.shape[0]
     n_units = best.shape[0] - 1
     ub = np.empty(n_units)
     dec = np.empty(n_units)
-    y = np.empty(S)
     cur = np.empty((1, 5), dtype=np.int64)
     cur, n_cur = _push(cur, 0, 1, 1, G - 1, G - 1, 1)
     bounded = 0
@@ -319,46 +340,41 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
                 j0 = i0
             _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub)
             bounded += 1
-            if not _can_improve(ub, best, tol):
-                continue
-            if diag and j1 - i0 <= 4:
-                for i in range(i0, j1 + 1):
-                    for j in range(i + 1, j1 + 1):
-                        _eval_grid_pair(P, cyT, tot, flat, unit, i, j, dec, best, best_a,
-                                        best_b)
-                        evaluated += 1
-                for g in range(i0, j1):
-                    _eval_cell(P, cyT, cnt, tot, flat, unit, g, y, dec, best, best_a, best_b)
-                    evaluated += 2
-                continue
-            if not diag and (i1 - i0 + 1) * (j1 - j0 + 1) <= leaf:
-                for i in range(i0, i1 + 1):
-                    for j in range(max(j0, i + 1), j1 + 1):
-                        _eval_grid_pair(P, cyT, tot, flat, unit, i, j, dec, best, best_a,
-                                        best_b)
-                        evaluated += 1
+            kmin = _least_improvable(ub, best, tol)
+            if kmin == 0:
                 continue
             if diag:
+                nx = P[j1] - P[i0] + 1.0
+                if j1 - i0 <= 1 or nx * (nx - 1.0) <= 2.0 * leaf:
+                    evaluated += _leaf(P, cyT, cnt, tot, flat, unit, i0, j1, i0, j1, kmin, dec,
+                                       best, best_a, best_b)
+                    continue
                 m = (i0 + j1) // 2
                 nxt, n_nxt = _push(nxt, n_nxt, i0, 0, 0, m, 1)
                 nxt, n_nxt = _push(nxt, n_nxt, m, 0, 0, j1, 1)
                 nxt, n_nxt = _push(nxt, n_nxt, i0, m, m, j1, 0)
                 continue
-            # an incumbent from the middle of the block, then its four quarters
-            im = (i0 + i1) // 2
-            jm = (j0 + j1) // 2
-            if jm > im:
-                _eval_grid_pair(P, cyT, tot, flat, unit, im, jm, dec, best, best_a, best_b)
+            split_a = i1 - i0 >= 2
+            split_b = j1 - j0 >= 2
+            na = P[i1] - P[i0] + 1.0
+            nb = P[j1] - P[j0] + 1.0
+            if not (split_a or split_b) or na * nb <= leaf:
+                evaluated += _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best,
+                                   best_a, best_b)
+                continue
+            im = (i0 + i1) // 2 if split_a else i1
+            jm = (j0 + j1) // 2 if split_b else j1
+            if P[jm] > P[im]:  # an incumbent from the middle of the block
+                eval_peak(P, cyT, cnt, tot, flat, unit, P[im], P[jm], dec, best, best_a,
+                          best_b)
                 evaluated += 1
-            for x in range(2):
-                ci0 = i0 if x == 0 else im + 1
-                ci1 = im if x == 0 else i1
-                if ci0 > ci1:
-                    continue
-                for z in range(2):
-                    cj0 = j0 if z == 0 else jm + 1
-                    cj1 = jm if z == 0 else j1
-                    if cj0 <= cj1 and ci0 < cj1:  # at least one pair i < j
+            for x in range(2 if split_a else 1):
+                ci0 = i0 if x == 0 else im
+                ci1 = (im if x == 0 else i1) if split_a else i1
+                for z in range(2 if split_b else 1):
+                    cj0 = j0 if z == 0 else jm
+                    cj1 = (jm if z == 0 else j1) if split_b else j1
+                    if P[cj1] > P[ci0]:  # at least one peak a < b
                         nxt, n_nxt = _push(nxt, n_nxt, ci0, ci1, cj0, cj1, 0)
         cur = nxt
         n_cur = n_nxt

@@ -86,7 +86,7 @@ def joint_path(fit, *, by: str = "sample", groups: dict | None = None) -> pd.Dat
         loss, peak, up = fit.group_loss, fit.group_peak, fit.group_up
     else:
         loss, peak, up = fit.loss, fit.peak, fit.up
-    loss = pd.Series(loss)
+    loss = pd.Series(loss).dropna()  # NaN: no peak has k samples (groups) up-down
     ks = np.asarray(loss.index, dtype=np.int64)
     sel = model_selection(loss.to_numpy(dtype=float), ks)
     loss0 = float(loss.loc[0]) if 0 in loss.index else float("nan")

@@ -1,55 +1,91 @@
-"""The exact joint peak model of several samples in one window (SPEC §8).
+"""The joint peak model of several samples in one window, solved exactly.
 
-S samples cover one window. A model with k samples up has one common peak ``[a, b)``:
-each up sample has three Poisson means (before, inside, after the peak) with the inside
-mean >= both outside means (non-strict, as PeakSeg's up-down constraint, SPEC §7); every
-other sample has one flat mean. The loss is PeakSeg's Poisson loss Σ w (m − y log m)
-(Hocking et al. 2020, JMLR). For each k = 0..S, :func:`joint_peak` gives the model of
-minimum total loss, *exactly*: PeakSegJoint (Hocking & Bourque 2015, "PeakSegJoint: fast
-supervised peak detection via joint segmentation of multiple count data samples",
-arXiv:1506.01286) computes the same models approximately, on a pyramid of bins. With a
-``group`` column the same is done over groups (all samples of a group up together).
+The model (PeakSegJoint: Hocking & Bourque 2015, "PeakSegJoint: fast supervised peak
+detection via joint segmentation of multiple count data samples", arXiv:1506.01286;
+Hocking & Bourque 2020, PSB, "Machine learning algorithms for simultaneous supervised
+detection of peaks in multiple samples and cell types"; the design document,
+``docs/design.md``, joint peaks). S samples cover one window of N bases. A model with k
+samples up has one common peak ``[a, b)``, ``1 <= a < b <= N − 1``: each up sample has
+three segments (before, inside, after the peak), each fitted by its average, and the
+averages must be *strictly* up-down (inside > before and inside > after); every other
+sample has one flat mean. The loss is the Poisson loss Σ (m − y log m) per base, as in
+the rest of penlearn (no log y! term). A sample whose averages at ``[a, b)`` are not
+strictly up-down cannot be up there (no pooled fit, no one-sided step), so a model with k
+samples up exists only where one peak has k up-down samples; otherwise its loss is NaN
+and model selection skips it. With a ``group`` column the same is done over groups: a
+group is up when all its samples are, each strictly up-down, its decrease the sum of
+theirs.
 
-Where the optimum can be. For a fixed peak, a sample's best constrained loss is the
-least loss among the feasible ones of four fits (free 3 means, segments 1-2 pooled,
-segments 2-3 pooled, flat); its loss decrease d_s(a, b) >= 0, and the best model with k
-samples up at ``[a, b)`` takes the k largest decreases, so
-``loss(k) = flat − max over (a, b) of (sum of the k largest d_s(a, b))``. Inside a run
-of bases where no sample's count changes, moving ``a`` (or ``b``, or both together when
-the peak is one base wide) changes only weights: each fit's loss is then concave in the
-move (the perspective ``Y log(Y/W)`` is jointly convex and Y, W move linearly), and each
-fit is feasible on an interval (its constraints are linear in the move). At a feasibility
-limit inside the run a constraint is tight and the fit's loss equals that of a simpler
-fit (free → pooled → flat) that is feasible there; repeating the argument, an optimum
-exists with both ``a`` and ``b`` at *grid points* (row boundaries of any sample, or the
-bases next to the window's ends), or a one-base peak next to a grid point. Only those
-peaks are searched; tests compare with a search over every base position. Non-strict
-inequalities matter: the feasible sets are then closed, so the optimum is attained.
+What PeakSegJoint computes. Its solvers (``PeakSegJointHeuristic``,
+``PeakSegJointFaster``, ``PeakSegJointSeveral``) give, by their documentation, "an
+approximate solution" of this model: a pyramid of bins (every pair of coarse bin
+boundaries, then, for each k, a zoom to base resolution around its best peak), over
+several bin factors (2..7), keeping the most likely feasible model found for each k.
+``method="heuristic"`` here is a search of that kind with one bin factor (2); the exact
+solver starts from its peaks, so it is never worse, and then either proves each k
+optimal or finds a better peak. On the same model (``benchmarks/RESULTS.md``,
+``## joint_peaks``): on PeakSegJoint's five test windows and its README example every k
+is proven; the heuristic's loss is above the optimum on 30 of their 112 models (by up to
+2.8·10^5 when its zoom keeps a poor peak), and PeakSegJoint's own published losses for
+the README example are above it by 704 at k = 1; on simulated windows with a peak in 1
+or 7 of 21 samples the heuristic finds no model for 7 or 8 of the 22 k, which exist.
 
-The search. A bin-pyramid heuristic like PeakSegJoint's (every pair of coarse bin
-boundaries, then for each k a zoom to base resolution around its best peak) gives first
-peaks for every k. A branch and bound then covers every candidate peak: a block of peaks
-(a in one range of grid points, b in another; or both ends in one range, which also holds
-the one-base peaks of its cells) gets, for each sample, an upper bound of its loss
-decrease over the block (each segment's loss is at least the sum of the losses of its
-parts fitted alone, a part inside the range where a or b can fall at least its saturated
-loss; and a fit that the up-down constraint rules out for every peak of the block, as
-its mean ranges show, is left out); a block whose top-k sum of bounds cannot beat the
-best peak found for any k is dropped, the others are split until small enough to search
-exhaustively. After ``max_blocks`` bounds the search stops and says, per k, whether the
-model is still proven (no block left could improve it). Losses are compared in
-floating point, so "exact" is up to rounding (1e-12 of the total flat loss).
+Where the optimum can be. Write Y(x) for a sample's count sum before base x and T for
+its total. Inside > before is mean[0, b) > mean[0, a) (the pooled mean of before and
+inside lies between them) and inside > after is mean[a, N) > mean[b, N). Fix b and let
+a move inside a run ``[p, q)`` of bases where no sample's count changes (count c in the
+sample), so that Y(a) = Y(p) + c (a − p). Then::
+
+    inside > before  <=>  Y(b) a − Y(a) b > 0
+    inside > after   <=>  (T − Y(a)) (N − b) − (T − Y(b)) (N − a) > 0
+
+are *linear* in a: the sample is up-down on an interval of the run, whose ends are the
+roots (where two averages are equal)::
+
+    a1 = b (Y(p) − c p) / (Y(b) − c b)
+    a2 = [N (T − Y(b)) − (N − b) (T − Y(p) + c p)] / [(T − Y(b)) − c (N − b)]
+
+and likewise for b inside a run with a fixed::
+
+    b1 = a (Y(p) − c p) / (Y(a) − c a)
+    b2 = [(N − a) (T − Y(p) + c p) − N (T − Y(a))] / [c (N − a) − (T − Y(a))]
+
+For a fixed set of up samples the total decrease is convex in a (the segment loss
+f(W, Y) = Y − Y log(Y / W) is jointly concave, and W, Y move linearly with a), so
+between two consecutive roots its maximum is at an end: at a run's end, or at the base
+next to a root, where one sample's averages are about to become equal. That base is in
+general strictly inside a run, at no row boundary of any sample (the tests hold such
+windows). The non-strict model could be searched at row boundaries only, because its
+limit fits pool segments; the strict model must be searched at every base.
+
+The search, exact at base resolution. A branch and bound covers every peak of bases: a
+block is a range of bases for a and one for b (or both ends in one range), between
+points of a grid (the row boundaries of every sample, with extra points so that no cell
+is longer than :data:`MAX_CELL` bases). Each sample's decrease is bounded above over the
+whole block (each segment's loss is at least the sum of its parts fitted alone, a part
+where a or b can fall at least its saturated loss), and the bounds respect feasibility:
+a sample that cannot be up-down at any peak of the block (the two conditions above, each
+side's average bounded over the block) cannot be up, so a block where fewer than k
+samples can be up holds no model with k. A block whose top-k bound cannot beat the best
+model found for any k is dropped; the others are split until small, then searched base
+by base. Every reported model is therefore optimal, up to the pruning tolerance
+``1e-12 (1 + log N) Σ T``, which is relative to the scale of the losses: the decreases
+are homogeneous of degree 1 in the counts (for counts × s the terms in log s cancel
+between a sample's segments), so counts × 1e-14 give the peaks of counts × 1. After
+``max_blocks`` bounds the search stops and says, per k, whether the model is still
+proven (``proven``; ``exact`` when all are).
 
 Samples that do not start or end at the same base: by default the window spans all rows
 (from the first ``chromStart`` to the last ``chromEnd`` of all samples) and the bases a
-sample has no row for are zeros, as zero-coverage gaps between a sample's rows are
-(SPEC §7); PeakSegJoint does the same, so losses compare with its. ``extent="common"``
-fits only the bases all samples cover; ``region`` fits given bases, which every sample
-must cover (else a ``ValueError``).
+sample has no row for are zeros, as zero-coverage gaps between a sample's rows are;
+PeakSegJoint does the same, so losses compare with its. ``extent="common"`` fits only
+the bases all samples cover; ``region`` fits given bases, which every sample must cover
+(else a ``ValueError``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +93,7 @@ import pandas as pd
 
 from penlearn._checks import require_columns, sequence_label
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.peaks.formats.regions import _integer_column
 
 __all__ = ["JointPeakFit", "joint_peak"]
 
@@ -139,15 +176,40 @@ class _Grid:
     flat: np.ndarray  # (S,) flat loss of each sample
 
 
-def _numeric(df: pd.DataFrame, col: str) -> np.ndarray:
+def _refuse_kind(values: pd.Series, col: str) -> None:
+    """TypeError for boolean, complex or text values (which pandas would convert)."""
+    kind = values.dtype.kind
+    bad = None
+    if kind in "bc":
+        bad = 0
+    elif kind == "O":
+        for i, v in enumerate(values):
+            if isinstance(v, (bool, np.bool_, complex, np.complexfloating, str, bytes)):
+                bad = i
+                break
+    if bad is not None:
+        raise TypeError(f"window column {col!r} must hold real numbers; row {bad} has "
+                        f"{sequence_label(values.iloc[bad])!r}")
+
+
+def _positions(window: pd.DataFrame, col: str) -> np.ndarray:
+    """int64 coordinates, checked as integers (no float round trip)."""
+    _refuse_kind(window[col], col)
+    return _integer_column(window, col, "window", lambda i: f"row {i}")
+
+
+def _counts(window: pd.DataFrame) -> np.ndarray:
+    values = window["count"]
+    _refuse_kind(values, "count")
     try:
-        vals = np.asarray(df[col].to_numpy(), dtype=float)
+        vals = np.asarray(values.to_numpy(), dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"window column {col!r} must be numeric") from exc
-    bad = ~np.isfinite(vals)
+        raise TypeError("window column 'count' must be numeric") from exc
+    bad = ~np.isfinite(vals) | (vals < 0)
     if bad.any():
-        raise ValueError(f"window column {col!r} must be finite; row {int(np.argmax(bad))} "
-                         f"has {sequence_label(df[col].iloc[int(np.argmax(bad))])!r}")
+        i = int(np.argmax(bad))
+        raise ValueError(f"window column 'count' must be finite and >= 0; row {i} has "
+                         f"{sequence_label(values.iloc[i])!r}")
     return vals
 
 
@@ -155,14 +217,24 @@ def _check_region(region):
     if region is None:
         return None
     try:
-        lo, hi = (int(v) for v in region)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"region must be (chromStart, chromEnd), got {region!r}") from exc
+        pair = tuple(region)
+    except TypeError:
+        pair = ()
+    ok = len(pair) == 2 and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+        or isinstance(v, (float, np.floating)) and math.isfinite(v) and v == int(v)
+        for v in pair)
+    if not ok:
+        raise TypeError(f"region must be two integers (chromStart, chromEnd), got {region!r}")
+    lo, hi = (int(v) for v in pair)
+    if not 0 <= lo < 2**63 or not 0 <= hi < 2**63:
+        raise ValueError(f"region {region!r} must lie in 0 .. 2**63 − 1")
     return lo, hi
 
 
 def _samples(window: pd.DataFrame, region, extent: str = "union"):
-    """Validated rows of each sample (sorted, gap-free, clipped) and the window bounds."""
+    """Validated rows of each sample (sorted, gap-free, clipped) and the window bounds
+    (int64 positions throughout)."""
     if not isinstance(window, pd.DataFrame):
         raise TypeError(f"window must be a pandas DataFrame, got {type(window).__name__}")
     require_columns(window, WINDOW_COLUMNS, "window")
@@ -173,18 +245,12 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
     if "chrom" in window.columns and window["chrom"].nunique(dropna=False) > 1:
         raise ValueError(f"window must be on one chromosome; column 'chrom' has "
                          f"{list(pd.unique(window['chrom']))[:3]}")
-    start = _numeric(window, "chromStart")
-    end = _numeric(window, "chromEnd")
-    count = _numeric(window, "count")
-    for col, v in (("chromStart", start), ("chromEnd", end)):
-        if (v != np.round(v)).any():
-            raise ValueError(f"window column {col!r} must hold integers")
+    start = _positions(window, "chromStart")
+    end = _positions(window, "chromEnd")
+    count = _counts(window)
     if (end <= start).any():
         i = int(np.argmax(end <= start))
-        raise ValueError(f"window row {i} has chromEnd {end[i]:g} <= chromStart {start[i]:g}")
-    if (count < 0).any():
-        i = int(np.argmax(count < 0))
-        raise ValueError(f"window column 'count' must be >= 0; row {i} has {count[i]:g}")
+        raise ValueError(f"window row {i} has chromEnd {end[i]} <= chromStart {start[i]}")
     ids = window["sample_id"].to_numpy()
     samples = list(pd.unique(ids))
     codes = pd.Categorical(ids, categories=samples).codes
@@ -207,9 +273,9 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
         if (st[1:] < en[:-1]).any():
             r = int(np.argmax(st[1:] < en[:-1]))
             raise ValueError(f"window sample {samples[s]!r} has overlapping rows: one ends "
-                             f"at {en[r]:g}, the next starts at {st[r + 1]:g}")
+                             f"at {en[r]}, the next starts at {st[r + 1]}")
         gap = st[1:] > en[:-1]
-        if gap.any():  # zero-coverage gaps are zeros (SPEC §7)
+        if gap.any():  # zero-coverage gaps are zeros
             gs, ge = en[:-1][gap], st[1:][gap]
             st = np.concatenate([st, gs])
             en = np.concatenate([en, ge])
@@ -217,71 +283,83 @@ def _samples(window: pd.DataFrame, region, extent: str = "union"):
             o = np.argsort(st, kind="stable")
             st, en, c = st[o], en[o], c[o]
         rows.append((st, en, c))
-    firsts = np.array([r[0][0] for r in rows])
-    lasts = np.array([r[1][-1] for r in rows])
+    firsts = np.array([r[0][0] for r in rows], dtype=np.int64)
+    lasts = np.array([r[1][-1] for r in rows], dtype=np.int64)
     if region is not None:
-        lo, hi = float(region[0]), float(region[1])
+        lo, hi = region
         if hi - lo < 3:
             raise ValueError(f"region {region!r} must span at least 3 bases")
         bad = (firsts > lo) | (lasts < hi)
         if bad.any():
             s = int(np.argmax(bad))
-            raise ValueError(f"window sample {samples[s]!r} covers {firsts[s]:g}-"
-                             f"{lasts[s]:g}, not all of the region {lo:g}-{hi:g}")
+            raise ValueError(f"window sample {samples[s]!r} covers {firsts[s]}-"
+                             f"{lasts[s]}, not all of the region {lo}-{hi}")
     elif extent == "union":
-        lo, hi = float(firsts.min()), float(lasts.max())
+        lo, hi = int(firsts.min()), int(lasts.max())
         if hi - lo < 3:
-            raise ValueError(f"window spans only {hi - lo:g} bases; a peak needs at least 3")
+            raise ValueError(f"window spans only {hi - lo} bases; a peak needs at least 3")
         for s, (st, en, c) in enumerate(rows):  # bases before / after a sample's rows: zeros
             pre, post = int(st[0] > lo), int(en[-1] < hi)
-            rows[s] = (np.concatenate([[lo] * pre, st, [en[-1]] * post]),
-                       np.concatenate([[st[0]] * pre, en, [hi] * post]),
+            rows[s] = (np.concatenate([np.array([lo] * pre, np.int64), st, en[-1:][:post]]),
+                       np.concatenate([st[:pre], en, np.array([hi] * post, np.int64)]),
                        np.concatenate([[0.0] * pre, c, [0.0] * post]))
     else:
-        lo, hi = float(firsts.max()), float(lasts.min())
+        lo, hi = int(firsts.max()), int(lasts.min())
         if hi - lo < 3:
             raise ValueError(
-                f"window samples share only {max(hi - lo, 0):g} bases (the common range "
-                f"of all samples, {lo:g}-{hi:g}); a peak needs at least 3")
+                f"window samples share only {max(hi - lo, 0)} bases (the common range "
+                f"of all samples, {lo}-{hi}); a peak needs at least 3")
+    if hi - lo > 2**52:
+        raise ValueError(f"window spans {hi - lo} bases; at most 2**52 are supported")
     clipped = []
     for st, en, c in rows:
         keep = (en > lo) & (st < hi)
-        clipped.append((np.maximum(st[keep], lo), np.minimum(en[keep], hi), c[keep]))
+        clipped.append((np.maximum(st[keep], lo) - lo, np.minimum(en[keep], hi) - lo,
+                        c[keep]))
     return samples, groups, clipped, lo, hi
 
 
-def _grid(rows, lo, hi) -> _Grid:
-    """The grid: row boundaries of every sample, and the bases next to the window ends."""
-    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
-
-    N = hi - lo
-    P = np.unique(np.concatenate([st[1:] - lo for st, _, _ in rows]
-                                 + [np.array([0.0, 1.0, N - 1.0, N])]))
-    off = np.cumsum([0] + [len(st) for st, _, _ in rows])
-    cnt, cyT, csat = kern.build_grid(
-        P, np.concatenate([st for st, _, _ in rows]) - lo,
-        np.concatenate([en for _, en, _ in rows]) - lo,
-        np.concatenate([c for _, _, c in rows]).astype(float), off)
-    tot = cyT[-1].copy()
-    flat = np.array([kern.seg_loss(N, t) for t in tot])
-    return _Grid(int(lo), P, cnt, cyT, csat, tot, flat)
-
-
+#: The longest grid cell (bases): longer runs get extra grid points, so that the branch
+#: and bound's blocks shrink to few bases.
+MAX_CELL = 8
 #: Default number of blocks the branch and bound may bound before it stops.
-MAX_BLOCKS = 500_000
-#: Blocks with at most this many peaks are searched exhaustively.
-LEAF_PAIRS = 16
-
-
+MAX_BLOCKS = 2_000_000
+#: Blocks with at most this many peaks are searched base by base.
+LEAF_PAIRS = 256
 #: The heuristic's pyramid: bin sizes are powers of BIN_FACTOR, the coarsest level has at
 #: least COARSE_BINS bins.
 BIN_FACTOR = 2
 COARSE_BINS = 40
+#: The branch and bound's pruning tolerance, relative to the losses' scale (see above).
+REL_TOL = 1e-12
+
+
+def _grid(rows, N: int, start: int) -> _Grid:
+    """The grid: row boundaries of every sample, the bases next to the window ends, and
+    extra points so that no cell is longer than :data:`MAX_CELL` bases (positions
+    relative to the window start)."""
+    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
+
+    P = np.unique(np.concatenate([st[1:] for st, _, _ in rows]
+                                 + [np.array([0, 1, N - 1, N], np.int64)]))
+    long = np.flatnonzero(np.diff(P) > MAX_CELL)
+    if len(long):
+        extra = [np.arange(P[i] + MAX_CELL, P[i + 1], MAX_CELL) for i in long]
+        P = np.unique(np.concatenate([P, *extra]))
+    P = P.astype(float)
+    off = np.cumsum([0] + [len(st) for st, _, _ in rows])
+    cnt, cyT, csat = kern.build_grid(
+        P, np.concatenate([st for st, _, _ in rows]).astype(float),
+        np.concatenate([en for _, en, _ in rows]).astype(float),
+        np.concatenate([c for _, _, c in rows]).astype(float), off)
+    tot = cyT[-1].copy()
+    flat = np.array([kern.seg_loss(float(N), t) for t in tot])
+    return _Grid(int(start), P, cnt, cyT, csat, tot, flat)
 
 
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
                  max_blocks: int):
-    """Best top-k decrease, its peak, and whether proven, for k = 0..n_units."""
+    """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n."""
     from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     best = np.full(n_units + 1, -np.inf)
@@ -293,31 +371,42 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
     proven = np.full(n_units + 1, method == "exact")
     proven[0] = True
     if method == "exact":
-        tol = 1e-12 * max(1.0, float(np.abs(grid.flat).sum()))
+        N = float(grid.P[-1])
+        tol = REL_TOL * (1.0 + math.log(N)) * float(grid.tot.sum())
         kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot, grid.flat,
                               unit, best, ba, bb, LEAF_PAIRS, max_blocks, tol, proven)
     return best, ba, bb, proven
 
 
-def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
-    """Loss, peak, up, selection and proven for one kind of unit (samples or groups)."""
+def _up_matrix(grid: _Grid, unit: np.ndarray, n: int, best, bi, bj) -> np.ndarray:
+    """Which units are up in each model (row k = 0..n; all False where no model)."""
     from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
-    n = len(names)
-    ks = pd.RangeIndex(n + 1, name="k")
-    loss = pd.Series(float(grid.flat.sum()) - best, index=ks, name="loss")
     up = np.zeros((n + 1, n), dtype=bool)
     dec = np.empty(n)
     for k in range(1, n + 1):
-        kern.peak_decreases(grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit, bi[k],
-                            bj[k], dec)
-        up[k, np.argsort(-dec, kind="stable")[:k]] = True
-    peak = pd.DataFrame({
-        "chromStart": (grid.start + bi[1:]).astype(np.int64),
-        "chromEnd": (grid.start + bj[1:]).astype(np.int64),
-    }, index=pd.RangeIndex(1, n + 1, name="k"))
+        if np.isfinite(best[k]):
+            kern.peak_decreases(grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit,
+                                bi[k], bj[k], dec)
+            up[k, np.argsort(-dec, kind="stable")[:k]] = True
+    return up
+
+
+def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
+    """Loss, peak, up, selection and proven for one kind of unit (samples or groups)."""
+    n = len(names)
+    ks = pd.RangeIndex(n + 1, name="k")
+    found = np.isfinite(best)
+    loss = pd.Series(np.where(found, float(grid.flat.sum()) - best, np.nan), index=ks,
+                     name="loss")
+    up = _up_matrix(grid, unit, n, best, bi, bj)
+    ends = {}
+    for col, at in (("chromStart", bi), ("chromEnd", bj)):
+        vals = [grid.start + int(v) if f else pd.NA for v, f in zip(at[1:], found[1:])]
+        ends[col] = pd.array(vals, dtype="Int64")
+    peak = pd.DataFrame(ends, index=pd.RangeIndex(1, n + 1, name="k"))
     up_df = pd.DataFrame(up, index=ks, columns=pd.Index(names))
-    table = pd.DataFrame({"k": np.arange(n + 1), "loss": loss.to_numpy()})
+    table = pd.DataFrame({"k": np.arange(n + 1), "loss": loss.to_numpy()})[found]
     sel = model_selection("loss", "k", table)
     sel = sel[["min_lambda", "max_lambda", "min_log_lambda", "max_log_lambda", "k", "loss"]]
     return loss, peak, up_df, sel.reset_index(drop=True), pd.Series(proven, index=ks,
@@ -326,39 +415,53 @@ def _models(grid: _Grid, unit: np.ndarray, names: list, best, bi, bj, proven):
 
 def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
                method: str = "exact", max_blocks: int = MAX_BLOCKS) -> JointPeakFit:
-    """Exact joint peak models of several samples in one window, for every k.
+    """Exact joint peak models (PeakSegJoint's strict model) of one window, every k.
 
     Parameters
     ----------
     window : DataFrame
         Coverage rows ``sample_id, chromStart, chromEnd, count`` (0-based half-open
-        ``[chromStart, chromEnd)``, weight ``chromEnd − chromStart``), optional ``group``
-        (one value per sample). Rows need not be sorted; gaps within a sample are zeros.
-    region : (chromStart, chromEnd), optional
-        The bases to fit; every sample must cover them (else a ``ValueError``); rows
-        beyond are clipped.
+        ``[chromStart, chromEnd)`` integers, weight ``chromEnd − chromStart``; counts
+        real numbers >= 0), optional ``group`` (one value per sample). Rows need not be
+        sorted; gaps within a sample are zeros.
+    region : (int, int), optional
+        The bases ``[chromStart, chromEnd)`` to fit; every sample must cover them (else a
+        ``ValueError``); rows beyond are clipped.
     extent : {"union", "common"}
         Without ``region``, the bases to fit when samples start or end at different
         bases: ``"union"`` (default) from the first ``chromStart`` to the last
         ``chromEnd`` of all samples, the bases a sample has no row for counting as
-        zeros (as gaps do, SPEC §7, and as PeakSegJoint does); ``"common"`` only the
-        bases every sample covers.
+        zeros (as gaps do, and as PeakSegJoint does); ``"common"`` only the bases every
+        sample covers.
     method : {"exact", "heuristic"}
         ``"exact"``: the heuristic's peaks first, then a branch and bound over every
-        candidate peak. ``"heuristic"``: the bin-pyramid search only (PeakSegJoint's kind
+        peak of bases. ``"heuristic"``: the bin-pyramid search only (PeakSegJoint's kind
         of search); ``fit.exact`` is then False.
     max_blocks : int
         The branch and bound stops after bounding this many blocks of peaks (about a
         microsecond each), keeping the best peaks found (never worse than the
         heuristic's); ``fit.proven`` then says which k are still proven optimal and
-        ``fit.exact`` is False. Windows with a clear peak need a few thousand blocks;
-        pure noise (no peak anywhere, many near-equal models) may need more than 10^6.
+        ``fit.exact`` is False.
 
     Returns
     -------
     JointPeakFit
-        ``loss`` (k = 0..S), ``peak`` (k = 1..S), ``up``, ``selection``, ``exact``; with
-        groups also ``group_loss``, ``group_peak``, ``group_up``, ``group_selection``.
+        ``loss`` (k = 0..S; NaN where no peak has k samples strictly up-down), ``peak``
+        (k = 1..S, nullable integers, missing where the loss is NaN), ``up`` (all False
+        where the loss is NaN), ``selection`` (over the k that exist), ``exact``,
+        ``proven``; with groups also ``group_loss``, ``group_peak``, ``group_up``,
+        ``group_selection``, ``group_proven``.
+
+    Raises
+    ------
+    TypeError
+        A window that is not a DataFrame; boolean, complex or text values in a numeric
+        column; a ``region`` that is not two integers (``(2.5, 20.5)`` is refused, not
+        truncated).
+    ValueError
+        Missing columns, non-integer or negative coordinates, coordinates beyond the
+        64-bit range, negative or non-finite counts, overlapping rows, a window of fewer
+        than 3 bases, a region some sample does not cover.
 
     Examples
     --------
@@ -369,7 +472,7 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
     >>> fit = joint_peak(window)
     >>> fit.peak.loc[1].tolist(), fit.up.loc[1].tolist()
     ([10, 20], [True, False])
-    >>> bool(fit.loss[2] == fit.loss[1])  # b is flat: up with equal means, no decrease
+    >>> bool(fit.loss.isna()[2])  # b is flat: never strictly up-down, no model with 2 up
     True
     """
     if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)) \
@@ -380,7 +483,7 @@ def joint_peak(window: pd.DataFrame, *, region=None, extent: str = "union",
     if extent not in ("union", "common"):
         raise ValueError(f"extent must be 'union' or 'common', got {extent!r}")
     samples, groups, rows, lo, hi = _samples(window, _check_region(region), extent)
-    grid = _grid(rows, lo, hi)
+    grid = _grid(rows, hi - lo, lo)
     S = len(samples)
     unit = np.arange(S, dtype=np.int64)
     best, bi, bj, proven = _solve_units(grid, unit, S, method, max_blocks)
