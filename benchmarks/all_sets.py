@@ -77,8 +77,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.datasets.locate import data_folder
+
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+DEFAULT_DATA = data_folder()
 FIGURE = HERE.parent / "docs" / "img" / "all_sets.png"
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402

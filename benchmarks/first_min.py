@@ -32,6 +32,7 @@ import numpy as np
 
 from penlearn import aum, breakpoints_from_labels
 from penlearn.datasets import binary_timing_problem
+from penlearn.datasets.locate import reference_folder
 from penlearn.line_search import first_min_monotone
 from penlearn.line_search._common import aum_slope as _aum_slope
 from penlearn.line_search._common import gaps as _gaps
@@ -41,8 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-REF = SHARED / "reference" / "aum"
+REF = reference_folder() / "aum"
 SECTION = "## first_min"
 SECONDS_PER_EVENT = 0.5e-6  # the README's measured C++ cost per event
 

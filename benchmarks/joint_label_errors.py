@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import results_file  # noqa: E402
 
 import penlearn as pl  # noqa: E402
+from penlearn.datasets.locate import data_folder  # noqa: E402
 from penlearn.peaks.joint.pipeline import label_error_comparison  # noqa: E402
 
 SECTION = "## joint_label_errors"
-DATA = Path(os.environ.get("PENLEARN_DATA", Path(__file__).resolve().parents[2] / "shared"
-                           / "data"))
+DATA = data_folder()
 FOLDER = DATA / "chipseq_raw" / "H3K36me3_TDH_other_chunk1"
 
 

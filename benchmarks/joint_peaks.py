@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn import joint_peak
+from penlearn.datasets.locate import data_folder
 from penlearn.peaks.joint.solver import MAX_BLOCKS
 
 HERE = Path(__file__).resolve().parent
@@ -41,8 +42,7 @@ sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
 SECTION = "## joint_peaks"
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-RAW = Path(os.environ.get("PENLEARN_DATA", SHARED / "data")) / "chipseq_raw"
+RAW = data_folder() / "chipseq_raw"
 PSJ = ["H3K27ac.TDH.MMM4", "H3K36me3.AM.immune.chunk21", "H3K4me3.PGP.immune.chunk2",
        "H3K4me3.TDH.other.chunk8", "demo.profiles"]
 # PeakSegJoint's README example, loss by number of samples up 0..7 (issue 29)

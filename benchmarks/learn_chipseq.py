@@ -37,11 +37,12 @@ import pandas as pd
 
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.datasets import load_uci
+from penlearn.datasets.locate import data_folder
 from penlearn.learn import learn_penalty, subtrain_validation_split
 from penlearn.roc import changepoint_auc
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+DEFAULT_DATA = data_folder()
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 

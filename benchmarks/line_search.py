@@ -43,14 +43,14 @@ import numpy as np
 import pandas as pd
 
 from penlearn.datasets import binary_timing_problem
+from penlearn.datasets.locate import reference_folder
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 from _measure import max_rss_bytes, run_python  # noqa: E402
 
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-REF = SHARED / "reference" / "aum"
+REF = reference_folder() / "aum"
 SECTION = "## line_search"
 
 

@@ -20,7 +20,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import warnings
@@ -32,6 +31,7 @@ import pandas as pd
 from penlearn.aum import aum
 from penlearn.breakpoints import breakpoints_from_errors, examples_with_negative_errors
 from penlearn.datasets import load_uci
+from penlearn.datasets.locate import data_folder
 from penlearn.line_search import breakpoint_lines, choose_step, line_search_lines
 from penlearn.line_search.critical import first_min_critical
 from penlearn.line_search.kernel import lines_state
@@ -42,8 +42,7 @@ import results_file  # noqa: E402
 
 SECTION = "## line_search_blocks"
 
-DEFAULT_DATA = Path(os.environ.get("PENLEARN_DATA",
-                                  Path(__file__).resolve().parents[2] / "shared" / "data"))
+DEFAULT_DATA = data_folder()
 
 
 def steps_of(ds, n_seq: int, n_steps: int, rng):

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.changepoint.evaluation import _largest_min_run
+from penlearn.datasets.locate import data_folder
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
@@ -41,8 +42,7 @@ sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
 SECTION = "## peak_bound"
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-RAW = Path(os.environ.get("PENLEARN_DATA", SHARED / "data")) / "chipseq_raw"
+RAW = data_folder() / "chipseq_raw"
 
 
 def label_errors(path, peaks, labels: pd.DataFrame) -> np.ndarray:

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.datasets.locate import data_folder, reference_folder
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 
 HERE = Path(__file__).resolve().parent
@@ -39,9 +40,8 @@ import results_file  # noqa: E402
 from _measure import run_python  # noqa: E402
 
 SECTION = "## peakseg"
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-DATA = Path(os.environ.get("PENLEARN_DATA", SHARED / "data"))
-TIMINGS = SHARED / "reference" / "peakseg" / "timings"
+DATA = data_folder()
+TIMINGS = reference_folder() / "peakseg" / "timings"
 
 
 def best_of(fn, reps: int):

@@ -38,9 +38,10 @@ sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 from _measure import max_rss_bytes, run_command, run_python  # noqa: E402
 
+from penlearn.datasets.locate import reference_folder  # noqa: E402
+
 SECTION = "## peakseg memory"
-SHARED = Path(os.environ.get("PENLEARN_SHARED", HERE.parent.parent / "shared"))
-TIMINGS = SHARED / "reference" / "peakseg" / "timings"
+TIMINGS = reference_folder() / "peakseg" / "timings"
 
 
 def synthetic_coverage(n: int, seed: int = 1) -> pd.DataFrame:

@@ -47,6 +47,7 @@ import pandas as pd
 import ruptures as rpt
 
 from penlearn import segment
+from penlearn.datasets.locate import data_folder
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -59,7 +60,7 @@ LONG_KS = (10, 20, 50)
 
 
 def default_profiles() -> Path:
-    data = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+    data = data_folder()
     return data / "neuroblastoma" / "profiles.csv.gz"
 
 

@@ -28,7 +28,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import results_file  # noqa: E402
 
-DATA = Path(os.environ.get("PENLEARN_DATA", HERE.parent.parent / "shared" / "data"))
+from penlearn.datasets.locate import data_folder  # noqa: E402
+
+DATA = data_folder()
 
 WORKLOAD = r'''
 import json, sys, time, warnings

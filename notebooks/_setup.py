@@ -2,16 +2,18 @@
 
 Display options for pandas, no tqdm warning without ipywidgets, and the data folder:
 ``$PENLEARN_DATA``, else the first ``shared/data`` folder found from the notebook's folder
-upwards (``../shared/data`` seen from the repository root).
+upwards (``../shared/data`` seen from the repository root), as
+:func:`penlearn.datasets.locate.data_folder` finds it for the tests and benchmarks too.
 """
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
 import pandas as pd
+
+from penlearn.datasets.locate import data_folder
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
@@ -19,15 +21,13 @@ warnings.filterwarnings("ignore", message="IProgress not found")
 
 
 def find_data_dir() -> Path:
-    """$PENLEARN_DATA, else the first `shared/data` folder found from here upwards."""
-    env = os.environ.get("PENLEARN_DATA")
-    if env:
-        return Path(env)
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "shared" / "data").is_dir():
-            return folder / "shared" / "data"
-    raise FileNotFoundError("no data folder: set PENLEARN_DATA to your copy of the data sets")
+    """$PENLEARN_DATA, else ``shared/data`` found from here upwards (as
+    :func:`penlearn.datasets.locate.data_folder` finds it)."""
+    folder = data_folder(Path.cwd())
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no data folder ({folder}): set PENLEARN_DATA to your copy "
+                                "of the data sets")
+    return folder
 
 
 DATA = find_data_dir()

@@ -1,6 +1,8 @@
 """Shared test fixtures: where the real data and the R reference values live.
 
-Tests that need ``../shared/data`` or ``../shared/reference`` call :func:`need`;
+Tests that need ``../shared/data`` or ``../shared/reference`` (found as
+:mod:`penlearn.datasets.locate` says, as the benchmarks and notebooks find them) call
+:func:`need`;
 it skips with a clear reason where the files are absent (a user's own clone), but
 fails when ``PENLEARN_REQUIRE_DATA=1`` (as ``.ci/run`` sets it), so that in CI a
 missing file is an error and never a silent skip.
@@ -16,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from penlearn.datasets.locate import data_folder, reference_folder, shared_folder
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PENLEARN_SHARED", REPO.parent / "shared"))
-DATA = Path(os.environ.get("PENLEARN_DATA", SHARED / "data"))
-REFERENCE = SHARED / "reference"
+SHARED = shared_folder(REPO)
+DATA = data_folder(REPO)
+REFERENCE = reference_folder(REPO)
 
 
 def load_benchmark(name: str):

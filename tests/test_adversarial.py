@@ -1,6 +1,6 @@
-"""No silent wrong answers (issue 16), library side: each test failed before its fix.
+"""No silent wrong answers, library side: each test failed before its fix.
 
-The command-line side is in test_adversarial_cli.py. Items refer to the issue's list.
+The command-line side is in test_adversarial_cli.py.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def fitted():
     return model, feats, data
 
 
-# ----------------------------------------------------------------- item 1: ids are text
+# -------------------------------------------------------------------------- ids are text
 
 
 def test_numeric_looking_ids_stay_text_in_every_reader(tmp_path):
@@ -79,7 +79,7 @@ def test_numeric_looking_ids_stay_text_in_every_reader(tmp_path):
     assert list(table["sequence_id"]) == ["0001", "1.0"]
 
 
-# ----------------------------------------------------- item 2: labels outside the data
+# --------------------------------------------------------------- labels outside the data
 
 
 def _brute_outside(positions, start, end):
@@ -124,7 +124,7 @@ def test_labels_without_data_are_counted_up_front():
     assert list(kept["sequence_id"]) == ["a"]
 
 
-# --------------------------------------------------- item 5: positions near 2^62
+# ------------------------------------------------------------------- positions near 2^62
 
 
 def test_change_positions_near_2_62_do_not_overflow():
@@ -142,7 +142,7 @@ def test_change_positions_near_2_62_do_not_overflow():
     assert errs["fn"].tolist() == [1.0, 0.0]
 
 
-# ------------------------------------------------------------- item 6: tampered files
+# ------------------------------------------------------------------------ tampered files
 
 
 def _saved(model, tmp_path, **edits):
@@ -197,7 +197,7 @@ def test_evaluation_with_more_errors_than_possible_is_refused(tmp_path):
         load_uci(tmp_path)
 
 
-# ------------------------------------------------- item 7: segmentation settings kept
+# ------------------------------------------------------------ segmentation settings kept
 
 
 def test_model_keeps_its_segmentation_settings(fitted, tmp_path):
@@ -219,7 +219,7 @@ def test_model_keeps_its_segmentation_settings(fitted, tmp_path):
     assert PenaltyModel.load(path).segmentation_ is None
 
 
-# --------------------------------------------------- item 8: non-finite at prediction
+# -------------------------------------------------------------- non-finite at prediction
 
 
 def test_infinite_feature_is_clipped_to_the_training_range(fitted):
@@ -273,7 +273,7 @@ def test_h3k36me3_am_immune_test_fold_predicts_with_default_learn_penalty():
                                           ev[ev["sequence_id"].isin(split["validation"])]),
                               max_steps=2, progress=False, random_state=1, model="linear")
     x = ds.inputs.loc[split["test"], list(model.coef_.index)]
-    assert not np.isfinite(x.to_numpy()).all()  # the case of the issue
+    assert not np.isfinite(x.to_numpy()).all()  # non-finite test features: the case
     pred = model.predict(x)
     assert np.isfinite(pred).all()
     low = pd.Series(model.scaling_.low, index=model.coef_.index)

@@ -11,18 +11,20 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._checks import MissingDependency
-from penlearn.changepoint.evaluation import error_functions, target_intervals
-from penlearn.changepoint.features import feature_matrix
+from penlearn.atomic_files import check_added_folder
 from penlearn.changepoint.labels import labels_with_data
-from penlearn.changepoint.segmentation import segment_sequences
-from penlearn.datasets import (
-    read_table,
-)
+from penlearn.cli._workers import add_worker_arguments
+from penlearn.datasets import read_table
 from penlearn.learn import PenaltyModel, subtrain_validation_split
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
 DEMO_MIN_SEQUENCES = 12
+#: what a coverage + peak labels folder holds (learn, report)
+COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.gz] "
+                   "(with sample_id), *.bedGraph[.gz], bigWig (*.bw, *.bigWig) or BAM "
+                   "(*.bam) files, one per sample, plus labels.csv (sample_id, chrom, chromStart, "
+                   "chromEnd, annotation; or labels.tsv / .bed / .txt)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -112,14 +114,40 @@ class _Reporter:
             print(f"[{time.perf_counter() - self.t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
 
+def _coverage_folder_arguments(p) -> None:
+    """``--jobs``, ``--scheduler``, ``--tmpdir`` and the cache of a coverage + labels folder
+    (``learn`` and ``report`` share the cached model paths)."""
+    add_worker_arguments(p)
+    p.add_argument("--no-cache", action="store_true",
+                   help="a folder of coverage + peak labels: compute the model paths even if "
+                   "a cached copy exists, and store none")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="where the model paths of coverage folders are cached, the same "
+                   "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
+                   "$XDG_CACHE_HOME/penlearn, else ~/.cache/penlearn)")
+
+
+def _cache_option(args):
+    """``cache=`` of :func:`load_data` from ``--no-cache`` / ``--cache-dir`` (checked as
+    ``--out`` is, before any work)."""
+    if args.no_cache:
+        return False
+    if args.cache_dir is not None:
+        check_added_folder(args.cache_dir, "--cache-dir", inputs=[args.data_dir],
+                           outputs={"--out": getattr(args, "out", None)})
+    return args.cache_dir or True
+
+
 # --------------------------------------------------------------------------- inputs
 
 
-def _load_model(path: str | os.PathLike):
+def _load_model(path: str | os.PathLike, task: str | None = None):
+    """The model file ``path``; ``task``: it must be a model of that task (its features
+    mean what the command computes; :meth:`PenaltyModel.load`)."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"model file not found: {p}")
-    return PenaltyModel.load(p)
+    return PenaltyModel.load(p, task=task)
 
 
 def _fold_split(ds, fold, cv_type: str | None) -> tuple[dict, str]:
@@ -155,22 +183,6 @@ def _checked_labels(args, sequences):
     labels = read_table(args.labels, ["sequence_id", "start", "end", "annotation"], "labels")
     return labels_with_data(sequences, labels, outside="error" if args.strict else "warn",
                             unmatched="warn" if args.ignore_unmatched_labels else "error")
-
-
-def _pipeline(sequences, labels, max_segments: int, loss: str, report: _Reporter, quiet: bool,
-              feature_set: str = "penaltyLearning"):
-    """segment -> error functions -> features and targets (the tables of a UCI folder)."""
-    report(f"segmenting {sequences['sequence_id'].nunique()} sequences "
-           f"(1..{max_segments} segments, {loss} loss)")
-    models, changes = segment_sequences(sequences, max_segments, loss=loss, progress=not quiet)
-    evaluation = targets = None
-    if labels is not None:
-        report("error functions over log λ")
-        evaluation = error_functions(models, changes, labels)
-        targets = target_intervals(evaluation)
-    report(f"features ({feature_set})")
-    features = feature_matrix(sequences, feature_set)
-    return models, changes, evaluation, targets, features
 
 
 # --------------------------------------------------------------------------- commands

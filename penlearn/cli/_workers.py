@@ -8,6 +8,7 @@ import concurrent.futures as cf
 import contextlib
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +32,58 @@ def _seconds(text: str) -> float:
     if not 0 <= x < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text!r}")
     return x
+
+
+#: ``[scheme://]host:port`` of a Dask scheduler (host: a name, IPv4, or [IPv6])
+_ADDRESS = re.compile(r"(?:(tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):"
+                      r"([0-9]{1,5})/?")
+
+
+def scheduler_address(text: str) -> str:
+    """argparse type of ``--scheduler``: a Dask scheduler address ``tcp://host:port``
+    (``tls``, ``ws``, ``wss``, ``ucx`` too; no scheme: tcp), checked before any work.
+
+    Examples
+    --------
+    >>> scheduler_address("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> scheduler_address("tcp//host")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a Dask scheduler address tcp://host:port ...
+    """
+    m = _ADDRESS.fullmatch(str(text).strip())
+    if m is None or not 1 <= int(m.group(3)) <= 65535:
+        raise argparse.ArgumentTypeError(
+            "must be a Dask scheduler address tcp://host:port (e.g. tcp://127.0.0.1:8786), "
+            f"got {str(text)[:80]!r}")
+    return str(text).strip()
+
+
+def check_worker_arguments(args) -> None:
+    """Refuse worker options that do nothing, before any work: ``--worker-timeout``
+    without ``--scheduler`` (it times out Dask workers only), and a malformed
+    ``--scheduler`` given programmatically (argparse checks it by
+    :func:`scheduler_address`).
+
+    Examples
+    --------
+    >>> check_worker_arguments(argparse.Namespace(scheduler=None, worker_timeout=5.0))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --worker-timeout applies with --scheduler only ...
+    """
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is None and getattr(args, "worker_timeout", None) is not None:
+        raise ValueError("--worker-timeout applies with --scheduler only (it times out a Dask "
+                         "cluster's workers); give --scheduler ADDRESS or drop "
+                         "--worker-timeout")
+    if scheduler is not None:
+        try:
+            scheduler_address(scheduler)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"--scheduler {exc}") from None
 
 
 class WatchedExecutor(Executor):
@@ -177,13 +230,13 @@ def add_worker_arguments(p) -> None:
                    "--oversubscribe: N anyway) (default: %(default)s: this process)")
     p.add_argument("--oversubscribe", action="store_true",
                    help="start up to --jobs N workers even beyond this machine's cores")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", type=scheduler_address,
                    help="a Dask scheduler (e.g. tcp://host:8786) to run the tasks on "
                    "(needs the 'distributed' package; instead of --jobs)")
-    p.add_argument("--worker-timeout", type=_seconds, default=WORKER_TIMEOUT, metavar="S",
-                   help="with --scheduler: fail (exit 1, naming the scheduler) once tasks "
-                   "have waited S seconds with no worker on the scheduler, or with the "
-                   "scheduler unreachable (default: %(default)g; 0: wait forever)")
+    p.add_argument("--worker-timeout", type=_seconds, default=None, metavar="S",
+                   help="with --scheduler only: fail (exit 1, naming the scheduler) once "
+                   "tasks have waited S seconds with no worker on the scheduler, or with the "
+                   f"scheduler unreachable (default: {WORKER_TIMEOUT:g}; 0: wait forever)")
     p.add_argument("--tmpdir", default=None, metavar="DIR",
                    help="folder of the PeakSeg solver's temporary files (whole chromosomes: "
                    "about 5 GB per 2e7 coverage rows and worker; default: $PENLEARN_TMPDIR, "
@@ -203,6 +256,7 @@ def workers(args) -> Iterator[Executor | None]:
     None
     """
     jobs, scheduler = getattr(args, "jobs", 1), getattr(args, "scheduler", None)
+    check_worker_arguments(args)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
         raise ValueError(f"--jobs must be an integer from 1 to {MAX_JOBS}, got {jobs!r}")
     if scheduler is not None:
@@ -218,8 +272,9 @@ def workers(args) -> Iterator[Executor | None]:
         except OSError as exc:
             raise ValueError(f"--scheduler {scheduler}: cannot connect ({exc})") from exc
         _quiet_dask(("tornado", "asyncio", "concurrent.futures"))
+        timeout = getattr(args, "worker_timeout", None)
         executor = WatchedExecutor(client, scheduler,
-                                   getattr(args, "worker_timeout", WORKER_TIMEOUT))
+                                   WORKER_TIMEOUT if timeout is None else timeout)
         try:
             yield executor
         except BaseException:

@@ -119,6 +119,14 @@ def _refuse_overlaps(peaks: pd.DataFrame) -> None:
                          "--call-summits writes): give --merge to score their union")
 
 
+def register(add) -> None:
+    """``penlearn errors``: its subparser (``add(name, help, handler)``) and arguments."""
+    add_errors_arguments(add(
+        "errors", "false positive / negative labels of a peak file (or a folder of them: "
+        "any peak caller's) per label, per sample and in total", cmd_errors,
+        force_help="replace an existing --out ERRORS.csv file (without it: an error)"))
+
+
 def add_errors_arguments(p) -> None:
     """The arguments of ``penlearn errors``."""
     p.add_argument("peaks", metavar="PEAKS",

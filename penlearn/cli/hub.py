@@ -21,7 +21,7 @@ from penlearn.cli.peaks import output_chrom_sizes
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.chrom_sizes import read_chrom_sizes
 from penlearn.peaks.formats.coverage import read_coverage
-from penlearn.peaks.formats.hub import write_track_hub
+from penlearn.peaks.formats.hub import check_assembly, write_track_hub
 from penlearn.peaks.formats.peak_files import read_peak_files
 
 __all__ = ["add_hub_arguments", "cmd_hub"]
@@ -34,6 +34,7 @@ def cmd_hub(args) -> int:
     out = Path(args.out)
     inputs = [args.coverage, args.peaks, args.labels, args.chrom_sizes]
     check_output(out, directory=True, force=args.force, inputs=inputs)
+    check_assembly(args.genome)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -57,6 +58,12 @@ def cmd_hub(args) -> int:
     print(f"penlearn hub: wrote {len(files)} files to {out}/ (give the URL of "
           f"{out / 'hub.txt'} to the genome browser)")
     return 0
+
+
+def register(add) -> None:
+    """``penlearn hub``: its subparser (``add(name, help, handler)``) and arguments."""
+    add_hub_arguments(add("hub", "a UCSC track hub folder: coverage bigWigs (multiWig), "
+                          "peaks and labels as bigBed", cmd_hub))
 
 
 def add_hub_arguments(p) -> None:

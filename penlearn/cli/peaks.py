@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import math
 import re
-import shutil
 import urllib.parse
 import warnings
 from pathlib import Path
@@ -37,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn._version import package_version
-from penlearn.atomic_files import check_output, staged_dir, write_text_atomic
+from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
@@ -50,6 +48,11 @@ from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.parts import (
+    check_parts_folder,
+    open_parts_folder,
+    remove_parts_folder,
+)
 from penlearn.peaks.peakseg.solver import check_tmpdir
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
@@ -99,7 +102,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         if not (args.penalty >= 0):
             raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
         return math.log(args.penalty) if args.penalty > 0 else -math.inf
-    model = _load_model(args.model)
+    model = _load_model(args.model, task="peaks")
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index)
@@ -110,7 +113,7 @@ def _means_path(out: Path, fmt: str) -> Path:
     name = out.name
     for suffix in (".gz", ".bed", ".narrowPeak"):
         name = name[: -len(suffix)] if name.endswith(suffix) else name
-    return out.with_name(name + MEANS_SUFFIX[fmt])
+    return derived_path(out.with_name(name), MEANS_SUFFIX[fmt])
 
 
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
@@ -176,7 +179,7 @@ def parts_folder(out: Path) -> Path:
     >>> parts_folder(Path("results/peaks")).as_posix()
     'results/peaks.penlearn-parts'
     """
-    return out.with_name(out.name + ".penlearn-parts")
+    return derived_path(out, ".penlearn-parts")  # within NAME_MAX for any valid OUT
 
 
 def _manifest(args) -> dict:
@@ -194,23 +197,13 @@ def _manifest(args) -> dict:
 
 
 def _open_parts(args, out: Path, report: _Reporter) -> Path:
-    """The parts folder of this run, its manifest (re)written; an earlier run's
-    manifest with other inputs is reported (its parts stay valid where the window's
-    coverage and log λ are unchanged)."""
+    """The parts folder of this run (:func:`open_parts_folder`: never through a symlink),
+    its manifest (re)written; an earlier run's manifest with other inputs is reported (its
+    parts stay valid where the window's coverage and log λ are unchanged)."""
     parts = parts_folder(out)
-    if args.no_resume and parts.exists():
-        shutil.rmtree(parts)
-    manifest = _manifest(args)
-    old = parts / "manifest.json"
-    if old.is_file():
-        try:
-            before = json.loads(old.read_text()).get("inputs")
-        except (OSError, ValueError, AttributeError):
-            before = None
-        if before != manifest["inputs"]:
-            report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
-                   "its windows of unchanged coverage and log λ are reused")
-    write_text_atomic(old, json.dumps(manifest, indent=1) + "\n")
+    if open_parts_folder(parts, _manifest(args), fresh=args.no_resume):
+        report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
+               "its windows of unchanged coverage and log λ are reused")
     return parts
 
 
@@ -227,8 +220,8 @@ def cmd_peaks(args) -> int:
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
     _check_outputs(args, [out], None)  # before reading any input
-    check_output(parts_folder(out), directory=True, force=True,
-                 inputs=[args.coverage, args.model, args.chrom_sizes])
+    check_parts_folder(parts_folder(out), [args.coverage, args.model, args.chrom_sizes],
+                       fresh=args.no_resume)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -252,7 +245,7 @@ def cmd_peaks(args) -> int:
         if reused else ""
     if not several:  # each file is written atomically
         n = _write_sample(segs, samples[0], out, args, means, sizes)
-        shutil.rmtree(parts, ignore_errors=True)
+        remove_parts_folder(parts)
         print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
         return 0
     n = 0
@@ -263,9 +256,18 @@ def cmd_peaks(args) -> int:
             m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
             n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
                                m, sizes)
-    shutil.rmtree(parts, ignore_errors=True)
+    remove_parts_folder(parts)
     print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/{note}")
     return 0
+
+
+def register(add) -> None:
+    """``penlearn peaks``: its subparser (``add(name, help, handler)``) and arguments."""
+    add_peaks_arguments(add(
+        "peaks", "ChIP-seq peaks of coverage (PeakSeg model) at a penalty or a learned "
+        "model's predicted penalty, as BED or narrowPeak", cmd_peaks,
+        force_help="replace an existing --out: the peak file (and its --means file) of one "
+        "sample, or the folder of one file per sample as a whole (without it: an error)"))
 
 
 def add_peaks_arguments(p) -> None:

@@ -40,7 +40,7 @@ from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, peak_error_func
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.parts import code_digest, default_cache_dir
 
-__all__ = ["LABEL_FILES", "default_cache_dir", "is_peak_folder", "load_data",
+__all__ = ["LABEL_FILES", "data_task", "default_cache_dir", "is_peak_folder", "load_data",
            "load_peak_folder"]
 
 #: Where a peak folder's labels are looked for, in this order.
@@ -62,6 +62,24 @@ def _changepoint_labels(path: Path) -> bool:
     first = next((ln for ln in head.splitlines() if ln.strip()), "")
     names = {f.strip().strip('"').lower() for f in re.split(r"[,\t]", first)}
     return bool(names & {"sequence_id", "sequenceid"}) and not names & {"chrom", "chr"}
+
+
+def data_task(ds) -> str | None:
+    """The task (:data:`penlearn.learn.model_file.TASKS`) a model learned on the data set
+    ``ds`` (of :func:`load_data`) is for, recorded in its file: ``"peaks"`` for a
+    coverage + labels folder, ``"changepoint"`` for the output of ``penlearn segment``
+    (it records its segmentation), None for another UCI folder (its features may be a
+    ChIP-seq set's or a changepoint set's).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> data_task(SimpleNamespace(path="no-such-folder", segmentation={"loss": "l2"}))
+    'changepoint'
+    """
+    if is_peak_folder(ds.path):
+        return "peaks"
+    return "changepoint" if getattr(ds, "segmentation", None) else None
 
 
 def is_peak_folder(path: str | os.PathLike) -> bool:

@@ -8,6 +8,7 @@ core :func:`penlearn.learn.penalty.fit_penalty` and stores its result;
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from penlearn.learn.descent import HISTORY_COLUMNS
 from penlearn.learn.model_file import (
     DEFAULT_SEGMENTATION,
     MAX_ABS_COEF,
+    TASKS,
     check_segmentation,
     read_model_file,
     write_model_file,
@@ -92,6 +94,11 @@ class PenaltyModel:
         log λ = ``intercept_`` + Σ trees(x), and ``coef_`` is all zero.
     level_ : dict
         How the level of log λ was set: ``rule``, ``scale`` α, ``shift``, ``split``.
+    task_ : str or None
+        What the features describe, recorded in the model file (``"changepoint"``,
+        ``"peaks"``, ``"joint"``; :data:`penlearn.learn.model_file.TASKS`) so that a
+        command refuses a model of another task; None: unknown (set by the caller that
+        knows, e.g. ``penlearn learn``; files written before it was recorded).
 
     Examples
     --------
@@ -142,6 +149,7 @@ class PenaltyModel:
         self.scaling_ = fit.scaling
         self.dropped_features_ = list(fit.scaling.dropped)
         self.feature_names_in_ = [str(c) for c in X.columns]
+        self.task_ = None  # what the features describe: set by the caller that knows
         self.history_ = fit.descent.history
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info
@@ -178,8 +186,11 @@ class PenaltyModel:
                     "weights non-zero")
         else:
             what = f"a constant penalty, log λ = {self.intercept_:.4g} for every sequence"
-            if trees is not None:  # boosting that kept no stage
-                what += " (boosting kept no tree: none raised the validation AUC)"
+            if trees is not None:  # boosting that kept no stage: what its history shows
+                fitted = len(self.history_) - 1
+                what += (f" (boosting kept none of the {fitted} tree(s) it fitted: the "
+                         "constant's validation measure was not improved on)" if fitted
+                         else " (boosting fitted no tree)")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
 
@@ -333,6 +344,7 @@ class PenaltyModel:
             **({"trees": trees_to_json(self.trees_)}
                if getattr(self, "trees_", None) is not None else {}),
             **({"level": _json_level(self.level_)} if getattr(self, "level_", None) else {}),
+            **({"task": self.task_} if getattr(self, "task_", None) else {}),
         }
 
     def save(self, path) -> None:
@@ -340,14 +352,27 @@ class PenaltyModel:
         write_model_file(path, self.to_dict())
 
     @classmethod
-    def load(cls, path) -> PenaltyModel:
-        """Read a model written by :meth:`save`; a malformed file raises ValueError."""
-        return cls.from_dict(path)
+    def load(cls, path, task: str | None = None) -> PenaltyModel:
+        """Read a model written by :meth:`save`; a malformed file raises ValueError.
+
+        ``task`` (``"peaks"``, ``"joint"``, ``"changepoint"``): the file must be a model
+        of that task (its ``task`` field, which :meth:`save` writes when ``task_`` is
+        set). A file without the field (written before tasks were recorded) loads with
+        ``task_ = None``, its task unknown, and one warning when a task was asked for.
+        """
+        return cls.from_dict(path, task=task)
 
     @classmethod
-    def from_dict(cls, data, source: str | None = None) -> PenaltyModel:
-        """Rebuild a model from :meth:`to_dict` output (or a path), validating every field."""
+    def from_dict(cls, data, source: str | None = None,
+                  task: str | None = None) -> PenaltyModel:
+        """Rebuild a model from :meth:`to_dict` output (or a path), validating every field
+        (``task``: as in :meth:`load`)."""
         f = read_model_file(data, FORMAT, FORMAT_VERSION, source)
+        recorded = f.task(task)
+        if task is not None and recorded is None:
+            warnings.warn(f"{f.source} does not record what task it was learned for (a "
+                          "file of an older penlearn, or learned from a UCI folder): taken "
+                          f"as a model of {TASKS[task]}", stacklevel=3)
         f.require("kind", "params", "features", "coef", "intercept", "scaling",
                   "dropped_features", "best_step", "history")
         if f.data["kind"] != "penalty":
@@ -412,11 +437,21 @@ class PenaltyModel:
         model.init_ = {}
         model.shrinkage_ = float(f.number("shrinkage")) if "shrinkage" in f.data else 1.0
         model.trees_ = None
+        model.task_ = recorded
         if "trees" in f.data:
             try:
                 model.trees_ = trees_from_json(f.data["trees"], len(feats), MAX_ABS_COEF)
             except ValueError as exc:
                 raise f.error(str(exc)) from exc
+            refit = isinstance(model.boosting, dict) and bool(model.boosting.get("refit"))
+            # the kept stages: one tree per step (refit on every sequence: at most as many,
+            # the refit may stop earlier)
+            if len(model.trees_) > best or (len(model.trees_) < best and not refit):
+                raise f.error(f"field 'trees' has {len(model.trees_)} tree(s), but "
+                              f"best_step says {best} were kept (trees removed or added)")
+            if not np.array_equal(hist["step"].to_numpy(), np.arange(len(hist))):
+                raise f.error("field 'history': a boosting history has steps 0, 1, 2, ... "
+                              "(one row per fitted tree)")
         lev = f.data.get("level", {})
         if not isinstance(lev, dict):
             raise f.error("field 'level' must be an object")

@@ -21,6 +21,7 @@ from penlearn.atomic_files import write_text_atomic
 
 __all__ = [
     "DEFAULT_SEGMENTATION",
+    "TASKS",
     "ModelFileError",
     "ModelFields",
     "check_segmentation",
@@ -30,6 +31,13 @@ __all__ = [
 
 # Coefficients beyond this make predictions overflow on ordinary (standardised) inputs.
 MAX_ABS_COEF = 1e100
+
+
+#: What a model file's ``task`` field says its features describe (what it was learned
+#: for): a model of one task predicts nonsense on another's features, even of one name.
+TASKS = {"changepoint": "sequences of a changepoint data set",
+         "peaks": "single-sample ChIP-seq windows ('penlearn learn' on a coverage folder)",
+         "joint": "joint windows across samples ('penlearn joint --labels')"}
 
 
 class ModelFileError(ValueError):
@@ -96,6 +104,20 @@ class ModelFields:
         if bound is not None and np.any(np.abs(arr) > bound):
             raise self.error(f"field {name!r} has a value beyond ±{bound:g}")
         return arr
+
+    def task(self, expected: str | None = None) -> str | None:
+        """The recorded ``task`` (one of :data:`TASKS`; None: a file written before
+        tasks were recorded, its task unknown). A recorded task other than ``expected``
+        is refused, naming both."""
+        task = self.data.get("task")
+        if task is not None and (not isinstance(task, str) or task not in TASKS):
+            raise self.error(f"field 'task' must be one of {list(TASKS)}, got {task!r}")
+        if expected is not None and task is not None and task != expected:
+            raise ModelFileError(
+                f"{self.source} is a model of the task {task!r} ({TASKS[task]}), not "
+                f"{expected!r}: its features mean other things here; give a model of "
+                f"{TASKS[expected]}")
+        return task
 
     def names(self, name: str, *, nonempty: bool = True) -> list[str]:
         """A list of distinct strings."""

@@ -232,6 +232,10 @@ def trees_from_json(data, n_features: int, bound: float | None = None) -> list:
             if not isinstance(t[f], list) or not all(
                     isinstance(v, int) and not isinstance(v, bool) for v in t[f]):
                 raise ValueError(f"tree {k}: field '{f}' must be a list of integers")
+        for f in ("threshold", "value"):  # numbers: JSON true / false are no leaf values
+            if not isinstance(t[f], list) or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in t[f]):
+                raise ValueError(f"tree {k}: field '{f}' must be a list of numbers")
         try:
             out.append({f: np.asarray(t[f], dtype=np.int64 if f in ("left", "right", "feature")
                                       else float) for f in TREE_FIELDS})

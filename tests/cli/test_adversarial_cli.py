@@ -1,4 +1,4 @@
-"""No silent wrong answers (issue 16), command-line side: each test failed before its fix.
+"""No silent wrong answers, command-line side: each test failed before its fix.
 
 Commands run in-process through ``main`` where only the result matters, and as a
 subprocess where the process matters (signals, warnings, pipes, imports).
@@ -66,7 +66,7 @@ def small(tmp_path_factory):
     return d, data
 
 
-# ----------------------------------------------------------------- item 1: ids as text
+# --------------------------------------------------------------------------- ids as text
 
 
 def test_numeric_looking_ids_survive_segment_and_predict(small, tmp_path, capsys):
@@ -89,7 +89,7 @@ def test_numeric_looking_ids_survive_segment_and_predict(small, tmp_path, capsys
     assert list(pred["sequenceID"]) == ids  # none merged, none reformatted
 
 
-# ----------------------------------------------------- item 2: labels outside the data
+# --------------------------------------------------------------- labels outside the data
 
 
 def test_label_past_the_data_warns_and_strict_stops(small, tmp_path):
@@ -108,7 +108,7 @@ def test_label_past_the_data_warns_and_strict_stops(small, tmp_path):
     assert not (tmp_path / "seg2").exists() and leftovers(tmp_path) == []
 
 
-# ------------------------------------------------------- item 3: a model of another kind
+# --------------------------------------------------------------- a model of another kind
 
 
 def test_binary_model_is_refused_by_predict_and_report(small, tmp_path, capsys):
@@ -123,7 +123,7 @@ def test_binary_model_is_refused_by_predict_and_report(small, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["binary.json"]
 
 
-# ------------------------------------------------ items 4, 9: sequences without features
+# ------------------------------------------------------------ sequences without features
 
 
 def _folder_without_features_for(small, tmp_path, drop):
@@ -156,7 +156,7 @@ def test_learn_fold_with_a_test_sequence_without_features_writes_nothing(small, 
     assert not out.exists() and leftovers(tmp_path) == []
 
 
-# ------------------------------------------------ item 10: SIGTERM while writing
+# ----------------------------------------------------------------- SIGTERM while writing
 
 
 def test_sigterm_during_the_write_phase_leaves_no_temporary_copy(small, tmp_path):
@@ -164,7 +164,7 @@ def test_sigterm_during_the_write_phase_leaves_no_temporary_copy(small, tmp_path
     script = textwrap.dedent(f"""
         import os, signal, sys
         import penlearn.cli as cli
-        import penlearn.cli.commands as commands
+        import penlearn.cli.segment as commands
         real = commands.write_uci
         def write_then_term(*args, **kwargs):  # the signal arrives mid-write
             real(*args, **kwargs)
@@ -181,7 +181,7 @@ def test_sigterm_during_the_write_phase_leaves_no_temporary_copy(small, tmp_path
     assert list(tmp_path.iterdir()) == []  # neither the output nor a hidden .out.*.tmp/
 
 
-# ----------------------------------------- item 11: Ctrl-C while importing, warnings
+# ------------------------------------------------------ Ctrl-C while importing, warnings
 
 
 def test_ctrl_c_while_importing_prints_one_line(tmp_path):
@@ -408,7 +408,7 @@ def test_getting_started_explains_infinite_aum():
     assert "FN ≥ 1" in text[i - 400:i] and "FP ≥ 1" in text[i - 400:i]
 
 
-# ------------------------------------------- issue 30: options named, folds consistent
+# ---------------------------------------------------- options named, folds consistent
 
 
 def test_a_negative_seed_names_the_argument(small, tmp_path, capsys):

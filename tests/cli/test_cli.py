@@ -110,7 +110,7 @@ def test_learn_and_predict_on_the_demo_folder(demo, tmp_path, capsys):
     assert code == 0, err
     assert re.search(r"test fold 3: AUC [0-9.]+", out)
     model = PenaltyModel.load(model_path)
-    # what was learned, in words (issue 32)
+    # what was learned, in words
     assert f"penlearn learn: learned {model.describe()}" in out.splitlines()
     assert len(model.history_) <= 6
     pred_path = tmp_path / "pred.csv"

@@ -1,19 +1,16 @@
 """The CLI error boundary: bad input is one line and exit 1, a bug one line and exit 70,
-``--debug`` shows the traceback (issue 30)."""
+``--debug`` shows the traceback."""
 
 from __future__ import annotations
 
 import errno
-import importlib
 import subprocess
 import sys
 
 import pytest
 
 from penlearn.cli import main
-
-#: the module (``penlearn.cli.main`` the attribute is the function)
-CLI = importlib.import_module("penlearn.cli.main")
+from penlearn.cli import predict as PREDICT
 
 
 def _raiser(exc):
@@ -23,7 +20,7 @@ def _raiser(exc):
 
 
 def _run_with(monkeypatch, capsys, exc, *extra):
-    monkeypatch.setattr(CLI, "cmd_predict", _raiser(exc))
+    monkeypatch.setattr(PREDICT, "cmd_predict", _raiser(exc))
     code = main(["predict", *extra, "model.json", "data"])
     return code, capsys.readouterr().err
 
@@ -55,7 +52,7 @@ def test_bugs_are_one_line_exit_70_naming_debug(monkeypatch, capsys, exc):
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_debug_shows_the_traceback(monkeypatch, capsys, where):
-    monkeypatch.setattr(CLI, "cmd_predict", _raiser(ZeroDivisionError("x")))
+    monkeypatch.setattr(PREDICT, "cmd_predict", _raiser(ZeroDivisionError("x")))
     argv = ["predict", "model.json", "data"]
     argv = ["--debug", *argv] if where == "before" else [*argv, "--debug"]
     with pytest.raises(ZeroDivisionError):

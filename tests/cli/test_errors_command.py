@@ -1,4 +1,4 @@
-"""``penlearn errors PEAKS LABELS`` (issue 31): the label errors of any caller's peak files
+"""``penlearn errors PEAKS LABELS``: the label errors of any caller's peak files
 equal ``peak_label_errors`` on the same tables, per label, per sample and in total."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``penlearn hub`` (issue 31): every file the hub references exists and reads back (with
+"""``penlearn hub``: every file the hub references exists and reads back (with
 pyBigWig, independently of the pybigtools that wrote it) holding what it should."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``--jobs N`` starts at most as many workers as tasks, and as cores unless
-``--oversubscribe`` (issue 30: ``--jobs 4096`` on 3 tasks started ~2,000 processes)."""
+``--oversubscribe`` (``--jobs 4096`` on 3 tasks once started ~2,000 processes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``penlearn learn --model {boosting,linear,auto}`` and the boosting model file that
-``penlearn predict`` and ``penlearn peaks --model`` use (issue 25, item 6 and the CLI)."""
+``penlearn predict`` and ``penlearn peaks --model`` use."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def _errors_at(ev: pd.DataFrame, log_lambda: pd.Series) -> int:
 def test_demo_learns_the_default_model_at_least_as_good_as_bic(demo):
     """The demo learns the default model (``model="auto"``: chosen by CV, said in the
     report) and its report says whether it is at least as good as BIC on the test
-    sequences (issue 32 item 5): numbers recomputed here from the files it wrote."""
+    sequences: numbers recomputed here from the files it wrote."""
     from _penlearn_demo import parse_report, table_frame
 
     ds = load_uci(demo.out)

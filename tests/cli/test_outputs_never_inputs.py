@@ -1,6 +1,6 @@
 """An output is never an input, nor a folder holding one, nor inside an input folder,
-``--force`` or not, for every command, checked before any input is read (issue 30: with
-``--force``, ``predict``/``learn``/``report`` replaced files of the folder they read)."""
+``--force`` or not, for every command, checked before any input is read (with ``--force``,
+``predict``/``learn``/``report`` once replaced files of the folder they read)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def snapshot(folder: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def uci(tmp_path_factory):
-    """A small UCI folder (features gzipped, as the issue's inputs.csv.gz) and a model."""
+    """A small UCI folder (features gzipped: inputs.csv.gz) and a model."""
     root = tmp_path_factory.mktemp("uci")
     data = simulate(12, seed=5, n_points=(60, 120))
     data.sequences.to_csv(root / "seq.csv", index=False)

@@ -1,4 +1,4 @@
-"""``penlearn peaks`` in the field's formats (issue 31): narrowPeak, bigWig outputs with
+"""``penlearn peaks`` in the field's formats: narrowPeak, bigWig outputs with
 the real chromosome sizes, BAM input."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``penlearn peaks --model`` and ``penlearn predict`` on coverage whose log-log features
-are missing or infinite (issue 32 item 2) and on model files that would predict inf
-(issue 30): the shipped Mono27ac coverage (mean 0.35 reads per base), an all-zero
-chromosome and a one-row chromosome, with a constant, a boosted and a linear model.
+are missing or infinite and on model files that would predict inf: the shipped Mono27ac
+coverage (mean 0.35 reads per base), an all-zero chromosome and a one-row chromosome, with
+a constant, a boosted and a linear model.
 
 The expected peaks are those of :func:`penlearn.predict_peaks` at log λ computed here by
 hand from the documented rules (a tree stops a NaN at the node splitting on it, with that
@@ -47,6 +47,11 @@ def _model(path: Path, kind: str, intercept: float) -> Path:
             "history": {c: [0.0] for c in HISTORY_COLUMNS}}
     if kind != "linear":
         data["trees"] = TREES if kind == "boosting" else []
+        n = len(data["trees"])  # a consistent file: best_step = the trees kept, steps 0..n
+        data["best_step"] = n
+        data["history"] = {c: [float(k) if c == "step" else 0.0 for k in range(n + 1)]
+                           for c in HISTORY_COLUMNS}
+    data["task"] = "peaks"
     path.write_text(json.dumps(data))
     return path
 
@@ -96,7 +101,7 @@ def _check_peaks(coverage: Path, kind: str, intercept: float, tmp_path, capsys):
 def test_peaks_model_on_the_shipped_mono27ac_coverage(kind, tmp_path, capsys):
     coverage = need(DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz")
     features, err = _check_peaks(coverage, kind, 8.0, tmp_path, capsys)
-    assert features["log.log.mean"].isna().all()  # the case of issue 32: NaN log-log mean
+    assert features["log.log.mean"].isna().all()  # a NaN log-log mean: the case that once failed
     assert (err == "") == (kind == "constant")  # a constant model reads no feature
     if kind != "constant":
         assert err.startswith("penlearn peaks: warning: 1 row(s) ['Mono27ac/chr11:60000-58")

@@ -1,7 +1,6 @@
-"""``penlearn peaks`` / ``learn`` on coverage, as a subprocess (issue 23 cases 1-3 and 6,
-issue 22 item 6): where outputs go, what they hold, interrupts. Each safety test failed
-before its fix (a file written outside ``--out``, an input replaced, a label dropped, a
-traceback or a segmentation fault on an interrupt)."""
+"""``penlearn peaks`` / ``learn`` on coverage, as a subprocess: where outputs go, what they
+hold, interrupts. Each safety test failed before its fix (a file written outside ``--out``,
+an input replaced, a label dropped, a traceback or a segmentation fault on an interrupt)."""
 
 from __future__ import annotations
 

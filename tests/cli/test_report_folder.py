@@ -1,4 +1,4 @@
-"""``penlearn report FOLDER --model M`` on coverage + peak labels (issue 31): it reads the
+"""``penlearn report FOLDER --model M`` on coverage + peak labels: it reads the
 model paths ``penlearn learn`` cached instead of computing them again, takes ``--jobs``,
 and says what it evaluates on (training sequences without ``--fold``)."""
 

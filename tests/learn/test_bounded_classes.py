@@ -1,4 +1,4 @@
-"""Learning from error functions that stop at a shallow bound (issue 22's loose end).
+"""Learning from error functions that stop at a shallow bound.
 
 With a shallow ``max_peaks`` every sequence's lowest (bounded) rows may have fp = 0: the
 false positives of the models with more peaks lie below the bound, so the set has no
@@ -61,7 +61,7 @@ def test_shallow_bound_on_h3k36me3_names_max_peaks():
     lab = pl.read_peak_labels(folder / "labels.csv")
     ev = pl.peak_error_functions(cov, lab, max_peaks=2, progress=False)
     last = ev.groupby("sequence_id").tail(1)  # λ decreasing: the lowest row of each
-    assert last["bounded"].all() and (last["fp"] == 0).all()  # the case of the issue
+    assert last["bounded"].all() and (last["fp"] == 0).all()  # bounded, no FP: the case
     features = pl.coverage_features(cov).loc[pd.unique(ev["sequence_id"])]
     # the default (model="auto") checks the whole training set before any fit
     with pytest.raises(ValueError, match="training set has only one class.*stop at "

@@ -1,4 +1,4 @@
-"""Model choice by cross-validation over whole regions (issue 32, ``model="auto"``): the
+"""Model choice by cross-validation over whole regions (``model="auto"``): the
 constant where the features are noise, the linear model where log λ is linear in them;
 what was chosen and why is said (``describe``, ``choice_``, the model file)."""
 

@@ -451,7 +451,7 @@ def test_fit_aum_linear_rejects_nan_features():
 
 
 def test_first_min_learning_uses_the_bracket_search(monkeypatch):
-    """Issue 4: gradient descent with first_min runs the O(log) bracketing search whenever
+    """Gradient descent with first_min runs the O(log) bracketing search whenever
     the error functions are monotone (binary labels), the bracket-of-events engine
     (``penlearn.line_search.blocks``) otherwise."""
     import sys

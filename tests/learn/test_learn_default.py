@@ -1,4 +1,4 @@
-"""Tests of the iterate-selection options of learn_penalty and of its defaults (issue 15).
+"""Tests of the iterate-selection options of learn_penalty and of its defaults.
 
 Each test checks a rule against an independent computation: the selected iterate
 against the history's own argmax / argmin, the start against a separate

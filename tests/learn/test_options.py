@@ -1,4 +1,4 @@
-"""One place per option (issue 32 item 6) and one validator (issue 30): every option of
+"""One place per option and one validator: every option of
 ``learn_penalty`` / ``fit_penalty`` / ``PenaltyModel`` is a field of ``LearnOptions``,
 checked by ``learn_options`` before any work. Each bad value below was accepted (or
 failed deep inside) before the validator."""

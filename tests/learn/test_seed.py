@@ -1,4 +1,4 @@
-"""One seed (issue 32 item 4): ``penlearn learn`` and ``learn_penalty`` default to the same
+"""One seed: ``penlearn learn`` and ``learn_penalty`` default to the same
 seed, so the same data give the same model from the command line and from Python."""
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ def test_shrink_bad_values_and_persistence(data, tmp_path):
 
 
 def test_demo_note_says_what_shrink_did(data):
-    from penlearn.cli.commands import _learning_note
+    from penlearn.report.demo_notes import learning_note as _learning_note
 
     (fs, es), (fv, evv) = data
     kw = dict(validation=(fv, evv), init=np.array([1.5, -1.0, 0.0]), max_steps=0,

@@ -78,7 +78,7 @@ def brute_first_min(a, d, fp, fn):
 
 
 def sequential_first_min(a, d, fp, fn):
-    """The event-by-event engine of ``penlearn.line_search`` (issue 3)."""
+    """The event-by-event engine of ``penlearn.line_search``."""
     from penlearn.line_search import line_search_lines
 
     kw = {}

@@ -190,7 +190,7 @@ def test_reference_from_breakpoints(name):
         w = np.asarray(d["inputs"]["weight_vec"], float)
         res = line_search_linear(bp, X, w, stop=_stop_of(run))
         # X @ w and the direction may differ from R's BLAS in the last bits (measured: a
-        # few 1e-15 relative), well inside the 1e-12
+        # few 1e-15 relative), well inside 1e-12
         _assert_frame_close(res.path, ref)
         np.testing.assert_allclose(
             -res.direction, d["line_search"]["gradient_weight"], rtol=1e-12, atol=1e-12

@@ -1,4 +1,4 @@
-"""BAM coverage (issue 31): ``read_bam`` equals the pileup of the reads, counted here base
+"""BAM coverage: ``read_bam`` equals the pileup of the reads, counted here base
 by base from each record's CIGAR (``bedtools genomecov -bg -split`` semantics: N and D
 not covered, unmapped records left out, everything else counted)."""
 

@@ -1,4 +1,4 @@
-"""The text readers parse a file block by block (issue 22, goal 2: memory): tiny blocks,
+"""The text readers parse a file block by block (bounded memory): tiny blocks,
 forced through the module constants, must give what one block gives — lines cut at block
 edges, errors naming the right line in a later block, gzip (one or many members) equal to
 plain, chromosome runs and growing columns across edges."""

@@ -1,4 +1,4 @@
-"""Coverage readers on hostile input (issue 23): every case a one-line error naming the
+"""Coverage readers on hostile input: every case a one-line error naming the
 file and line, or the exact value — never a silent wrong table."""
 
 from __future__ import annotations

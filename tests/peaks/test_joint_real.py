@@ -15,7 +15,7 @@ from penlearn import joint_peak
 RAW = DATA / "chipseq_raw"
 
 # PeakSegJoint's README example (its heuristic, PeakSegJointFaster): loss by number of
-# samples up, and by number of cell types up (issue 29)
+# samples up, and by number of cell types up
 PSJ_SAMPLES = [-11629.27, -107441.16, -153158.30, -155067.18, -156567.99, -157782.12,
                -158949.32, -159249.38]
 PSJ_GROUPS = [-11629.27, -107441.16, -153158.30, -156581.37]

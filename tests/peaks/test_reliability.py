@@ -1,4 +1,4 @@
-"""No silent wrong answers on the ChIP-seq surfaces (issue 23), library side.
+"""No silent wrong answers on the ChIP-seq surfaces, library side.
 
 Each test failed before its fix: numbers in label / BED files, labels without coverage,
 sample groups, BED validity, ``peakseg_search`` beyond the path, interrupts inside a

@@ -1,4 +1,4 @@
-"""Many samples in parallel and cached model paths (issue 22, item 5): ``predict_peaks``
+"""Many samples in parallel and cached model paths: ``predict_peaks``
 and ``peak_error_functions`` through an executor give the serial result; ``penlearn peaks
 --jobs`` and ``penlearn learn --jobs`` on folders; the cache of a coverage folder."""
 
@@ -75,7 +75,7 @@ def test_cli_peaks_jobs_gives_the_same_files(tmp_path):
         outs[jobs] = {p.name: p.read_text() for p in sorted(out.iterdir())}
     assert outs[1] == outs[2] and sorted(outs[1]) == ["s0.bed", "s1.bed", "s2.bed"]
     assert all(text.count("\n") >= 1 for text in outs[1].values())
-    for bad in (0, 10**30):  # 10**30 was an OverflowError traceback (probe_scale)
+    for bad in (0, 10**30):  # 10**30 was once an OverflowError traceback
         proc = _penlearn("peaks", folder, "--penalty", 1, "--out", tmp_path / "x", "--jobs",
                          bad)
         assert proc.returncode == 2, proc.stderr

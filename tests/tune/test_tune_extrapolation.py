@@ -1,4 +1,4 @@
-"""SupervisedPenalty on signals beyond its training signals, and its options (issue 30):
+"""SupervisedPenalty on signals beyond its training signals, and its options:
 a 1000x noisier signal was given log λ ≈ 10^5 and lost an obvious change; cv_folds=2.5
 made 3 uneven folds; a constant labeled signal was told Pelt has no cost; nested
 detector parameters of ruptures detectors could not be set (no grid search)."""

@@ -55,11 +55,36 @@ def browser_labels(path, text: str, coordinates: str) -> tuple[pd.DataFrame, lis
     return pd.DataFrame(rows, columns=cols), numbers
 
 
+def row_where(labels: pd.DataFrame):
+    """``where(i)``: the file and line of row ``i`` of a labels table read by
+    :func:`~penlearn.peaks.formats.bed.read_peak_labels` (its ``attrs["source_lines"]``),
+    else ``label <i + 1>`` (1-based, as a user counts).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": ["chr1", "chr1"]}, index=[3, 7])
+    >>> t.attrs["source_lines"] = ("labels.txt", {3: 5, 7: 9})
+    >>> row_where(t)(1), row_where(t.iloc[1:])(0), row_where(pd.DataFrame({"a": [1]}))(0)
+    ('labels.txt, line 9', 'labels.txt, line 9', 'label 1')
+    """
+    source = labels.attrs.get("source_lines")
+
+    def where(i: int) -> str:
+        if source is not None:
+            line = source[1].get(labels.index[i])
+            if line is not None:
+                return f"{source[0]}, line {line}"
+            return f"{source[0]}, label {i + 1}"
+        return f"label {i + 1}"
+    return where
+
+
 def expand_groups(labels: pd.DataFrame, samples, where=None) -> pd.DataFrame:
     """One row per (sample, label): the annotation where the sample's group (or id) is
     listed or nothing is listed, ``noPeaks`` elsewhere. A listed word that is no sample
     id and no group is an error (a typo would otherwise make the label ``noPeaks`` for
-    every sample); ``where(i)`` names label ``i`` in that message."""
+    every sample); ``where(i)`` names label ``i`` in that message (default:
+    :func:`row_where`, the file and line the row was read from)."""
     if isinstance(samples, pd.DataFrame):
         require_columns(samples, ["sample_id", "group"], "samples")
         groups = dict(zip(samples["sample_id"].astype(str), samples["group"].astype(str)))
@@ -68,14 +93,14 @@ def expand_groups(labels: pd.DataFrame, samples, where=None) -> pd.DataFrame:
     else:
         raise TypeError("samples must be a mapping sample_id -> group or a DataFrame with "
                         f"columns sample_id, group; got {type(samples).__name__}")
+    where = where or row_where(labels)
     parts = []
     listed = labels["groups"].str.split()
     known = set(groups) | set(groups.values())
     for i, words in enumerate(listed):
         unknown = [w for w in words if w not in known]
         if unknown:
-            loc = where(i) if where is not None else f"label row {i}"
-            raise ValueError(f"{loc}: {unknown[0]!r} is no sample id or group of the samples "
+            raise ValueError(f"{where(i)}: {unknown[0]!r} is no sample id or group of the samples "
                              f"({', '.join(sorted(known)[:10])}"
                              f"{', ...' if len(known) > 10 else ''})")
     for sid, group in groups.items():

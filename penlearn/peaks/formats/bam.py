@@ -24,6 +24,7 @@ content (BGZF-compressed, starting ``BAM\\1``), never by its name.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import zlib
@@ -62,17 +63,37 @@ def is_bam(path: str | os.PathLike) -> bool:
         return False
 
 
+@contextlib.contextmanager
 def _open(path: str | os.PathLike):
+    """The open BAM file, htslib's own ``[E::...]`` messages silenced while it is read
+    (the error raised names the file and says what failed) and its closing never
+    hiding that error (htslib reports a damaged file again, as "Closing failed")."""
     pysam = optional_import("pysam", "reading BAM files", "bam")
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"BAM file not found: {p}")
     if not is_bam(p):
         raise ValueError(f"{p}: not a BAM file (no BGZF data starting 'BAM\\1')")
+    verbosity = pysam.set_verbosity(0)
     try:
-        return pysam.AlignmentFile(str(p), "rb", check_sq=False)
-    except (ValueError, OSError) as exc:
-        raise ValueError(f"{p}: cannot open as a BAM file ({exc})") from exc
+        try:
+            bam = pysam.AlignmentFile(str(p), "rb", check_sq=False)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{p}: cannot open as a BAM file ({_reason(exc)})") from None
+        try:
+            yield bam
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                bam.close()
+    finally:
+        pysam.set_verbosity(verbosity)
+
+
+def _reason(exc: BaseException) -> str:
+    """An htslib error in words, without errno noise ("No such file or directory" of a
+    file that exists)."""
+    text = " ".join(str(exc).split())
+    return text.replace(": No such file or directory", "") or type(exc).__name__
 
 
 def bam_chrom_sizes(path: str | os.PathLike) -> dict[str, int]:
@@ -156,7 +177,8 @@ def read_bam(path: str | os.PathLike) -> pd.DataFrame:
                     s.append(a)
                     e.append(b)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: cannot read the BAM records ({exc})") from exc
+            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
+                             f"after the header ({_reason(exc)})") from None
     if not starts:
         raise ValueError(f"{path}: the BAM file has no mapped reads (no coverage)")
     chroms, lengths, columns = [], [], ([], [], [])

@@ -92,7 +92,9 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
     ------
     ValueError
         Naming the file and line of a malformed line, an unknown annotation, or
-        chromStart >= chromEnd; naming both lines of overlapping labels.
+        chromStart >= chromEnd; naming both lines of overlapping labels; a file without
+        labels. The table's ``attrs["source_lines"]`` (file, {row index: line}) lets later
+        messages about a row name its file and line.
 
     Examples
     --------
@@ -135,9 +137,13 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
     def where(i: int) -> str:
         return f"{path}, line {numbers[i]}" if i < len(numbers) else f"{path}, label {i}"
 
+    if not len(df):
+        raise ValueError(f"labels file {path} has no labels")
     clean = check_peak_labels(df, name=str(path), where=where)
     for col in clean.columns:
         df[col] = clean[col].to_numpy()
+    if samples is None:  # later messages (expand_groups) name the file and line of a row
+        df.attrs["source_lines"] = (str(path), dict(zip(df.index.tolist(), numbers)))
     return df
 
 

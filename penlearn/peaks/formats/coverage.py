@@ -454,9 +454,9 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
     Raises
     ------
     ValueError
-        On a bad file (naming file and line), a sample id found twice, the same file
-        given twice, or an empty path (an unset shell variable must not read the current
-        folder).
+        On a bad file (naming file and line), a file without rows, a sample id found
+        twice, the same file given twice, or an empty path (an unset shell variable must
+        not read the current folder).
 
     Examples
     --------
@@ -497,6 +497,9 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
               desc="coverage", disable=not progress or len(items) < 2) as bar:
         for sid, p in items:
             table, samples = _read_one(p, sid, contiguous)
+            if not len(table):  # a sample would vanish, or a command blame another input
+                raise ValueError(f"coverage {p} has no rows (a header only, or no reads / "
+                                 "intervals): give each sample's coverage")
             tables.append(table)
             ids.append(samples)
             bar.update(os.path.getsize(p))

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import optional_import
-from penlearn.atomic_files import staged_dir
+from penlearn.atomic_files import check_file_name, staged_dir
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
 
-__all__ = ["LABEL_COLORS", "write_track_hub"]
+__all__ = ["LABEL_COLORS", "check_assembly", "write_track_hub"]
 
 #: trackDb colours of the annotations (R,G,B)
 LABEL_COLORS = {"noPeaks": "246,244,191", "peakStart": "255,175,175",
@@ -143,6 +143,26 @@ def _by_sample(table: pd.DataFrame | None, samples: list[str]) -> dict[str, pd.D
     return {s: table[ids.to_numpy() == s] for s in samples if (ids == s).any()}
 
 
+def check_assembly(genome: str, option: str = "--genome") -> None:
+    """Refuse an assembly name that cannot name the hub's folder of it: not letters,
+    digits, ``_ . -``, or ``.`` / ``..``, or longer than a file name
+    (:func:`~penlearn.atomic_files.check_file_name`); ``option`` names it in the message.
+    Commands call it before any work.
+
+    Examples
+    --------
+    >>> check_assembly("hg19")
+    >>> check_assembly("..")
+    Traceback (most recent call last):
+    ...
+    ValueError: --genome '..' cannot name a folder: '.' and '..' are not names
+    """
+    check_file_name(str(genome), option)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(genome)):
+        raise ValueError(f"{option} must be a UCSC assembly name such as hg19, got "
+                         f"{str(genome)[:60]!r}")
+
+
 def write_track_hub(out: str | os.PathLike, genome: str, coverage: pd.DataFrame,
                     peaks: pd.DataFrame | None = None, labels: pd.DataFrame | None = None,
                     *, chrom_sizes: dict[str, int] | None = None, name: str = "penlearn",
@@ -186,8 +206,7 @@ def write_track_hub(out: str | os.PathLike, genome: str, coverage: pd.DataFrame,
     >>> [str(p) for p in write_track_hub(out, "hg19", cov, peaks)]
     ['genomes.txt', 'hg19/coverage/1.bw', 'hg19/peaks/1.bb', 'hg19/trackDb.txt', 'hub.txt']
     """
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", str(genome)):
-        raise ValueError(f"genome must be a UCSC assembly name such as hg19, got {genome!r}")
+    check_assembly(genome, "genome")
     if not re.fullmatch(r"\w+", str(name)):
         raise ValueError(f"the hub name must be one word (letters, digits, _), got {name!r}")
     if "\n" in email or not email.strip():

@@ -173,6 +173,7 @@ def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
                          "of the window features (train errors)")
     options.setdefault("progress", False)
     model = learn_penalty(features.loc[ids], evaluation, **options)
+    model.task_ = "joint"  # recorded in its file: no single-sample use
     return model, None, f"penalty learned on {len(ids)} labeled windows ({model!r})"
 
 

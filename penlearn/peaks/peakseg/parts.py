@@ -14,7 +14,14 @@ path bound), the options, the penlearn version and the source of :mod:`penlearn.
 or model never reads a stale part: it looks for another file. Each file is written
 atomically (temporary file, then rename), a NumPy ``.npz`` of the table's columns (their
 binary values: the table read equals the table written; text as fixed-width unicode, no
-pickles) and a JSON record of the key and the column dtypes.
+pickles) and a JSON record of the key, the column dtypes and a checksum of the table
+(:func:`frame_digest` of every column). A reader verifies the content, not only the key:
+a part whose columns or values no longer match its checksum (a damaged or edited file) is
+never trusted; it is computed again, with one warning.
+
+A folder of parts that a command keeps for a run (``penlearn peaks``' ``OUT.penlearn-parts``)
+is opened by :func:`open_parts_folder`: never through a symbolic link, never a folder that
+holds other files than parts, and its ``manifest.json`` read with bounds (size, nesting).
 """
 
 from __future__ import annotations
@@ -32,13 +39,22 @@ import numpy as np
 import pandas as pd
 
 from penlearn._version import package_version
-from penlearn.atomic_files import write_bytes_atomic
+from penlearn.atomic_files import (
+    check_not_symlink,
+    check_output,
+    remove_tree,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 
-__all__ = ["code_digest", "default_cache_dir", "frame_digest", "part_key", "read_part",
-           "write_part"]
+__all__ = ["check_parts_folder", "code_digest", "default_cache_dir", "frame_digest",
+           "open_parts_folder",
+           "part_key", "read_part", "remove_parts_folder", "write_part"]
 
-#: bump when a part's table changes meaning
-PART_FORMAT = 1
+#: bump when a part's table changes meaning (2: parts carry a checksum of their table)
+PART_FORMAT = 2
+#: the largest manifest.json read (a run's record of its input files)
+MAX_MANIFEST_BYTES = 16 * 2**20
 
 
 def default_cache_dir() -> Path:
@@ -129,7 +145,8 @@ def write_part(folder: str | os.PathLike, kind: str, key: str, table: pd.DataFra
     >>> read_part(d, "peaks", "k").equals(t)
     True
     """
-    meta = {"key": key, "dtypes": {str(c): str(t) for c, t in table.dtypes.items()}}
+    meta = {"key": key, "dtypes": {str(c): str(t) for c, t in table.dtypes.items()},
+            "checksum": frame_digest(table, list(table.columns))}
     arrays = {"__meta__": np.array(json.dumps(meta))}
     for i, col in enumerate(table.columns):
         values = table[col]
@@ -145,8 +162,8 @@ def write_part(folder: str | os.PathLike, kind: str, key: str, table: pd.DataFra
 
 
 def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | None:
-    """The table of a part, or None when there is none (or it is unreadable: one warning,
-    and it is computed again).
+    """The table of a part, or None when there is none (or it is unreadable, or its content
+    does not match its checksum: one warning, and it is computed again).
 
     Examples
     --------
@@ -168,8 +185,134 @@ def read_part(folder: str | os.PathLike, kind: str, key: str) -> pd.DataFrame | 
                 if f"m{i}" in z.files:
                     values = pd.Series(values, dtype=object).mask(z[f"m{i}"])
                 columns[col] = pd.Series(values, dtype=dtype)
-        return pd.DataFrame(columns)
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            extra = sorted(set(z.files) - {"__meta__"} - {f"{c}{i}" for c in "cm"
+                                                           for i in range(len(columns))})
+        table = pd.DataFrame(columns)
+        if extra or meta.get("checksum") != frame_digest(table, list(table.columns)):
+            raise ValueError("its table does not match its checksum (edited or damaged)")
+        return table
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile,
+            RecursionError, AttributeError) as exc:
         warnings.warn(f"saved part {path} unreadable ({exc}); computing it again",
                       stacklevel=3)
         return None
+
+
+def _parts_files_only(folder: Path) -> None:
+    """Refuse a folder that holds anything but parts, their manifest and staging files:
+    it is not one penlearn made, and penlearn would write into it and remove it."""
+    foreign = [p.name for p in folder.iterdir()
+               if not (p.name == "manifest.json" or p.name.startswith(".")
+                       or (p.suffix == ".npz" and p.is_file() and not p.is_symlink()))]
+    if foreign:
+        raise ValueError(f"{folder} holds {foreign[0]!r}, which is not a saved part: it is "
+                         "not a parts folder of penlearn; move it away (penlearn would "
+                         "write into it and remove it)")
+
+
+def _read_manifest(path: Path):
+    """The parsed ``manifest.json`` (a JSON object), or a ValueError naming the file."""
+    if path.is_symlink() or not path.is_file():
+        raise ValueError(f"{path} is not a regular file")
+    size = path.stat().st_size
+    if size > MAX_MANIFEST_BYTES:
+        raise ValueError(f"{path} has {size} bytes, beyond the {MAX_MANIFEST_BYTES} of a "
+                         "manifest")
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"{path} is JSON nested too deeply to read") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("inputs"), dict):
+        raise ValueError(f"{path} is not a manifest of penlearn (a JSON object with "
+                         "'inputs')")
+    return data
+
+
+def check_parts_folder(folder: str | os.PathLike, inputs=(), *,
+                       fresh: bool = False) -> dict | None:
+    """Check the parts folder of a run before any work; returns the manifest an earlier
+    run left there (None: no folder or no manifest).
+
+    Refused (ValueError): a symbolic link (penlearn would write into wherever it points),
+    a file, a folder holding other files than parts, an unreadable manifest (not a
+    regular file, too large, nested too deeply, not a penlearn manifest), and every case
+    :func:`~penlearn.atomic_files.check_output` refuses (an input, inside an input folder,
+    a name too long). ``fresh`` (the folder will be discarded): its manifest is not read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_parts_folder(Path(tempfile.mkdtemp()) / "out.penlearn-parts") is None
+    True
+    """
+    folder = Path(folder)
+    check_not_symlink(folder, "the parts folder")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"the parts folder {folder} exists and is not a folder; move it "
+                         "away")
+    check_output(folder, directory=True, force=True, inputs=inputs,
+                 option="the parts folder")
+    if not folder.exists():
+        return None
+    _parts_files_only(folder)
+    old = folder / "manifest.json"
+    if fresh or not (old.exists() or old.is_symlink()):
+        return None
+    try:
+        return _read_manifest(old)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"the parts folder of an earlier run is unreadable: {exc}; "
+                         f"remove {folder} (or give --no-resume)") from None
+
+
+def open_parts_folder(folder: str | os.PathLike, manifest: dict, *,
+                      fresh: bool = False) -> bool:
+    """Make (or take back) the parts folder of a run and write its ``manifest.json``.
+
+    The folder is checked first (:func:`check_parts_folder`); ``fresh``: it is removed
+    first (``--no-resume``; a manifest of an earlier run need not be readable then, but a
+    folder of other files is never removed).
+
+    Returns
+    -------
+    bool
+        True when an earlier run left a manifest of other ``manifest["inputs"]`` (its
+        parts are reused only where a window's content key is unchanged).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()) / "out.penlearn-parts"
+    >>> open_parts_folder(d, {"penlearn": "x", "inputs": {"penalty": 1.0}})
+    False
+    >>> open_parts_folder(d, {"penlearn": "x", "inputs": {"penalty": 2.0}})
+    True
+    """
+    folder = Path(folder)
+    check_not_symlink(folder, "the parts folder")
+    if fresh and folder.is_dir():
+        _parts_files_only(folder)
+        remove_tree(folder)
+    before = check_parts_folder(folder)
+    write_text_atomic(folder / "manifest.json", json.dumps(manifest, indent=1) + "\n")
+    return before is not None and before.get("inputs") != manifest.get("inputs")
+
+
+def remove_parts_folder(folder: str | os.PathLike) -> None:
+    """Remove a run's parts folder once its outputs are written; a failure is one warning
+    (the outputs are complete), never silent.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()) / "p"
+    >>> d.mkdir(); remove_parts_folder(d); d.exists()
+    False
+    """
+    try:
+        remove_tree(folder)
+    except OSError as exc:
+        warnings.warn(f"could not remove the parts folder {folder} ({exc}); the outputs are "
+                      "complete, remove it by hand", stacklevel=2)

@@ -14,7 +14,8 @@ fits nor their held-out predictions). Rules: ``1se-auc``, ``1se`` (``one_se_choi
 ``boosting-1se``: boosting unless another candidate's mean CV errors plus its standard
 error are below boosting's (it wins by one SE). Usage::
 
-    python benchmarks/_derive_rule.py rows.csv... --rule 1se-auc --as default --out out.csv
+    python benchmarks/experiments/derive_rule.py rows.csv... --rule 1se-auc --as default \\
+        --out out.csv
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout
 from penlearn.learn.choice import one_se_choice  # noqa: E402
 
 ROW_OF = {"constant": "constant", "linear": "linear_model", "boosting": "boosting"}

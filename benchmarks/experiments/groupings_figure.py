@@ -3,7 +3,7 @@
 ``all_sets.py`` draws one row per fold scheme; two region groupings (other K or fold seed)
 share the scheme ``regions``, so this labels each rows file by its grouping. Usage::
 
-    python benchmarks/_groupings_figure.py --out docs/img/all_sets_issue32.png \\
+    python benchmarks/experiments/groupings_figure.py --out docs/img/all_sets_issue32.png \\
         --rows "given (tuned)=given.csv" "regions K=4 seed 1=r41.csv" ... \\
         --methods constant linear_model boosting default
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 import all_sets  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""One clear line for the unclear cases of issue 30: a UCI folder with changepoint labels
+"""One clear line for unclear inputs: a UCI folder with changepoint labels
 and no evaluation table (was read as peak labels), missing sequence ids (an IndexError, or
 "rows of q0 must be contiguous"), text in outputs.csv (bare float conversion error)."""
 

@@ -1,0 +1,162 @@
+"""The command ``learn``: a penalty model learned on a UCI-format folder or a folder of
+ChIP-seq coverage and peak labels."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from penlearn._checks import id_list
+from penlearn.atomic_files import check_output, staged_file
+from penlearn.cli._common import (
+    COVERAGE_FOLDER,
+    _cache_option,
+    _coverage_folder_arguments,
+    _fold_split,
+    _Reporter,
+    _subset_evaluation,
+    non_negative_int,
+)
+from penlearn.cli._workers import workers
+from penlearn.datasets import finite_feature_columns, load_data
+from penlearn.datasets.peaks import data_task
+from penlearn.learn import LINE_SEARCHES, learn_penalty
+from penlearn.learn.options import DEFAULT_MODEL, MODELS
+from penlearn.peaks.peakseg.solver import check_tmpdir
+from penlearn.roc import roc_change
+
+
+def _training_data(ds, fold, cv_type):
+    """Training ids, the CV split (or None) and its type; every id checked up front."""
+    if ds.inputs is None:
+        raise ValueError(f"{ds.path} has no inputs.csv: features are needed to learn")
+    have = set(ds.inputs.index)
+    if fold is None:
+        ids = [s for s in ds.sequence_ids if s in have]
+        dropped = [s for s in ds.sequence_ids if s not in have]
+        if not ids:
+            raise ValueError(f"no labeled sequence of {ds.path} has features in inputs.csv")
+        if dropped:
+            warnings.warn(f"{id_list(dropped, 'labeled sequence(s)')} have no features in "
+                          "inputs.csv and are left out of training", UserWarning, stacklevel=2)
+        return ids, None, None
+    split, cv_type = _fold_split(ds, fold, cv_type)
+    in_folds = {s for part in ("subtrain", "validation", "test") for s in split[part]}
+    unfolded = [s for s in ds.sequence_ids if s not in in_folds]
+    if unfolded:  # as the no-fold path: said, then left out
+        warnings.warn(f"{id_list(unfolded, 'labeled sequence(s)')} have no fold in "
+                      f"cv/{cv_type}/folds.csv and are left out of training and test",
+                      UserWarning, stacklevel=2)
+    for part in ("subtrain", "validation", "test"):
+        missing = [s for s in split[part] if s not in have]
+        if missing:
+            raise ValueError(f"{ds.path}: {id_list(missing, part + ' sequence(s)')} of "
+                             f"cv/{cv_type} (test fold {fold}) have no features in inputs.csv")
+    return split["subtrain"] + split["validation"], split, cv_type
+
+
+def _segmentation_settings(ds) -> dict | None:
+    """``loss`` and ``max_segments`` of the folder's segment.json, for the model."""
+    if not ds.segmentation:
+        return None
+    return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
+
+
+
+def cmd_learn(args) -> int:
+    out = Path(args.out)
+    check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
+    report = _Reporter(args.quiet)
+    tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
+    with workers(args) as executor:
+        ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
+                       cache=_cache_option(args), tmpdir=tmpdir)
+    train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
+    # the paper's protocol: only feature columns finite for every sequence of the data set
+    ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
+    kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
+                  normalize=args.normalize, clip=args.clip,
+                  max_steps=args.max_steps, random_state=args.seed, progress=not args.quiet,
+                  scale_features=ds.inputs, segmentation=_segmentation_settings(ds))
+    if ds.outputs is not None:
+        kwargs["targets"] = ds.outputs
+    if split is None:
+        report(f"learning on {len(train_ids)} sequences of {ds.name}")
+        x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
+    else:
+        sub, val = split["subtrain"], split["validation"]
+        report(f"learning on {ds.name}, cv/{cv_type} test fold {args.fold}: "
+               f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
+        x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
+        kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
+    with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
+        try:
+            model = learn_penalty(x, ev, **kwargs)
+        except TypeError as exc:
+            if "segmentation" not in str(exc):
+                raise
+            raise ValueError(f"{ds.path / 'segment.json'}: {exc}") from exc
+    msg = f"penlearn learn: wrote {out} ({model!r})"
+    if split is not None:  # evaluated before writing: an error leaves no model file
+        test_ids = split["test"]
+        res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
+                         pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
+        msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    model.task_ = data_task(ds)
+    with staged_file(out) as tmp:
+        model.save(tmp)
+    print(msg)
+    print(f"penlearn learn: learned {model.describe()}")
+    return 0
+
+
+def register(add) -> None:
+    """``penlearn learn``: its subparser (``add(name, help, handler)``) and arguments."""
+    p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
+            "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
+            "coverage and peak labels; the model records the segmentation settings of the "
+            "folder's segment.json", cmd_learn,
+            force_help="replace an existing --out MODEL.json file (without it: an error)")
+    p.add_argument("data_dir", metavar="DATA_DIR",
+                   help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "
+                   + COVERAGE_FOLDER)
+    p.add_argument("--fold", default=None, metavar="K",
+                   help="hold out this test fold (subtrain/validation: the others, "
+                   "alternately, as in the paper)")
+    p.add_argument("--cv-type", default=None, metavar="TYPE",
+                   help="which cv/<TYPE>/folds.csv (default: equal_labels, else the first)")
+    p.add_argument("--model", choices=MODELS, default=DEFAULT_MODEL,
+                   help="boosting: AUM gradient boosting of small trees, each step by the "
+                   "exact AUM line search; linear: the papers' linear model (interval "
+                   "regression, then AUM gradient descent); constant: the one log λ of "
+                   "fewest training label errors; auto: the one of constant, linear and "
+                   "boosting of fewest label errors in 3-fold cross-validation over whole "
+                   "regions, one-standard-error rule (default: %(default)s)")
+    p.add_argument("--line-search", choices=LINE_SEARCHES, default="first_min",
+                   help="gradient descent step rule of the linear model (--model linear or "
+                   "auto; boosting always takes the exact line search's first minimum) "
+                   "(default: %(default)s)")
+    p.add_argument("--init", default="interval_regression",
+                   choices=("interval_regression", "interval_regression_flipped", "zero",
+                            "random"), help="initialisation of the linear model (--model "
+                   "linear or auto; boosting starts from a constant) (default: %(default)s)")
+    p.add_argument("--normalize", choices=("rate", "count"), default="rate",
+                   help="AUM of FP/FN rates or counts (default: %(default)s)")
+    p.add_argument("--max-steps", type=non_negative_int, default=1000, metavar="N",
+                   help="largest number of gradient steps (linear) or of trees "
+                   "(boosting) (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seeds the model's random choices, as learn_penalty's random_state "
+                   "(default: %(default)s, the same)")
+    p.add_argument("--no-clip", dest="clip", action="store_false",
+                   help="let a linear model extrapolate beyond its training features "
+                   "(default: features are clipped to their training range at prediction, "
+                   "as learn_penalty's clip=True)")
+    p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
+    _coverage_folder_arguments(p)
+
