@@ -21,7 +21,12 @@ import pandas as pd
 from penlearn._checks import check_choice, check_integer, check_number
 from penlearn.aum import aum
 from penlearn.breakpoints import Breakpoints
-from penlearn.line_search import GRID_STEP_SIZES, choose_step, descent_should_stop, line_search
+from penlearn.line_search import (
+    GRID_STEP_SIZES,
+    aum_path,
+    choose_step,
+    descent_should_stop,
+)
 
 __all__ = [
     "HISTORY_COLUMNS",
@@ -149,7 +154,7 @@ def l2_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, in
     The exact line search gives AUM(s) as a piecewise linear function of s (one piece
     between consecutive events); adding the quadratic penalty, each piece has its minimum
     in closed form, so the step is exact over the explored events (B of them, the
-    ``"linear"`` rule of Fowler & Hocking 2024).
+    ``"linear"`` rule of Fowler & Hocking 2024; :func:`~penlearn.line_search.aum_path`).
 
     Examples
     --------
@@ -160,8 +165,7 @@ def l2_step(bp: Breakpoints, scores, slopes, w, d, l2: float) -> tuple[float, in
     >>> l2_step(bp, scores, slopes, w, d, 0.0)[0], l2_step(bp, scores, slopes, w, d, 0.8)[0]
     (1.0, 0.25)
     """
-    res = line_search(bp, scores, slopes, stop="linear")
-    path = res.path
+    path = aum_path(bp, scores, slopes)  # the "linear" rule's events, by brackets
     s = path["step_size"].to_numpy(float)
     a = path["aum"].to_numpy(float)
     slope = path["aum_slope_after"].to_numpy(float)

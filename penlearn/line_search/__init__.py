@@ -19,7 +19,12 @@ from penlearn.line_search._common import breakpoint_lines
 from penlearn.line_search.first_min import FirstMinResult, first_min_monotone
 from penlearn.line_search.grid import GRID_STEP_SIZES, grid_search
 from penlearn.line_search.result import LineSearchResult
-from penlearn.line_search.search import line_search, line_search_linear, line_search_lines
+from penlearn.line_search.search import (
+    aum_path,
+    line_search,
+    line_search_linear,
+    line_search_lines,
+)
 from penlearn.line_search.step import STEP_VARIANTS, choose_step, descent_should_stop
 
 __all__ = [
@@ -27,6 +32,7 @@ __all__ = [
     "FirstMinResult",
     "LineSearchResult",
     "STEP_VARIANTS",
+    "aum_path",
     "breakpoint_lines",
     "choose_step",
     "descent_should_stop",

@@ -32,13 +32,13 @@ from penlearn.aum import aum as _aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.line_search._common import TIE_RTOL, breakpoint_lines, parse_stop
 from penlearn.line_search.batched import BATCH_MIN_LINES, batch_sweep
-from penlearn.line_search.blocks import auc_at_step, blocks_step
+from penlearn.line_search.blocks import auc_at_step, blocks_step, sweep_blocks
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import grid_values
 from penlearn.line_search.kernel import State, prepare_lines, sweep
 from penlearn.line_search.result import LineSearchResult
 
-__all__ = ["line_search", "line_search_linear", "line_search_lines"]
+__all__ = ["aum_path", "line_search", "line_search_linear", "line_search_lines"]
 
 
 def _choose(mode, best, best_step, prev_step, steps, aums, slopes, aucs, afters):
@@ -401,6 +401,29 @@ def _run_blocks(ic, sl, fp, fn, stop, max_iterations) -> LineSearchResult:
         events=events,
         n_sorts=r.brackets,
     )
+
+
+def aum_path(breakpoints: Breakpoints, scores, slopes, events: int | None = None
+             ) -> pd.DataFrame:
+    """AUM along ``scores + s·slopes`` at its first ``events`` events (default B, the
+    ``"linear"`` rule): one row per event, step 0 first, with ``step_size``, ``aum`` and
+    ``aum_slope_after`` — the same events and values as ``line_search(..., stop=events)``'s
+    path, computed a bracket of events at a time (:mod:`.blocks`), several times faster
+    (slopes summed in another order: equal up to rounding, ~1e-12 relative).
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> bp = breakpoints_from_labels([0, 1])
+    >>> aum_path(bp, [10.0, -10.0], [-1.0, 1.0]).values.tolist()
+    [[0.0, 20.0, -2.0], [10.0, 0.0, 0.0]]
+    """
+    ic, sl, fp, fn = (np.asarray(x, dtype=float)
+                      for x in breakpoint_lines(breakpoints, scores, slopes))
+    st, n = prepare_lines(ic, sl, fp, fn, lazy=True)
+    _, limit = parse_stop("linear" if events is None else int(events), n, None)
+    r = sweep_blocks(st, 0, limit)
+    return pd.DataFrame({"step_size": r.steps, "aum": r.aums, "aum_slope_after": r.slopes})
 
 
 def _run_bracket(ic, sl, fp, fn) -> LineSearchResult:
