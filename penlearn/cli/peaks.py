@@ -202,7 +202,7 @@ def _manifest(args) -> dict:
               "model": None if args.model is None else {
                   "path": str(args.model),
                   "blake2b": hashlib.blake2b(Path(args.model).read_bytes()).hexdigest()},
-              "penalty": args.penalty, "log_penalty": args.log_penalty}
+              "penalty": args.penalty, "log_penalty": getattr(args, "log_penalty", None)}
     return {"penlearn": package_version(), "inputs": inputs}
 
 
