@@ -14,13 +14,16 @@ import penlearn as pl
 def _predict_cases():
     cov = coverage_table(("a", "b"))
     for name, ll in {"list": [1.0, 2.0], "dict": {"a": 1.0}, "ndarray": np.array([1.0, 2.0]),
-                     "None": None, "str": "1", "NaN": np.nan, "bool": True,
+                     "str": "1", "NaN": np.nan, "bool": True,
                      "Series missing id": pd.Series({"a": 1.0}),
                      "Series NaN": pd.Series({"a": 1.0, "b": np.nan})}.items():
         yield (f"predict_peaks log_lambda {name}",
                (lambda v=ll: pl.predict_peaks(cov, log_penalty=v)), ERROR)
     lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [0],
                         "chromEnd": [60], "annotation": ["peaks"]})
+    yield ("predict_peaks log_penalty=None is no penalty given: the shipped default model",
+           lambda: (pl.predict_peaks(cov, log_penalty=None), pl.predict_peaks(cov)),
+           lambda r: r[0].equals(r[1]))
     yield ("predict_peaks log_penalty inf: an error naming the unit",
            lambda: pl.predict_peaks(cov, log_penalty=np.inf), ERROR)
     yield ("peak_error_functions max_peaks=2**70 = None",
