@@ -42,7 +42,7 @@ from penlearn.line_search import line_search
 #: The line-search engine of each stage: the vectorised bracket-at-a-time sweep gives the
 #: same steps as the event-by-event one (tested), several times faster: a tree's
 #: predictions take few distinct values, so most breakpoint lines are parallel.
-LS_METHOD = "blocks"
+LS_METHOD = "skip"
 
 __all__ = ["FLOAT32_MAX", "LS_METHOD", "TREE_FIELDS", "Boosted", "check_trees", "fit_boosting",
            "predict_trees", "tree_arrays", "tree_input"]

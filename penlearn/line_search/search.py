@@ -36,6 +36,7 @@ from penlearn.line_search.blocks import auc_at_step, blocks_step, sweep_blocks
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import grid_values
 from penlearn.line_search.kernel import State, prepare_lines, sweep
+from penlearn.line_search.skip import first_min_skip
 from penlearn.line_search.result import LineSearchResult
 
 __all__ = ["aum_path", "line_search", "line_search_linear", "line_search_lines"]
@@ -339,9 +340,14 @@ def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchR
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     ic, sl, fp, fn = (np.asarray(x, dtype=float) for x in lines)
-    if method == "blocks":
+    if method in ("blocks", "skip"):
         if vst is not None or max_step is not None:
-            raise ValueError("method='blocks' gives no path: it takes no validation or max_step")
+            raise ValueError(f"method={method!r} gives no path: it takes no validation or "
+                             "max_step")
+        if method == "skip":
+            if not (isinstance(stop, str) and stop == "first_min" and max_iterations is None):
+                raise ValueError("method='skip' needs stop='first_min' without max_iterations")
+            return _run_skip(ic, sl, fp, fn)
         return _run_blocks(ic, sl, fp, fn, stop, max_iterations)
     simple = (
         isinstance(stop, str)
@@ -364,7 +370,7 @@ def _dispatch(lines, vst, stop, max_iterations, max_step, method) -> LineSearchR
     return _run(st, n, stop, max_iterations, max_step, vst)
 
 
-_METHODS = ("auto", "sequential", "bracket", "blocks")
+_METHODS = ("auto", "sequential", "bracket", "blocks", "skip")
 
 
 def _row0(st: State) -> pd.DataFrame:
@@ -400,6 +406,30 @@ def _run_blocks(ic, sl, fp, fn, stop, max_iterations) -> LineSearchResult:
         reason=r.reason,
         events=events,
         n_sorts=r.brackets,
+    )
+
+
+def _run_skip(ic, sl, fp, fn) -> LineSearchResult:
+    """First-min step by certified skips (:mod:`.skip`); the blocks sweep from step 0 when
+    the choice hangs on rounding. Path = row 0 only."""
+    st, _ = prepare_lines(ic, sl, fp, fn, lazy=True)
+    r = first_min_skip(*st.np[:4])
+    if r is None:
+        return dataclasses.replace(_run_blocks(ic, sl, fp, fn, "first_min", None),
+                                   method="blocks")
+    _, auc = grid_values(*st.np[:4], np.array([r.step_size]))
+    return LineSearchResult(
+        path=_row0(st),
+        step_size=float(r.step_size),
+        aum=float(r.aum),
+        auc=float(auc[0]),
+        stop="first_min",
+        method="skip",
+        n_lines=st.B,
+        exhausted=r.reason == "exhausted",
+        reason=r.reason,
+        events=r.n_events,  # events swept one by one after the last skip
+        n_sorts=r.n_sorts,
     )
 
 
