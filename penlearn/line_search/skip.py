@@ -209,7 +209,9 @@ def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None
     # fragile: a flat piece (slope within rounding of 0) or AUM at the 1e-6 level
     aums = lo.aum + np.cumsum(np.diff(np.concatenate(([lo.s], steps)))
                               * np.concatenate(([lo.slope], slopes[:-1])))
-    if (np.any(np.abs(slopes) <= tol) or abs(lo.slope) <= tol
+    # (the slope after the event that stopped the rule plays no part in it)
+    deciding = np.asarray(slopes[:-1] if reason == "rule" else slopes)
+    if (np.any(np.abs(deciding) <= tol) or abs(lo.slope) <= tol
             or np.any(np.abs(aums - FIRST_MIN_ZERO) <= 1e-12)):
         return None
     if skipped > 0 and len(steps) == 1 and reason == "rule" and best == lo.aum:
