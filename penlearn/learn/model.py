@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from penlearn._threads import one_blas_thread
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.changepoint.segmentation import change_positions, segment
 from penlearn.fitting.descent import HISTORY_COLUMNS
@@ -140,8 +141,10 @@ class PenaltyModel:
         """
         settings = check_segmentation(segmentation)
         learn_options(**self.get_params())  # every option checked before any work
-        fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
-                          scale_features=scale_features, groups=groups, **self.get_params())
+        with one_blas_thread():  # vectors of 10^4 breakpoints: threads only cost here
+            fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
+                              scale_features=scale_features, groups=groups,
+                              **self.get_params())
         self.coef_ = fit.coef
         self.intercept_ = fit.intercept
         self.scaling_ = fit.scaling

@@ -11,6 +11,7 @@ search      drivers and public API (sequential, batched, bracketing), result pat
 batched     vectorised batches of independent swaps (count-limited searches)
 blocks      brackets of events handled with vectorised updates (first-min, count rules)
 first_min   sub-quadratic first-minimum search for monotone error functions
+skip        exact first-minimum search for any error functions: certified skips
 grid        the grid-of-step-sizes baseline
 step        the step of each gradient-descent variant and the matching stop rule
 """

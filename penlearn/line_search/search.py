@@ -36,8 +36,8 @@ from penlearn.line_search.blocks import auc_at_step, blocks_step, sweep_blocks
 from penlearn.line_search.first_min import first_min_monotone
 from penlearn.line_search.grid import grid_values
 from penlearn.line_search.kernel import State, prepare_lines, sweep
-from penlearn.line_search.skip import first_min_skip
 from penlearn.line_search.result import LineSearchResult
+from penlearn.line_search.skip import first_min_skip
 
 __all__ = ["aum_path", "line_search", "line_search_linear", "line_search_lines"]
 
@@ -282,10 +282,15 @@ def line_search(
         A second set whose AUM, AUC at the step and AUC after it are added to the path
         (``validation_aum``, ``validation_auc``, ``validation_auc_after``) at the same step
         sizes; see :meth:`LineSearchResult.best_validation`.
-    method : {"auto", "sequential", "bracket", "blocks"}
+    method : {"auto", "sequential", "bracket", "blocks", "skip"}
         ``"sequential"`` runs the event-by-event engine. ``"blocks"`` processes the same
         events a bracket at a time with vectorised updates (:mod:`.blocks`; any ``stop``,
-        no ``validation`` or ``max_step``); same step and AUM, path = row 0 only. ``"bracket"`` runs
+        no ``validation`` or ``max_step``); same step and AUM, path = row 0 only.
+        ``"skip"`` (``stop="first_min"`` only, any error functions) skips the brackets
+        of events through which a bound proves AUM decreasing, then sweeps the last
+        events (:mod:`.skip`); same step and AUM, path = row 0 only, the blocks engine
+        from step 0 when the choice hangs on rounding (``result.method`` says so).
+        ``"bracket"`` runs
         :func:`~penlearn.line_search.first_min_monotone`, an exact first-min search in a
         few sorts for monotone error functions (all ΔFP ≥ 0, ΔFN ≤ 0); its path holds row 0
         only and ``events``/``n_sorts`` its counters. ``"auto"`` (default) takes ``"bracket"`` for

@@ -33,7 +33,6 @@ order); when the rule hangs on that rounding (a slope within 1e-9 relative of 0,
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -42,7 +41,7 @@ from penlearn.line_search._anchor import Anchor, repair
 from penlearn.line_search._common import FIRST_MIN_ZERO, aum_slope, gaps, sort_right
 from penlearn.line_search.kernel import state_in_order, sweep
 
-__all__ = ["SkipResult", "first_min_skip"]
+__all__ = ["SkipResult", "SlopeBound", "first_min_skip", "slope_bound"]
 
 #: Certify a bracket only when the slope bound is below −margin·Σ|d_b|·max|w_b|.
 CERT_MARGIN = 1e-9
@@ -76,14 +75,83 @@ def _w(e, p, q):
     return np.minimum(e, 0.0) - q - np.minimum(e + p - q, 0.0)
 
 
-def slope_bound(anchor: Anchor, s2: float) -> tuple[float, float]:
-    """Upper bound of the AUM slope over (anchor.s, s2], and the rounding scale.
+class SlopeBound:
+    """Upper bounds of the AUM slope over brackets (s, s2] from one anchor at s.
 
     A line j crosses line b in (s, s2] only if it is below b at s and rises faster
     (d_j > d_b, within (d_j − d_b)·(s2 − s) of it), which moves e = FP − FN below b by
     −(p_j − q_j), or above b and rises slower, which moves it by +(p_j − q_j). With few
     distinct slopes (a tree's direction) each class of equal slopes is searched on its
     own side; otherwise one window of half-width (max d − min d)·(s2 − s), both signs.
+    What does not depend on s2 (thresholds, gaps, per-class cumulative sums) is computed
+    once per anchor.
+    """
+
+    def __init__(self, anchor: Anchor, classes: np.ndarray | None = None):
+        a, d, fp, fn, s = anchor.a, anchor.d, anchor.fp, anchor.fn, anchor.s
+        self.s, self.d, self.fp, self.fn = s, d, fp, fn
+        t = a + d * s
+        self.t = t
+        fpg, fng, _ = gaps(fp, fn)
+        self.e = fpg[:-1] - fng[:-1]
+        delta = fp - fn  # e below b moves by -delta_j (j leaves) or +delta_j (j arrives)
+        self.tmax = float(np.abs(t).max())
+        self.dmax = float(np.abs(d).max())
+        self.pad = 1e-12 * float(np.abs(delta).sum())
+        self.scale = float(np.sum(np.abs(d) * np.maximum(np.abs(fp), np.abs(fn))))
+        if classes is None:
+            classes = np.unique(d)
+        self.per_class = []
+        if len(classes) <= MAX_CLASSES:
+            for c in classes:
+                idx = np.flatnonzero(d == c)
+                if not len(idx):
+                    continue
+                pos = np.concatenate(([0.0], np.cumsum(np.maximum(delta[idx], 0.0))))
+                neg = np.concatenate(([0.0], np.cumsum(np.minimum(delta[idx], 0.0))))
+                f, g = np.flatnonzero(d < c), np.flatnonzero(d > c)
+                self.per_class.append((c, np.maximum.accumulate(t[idx]), pos, neg, f, g,
+                                       t[f], t[g], c - d[f], d[g] - c))
+        else:
+            u = np.abs(delta)
+            self.u, self.U = u, np.concatenate(([0.0], np.cumsum(u)))
+            self.ct = np.maximum.accumulate(t)
+            self.span = float(d.max() - d.min())
+
+    def __call__(self, s2: float) -> float:
+        """The bound over (s, s2]."""
+        dt = s2 - self.s
+        slack = 1e-12 * (self.tmax + abs(s2) * self.dmax)  # rounding of t and the order
+        up = np.zeros(len(self.t))  # largest increase of e, and largest decrease (<= 0)
+        down = np.zeros(len(self.t))
+        if self.per_class:
+            for _, tc, pos, neg, f, g, tf, tg, rf, rg in self.per_class:
+                # faster lines below b (d_b < c): they leave, e moves by -delta
+                reach = rf * dt * (1 + 1e-9) + slack
+                i0 = np.searchsorted(tc, tf - reach, side="left")
+                i1 = np.searchsorted(tc, tf + slack, side="right")
+                up[f] -= neg[i1] - neg[i0]
+                down[f] -= pos[i1] - pos[i0]
+                # slower lines above b (d_b > c): they arrive, e moves by +delta
+                reach = rg * dt * (1 + 1e-9) + slack
+                i0 = np.searchsorted(tc, tg - slack, side="left")
+                i1 = np.searchsorted(tc, tg + reach, side="right")
+                up[g] += pos[i1] - pos[i0]
+                down[g] += neg[i1] - neg[i0]
+        else:
+            rel = self.span * dt * (1 + 1e-9) + slack
+            i0 = np.searchsorted(self.ct, self.t - rel, side="left")
+            i1 = np.searchsorted(self.ct, self.t + rel, side="right")
+            up = np.maximum(self.U[i1] - self.U[i0] - self.u, 0.0)
+            down = -up
+        w1 = _w(self.e + down * (1 + 1e-9) - self.pad, self.fp, self.fn)
+        w2 = _w(self.e + up * (1 + 1e-9) + self.pad, self.fp, self.fn)
+        return float(np.sum(np.maximum(self.d * w1, self.d * w2)))
+
+
+def slope_bound(anchor: Anchor, s2: float) -> tuple[float, float]:
+    """Upper bound of the AUM slope over (anchor.s, s2] (:class:`SlopeBound`), and the
+    scale of its rounding, Σ_b |d_b|·max(|ΔFP_b|, |ΔFN_b|).
 
     Examples
     --------
@@ -92,51 +160,8 @@ def slope_bound(anchor: Anchor, s2: float) -> tuple[float, float]:
     >>> slope_bound(a, 0.5)[0], slope_bound(a, 2.0)[0] > -2.0
     (-2.0, True)
     """
-    a, d, fp, fn, s = anchor.a, anchor.d, anchor.fp, anchor.fn, anchor.s
-    t = a + d * s
-    fpg, fng, _ = gaps(fp, fn)
-    e = fpg[:-1] - fng[:-1]
-    delta = fp - fn  # e below b moves by -delta_j (j leaves) or +delta_j (j arrives)
-    dt = s2 - s
-    tmax = float(np.abs(t).max()) + abs(s2) * float(np.abs(d).max())
-    slack = 1e-12 * tmax  # rounding of t and of the order: generous
-    classes = np.unique(d)
-    up = np.zeros(len(t))  # largest increase of e, and largest decrease (<= 0)
-    down = np.zeros(len(t))
-    if len(classes) <= MAX_CLASSES:
-        for c in classes:
-            idx = np.flatnonzero(d == c)
-            tc = np.maximum.accumulate(t[idx])
-            pos = np.concatenate(([0.0], np.cumsum(np.maximum(delta[idx], 0.0))))
-            neg = np.concatenate(([0.0], np.cumsum(np.minimum(delta[idx], 0.0))))
-            reach = np.abs(c - d) * dt * (1 + 1e-9) + slack
-            # faster lines below b (d_b < c): they leave, e moves by -delta
-            f = d < c
-            i0 = np.searchsorted(tc, t[f] - reach[f], side="left")
-            i1 = np.searchsorted(tc, t[f] + slack, side="right")
-            up[f] -= neg[i1] - neg[i0]
-            down[f] -= pos[i1] - pos[i0]
-            # slower lines above b (d_b > c): they arrive, e moves by +delta
-            g = d > c
-            i0 = np.searchsorted(tc, t[g] - slack, side="left")
-            i1 = np.searchsorted(tc, t[g] + reach[g], side="right")
-            up[g] += pos[i1] - pos[i0]
-            down[g] += neg[i1] - neg[i0]
-    else:
-        u = np.abs(delta)
-        rel = float(d.max() - d.min()) * dt * (1 + 1e-9) + slack
-        ct = np.maximum.accumulate(t)
-        i0 = np.searchsorted(ct, t - rel, side="left")
-        i1 = np.searchsorted(ct, t + rel, side="right")
-        U = np.concatenate(([0.0], np.cumsum(u)))
-        up = np.maximum(U[i1] - U[i0] - u, 0.0)
-        down = -up
-    pad = 1e-12 * float(np.abs(delta).sum())
-    w1 = _w(e + down * (1 + 1e-9) - pad, fp, fn)
-    w2 = _w(e + up * (1 + 1e-9) + pad, fp, fn)
-    bound = float(np.sum(np.maximum(d * w1, d * w2)))
-    scale = float(np.sum(np.abs(d) * np.maximum(np.abs(fp), np.abs(fn))))
-    return bound, scale
+    b = SlopeBound(anchor)
+    return b(s2), b.scale
 
 
 def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None:
@@ -161,7 +186,8 @@ def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None
     aum0, slope0 = aum_slope(a, d, m)
     lo = Anchor(0.0, a, d, fp, fn, aum0, slope0)
     n_sorts, n_chunked = 1, 0
-    width = None
+    width, sb = None, None
+    classes = np.unique(d)
     tot = min(float(fp.sum()), float(-fn.sum()))
     tol = 1e-9 * float(np.abs(d).max()) * tot  # slopes this close to 0 are rounding noise
     while n_sorts < max_sorts and lo.aum > FIRST_MIN_ZERO:
@@ -173,7 +199,9 @@ def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None
         if width is None:
             width = floor
         width = max(width, floor)
-        bound, scale = slope_bound(lo, lo.s + width)
+        if sb is None or sb.s != lo.s:
+            sb = SlopeBound(lo, classes)
+        bound, scale = sb(lo.s + width), sb.scale
         unc = bound - lo.slope  # grows about linearly with the width
         nxt_width = width * 4 if unc <= 0 else width * min(4.0, max(0.125, -0.5 * lo.slope / unc))
         if not bound < -CERT_MARGIN * scale:
