@@ -190,7 +190,7 @@ def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None
     classes = np.unique(d)
     tot = min(float(fp.sum()), float(-fn.sum()))
     tol = 1e-9 * float(np.abs(d).max()) * tot  # slopes this close to 0 are rounding noise
-    while n_sorts < max_sorts and lo.aum > FIRST_MIN_ZERO:
+    while n_sorts < max_sorts and lo.aum > FIRST_MIN_ZERO and lo.slope < -tol:
         x = _crossings(lo)
         if not len(x):
             break
