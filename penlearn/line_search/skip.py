@@ -242,8 +242,10 @@ def first_min_skip(ic, sl, fp, fn, *, max_sorts: int = 200) -> SkipResult | None
     if (np.any(np.abs(deciding) <= tol) or abs(lo.slope) <= tol
             or np.any(np.abs(aums - FIRST_MIN_ZERO) <= 1e-12)):
         return None
-    if skipped > 0 and len(steps) == 1 and reason == "rule" and best == lo.aum:
-        return None  # the first event after a skip rose: impossible, leave it to the walk
+    if skipped > 0 and not best_step > skipped:
+        # no event after the skip lowered AUM (in exact arithmetic the first one does; an
+        # anchor within rounding of an event can say otherwise): leave it to the walk
+        return None
     step = (prev_step + best_step) / 2
     return SkipResult(float(step), float(best), n_sorts, n_chunked + len(steps), skipped,
                       reason)
