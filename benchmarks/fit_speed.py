@@ -75,9 +75,10 @@ def export_ref(ref: str, into: Path) -> Path:
 
 
 def run_fit(code: Path, data: Path, model: str, sets: list[str]) -> dict:
-    """One fit in a fresh process with ``code`` first on the path (see ``_CHILD``)."""
+    """One fit in a fresh process with ``code`` first on the path (see ``_CHILD``; ``-P``:
+    not the working directory, which would put this tree's code before ``--ref``'s)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(data), model, ",".join(sets)],
+    out = subprocess.run([sys.executable, "-P", "-c", _CHILD, str(data), model, ",".join(sets)],
                          env=env, capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(f"{model} fit failed: {out.stderr.strip()[-1500:]}")
@@ -88,7 +89,7 @@ def run_pretrain(code: Path, data: Path) -> dict | None:
     """Wall/CPU seconds of ``penlearn pretrain DATA --out MODEL`` (None: no such command)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-c", "import penlearn.cli as c, sys; sys.exit(c.main())",
+        argv = [sys.executable, "-P", "-c", "import penlearn.cli as c, sys; sys.exit(c.main())",
                 "pretrain", str(data), "--out", str(Path(tmp) / "model.json")]
         t0 = time.perf_counter()
         before = os.times()

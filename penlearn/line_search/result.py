@@ -27,8 +27,8 @@ class LineSearchResult:
         tie); ``q_size`` (distinct future step sizes in the queue after the event,
         including intersections of lines that are no longer adjacent, as in the
         reference). With ``validation=`` also ``validation_aum``, ``validation_auc`` and
-        ``validation_auc_after`` at the same step sizes. The ``"bracket"`` and
-        ``"blocks"`` methods give row 0 only.
+        ``validation_auc_after`` at the same step sizes. The ``"bracket"``,
+        ``"blocks"`` and ``"skip"`` methods give row 0 only.
     step_size : float
         The chosen step size (see :func:`~penlearn.line_search.line_search`, ``stop``).
     aum, auc : float
@@ -37,8 +37,9 @@ class LineSearchResult:
         The stopping rule used.
     method : str
         ``"sequential"`` (the event-by-event engine), ``"blocks"`` (the same events
-        handled a bracket at a time with vectorised updates) or ``"bracket"`` (the
-        sub-quadratic first-min search for monotone error functions).
+        handled a bracket at a time with vectorised updates), ``"bracket"`` (the
+        sub-quadratic first-min search for monotone error functions) or ``"skip"``
+        (certified skips then a sweep: the first-min rule for any error functions).
     n_lines : int
         Number of distinct threshold lines (identical lines merged).
     exhausted : bool
