@@ -128,13 +128,17 @@ for ax, d in zip(axes, DEPTHS):
     ax.stairs(c["count"].to_numpy(),
               np.r_[c["chromStart"].to_numpy(), c["chromEnd"].to_numpy()[-1]] / 1e3,
               color="grey", lw=0.6)
-    for r in labels[labels["sample_id"] == f"{one}_d{d}"].itertuples():
+    lab = labels[(labels["sample_id"] == f"{one}_d{d}") & (labels["chromEnd"] > w.chromStart)
+                 & (labels["chromStart"] < w.chromEnd)]
+    for r in lab.itertuples():
         ax.axvspan(r.chromStart / 1e3, r.chromEnd / 1e3, alpha=0.25,
                    color={"noPeaks": "gold", "peakStart": "salmon",
                           "peakEnd": "red"}.get(r.annotation, "purple"), lw=0)
     ax.set_ylabel(depth_name(d))
-axes[0].set_title(f"{one}: aligned reads in one labeled window at 4 depths")
+axes[0].set_title(f"{one}: aligned reads in one labeled window at 4 depths (labels: "
+                  "noPeaks yellow, peakStart light red, peakEnd red)")
 axes[-1].set_xlabel("position on chr21 (kb)")
+axes[-1].set_xlim(w.chromStart / 1e3, w.chromEnd / 1e3)
 fig.tight_layout()
 
 # %% [markdown]
