@@ -422,6 +422,12 @@ def _run_skip(ic, sl, fp, fn) -> LineSearchResult:
     if r is None:
         return dataclasses.replace(_run_blocks(ic, sl, fp, fn, "first_min", None),
                                    method="blocks")
+    return _first_min_result(st, r, "skip", exhausted=r.reason == "exhausted")
+
+
+def _first_min_result(st: State, r, method: str, exhausted: bool) -> LineSearchResult:
+    """The result of a first-min driver without a path (``"bracket"``, ``"skip"``): its
+    step, AUM, counters (``events``: swept one by one), AUC at the step; path = row 0."""
     _, auc = grid_values(*st.np[:4], np.array([r.step_size]))
     return LineSearchResult(
         path=_row0(st),
@@ -429,11 +435,11 @@ def _run_skip(ic, sl, fp, fn) -> LineSearchResult:
         aum=float(r.aum),
         auc=float(auc[0]),
         stop="first_min",
-        method="skip",
+        method=method,
         n_lines=st.B,
-        exhausted=r.reason == "exhausted",
+        exhausted=exhausted,
         reason=r.reason,
-        events=r.n_events,  # events swept one by one after the last skip
+        events=r.n_events,
         n_sorts=r.n_sorts,
     )
 
@@ -465,21 +471,7 @@ def _run_bracket(ic, sl, fp, fn) -> LineSearchResult:
     """First-min step by the sub-quadratic bracketing search; path = row 0 only."""
     st, _ = prepare_lines(ic, sl, fp, fn, lazy=True)  # row 0 only: no queue needed
     r = first_min_monotone(ic, sl, fp, fn)
-    path = _row0(st)
-    _, auc = grid_values(*st.np[:4], np.array([r.step_size]))
-    return LineSearchResult(
-        path=path,
-        step_size=float(r.step_size),
-        aum=float(r.aum),
-        auc=float(auc[0]),
-        stop="first_min",
-        method="bracket",
-        n_lines=st.B,
-        exhausted=False,
-        reason=r.reason,
-        events=r.n_events,  # events swept one by one inside the final brackets
-        n_sorts=r.n_sorts,
-    )
+    return _first_min_result(st, r, "bracket", exhausted=False)
 
 
 def _linear_parts(X, weights, direction, breakpoints, name=""):

@@ -43,20 +43,11 @@ def same(lines):
 
 
 @SETTINGS
-@given(tied_lines())
-def test_ties_equal_sequential(lines):
+@given(st.one_of(tied_lines(), near_tied_lines()), st.sampled_from([1, 3]))
+def test_ties_and_near_ties_equal_sequential(lines, chunk):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(skip, "MIN_CROSSINGS", 1)
-        mp.setattr(skip, "CHUNK", 1)
-        same(lines)
-
-
-@SETTINGS
-@given(near_tied_lines())
-def test_near_ties_equal_sequential(lines):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(skip, "MIN_CROSSINGS", 1)
-        mp.setattr(skip, "CHUNK", 3)
+        mp.setattr(skip, "CHUNK", chunk)
         same(lines)
 
 
