@@ -282,8 +282,10 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
               o: LearnOptions, prior=None) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
     chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`); with a
-    ``prior``, the prior shifted to each fold's training labels is one more candidate
-    (after the constant: it learns a level only)."""
+    ``prior``, the prior shifted to each fold's training labels is one more candidate,
+    taken only if its mean CV label errors are below the learned candidates' choice by
+    more than that choice's standard error (otherwise the choice is the one without a
+    prior: many labels lose nothing by its presence)."""
     sub, val, _ = split_training(features, evaluation, validation, folds, groups)  # checks
     ids, feats, ev = join(sub, val)  # cross-validate over every training sequence
     set_breakpoints(ev, ids, o.normalize, "training")  # both classes, or say what to do
@@ -322,8 +324,16 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
             except ValueError:  # e.g. one class only in a part: out of the choice
                 errors[c].append(np.nan)
                 aucs[c].append(np.nan)
-    chosen, table = one_se_choice(pd.DataFrame(errors), pd.DataFrame(aucs)
-                                  if o.cv_rule == "1se-auc" else None, order)
+    errors, aucs = pd.DataFrame(errors), pd.DataFrame(aucs)
+    rule_aucs = aucs if o.cv_rule == "1se-auc" else None
+    chosen, table = one_se_choice(errors, rule_aucs, order)  # every candidate's record
+    if prior is not None:  # the learned candidates decide as without a prior ...
+        own = list(o.candidates)
+        chosen = one_se_choice(errors[own], None if rule_aucs is None else rule_aucs[own],
+                               own)[0]
+        if "prior" in table.index and table.loc["prior", "mean"] < \
+                table.loc[chosen, "mean"] - table.loc[chosen, "se"] - 1e-12:
+            chosen = "prior"  # ... the prior only if better by more than their one SE
     fit = _prior_fit(prior, feats, ev, ids, what) if chosen == "prior" else \
         _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
                   replace(o, model=chosen))

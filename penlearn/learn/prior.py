@@ -9,6 +9,11 @@ labels given, and among equally good shifts the one **nearest 0** (the prior's o
 level unless the labels contradict it). One class of labels then only bounds the
 shift: ``noPeaks`` labels can only raise λ, peak labels only lower it. Without a prior
 the same rule applies to the constant penalty (the best constant of the labels).
+With enough labels, ``learn_penalty(..., prior=MODEL)`` (``model="auto"``) cross-validates
+the prior shifted to each fold's labels beside the learned candidates and takes it only
+when it beats their choice by more than one standard error
+(:func:`penlearn.learn.penalty.fit_penalty`; measured in ``benchmarks/RESULTS.md``,
+"pretrained").
 """
 
 from __future__ import annotations

@@ -136,9 +136,12 @@ def _fitted_prior(slope, intercept):
 
 def test_auto_tries_the_prior_and_takes_it_shifted_to_the_labels():
     X, ev = _linear_set()
-    m = learn_penalty(X, ev, prior=_fitted_prior(3.0, 5.0), progress=False)  # right slope
-    assert set(m.choice_["errors"]) == {"constant", "prior", "linear", "boosting"}
+    # the right slope, a wrong level; against the constant, which errs on most folds
+    m = learn_penalty(X, ev, prior=_fitted_prior(3.0, 5.0), candidates=["constant"],
+                      progress=False)
+    assert set(m.choice_["errors"]) == {"constant", "prior"}
     assert m.choice_["errors"]["prior"] == 0.0  # its ranking is right in every fold
+    assert m.choice_["errors"]["constant"] - m.choice_["se"]["constant"] > 0.0
     assert m.choice_["prior"] == "the test prior"
     assert m.level_["model"] == "prior"
     # the prior's weights kept, only its level moved: to 0 errors on every sequence
@@ -155,6 +158,16 @@ def test_a_wrong_prior_changes_nothing_with_many_labels():
     b = learn_penalty(X, ev, prior=_fitted_prior(-3.0, 0.0), progress=False)  # wrong way
     assert b.choice_["errors"]["prior"] > b.choice_["errors"][b.level_["model"]]
     assert b.level_["model"] == a.level_["model"]
+
+
+def test_a_prior_tied_with_the_learners_is_not_taken():
+    X, ev = _linear_set()  # the prior as right as the linear model: 0 errors both
+    a = learn_penalty(X, ev, progress=False)
+    b = learn_penalty(X, ev, prior=_fitted_prior(3.0, 5.0), progress=False)
+    assert b.choice_["errors"]["prior"] == 0.0
+    assert b.choice_["errors"][a.level_["model"]] - b.choice_["se"][a.level_["model"]] <= 0
+    assert b.level_["model"] == a.level_["model"] != "prior"
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
