@@ -15,8 +15,9 @@ its labels) of:
 and the seconds of each fit. ``--few`` adds a few-labels table: a user who labeled one
 genomic region (all samples of one ``chr:start-end`` window) of the held-out set, the
 rest of its regions as test: the best constant of those labels, the held-out default
-shifted to them (``learn_penalty(prior=...)``'s rule, :mod:`penlearn.learn.prior`), and
-``learn_penalty()`` on them.
+shifted to them (``learn_penalty(prior=...)``'s rule, :mod:`penlearn.learn.prior`),
+``learn_penalty()`` on them, and ``learn_penalty(prior=<that default>)`` on them (the
+prior one more candidate of ``model="auto"``).
 
     python benchmarks/pretrained.py --data-dir ../shared/data [--few] [--csv rows.csv]
 """
@@ -102,10 +103,31 @@ def leave_one_set_out(X, ev, groups) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("held_out")
 
 
+def _learned(x_lab, ev_lab, x_test, ev, **kwargs) -> float:
+    """Test label errors of ``learn_penalty()`` on the labeled sequences (NaN: refused)."""
+    from penlearn.learn import learn_penalty
+
+    try:
+        m = learn_penalty(x_lab, ev_lab, progress=False, **kwargs)
+    except ValueError:
+        return np.nan
+    return label_errors_pct(ev, pd.Series(m.predict(x_test), index=x_test.index))
+
+
+def _prior_model(X, ev, groups, train, held_out: str):
+    """The zero-label model learned on ``train`` (the other sets), as a PenaltyModel."""
+    from penlearn.learn.model import PenaltyModel
+    from penlearn.peaks.pretrained.fit import model_data
+
+    fit = fit_dispersion_model(X.loc[train, list(FEATURES)], ev, groups.loc[train])
+    model = PenaltyModel.from_dict(model_data(fit, X.loc[train], {}), source="prior")
+    model.prior_name_ = f"the zero-label model without {held_out}"
+    return model
+
+
 def few_labels(X, ev, groups, n_regions: int = 3) -> pd.DataFrame:
     """One labeled region of the held-out set (the first ``n_regions`` in sorted order,
     each in turn), the set's other regions as test."""
-    from penlearn.learn import learn_penalty
     from penlearn.learn.prior import nearest_min_error_shift
 
     warnings.simplefilter("ignore")
@@ -123,17 +145,16 @@ def few_labels(X, ev, groups, n_regions: int = 3) -> pd.DataFrame:
             c = best_constant_log_lambda(ev_lab)
             finite = X.loc[lab].columns[np.isfinite(X.loc[ids].to_numpy(float)).all(axis=0)]
             t0 = time.perf_counter()
-            try:
-                m = learn_penalty(X.loc[lab, finite], ev_lab, progress=False)
-                learned = label_errors_pct(ev, pd.Series(m.predict(X.loc[test, finite]),
-                                                        index=test))
-            except ValueError:
-                learned = np.nan
+            learned = _learned(X.loc[lab, finite], ev_lab, X.loc[test, finite], ev)
+            learn_s = time.perf_counter() - t0
+            with_prior = _learned(X.loc[lab, finite], ev_lab, X.loc[test, finite], ev,
+                                  prior=_prior_model(X, ev, groups, train_all, s))
             rows.append({"held_out": s, "region": r, "labeled_sequences": len(lab),
                          "zero_label": label_errors_pct(ev, prior_pred.loc[test]),
                          "default_shifted": label_errors_pct(ev, prior_pred.loc[test] + shift),
                          "constant_of_labels": label_errors_pct(ev, pd.Series(c, index=test)),
-                         "learn_penalty": learned, "learn_s": time.perf_counter() - t0})
+                         "learn_penalty": learned, "learn_penalty_prior": with_prior,
+                         "learn_s": learn_s})
             print(f"  {s} {r}: " + ", ".join(f"{k} {v:.1f}" for k, v in rows[-1].items()
                                              if isinstance(v, float)), file=sys.stderr,
                   flush=True)
@@ -184,7 +205,7 @@ def main(argv=None) -> int:
               "over (set, region):")
         means = f.groupby("held_out")[["labeled_sequences", "zero_label", "default_shifted",
                                        "constant_of_labels", "learn_penalty",
-                                       "learn_s"]].mean()
+                                       "learn_penalty_prior", "learn_s"]].mean()
         means.loc["mean of sets"] = means.mean()
         print(markdown(means))
         if args.csv:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
-from penlearn.learn.prior import constant_model, shift_prior, too_few_labels
+from penlearn.learn.prior import check_prior, constant_model, shift_prior, too_few_labels
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["learn_penalty"]
@@ -143,7 +143,10 @@ def learn_penalty(
         ChIP-seq coverage features, the shipped zero-label model,
         ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
         labels give the best constant penalty. Either way ``level_["reason"]`` and
-        :meth:`PenaltyModel.describe` say so. With enough labels the prior is not used.
+        :meth:`PenaltyModel.describe` say so. With enough labels and ``model="auto"``
+        it is one more candidate of the cross-validation (``"prior"``: its weights
+        kept, its level shifted to each fold's training labels); other models do not
+        use it.
     boosting : dict, optional
         Options of ``model="boosting"``, overriding
         :data:`penlearn.learn.penalty.BOOSTING_OPTIONS` (``max_stages``, ``learning_rate``,
@@ -192,5 +195,8 @@ def learn_penalty(
             prior.prior_name_ = "the best constant penalty of the labels"
         return shift_prior(prior, features, evaluation, reason)
     est = PenaltyModel(**opts.as_dict())
+    if prior is not None and opts.model == "auto":
+        check_prior(prior, features)
     return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
-                   scale_features=scale_features, segmentation=segmentation, groups=groups)
+                   scale_features=scale_features, segmentation=segmentation, groups=groups,
+                   prior=prior if opts.model == "auto" else None)

@@ -134,16 +134,17 @@ class PenaltyModel:
         return self
 
     def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None,
-            segmentation=None, groups="auto"):
+            segmentation=None, groups="auto", prior=None):
         """Fit on features ``X`` (indexed by sequence id) and the evaluation table ``y``.
 
-        See :func:`learn_penalty` for the arguments.
+        See :func:`learn_penalty` for the arguments (``prior``: one more candidate of
+        ``model="auto"``).
         """
         settings = check_segmentation(segmentation)
         learn_options(**self.get_params())  # every option checked before any work
         with one_blas_thread():  # vectors of 10^4 breakpoints: threads only cost here
             fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
-                              scale_features=scale_features, groups=groups,
+                              scale_features=scale_features, groups=groups, prior=prior,
                               **self.get_params())
         self.coef_ = fit.coef
         self.intercept_ = fit.intercept
@@ -193,6 +194,9 @@ class PenaltyModel:
                          "constant's validation measure was not improved on)" if fitted
                          else " (boosting fitted no tree)")
         level = getattr(self, "level_", None) or {}
+        if level.get("model") == "prior":  # model="auto" chose the prior
+            what = (f"{(self.choice_ or {}).get('prior', 'the prior penalty model')}, its "
+                    f"log λ shifted by {level.get('shift', 0):+.3g} to the labels")
         if level.get("rule") == "prior":
             n = level.get("labels")
             labels = "the labels given" if n is None else f"the {int(float(n))} labels given"

@@ -175,11 +175,13 @@ def fit_penalty(
     targets: pd.DataFrame | None = None,
     scale_features: pd.DataFrame | None = None,
     groups="auto",
+    prior=None,
     **options,
 ) -> PenaltyFit:
     """Learn log λ = f(features) by AUM gradient descent; the arguments of
     :func:`penlearn.learn_penalty`, which wraps this function in a
-    :class:`~penlearn.PenaltyModel`.
+    :class:`~penlearn.PenaltyModel`. ``prior`` (a fitted PenaltyModel) is one more
+    candidate of ``model="auto"``, its level shifted to the labels (:func:`_prior_fit`).
 
     Returns
     -------
@@ -207,7 +209,7 @@ def fit_penalty(
     o = learn_options(**options)  # every option checked before any work
     if o.model == "auto":
         return _fit_auto(features, evaluation, validation, folds, targets, scale_features,
-                         groups, o)
+                         groups, o, prior)
     return _fit_kind(features, evaluation, validation, folds, targets, scale_features,
                      groups, o)
 
@@ -242,22 +244,48 @@ def _fit_constant(scaling: FeatureScaling, sub: Part, val: Part, how: str) -> Pe
                       1.0, level=lev)
 
 
-def _predict_fit(fit: PenaltyFit, feats: pd.DataFrame) -> np.ndarray:
-    """log λ of a fit on held-out rows (non-finite features: the training mean, clipped)."""
+def _prior_fit(prior, feats: pd.DataFrame, ev: pd.DataFrame, ids: list, how: str
+               ) -> PenaltyFit:
+    """The ``prior`` model (a fitted linear PenaltyModel) with its weights kept and its
+    level shifted to the fewest label errors of the sequences ``ids``
+    (:func:`~penlearn.roc.min_error_shift`): the ``"prior"`` candidate of
+    ``model="auto"``. Features are clipped to the prior's training range, as the model
+    chosen predicts (``clip=True``, the default)."""
+    base = _predict_fit(PenaltyFit(prior.coef_, float(prior.intercept_), prior.scaling_,
+                                   None), feats.loc[ids], clip=True)
+    shift = min_error_shift(ChangepointROC(ev, ids).bp, -base)
+    hist = pd.DataFrame([{"step": 0, "step_size": 0.0, "subtrain_aum": 0.0,
+                          "subtrain_auc": 0.0, "validation_aum": 0.0, "validation_auc": 0.0,
+                          "events": 0, "seconds": 0.0}])
+    name = getattr(prior, "prior_name_", "a prior penalty model")
+    return PenaltyFit(prior.coef_.copy(), float(prior.intercept_) - float(shift),
+                      prior.scaling_, Boosted([], hist, 0), {"init": "prior", "prior": name},
+                      1.0, level=Level("prior", "all training", how, shift=-float(shift)))
+
+
+def _predict_fit(fit: PenaltyFit, feats: pd.DataFrame, clip: bool = False) -> np.ndarray:
+    """log λ of a fit on held-out rows (non-finite features: the training mean, clipped;
+    ``clip``: every feature clipped to its training range)."""
     A = feats.loc[:, list(fit.scaling.columns)].to_numpy(float)
     bad = ~np.isfinite(A)
     if bad.any():
         fill = np.clip(np.nan_to_num(A, nan=0.0), fit.scaling.low, fit.scaling.high)
         A = np.where(bad, fill, A)
+    if clip and fit.scaling.low is not None:
+        A = np.clip(A, fit.scaling.low, fit.scaling.high)
     if fit.trees is not None:
         return predict_trees(fit.trees, A) + fit.intercept
     return A @ fit.coef.to_numpy() + fit.intercept
 
 
 def _fit_auto(features, evaluation, validation, folds, targets, scale_features, groups,
-              o: LearnOptions) -> PenaltyFit:
+              o: LearnOptions, prior=None) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
-    chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`)."""
+    chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`); with a
+    ``prior``, the prior shifted to each fold's training labels is one more candidate,
+    taken only if its mean CV label errors are below the learned candidates' choice by
+    more than that choice's standard error (otherwise the choice is the one without a
+    prior: many labels lose nothing by its presence)."""
     sub, val, _ = split_training(features, evaluation, validation, folds, groups)  # checks
     ids, feats, ev = join(sub, val)  # cross-validate over every training sequence
     set_breakpoints(ev, ids, o.normalize, "training")  # both classes, or say what to do
@@ -272,35 +300,50 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
                 f" fewer than the {o.cv_folds} folds)")
     fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
     ev_ids = ev["sequence_id"]
-    errors = {c: [] for c in o.candidates}
-    aucs = {c: [] for c in o.candidates}
+    order = o.candidates if prior is None else \
+        (o.candidates[:1] + ("prior",) + o.candidates[1:])
+    errors = {c: [] for c in order}
+    aucs = {c: [] for c in order}
     for k in sorted(fold.unique()):
         tr, te = list(fold.index[fold != k]), list(fold.index[fold == k])
         ev_te = ev[ev_ids.isin(te)]
         roc = ChangepointROC(ev_te, te)
         n_labels = max(roc.possible_fp + roc.possible_fn, 1.0)
-        for c in o.candidates:
+        for c in order:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    f = _fit_kind(feats.loc[tr], ev[ev_ids.isin(tr)], None, None, targets,
+                    f = _prior_fit(prior, feats, ev[ev_ids.isin(tr)], tr, what) \
+                        if c == "prior" else \
+                        _fit_kind(feats.loc[tr], ev[ev_ids.isin(tr)], None, None, targets,
                                   scale_features, g.loc[tr] if explicit else groups,
                                   replace(o, model=c, progress=False))
-                pred = _predict_fit(f, feats.loc[te])
+                pred = _predict_fit(f, feats.loc[te], clip=c == "prior")
                 errors[c].append(label_errors_at(roc.bp, -pred) / n_labels)
                 aucs[c].append(roc.auc(-pred))
             except ValueError:  # e.g. one class only in a part: out of the choice
                 errors[c].append(np.nan)
                 aucs[c].append(np.nan)
-    chosen, table = one_se_choice(pd.DataFrame(errors), pd.DataFrame(aucs)
-                                  if o.cv_rule == "1se-auc" else None)
-    fit = _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
-                    replace(o, model=chosen))
+    errors, aucs = pd.DataFrame(errors), pd.DataFrame(aucs)
+    rule_aucs = aucs if o.cv_rule == "1se-auc" else None
+    chosen, table = one_se_choice(errors, rule_aucs, order)  # every candidate's record
+    if prior is not None:  # the learned candidates decide as without a prior ...
+        own = list(o.candidates)
+        chosen = one_se_choice(errors[own], None if rule_aucs is None else rule_aucs[own],
+                               own)[0]
+        if "prior" in table.index and table.loc["prior", "mean"] < \
+                table.loc[chosen, "mean"] - table.loc[chosen, "se"] - 1e-12:
+            chosen = "prior"  # ... the prior only if better by more than their one SE
+    fit = _prior_fit(prior, feats, ev, ids, what) if chosen == "prior" else \
+        _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
+                  replace(o, model=chosen))
     choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
               "rule": o.cv_rule, "errors": table["mean"].to_dict(),
               "se": table["se"].to_dict(),
               "auc": {c: float(np.nanmean(aucs[c])) for c in table.index},
               "fold_errors": {c: [float(e) for e in errors[c]] for c in table.index}}
+    if prior is not None:
+        choice["prior"] = getattr(prior, "prior_name_", "a prior penalty model")
     return replace(fit, level=replace(fit.level, model=chosen, choice=choice))
 
 

@@ -9,6 +9,11 @@ labels given, and among equally good shifts the one **nearest 0** (the prior's o
 level unless the labels contradict it). One class of labels then only bounds the
 shift: ``noPeaks`` labels can only raise λ, peak labels only lower it. Without a prior
 the same rule applies to the constant penalty (the best constant of the labels).
+With enough labels, ``learn_penalty(..., prior=MODEL)`` (``model="auto"``) cross-validates
+the prior shifted to each fold's labels beside the learned candidates and takes it only
+when it beats their choice by more than one standard error
+(:func:`penlearn.learn.penalty.fit_penalty`; measured in ``benchmarks/RESULTS.md``,
+"pretrained").
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from penlearn.aum import threshold_groups
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.learn.model import PenaltyModel
 
-__all__ = ["MIN_SEQUENCES", "constant_model", "nearest_min_error_shift", "shift_prior",
-           "too_few_labels"]
+__all__ = ["MIN_SEQUENCES", "check_prior", "constant_model", "nearest_min_error_shift",
+           "shift_prior", "too_few_labels"]
 
 #: Fewer labeled sequences than this are too few to learn and validate a model.
 MIN_SEQUENCES = 2
@@ -85,6 +90,29 @@ def nearest_min_error_shift(evaluation: pd.DataFrame, log_lambda: pd.Series) -> 
     else:
         c = min(a + 1.0, (a + b) / 2.0) if np.isfinite(b) else a + 1.0
     return float(-c) + 0.0
+
+
+def check_prior(prior: PenaltyModel, features: pd.DataFrame) -> None:
+    """A ``ValueError`` unless ``prior`` is a fitted linear model whose feature columns
+    are all in ``features`` (what ``model="auto"`` needs to try it as a candidate).
+
+    Examples
+    --------
+    >>> check_prior(constant_model(["x"], 1.0), pd.DataFrame({"y": [1.0]}))
+    Traceback (most recent call last):
+    ...
+    ValueError: prior: its feature column(s) ['x'] are not in the features (columns: ['y'])
+    """
+    if not hasattr(prior, "history_") or not hasattr(prior, "scaling_"):
+        raise ValueError("prior must be a fitted PenaltyModel (learned, or loaded from a "
+                         "model file)")
+    if getattr(prior, "trees_", None):
+        raise ValueError("prior must be a linear (or constant) PenaltyModel, not boosted "
+                         "trees")
+    missing = [c for c in prior.coef_.index if c not in features.columns]
+    if missing:
+        raise ValueError(f"prior: its feature column(s) {missing} are not in the features "
+                         f"(columns: {list(features.columns)[:10]})")
 
 
 def shift_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.DataFrame,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from conftest import DATA, need
 
 from penlearn.cli import main
@@ -109,3 +110,70 @@ def test_cli_learn_on_one_labeled_window(tmp_path, capsys):
     assert "learned the shipped zero-label penalty model, its log λ shifted by" in stdout
     m = PenaltyModel.load(out)
     assert m.level_["rule"] == "prior" and m.level_["labels"] == 6
+
+
+def _linear_set(n=40, seed=1):
+    """Sequences whose labels are all right for log λ in (3x − 1, 3x + 1)."""
+    rng = np.random.default_rng(seed)
+    ids = [f"s{i:02d}" for i in range(n)]
+    x = rng.normal(size=n)
+    ev = _ev([r for i, xi in zip(ids, x) for r in [
+        (i, -np.inf, 3 * xi - 1, 1, 0, 1, 1), (i, 3 * xi - 1, 3 * xi + 1, 0, 0, 1, 1),
+        (i, 3 * xi + 1, np.inf, 0, 1, 1, 1)]])
+    return pd.DataFrame({"x": x, "noise": rng.normal(size=n)}, index=ids), ev
+
+
+def _fitted_prior(slope, intercept):
+    from penlearn.fitting.scaling import FeatureScaling
+
+    p = _prior()
+    p.coef_ = pd.Series([float(slope)], index=["x"])
+    p.intercept_ = float(intercept)
+    p.scaling_ = FeatureScaling(("x",), np.zeros(1), np.ones(1), (), np.array([-10.0]),
+                                np.array([10.0]))
+    return p
+
+
+def test_auto_tries_the_prior_and_takes_it_shifted_to_the_labels():
+    X, ev = _linear_set()
+    # the right slope, a wrong level; against the constant, which errs on most folds
+    m = learn_penalty(X, ev, prior=_fitted_prior(3.0, 5.0), candidates=["constant"],
+                      progress=False)
+    assert set(m.choice_["errors"]) == {"constant", "prior"}
+    assert m.choice_["errors"]["prior"] == 0.0  # its ranking is right in every fold
+    assert m.choice_["errors"]["constant"] - m.choice_["se"]["constant"] > 0.0
+    assert m.choice_["prior"] == "the test prior"
+    assert m.level_["model"] == "prior"
+    # the prior's weights kept, only its level moved: to 0 errors on every sequence
+    assert m.coef_.to_dict() == {"x": 3.0}
+    pred = m.predict(X)
+    np.testing.assert_array_equal(pred, 3.0 * X["x"].to_numpy() + m.intercept_)
+    assert np.all(np.abs(pred - 3.0 * X["x"].to_numpy()) < 1.0)
+    assert m.describe().startswith("the test prior, its log λ shifted by")
+
+
+def test_a_wrong_prior_changes_nothing_with_many_labels():
+    X, ev = _linear_set()
+    a = learn_penalty(X, ev, progress=False)
+    b = learn_penalty(X, ev, prior=_fitted_prior(-3.0, 0.0), progress=False)  # wrong way
+    assert b.choice_["errors"]["prior"] > b.choice_["errors"][b.level_["model"]]
+    assert b.level_["model"] == a.level_["model"]
+
+
+def test_a_prior_tied_with_the_learners_is_not_taken():
+    X, ev = _linear_set()  # the prior as right as the linear model: 0 errors both
+    a = learn_penalty(X, ev, progress=False)
+    b = learn_penalty(X, ev, prior=_fitted_prior(3.0, 5.0), progress=False)
+    assert b.choice_["errors"]["prior"] == 0.0
+    assert b.choice_["errors"][a.level_["model"]] - b.choice_["se"][a.level_["model"]] <= 0
+    assert b.level_["model"] == a.level_["model"] != "prior"
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_a_prior_on_other_features_is_refused_by_auto():
+    X, ev = _linear_set()
+    p = _fitted_prior(1.0, 0.0)
+    p.coef_ = pd.Series([1.0], index=["log.sd"])
+    with pytest.raises(ValueError, match=r"prior: its feature column\(s\) \['log.sd'\]"):
+        learn_penalty(X, ev, prior=p, progress=False)
