@@ -175,6 +175,8 @@ class _Grid:
     csat: np.ndarray
     tot: np.ndarray  # (S,) count sums over the window
     flat: np.ndarray  # (S,) flat loss of each sample
+    bidx: np.ndarray  # grid indices where sample s's count changes: bidx[boff[s]:boff[s+1]]
+    boff: np.ndarray
 
 
 def _refuse_kind(values: pd.Series, col: str) -> None:
@@ -355,12 +357,16 @@ def _grid(rows, N: int, start: int) -> _Grid:
         np.concatenate([c for _, _, c in rows]).astype(float), off)
     tot = cyT[-1].copy()
     flat = np.array([kern.seg_loss(float(N), t) for t in tot])
-    return _Grid(int(start), P, cnt, cyT, csat, tot, flat)
+    change = np.diff(cnt, axis=0).T != 0  # (S, G − 1): the count changes at grid point g + 1
+    bidx = np.flatnonzero(change) % max(change.shape[1], 1) + 1
+    boff = np.r_[0, np.cumsum(change.sum(axis=1))].astype(np.int64)
+    return _Grid(int(start), P, cnt, cyT, csat, tot, flat, bidx.astype(np.int64), boff)
 
 
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
-                 max_blocks: int):
-    """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n."""
+                 max_blocks: int, leaf: int = LEAF_PAIRS):
+    """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n
+    (``leaf``: blocks with at most this many peaks are searched base by base)."""
     from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     best = np.full(n_units + 1, -np.inf)
@@ -374,8 +380,9 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
     if method == "exact":
         N = float(grid.P[-1])
         tol = REL_TOL * (1.0 + math.log(N)) * float(grid.tot.sum())
-        kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot, grid.flat,
-                              unit, best, ba, bb, LEAF_PAIRS, max_blocks, tol, proven)
+        kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.bidx, grid.boff,
+                              grid.tot, grid.flat, unit, best, ba, bb, leaf,
+                              max_blocks, tol, proven)
     return best, ba, bb, proven
 
 
