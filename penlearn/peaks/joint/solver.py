@@ -62,13 +62,17 @@ The search, exact at base resolution. A branch and bound covers every peak of ba
 block is a range of bases for a and one for b (or both ends in one range), between
 points of a grid (the row boundaries of every sample, with extra points so that no cell
 is longer than :data:`MAX_CELL` bases). Each sample's decrease is bounded above over the
-whole block (each segment's loss is at least the sum of its parts fitted alone, a part
-where a or b can fall at least its saturated loss), and the bounds respect feasibility:
-a sample that cannot be up-down at any peak of the block (the two conditions above, each
-side's average bounded over the block) cannot be up, so a block where fewer than k
-samples can be up holds no model with k. A block whose top-k bound cannot beat the best
-model found for any k is dropped; the others are split until small, then searched base
-by base. Every reported model is therefore optimal, up to the pruning tolerance
+whole block by lower bounds of its loss (each segment's loss is at least the sum of its
+parts fitted alone): the parts where a or b can fall at their saturated loss, or, tighter
+on wide blocks, the inside cut at the block's inner ends A1 and B0, so that the loss is
+at least min over a of [f[0, a) + f[a, A1)] + f[A1, B0) + min over b of [f[B0, b) +
+f[b, N)] (each minimum at a grid point where the sample's count changes, f being concave
+between them; kept per range of the search tree). The bounds respect feasibility: a
+sample that cannot be up-down at any peak of the block (the two conditions above, each
+side's average at its extreme over the block, at grid points) cannot be up, so a block
+where fewer than k samples can be up holds no model with k. A block whose top-k bound
+cannot beat the best model found for any k is dropped; the others are split until small,
+then searched base by base. Every reported model is therefore optimal, up to the pruning tolerance
 ``1e-12 (1 + log N) Σ T``, which is relative to the scale of the losses: the decreases
 are homogeneous of degree 1 in the counts (for counts × s the terms in log s cancel
 between a sample's segments), so counts × 1e-14 give the peaks of counts × 1. After
