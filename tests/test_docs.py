@@ -46,7 +46,7 @@ def built_site(tmp_path_factory):
     env = dict(os.environ, MPLBACKEND="Agg")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
-        cwd=REPO, capture_output=True, text=True, env=env, timeout=240,
+        cwd=REPO, capture_output=True, text=True, env=env, timeout=900,
     )
     return proc, site
 

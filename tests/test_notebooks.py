@@ -38,6 +38,7 @@ DATA_NEEDS = {
     "chipseq_from_coverage": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
     "tune_ruptures": [],  # simulated signals only
     "joint_peaks": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
+    "chipseq_learning_pays": ["chipseq_raw/H3K36me3_TDH_other_chunk1/coverage.csv.gz"],
 }
 TIMEOUT = 300  # seconds per cell
 

@@ -200,3 +200,63 @@ def test_peak_bigbeds_carry_name_and_score(tmp_path):
     assert got[1] == [("chr1", 100, 200, "s1_peak1", "400", "."),
                       ("chr1", 500, 650, "s1_peak2", "1000", ".")]
     assert got[2] == [("chr2", 40, 90, "s2_peak1", "1000", ".")]
+
+
+def _bigbed_rows(path: Path) -> list[tuple]:
+    bb = pybigwig.open(str(path))
+    try:
+        assert "table bed6" in bb.SQL().decode()
+        return [(c, s, e, *rest.split("\t")) for c, n in bb.chroms().items()
+                for s, e, rest in (bb.entries(c, 0, n) or [])]
+    finally:
+        bb.close()
+
+
+def test_hub_of_a_peak_folder_carries_the_files_names_and_scores(tmp_path, capsys):
+    """Issue 39: peaks from a folder of per-sample files were read as BED3, so every
+    bigBed score was 1000. Now a narrowPeak's (and a BED5's) names and 0-1000 scores reach
+    the hub as the files hold them; ``penlearn peaks`` BED files (every peak named after
+    the sample, score = the peak's mean) get ``<sample>_peak<k>`` and the mean scaled to
+    0-1000; a BED3 sample gets 1000."""
+    rng = np.random.default_rng(8)
+    samples = ["kidney/A", "B", "C", "D"]
+    cov = _coverage(rng, samples)
+    cov.to_csv(tmp_path / "coverage.csv", index=False)
+    folder = tmp_path / "peaks"
+    folder.mkdir()
+    # a MACS-like narrowPeak (unsorted, scores not scaled to the strongest peak)
+    (folder / "kidney%2FA.narrowPeak").write_text(
+        "chr2\t40\t90\tmacs_peak_3\t37\t.\t4.1\t9.2\t5.5\t20\n"
+        "chr1\t100\t200\tmacs_peak_1\t512\t.\t8.0\t20.1\t17.3\t40\n"
+        "chr1\t500\t650\tmacs_peak_2\t0\t.\t2.5\t3.0\t1.1\t70\n")
+    (folder / "B.bed").write_text("chr1\t300\t400\tb1\t250\nchr2\t10\t30\tb2\t.\n")
+    # as 'penlearn peaks' writes BED: name = sample, score = the peak's mean
+    (folder / "C.bed").write_text("chr1\t10\t20\tC\t12.5\nchr1\t50\t60\tC\t50.0\n")
+    (folder / "D.bed").write_text("chr1\t10\t20\n")
+    read = pl.read_peak_files(folder)
+    assert read.columns.tolist() == ["sample_id", "chrom", "chromStart", "chromEnd",
+                                     "name", "score"]
+    hub = tmp_path / "hub"
+    assert main(["hub", str(tmp_path / "coverage.csv"), str(folder), "--genome", "hg19",
+                 "--out", str(hub), "--chrom-sizes", _sizes_file(tmp_path), "-q"]) == 0
+    capsys.readouterr()
+    root = hub / "hg19"
+    stanzas = {s["shortLabel"]: s for s in _stanzas(root / "trackDb.txt")
+               if s.get("parent", "").startswith("peaks")}
+    got = {k.removesuffix(" peaks"): sorted(_bigbed_rows(root / s["bigDataUrl"]))
+           for k, s in stanzas.items()}
+    assert got == {
+        "kidney/A": [("chr1", 100, 200, "macs_peak_1", "512", "."),
+                     ("chr1", 500, 650, "macs_peak_2", "0", "."),
+                     ("chr2", 40, 90, "macs_peak_3", "37", ".")],
+        "B": [("chr1", 300, 400, "b1", "250", "."), ("chr2", 10, 30, "b2", "0", ".")],
+        "C": [("chr1", 10, 20, "C_peak1", "250", "."),
+              ("chr1", 50, 60, "C_peak2", "1000", ".")],
+        "D": [("chr1", 10, 20, "D_peak1", "1000", ".")],
+    }
+
+
+def _sizes_file(tmp_path: Path) -> str:
+    path = tmp_path / "chrom.sizes"
+    path.write_text("".join(f"{c}\t{n}\n" for c, n in SIZES.items()))
+    return str(path)

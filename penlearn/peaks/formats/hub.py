@@ -14,9 +14,10 @@ loads by the URL of its ``hub.txt``::
 
 The bigWig and bigBed files (Kent et al. 2010, *Bioinformatics* 26(17)) are written by
 the optional ``pybigtools`` (``pip install penlearn[hub]``; Python bindings of the Rust
-bigtools library). Peaks are BED6 (declared by an autoSql, :data:`BED6_AUTOSQL`): name
-``<sample>_peak<k>``, score 0-1000 (the peak's mean coverage scaled to the sample's
-strongest peak, when the peak table has it), strand ``.``; labels are BED3 and carry
+bigtools library). Peaks are BED6 (declared by an autoSql, :data:`BED6_AUTOSQL`): the peak file's
+name and 0-1000 score where it has them (a narrowPeak's), else name
+``<sample>_peak<k>`` and score the peak's mean coverage scaled to the sample's strongest
+peak (when the peak table has it), strand ``.``; labels are BED3 and carry
 their annotation in the file and track they are in. pybigtools reports bad input by a
 message and a broken file, not an exception, so the input is checked here first (sorted,
 no overlaps in a bigWig, inside the chromosome sizes) and every file is opened again
@@ -118,12 +119,12 @@ def _bigwig(path: Path, coverage: pd.DataFrame, sizes: dict[str, int], what: str
 
 #: The autoSql of the peaks' bigBed files: BED6 (UCSC's score is an integer 0-1000).
 BED6_AUTOSQL = """table bed6
-"Peaks: BED6, the score 0-1000 the peak's mean coverage scaled to the strongest peak"
+"Peaks: BED6, the peak file's name and score, else the mean scaled to 0-1000"
 (
     string chrom;      "Reference sequence chromosome or scaffold"
     uint   chromStart; "Start position in chromosome"
     uint   chromEnd;   "End position in chromosome"
-    string name;       "Name of the peak: <sample>_peak<k>"
+    string name;       "Name of the peak: the file's, else <sample>_peak<k>"
     uint   score;      "Score from 0-1000"
     char[1] strand;    "+ or - or . for unknown"
 )
@@ -131,18 +132,34 @@ BED6_AUTOSQL = """table bed6
 
 
 def _peak_fields(df: pd.DataFrame, sample: str) -> np.ndarray:
-    """``name\tscore\t.`` of each peak: ``<sample>_peak<k>`` (k in genome order) and the
-    mean coverage (``signalValue``, ``mean`` or a BED ``score`` column) scaled to 0-1000,
-    1000 for every peak when no mean is known."""
+    """``name\tscore\t.`` of each peak.
+
+    The name is the peak file's (``name`` column) when it names every peak of the sample
+    apart (a narrowPeak's), else ``<sample>_peak<k>`` (k in genome order; ``penlearn
+    peaks`` BED files name every peak after the sample). The score is the file's when
+    every one given is an integer 0-1000 (UCSC's BED / narrowPeak score; ``.`` is 0),
+    else the mean coverage (``signalValue``, ``mean``, or a ``score`` outside 0-1000 or
+    fractional, as ``penlearn peaks`` BED files hold the peak's mean) scaled to 0-1000
+    by the strongest peak, 1000 for every peak when nothing is known.
+    """
     value = next((df[c] for c in ("signalValue", "mean", "score") if c in df.columns), None)
     score = np.full(len(df), 1000, dtype=np.int64)
     if value is not None:
         v = pd.to_numeric(value, errors="coerce").to_numpy(float)
-        top = np.nanmax(v) if np.isfinite(v).any() else 0.0
-        if top > 0:
+        given = v[np.isfinite(v)]
+        top = given.max() if len(given) else 0.0
+        if value.name == "score" and len(given) and (
+                (given >= 0) & (given <= 1000) & (given == np.rint(given))).all():
+            score = np.nan_to_num(v, nan=0.0).astype(np.int64)
+        elif top > 0:
             score = np.clip(np.rint(1000 * np.nan_to_num(v, nan=0.0) / top), 0, 1000
                             ).astype(np.int64)
     names = [f"{_label(sample, 200)}_peak{k}" for k in range(1, len(df) + 1)]
+    if "name" in df.columns:
+        own = df["name"].astype(object).where(df["name"].notna(), ".").astype(str)
+        own = [_label(n, 200) for n in own]
+        if "." not in own and len(set(own)) == len(own):
+            names = own
     return np.array([f"{n}\t{sc}\t." for n, sc in zip(names, score)], dtype=object)
 
 
@@ -222,7 +239,10 @@ def write_track_hub(out: str | os.PathLike, genome: str, coverage: pd.DataFrame,
         ``sample_id, chrom, chromStart, chromEnd, count`` (as
         :func:`~penlearn.peaks.formats.coverage.read_coverage` reads it).
     peaks : DataFrame, optional
-        ``[sample_id,] chrom, chromStart, chromEnd`` (one sample without ``sample_id``).
+        ``[sample_id,] chrom, chromStart, chromEnd`` (one sample without ``sample_id``),
+        optionally ``name`` and ``score`` (a peak file's, as
+        :func:`~penlearn.peaks.formats.peak_files.read_peak_files` reads them) or
+        ``signalValue`` / ``mean``: the bigBeds' names and scores.
     labels : DataFrame, optional
         ``[sample_id,] chrom, chromStart, chromEnd, annotation``.
     chrom_sizes : mapping, optional

@@ -35,14 +35,19 @@ def read_peak_files(path: str | os.PathLike) -> pd.DataFrame:
     """Peaks of one file (``chrom, chromStart, chromEnd[, name, score]``) or of a folder of
     per-sample files (with a ``sample_id`` column first).
 
+    Each file is read by :func:`~penlearn.peaks.formats.bed.read_bed`: ``name`` and
+    ``score`` are kept where the file has them (BED4/5/6, narrowPeak, broadPeak), so a
+    track hub of the peaks shows them; in a folder mixing BED3 with wider files, the
+    BED3 samples' names and scores are missing (``NaN``).
+
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "kidney%2FMS1.narrowPeak").write_text("chr1\\t10\\t20\\tp1\\t1000\\n")
+    >>> _ = (d / "kidney%2FMS1.narrowPeak").write_text("chr1\\t10\\t20\\tp1\\t700\\n")
     >>> _ = (d / "MS2.bed").write_text("")
-    >>> read_peak_files(d)[["sample_id", "chromStart"]].values.tolist()
-    [['kidney/MS1', 10]]
+    >>> read_peak_files(d)[["sample_id", "chromStart", "name", "score"]].values.tolist()
+    [['kidney/MS1', 10, 'p1', 700.0]]
     >>> sorted(read_peak_files(d).attrs["samples"])
     ['MS2', 'kidney/MS1']
     """
@@ -50,7 +55,7 @@ def read_peak_files(path: str | os.PathLike) -> pd.DataFrame:
     if not p.exists():
         raise FileNotFoundError(f"peaks file or folder not found: {p}")
     if not p.is_dir():
-        return read_bed(p)[["chrom", "chromStart", "chromEnd"]]
+        return read_bed(p)
     found = {}
     for f in sorted(p.iterdir()):
         stem = _stem(f.name)
@@ -63,10 +68,10 @@ def read_peak_files(path: str | os.PathLike) -> pd.DataFrame:
     if not found:
         raise ValueError(f"{p}: no peak files (*.bed, *.narrowPeak, *.broadPeak, optionally "
                          ".gz) in the folder")
-    parts = [read_bed(f)[["chrom", "chromStart", "chromEnd"]].assign(sample_id=sid)
-             for sid, f in found.items()]
+    parts = [read_bed(f).assign(sample_id=sid) for sid, f in found.items()]
+    extra = [c for c in ("name", "score") if any(c in t.columns for t in parts)]
     out = pd.concat(parts, ignore_index=True)[["sample_id", "chrom", "chromStart",
-                                                "chromEnd"]]
+                                                "chromEnd", *extra]]
     out["sample_id"] = out["sample_id"].astype(str)
     out.attrs["samples"] = list(found)
     return out
