@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scipy.special import xlogy
 
 from penlearn import joint_peak
-from penlearn.peaks.joint.solver import MAX_BLOCKS, _grid, _solve_units, _up_matrix
+from penlearn.peaks.joint.solver import LEAF_PAIRS, MAX_BLOCKS, _grid, _solve_units, _up_matrix
 
 START = 100
 
@@ -153,42 +153,48 @@ def random_window(rng: np.random.Generator):
     return Y, first, last, groups
 
 
-def solve_core(Y: np.ndarray, unit: np.ndarray):
-    """The solver's core on arrays (no tables): loss by k, peaks, up matrix, proven."""
+def solve_core(Y: np.ndarray, unit: np.ndarray, leaf: int = LEAF_PAIRS):
+    """The solver's core on arrays (no tables): loss by k, peaks, up matrix, proven;
+    ``leaf=1`` makes the branch and bound split blocks down to single cells, so that its
+    bounds (not only the base-by-base search of a small window) decide."""
     rows = []
     for y in Y:
         cut = np.r_[0, np.flatnonzero(np.diff(y)) + 1, len(y)].astype(np.int64)
         rows.append((cut[:-1], cut[1:], y[cut[:-1]]))
     grid = _grid(rows, Y.shape[1], 0)
     n = int(unit.max()) + 1
-    best, bi, bj, proven = _solve_units(grid, unit, n, "exact", MAX_BLOCKS)
+    best, bi, bj, proven = _solve_units(grid, unit, n, "exact", MAX_BLOCKS, leaf)
     loss = np.where(np.isfinite(best), grid.flat.sum() - best, np.nan)
     return loss, bi, bj, _up_matrix(grid, unit, n, best, bi, bj), proven
 
 
-def test_solver_core_equals_brute_force_on_2000_windows():
-    """2,000 seeded windows, samples and groups, through the solver's core (the tables
-    around it are tested on fewer windows below, where pandas dominates the time)."""
+def test_solver_core_equals_brute_force_on_1000_windows():
+    """1,000 seeded windows, samples and groups (2,000 problems), through the solver's
+    core, each solved twice: as shipped (a small window is one leaf, searched base by
+    base) and with leaf = 1 (the bounds, feasibility tests and cut bounds decide every
+    block). The tables around the core are tested on fewer windows below, where pandas
+    dominates the time."""
     rng = np.random.default_rng(2026)
     missing = inside = 0
-    for _ in range(2000):
+    for _ in range(1000):
         Y, _, _, groups = random_window(rng)
         gnames = sorted(set(groups))
+        cuts = {c for y in Y for c in np.flatnonzero(np.diff(y)) + 1}
         for unit in (np.arange(len(Y)), np.array([gnames.index(g) for g in groups])):
-            loss, bi, bj, up, proven = solve_core(Y, unit)
-            assert proven.all()
             expected = brute(Y, unit)
-            np.testing.assert_array_equal(np.isnan(loss), np.isnan(expected))
-            np.testing.assert_allclose(loss, expected, rtol=1e-10, atol=1e-10)
-            cuts = {c for y in Y for c in np.flatnonzero(np.diff(y)) + 1}
-            for k in np.flatnonzero(~np.isnan(loss))[1:]:
-                a, b = int(bi[k]), int(bj[k])
-                assert up[k].sum() == k
-                assert model_loss(Y, a, b, np.isin(unit, np.flatnonzero(up[k]))) == \
-                    pytest.approx(loss[k], rel=1e-10, abs=1e-10)
-                inside += a not in cuts or b not in cuts
-            missing += int(np.isnan(loss).any())
-    assert missing > 300 and inside >= 5  # NaN models and peak ends inside runs occur
+            for leaf in (LEAF_PAIRS, 1):
+                loss, bi, bj, up, proven = solve_core(Y, unit, leaf)
+                assert proven.all()
+                np.testing.assert_array_equal(np.isnan(loss), np.isnan(expected))
+                np.testing.assert_allclose(loss, expected, rtol=1e-10, atol=1e-10)
+                for k in np.flatnonzero(~np.isnan(loss))[1:]:
+                    a, b = int(bi[k]), int(bj[k])
+                    assert up[k].sum() == k
+                    assert model_loss(Y, a, b, np.isin(unit, np.flatnonzero(up[k]))) == \
+                        pytest.approx(loss[k], rel=1e-10, abs=1e-10)
+                    inside += a not in cuts or b not in cuts
+            missing += int(np.isnan(expected).any())
+    assert missing > 150 and inside >= 5  # NaN models and peak ends inside runs occur
 
 
 def test_seeded_random_windows_equal_brute_force():

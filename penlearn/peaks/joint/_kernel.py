@@ -151,31 +151,82 @@ def eval_peak(P, cyT, cnt, tot, flat, unit, a, b, dec, best, best_a, best_b):
 # csat[i, s] is the sum over the cells before P[i] of their own best (saturated) loss.
 
 
-#: Blocks spanning at most this many grid cells get the exact extreme averages.
-SCAN = 48
+@numba.njit(cache=True)
+def _extremes(P, cyT, tot, x0, x1, node, memo, done, tmp):
+    """(4, S): each sample's least and largest mean[0, x) (rows 0, 1) and mean[x, N)
+    (rows 2, 3) over the bases x in [P[x0], P[x1]]: inside a cell both averages are
+    monotone in x, so their extremes are at grid points. Kept in ``memo[node]`` for the
+    ranges of the search tree with ids below ``len(memo)``."""
+    if node < memo.shape[0] and done[node]:
+        return memo[node]
+    out = memo[node] if node < memo.shape[0] else tmp
+    N = P[P.shape[0] - 1]
+    for s in range(tot.shape[0]):
+        out[0, s] = np.inf
+        out[1, s] = -np.inf
+        out[2, s] = np.inf
+        out[3, s] = -np.inf
+    for i in range(x0, x1 + 1):
+        for s in range(tot.shape[0]):
+            u = cyT[i, s] / P[i]
+            v = (tot[s] - cyT[i, s]) / (N - P[i])
+            out[0, s] = min(out[0, s], u)
+            out[1, s] = max(out[1, s], u)
+            out[2, s] = min(out[2, s], v)
+            out[3, s] = max(out[3, s], v)
+    if node < memo.shape[0]:
+        done[node] = True
+    return out
 
 
 @numba.njit(cache=True)
-def _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1):
-    """Whether some a ∈ [P[i0], P[i1]] and b ∈ [P[j0], P[j1]] may give mean[0, b) >
-    mean[0, a), and some mean[a, N) > mean[b, N) (each alone): inside a cell both
-    averages are monotone in the position, so their extremes over a range are at grid
-    points."""
-    lo1 = np.inf  # least mean[0, a)
-    hi2 = -np.inf  # largest mean[a, N)
-    for i in range(i0, i1 + 1):
-        lo1 = min(lo1, cyT[i, s] / P[i])
-        hi2 = max(hi2, (T - cyT[i, s]) / (N - P[i]))
-    hi1 = -np.inf  # largest mean[0, b)
-    lo2 = np.inf  # least mean[b, N)
-    for j in range(j0, j1 + 1):
-        hi1 = max(hi1, cyT[j, s] / P[j])
-        lo2 = min(lo2, (T - cyT[j, s]) / (N - P[j]))
-    return (hi1 >= lo1 * (1.0 - FEAS_SLACK)), (hi2 >= lo2 * (1.0 - FEAS_SLACK))
+def _cut_loss(P, cyT, bidx, s, lo, x0, x1, hi):
+    """Least loss of sample s over the bases [P[lo], P[hi]) in two parts, each fitted
+    alone, cut at some base x in [P[x0], P[x1]] (lo <= x0 <= x1 <= hi). Between two
+    grid points where the sample's count changes (``bidx``, sorted), both parts' (bases,
+    count sum) are linear in x and the loss f is concave, so the least is at x0, x1 or
+    one of those points."""
+    best = np.inf
+    r = np.searchsorted(bidx, x0, side="right")
+    x = x0
+    while True:
+        v = (seg_loss(P[x] - P[lo], cyT[x, s] - cyT[lo, s])
+             + seg_loss(P[hi] - P[x], cyT[hi, s] - cyT[x, s]))
+        if v < best:
+            best = v
+        if x == x1:
+            return best
+        if r < bidx.shape[0] and bidx[r] < x1:
+            x = bidx[r]
+            r += 1
+        else:
+            x = x1
 
 
 @numba.njit(cache=True)
-def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
+def _cuts(P, cyT, bidx, boff, x0, x1, node, prefix, memo, done, tmp):
+    """Each sample's least loss of the prefix [0, P[x1]) cut once in [P[x0], P[x1]]
+    (``prefix``), or of the suffix [P[x0], N) cut once there; kept in ``memo[node]`` for
+    the blocks' ranges that are nodes of the search tree with ids below ``len(memo)``."""
+    if node < memo.shape[0] and done[node]:
+        return memo[node]
+    out = memo[node] if node < memo.shape[0] else tmp
+    G = P.shape[0] - 1
+    for s in range(out.shape[0]):
+        own = bidx[boff[s]:boff[s + 1]]
+        if prefix:
+            out[s] = _cut_loss(P, cyT, own, s, 0, x0, x1, x1)
+        else:
+            out[s] = _cut_loss(P, cyT, own, s, x0, x0, x1, G)
+    if node < memo.shape[0]:
+        done[node] = True
+    return out
+
+
+@numba.njit(cache=True)
+def _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, tight, out,
+                 ida, idb, amemo, adone, bmemo, bdone, tmpa, tmpb, emem, edone, tmpe,
+                 tmpf):
     """Upper bound of each unit's decrease over every peak of the block a ∈ [P[i0],
     P[i1]], b ∈ [P[j0], P[j1]] (a diagonal block is passed as ``i1 = j1, j0 = i0``).
 
@@ -184,21 +235,36 @@ def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
     where a (or b) can fall at least its saturated loss. A sample that cannot be strictly
     up-down at any peak of the block gets −inf: up-down needs mean[0, b) > mean[0, a)
     (inside > before) and mean[a, N) > mean[b, N) (inside > after), and over the block
-    mean[0, b) <= Y(B1) / B0, mean[0, a) >= Y(A0) / A1, mean[a, N) <= (T − Y(A0)) /
-    (N − A1), mean[b, N) >= (T − Y(B1)) / (N − B0) (Y(x): count sum before x, T: total),
-    tested with a relative slack :data:`FEAS_SLACK` for rounding."""
+    each tested with the extreme averages over the block (:func:`_extremes`), with a
+    relative slack :data:`FEAS_SLACK` for rounding.
+
+    With ``tight`` (a rectangle block, ``i1 <= j0``), also the cut bound: with the
+    inside cut at A1 and B0, the loss is at least [f[0, a) + f[a, A1)] + f[A1, B0) +
+    [f[B0, b) + f[b, N)], each bracket at least its least over a (over b) in the block
+    (:func:`_cut_loss`, at the sample's own count changes, ``bidx[boff[s]:boff[s + 1]]``;
+    kept per range of the search tree, ids ``ida``, ``idb``, by :func:`_cuts`): two
+    fixed cuts instead of four and no saturated zones, so its slack does not grow with
+    the block."""
     N = P[P.shape[0] - 1]
     A0, A1, B0, B1 = P[i0], P[i1], P[j0], P[j1]
     for u in range(out.shape[0]):
         out[u] = 0.0
+    cut = tight and i1 <= j0 and (i1 > i0 + 1 or j1 > j0 + 1)
+    al = tmpa
+    be = tmpb
+    if cut:
+        al = _cuts(P, cyT, bidx, boff, i0, i1, ida, True, amemo, adone, tmpa)
+        be = _cuts(P, cyT, bidx, boff, j0, j1, idb, False, bmemo, bdone, tmpb)
+    if i1 <= j0:
+        ea = _extremes(P, cyT, tot, i0, i1, ida, emem, edone, tmpe)
+        eb = _extremes(P, cyT, tot, j0, j1, idb, emem, edone, tmpf)
+    else:  # diagonal: both ends in [P[i0], P[j1]]
+        ea = _extremes(P, cyT, tot, i0, j1, ida, emem, edone, tmpe)
+        eb = ea
     for s in range(tot.shape[0]):
         T = tot[s]
-        if i1 - i0 + j1 - j0 <= SCAN:  # the extreme averages themselves, at grid points
-            c1, c2 = _scan_feasible(P, cyT, T, N, s, i0, i1, j0, j1)
-        else:
-            c1 = cyT[j1, s] * A1 >= cyT[i0, s] * B0 * (1.0 - FEAS_SLACK)
-            c2 = ((T - cyT[i0, s]) * (N - B0)
-                  >= (T - cyT[j1, s]) * (N - A1) * (1.0 - FEAS_SLACK))
+        c1 = eb[1, s] >= ea[0, s] * (1.0 - FEAS_SLACK)
+        c2 = ea[3, s] >= eb[2, s] * (1.0 - FEAS_SLACK)
         if not (c1 and c2):
             out[unit[s]] = -np.inf
             continue
@@ -208,6 +274,8 @@ def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out):
                   + seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s])
                   + csat[j1, s] - csat[j0, s]
                   + seg_loss(N - B1, T - cyT[j1, s]))
+            if cut:
+                lb = max(lb, al[s] + seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s]) + be[s])
         else:
             lb = (seg_loss(A0, cyT[i0, s]) + csat[j1, s] - csat[i0, s]
                   + seg_loss(N - B1, T - cyT[j1, s]))
@@ -273,9 +341,9 @@ def _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best, best_a,
 
 
 @numba.njit(cache=True)
-def _push(blocks, n, i0, i1, j0, j1, diag):
+def _push(blocks, n, i0, i1, j0, j1, diag, ida, idb):
     if n == blocks.shape[0]:
-        bigger = np.empty((2 * n, 5), dtype=np.int64)
+        bigger = np.empty((2 * n, 7), dtype=np.int64)
         bigger[:n] = blocks
         blocks = bigger
     blocks[n, 0] = i0
@@ -283,18 +351,22 @@ def _push(blocks, n, i0, i1, j0, j1, diag):
     blocks[n, 2] = j0
     blocks[n, 3] = j1
     blocks[n, 4] = diag
+    blocks[n, 5] = ida
+    blocks[n, 6] = idb
     return blocks, n + 1
 
 
 @numba.njit(cache=True)
-def _unproven(blocks, lo, hi, P, cyT, csat, tot, flat, unit, best, tol, ub, proven):
+def _unproven(blocks, lo, hi, P, cyT, csat, bidx, boff, tot, flat, unit, best, tol, ub,
+              proven, memos):
     """Mark ``proven[k] = False`` for each k that some block ``lo .. hi − 1`` may improve."""
     for r in range(lo, hi):
         i0, i1, j0, j1 = blocks[r, 0], blocks[r, 1], blocks[r, 2], blocks[r, 3]
         if blocks[r, 4]:
             i1 = j1
             j0 = i0
-        _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub)
+        _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, True, ub,
+                     blocks[r, 5], blocks[r, 6], *memos)
         _sort_desc(ub)
         acc = 0.0
         for k in range(ub.shape[0]):
@@ -304,8 +376,8 @@ def _unproven(blocks, lo, hi, P, cyT, csat, tot, flat, unit, best, tol, ub, prov
 
 
 @numba.njit(cache=True)
-def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, leaf,
-                     max_work, tol, proven):
+def branch_and_bound(P, cyT, cnt, csat, bidx, boff, tot, flat, unit, best, best_a, best_b,
+                     leaf, max_work, tol, proven):
     """Every peak of bases ``1 <= a < b <= N − 1``, by branch and bound; ``best`` holds
     the incumbent top-k sums (from a heuristic) and is improved in place.
 
@@ -321,26 +393,40 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
     n_units = best.shape[0] - 1
     ub = np.empty(n_units)
     dec = np.empty(n_units)
-    cur = np.empty((1, 5), dtype=np.int64)
-    cur, n_cur = _push(cur, 0, 1, 1, G - 1, G - 1, 1)
+    S = tot.shape[0]
+    M = 16  # memo of the ranges with tree ids below M (at most about 2**21 values)
+    while M < 4 * G and 12 * M * S <= 2**21:
+        M *= 2
+    memos = (np.empty((M, S)), np.zeros(M, dtype=np.bool_), np.empty((M, S)),
+             np.zeros(M, dtype=np.bool_), np.empty(S), np.empty(S), np.empty((M, 4, S)),
+             np.zeros(M, dtype=np.bool_), np.empty((4, S)), np.empty((4, S)))
+    cur = np.empty((1, 7), dtype=np.int64)
+    cur, n_cur = _push(cur, 0, 1, 1, G - 1, G - 1, 1, 1, 1)
     bounded = 0
     evaluated = 0
     while n_cur > 0:
-        nxt = np.empty((max(4 * n_cur, 16), 5), dtype=np.int64)
+        nxt = np.empty((max(4 * n_cur, 16), 7), dtype=np.int64)
         n_nxt = 0
         for r in range(n_cur):
             if bounded >= max_work:
-                _unproven(cur, r, n_cur, P, cyT, csat, tot, flat, unit, best, tol, ub, proven)
-                _unproven(nxt, 0, n_nxt, P, cyT, csat, tot, flat, unit, best, tol, ub,
-                          proven)
+                _unproven(cur, r, n_cur, P, cyT, csat, bidx, boff, tot, flat, unit, best,
+                          tol, ub, proven, memos)
+                _unproven(nxt, 0, n_nxt, P, cyT, csat, bidx, boff, tot, flat, unit, best,
+                          tol, ub, proven, memos)
                 return bounded, evaluated
             i0, i1, j0, j1, diag = cur[r, 0], cur[r, 1], cur[r, 2], cur[r, 3], cur[r, 4]
+            ida, idb = cur[r, 5], cur[r, 6]
             if diag:
                 i1 = j1
                 j0 = i0
-            _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub)
+            _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, False,
+                         ub, ida, idb, *memos)
             bounded += 1
             kmin = _least_improvable(ub, best, tol)
+            if kmin and not diag:  # the cheap bound does not drop it: the cut bound
+                _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1,
+                             True, ub, ida, idb, *memos)
+                kmin = _least_improvable(ub, best, tol)
             if kmin == 0:
                 continue
             if diag:
@@ -350,9 +436,9 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
                                        best, best_a, best_b)
                     continue
                 m = (i0 + j1) // 2
-                nxt, n_nxt = _push(nxt, n_nxt, i0, 0, 0, m, 1)
-                nxt, n_nxt = _push(nxt, n_nxt, m, 0, 0, j1, 1)
-                nxt, n_nxt = _push(nxt, n_nxt, i0, m, m, j1, 0)
+                nxt, n_nxt = _push(nxt, n_nxt, i0, 0, 0, m, 1, 2 * ida, 0)
+                nxt, n_nxt = _push(nxt, n_nxt, m, 0, 0, j1, 1, 2 * ida + 1, 0)
+                nxt, n_nxt = _push(nxt, n_nxt, i0, m, m, j1, 0, 2 * ida, 2 * ida + 1)
                 continue
             split_a = i1 - i0 >= 2
             split_b = j1 - j0 >= 2
@@ -371,11 +457,13 @@ def branch_and_bound(P, cyT, cnt, csat, tot, flat, unit, best, best_a, best_b, l
             for x in range(2 if split_a else 1):
                 ci0 = i0 if x == 0 else im
                 ci1 = (im if x == 0 else i1) if split_a else i1
+                cida = 2 * ida + x if split_a else ida
                 for z in range(2 if split_b else 1):
                     cj0 = j0 if z == 0 else jm
                     cj1 = (jm if z == 0 else j1) if split_b else j1
+                    cidb = 2 * idb + z if split_b else idb
                     if P[cj1] > P[ci0]:  # at least one peak a < b
-                        nxt, n_nxt = _push(nxt, n_nxt, ci0, ci1, cj0, cj1, 0)
+                        nxt, n_nxt = _push(nxt, n_nxt, ci0, ci1, cj0, cj1, 0, cida, cidb)
         cur = nxt
         n_cur = n_nxt
     return bounded, evaluated

@@ -62,13 +62,17 @@ The search, exact at base resolution. A branch and bound covers every peak of ba
 block is a range of bases for a and one for b (or both ends in one range), between
 points of a grid (the row boundaries of every sample, with extra points so that no cell
 is longer than :data:`MAX_CELL` bases). Each sample's decrease is bounded above over the
-whole block (each segment's loss is at least the sum of its parts fitted alone, a part
-where a or b can fall at least its saturated loss), and the bounds respect feasibility:
-a sample that cannot be up-down at any peak of the block (the two conditions above, each
-side's average bounded over the block) cannot be up, so a block where fewer than k
-samples can be up holds no model with k. A block whose top-k bound cannot beat the best
-model found for any k is dropped; the others are split until small, then searched base
-by base. Every reported model is therefore optimal, up to the pruning tolerance
+whole block by lower bounds of its loss (each segment's loss is at least the sum of its
+parts fitted alone): the parts where a or b can fall at their saturated loss, or, tighter
+on wide blocks, the inside cut at the block's inner ends A1 and B0, so that the loss is
+at least min over a of [f[0, a) + f[a, A1)] + f[A1, B0) + min over b of [f[B0, b) +
+f[b, N)] (each minimum at a grid point where the sample's count changes, f being concave
+between them; kept per range of the search tree). The bounds respect feasibility: a
+sample that cannot be up-down at any peak of the block (the two conditions above, each
+side's average at its extreme over the block, at grid points) cannot be up, so a block
+where fewer than k samples can be up holds no model with k. A block whose top-k bound
+cannot beat the best model found for any k is dropped; the others are split until small,
+then searched base by base. Every reported model is therefore optimal, up to the pruning tolerance
 ``1e-12 (1 + log N) Σ T``, which is relative to the scale of the losses: the decreases
 are homogeneous of degree 1 in the counts (for counts × s the terms in log s cancel
 between a sample's segments), so counts × 1e-14 give the peaks of counts × 1. After
@@ -175,6 +179,8 @@ class _Grid:
     csat: np.ndarray
     tot: np.ndarray  # (S,) count sums over the window
     flat: np.ndarray  # (S,) flat loss of each sample
+    bidx: np.ndarray  # grid indices where sample s's count changes: bidx[boff[s]:boff[s+1]]
+    boff: np.ndarray
 
 
 def _refuse_kind(values: pd.Series, col: str) -> None:
@@ -355,12 +361,16 @@ def _grid(rows, N: int, start: int) -> _Grid:
         np.concatenate([c for _, _, c in rows]).astype(float), off)
     tot = cyT[-1].copy()
     flat = np.array([kern.seg_loss(float(N), t) for t in tot])
-    return _Grid(int(start), P, cnt, cyT, csat, tot, flat)
+    change = np.diff(cnt, axis=0).T != 0  # (S, G − 1): the count changes at grid point g + 1
+    bidx = np.flatnonzero(change) % max(change.shape[1], 1) + 1
+    boff = np.r_[0, np.cumsum(change.sum(axis=1))].astype(np.int64)
+    return _Grid(int(start), P, cnt, cyT, csat, tot, flat, bidx.astype(np.int64), boff)
 
 
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
-                 max_blocks: int):
-    """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n."""
+                 max_blocks: int, leaf: int = LEAF_PAIRS):
+    """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n
+    (``leaf``: blocks with at most this many peaks are searched base by base)."""
     from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     best = np.full(n_units + 1, -np.inf)
@@ -374,8 +384,9 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
     if method == "exact":
         N = float(grid.P[-1])
         tol = REL_TOL * (1.0 + math.log(N)) * float(grid.tot.sum())
-        kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.tot, grid.flat,
-                              unit, best, ba, bb, LEAF_PAIRS, max_blocks, tol, proven)
+        kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.bidx, grid.boff,
+                              grid.tot, grid.flat, unit, best, ba, bb, leaf,
+                              max_blocks, tol, proven)
     return best, ba, bb, proven
 
 
