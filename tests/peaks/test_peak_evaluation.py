@@ -134,7 +134,8 @@ def _h3k36me3_sample(sample: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sample", ["McGill0019"])  # the smallest sample: a 3x deeper path is costly
+# the smallest sample only: a 3x deeper path costs minutes of CPU
+@pytest.mark.parametrize("sample", ["McGill0019"])
 def test_default_table_is_exact_against_a_much_deeper_path(sample):
     """The default (bounded) table equals a 3× deeper exact path row for row on every
     interval above its bound, its lowest row stops exactly where the deeper path's next
