@@ -27,7 +27,7 @@
 #    at 4 sequencing depths, written as bedGraph files, and their peak labels;
 # 2. the error functions of every (sample, depth, labeled window) over the penalty;
 # 3. 4-fold cross-validation over **samples** (all depths of a held-out sample are held
-#    out together): the learned penalty (`model="auto"`, the default) against the best
+#    out together): the learned penalty (`model="linear"`; section 5: what the default `auto` picks) against the best
 #    constant penalty of the same training samples, in test label errors;
 # 4. the figure: test label errors per fold, and each held-out window's predicted log λ
 #    against the interval of log λ where its labels have fewest errors.
