@@ -12,12 +12,16 @@ For each (set, test fold) of ``all_sets.py``'s groupings, the test predictions o
   boosting's stage 0 is the shifted prior (``offset_auto``: the default's CV choice);
 - ``constant``: the best constant of the training labels.
 
-Predictions (long format) go to ``--out``; rules (blends, counts) are scored offline by
-``--score``.
+Groupings: all_sets.py's own folds (``given``), region folds K = 4 seed 1 and K = 3
+seed 2, and ``one_region`` (the first labeled region in sorted order as training, the
+set's other regions as test, as ``benchmarks/pretrained.py --only-few``). Predictions
+(long format) go to ``--out`` (a rerun skips the folds already there); ``--score`` adds
+the rules ``shipped`` (:func:`with_rules`: what ``learn_penalty(prior=...)`` does) and
+``blend`` and prints the tables.
 
     nice -n 10 python benchmarks/experiments/few_labels_offset.py --data-dir ../shared/data \
         --sets H3K36me3_TDH_other ... --out preds.csv
-    python benchmarks/experiments/few_labels_offset.py --score preds.csv
+    python benchmarks/experiments/few_labels_offset.py --score preds.csv [more.csv ...]
 """
 
 from __future__ import annotations
@@ -121,9 +125,9 @@ def score(preds: pd.DataFrame, data_dir: str) -> pd.DataFrame:
 
 def with_rules(preds: pd.DataFrame) -> pd.DataFrame:
     """``preds`` and two rules derived from its columns: ``shipped`` — the default, with
-    the prior shifted where the default chose the constant (``learn_penalty(prior=...)``
-    with at most 100 labeled sequences, when the prior does not also beat the choice by
-    more than one SE: that part needs the prior's CV errors, not recorded here);
+    the shifted prior where the default chose the constant (what ``learn_penalty(prior=
+    ...)`` does with at most 100 labeled sequences: the learned candidates' choice is
+    the default's, the refit is the prior shifted to all training labels);
     ``blend`` — the mean of the default's and the shifted prior's log λ."""
     key = ["data", "grouping", "fold", "sequence_id"]
     w = preds.pivot_table(index=key, columns="method", values="pred")
