@@ -307,7 +307,7 @@ def main(argv=None) -> int:
             "## macs3",
             "",
             f"`python benchmarks/macs3.py` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-            f", {version}, load average {load0[0]:.1f} (machine shared by 8 helpers; "
+            f", {version}, load average {load0[0]:.1f} (machine shared by other sessions; "
             "timings not reported). Label errors (labels with a FP or FN, by `penlearn "
             "errors`). MACS3: `bdgcmp -m ppois` against each sample's own genome-wide mean "
             "(callpeak's background without a control), then `bdgpeakcall`; default = "
