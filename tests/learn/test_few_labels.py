@@ -122,16 +122,16 @@ def test_few_labels_put_the_prior_in_place_of_the_constant():
     assert b.level_["model"] == "prior"  # the prior's ranking, the labels' level
     assert b.coef_.to_dict() == {"x": 0.3}
     # its level: the shift of fewest label errors of all the labels (a brute-force grid)
-    pred = b.predict(X)
-    inside = [(ev["sequence_id"] == i) & (ev["min_log_lambda"] <= p) &
-              (p < ev["max_log_lambda"]) for i, p in zip(X.index, pred)]
-    errors = sum(int(ev.loc[m, "errors"].sum()) for m in inside)
+    row = ev["sequence_id"].map({i: k for k, i in enumerate(X.index)}).to_numpy()
+    lo, hi = ev["min_log_lambda"].to_numpy(), ev["max_log_lambda"].to_numpy()
+    err = ev["errors"].to_numpy()
+
+    def errors(log_lambda):
+        p = log_lambda[row]
+        return int(err[(lo <= p) & (p < hi)].sum())
+
     base = 0.3 * X["x"].to_numpy()
-    grid = np.linspace(-8, 8, 3201)
-    err = [sum(int(ev.loc[(ev["sequence_id"] == i) & (ev["min_log_lambda"] <= p + g) &
-                          (p + g < ev["max_log_lambda"]), "errors"].sum())
-               for i, p in zip(X.index, base)) for g in grid]
-    assert errors == min(err)
+    assert errors(b.predict(X)) == min(errors(base + g) for g in np.linspace(-8, 8, 3201))
     assert b.describe().startswith("the test prior, its log λ shifted by")
 
 
@@ -227,10 +227,10 @@ def test_a_prior_on_other_features_is_refused_by_auto():
         learn_penalty(X, ev, prior=p, progress=False)
 
 
-def test_cli_learn_with_few_labeled_sequences_puts_the_prior_in_place_of_the_constant(
-        tmp_path, capsys):
-    # 40 labeled sequences (5 regions × 8 samples): the learned candidates choose the
-    # constant (all_sets.py, every fold of this set), so the shipped model takes its place
+def test_cli_learn_with_few_labeled_sequences_passes_the_shipped_model(tmp_path, capsys):
+    # 40 labeled sequences (5 regions × 8 samples): the shipped model is cross-validated
+    # beside the learners; on all 40 the learners choose the linear model (on 3/4 of them,
+    # all_sets.py's own folds, the constant, where the prior then takes its place)
     folder = need(DATA / "H3K36me3_TDH_other")
     out = tmp_path / "m.json"
     code = main(["learn", str(folder), "--out", str(out)])
@@ -238,13 +238,6 @@ def test_cli_learn_with_few_labeled_sequences_puts_the_prior_in_place_of_the_con
     assert code == 0, stderr
     assert "at most 100 labeled sequences: the shipped zero-label penalty model" in stderr
     m = PenaltyModel.load(out)
-    assert "prior" in m.choice_["errors"]
-    assert m.level_["model"] == "prior"
-    assert m.coef_.to_dict() == load_pretrained_coef()
-    assert "in the constant's place" in m.describe()
-
-
-def load_pretrained_coef():
-    from penlearn.peaks.pretrained import load_pretrained
-
-    return load_pretrained().model.coef_.to_dict()
+    assert set(m.choice_["errors"]) == {"constant", "prior", "linear", "boosting"}
+    assert m.choice_["prior"].startswith("the shipped zero-label penalty model")
+    assert m.level_["model"] == "linear"  # the learners' choice: the prior stays out
