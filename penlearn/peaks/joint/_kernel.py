@@ -21,7 +21,7 @@ per sample); the cut bound (:func:`_cut_bound`, proved there) needs each range's
 single cut, a logarithm at every count change of every sample in the range, kept per
 range of the search tree. On large ranges that is most of the cost and it seldom drops a
 block the cheap bound keeps whose children the cheap bound would not soon drop (real
-windows) or never (pure noise, blocks above about 2^19 peaks), so the adaptive mode skips
+windows) or seldom (pure noise, blocks above about 2^17 peaks), so the adaptive mode skips
 it on blocks of more than :data:`TIGHT_MAX` peaks and at block sizes where it seldom
 drops one (:func:`_tight`); it reuses the cheap bound's per-sample terms rather than
 recomputing them. The bounds only prune: which of them is computed changes the work,
@@ -326,7 +326,7 @@ def _least_improvable(ub, best, tol):
 TIGHT_TRIES = 64
 TIGHT_RATE = 0.05
 TIGHT_EVERY = 16
-TIGHT_MAX = 2.0**19
+TIGHT_MAX = 2.0**17
 
 
 @numba.njit(cache=True)
