@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA, need
 
 from penlearn import learn_penalty
 from penlearn.changepoint.evaluation import _largest_min_run, target_intervals
 from penlearn.fitting import descent
-from conftest import DATA, need
 
 SETS = ["H3K36me3_TDH_other", "H3K4me3_TDH_other"]
 
