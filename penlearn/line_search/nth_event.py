@@ -200,13 +200,14 @@ def nth_event(ic, sl, fp, fn, n: int | None = None, guess: float | None = None
     x = (ic[j] - ic[i]) / (sla - slb)  # the kernel's formula: the same floats
     if not (np.all(x > 0) and np.all(x <= s_hi)):
         return None
-    srt = np.argsort(x, kind="stable")[: n + 1]
-    xs = x[srt]
+    xs = np.partition(x, n)[: n + 1]  # the n + 1 first events (x[n] is the (n+1)-th)
+    xs.sort()
     if np.any(xs[1:] <= xs[:-1] + xs[:-1] * (4 * TIE_RTOL)):
         return None  # a multi-way or near-tied event among the first n + 1
     # the bound of the AUM slope over (0, x_n]: lower line i rises past upper line j, so
     # e = FP - FN below j loses i's delta and e below i gains j's
-    ei, ej = i[srt[:n]], j[srt[:n]]
+    first = x <= xs[n - 1]  # exactly the first n events: they are distinct
+    ei, ej = i[first], j[first]
     delta = fp - fn
     to_j, to_i = -delta[ei], delta[ej]
     up = np.bincount(ej, np.maximum(to_j, 0.0), B) + np.bincount(ei, np.maximum(to_i, 0.0), B)
