@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from penlearn.line_search._common import TIE_RTOL, aum_slope, gaps, merge_lines, parse_stop
+from penlearn.line_search.blocks import sort_at
 from penlearn.line_search.skip import _w
 
 __all__ = ["NthEvent", "inversions", "nth_event"]
@@ -179,15 +180,10 @@ def nth_event(ic, sl, fp, fn, n: int | None = None, guess: float | None = None
         if sorts == MAX_SORTS or not np.isfinite(s_hi):
             return None
         sorts += 1
-        p = np.argsort(ic + sl * s_hi, kind="stable")
-        # the blocks engine's check of a sort (order_at_end): no adjacent pair that still
-        # crosses may do so within the tie window after s_hi (or before it: a wrong order)
-        ic_h, sl_h = ic[p], sl[p]
-        dsl = sl_h[:-1] - sl_h[1:]
-        ahead = np.flatnonzero(dsl > 0)
-        sig = (ic_h[ahead + 1] - ic_h[ahead]) / dsl[ahead]
-        if len(sig) and sig.min() <= s_hi + 4 * s_hi * TIE_RTOL:
+        got = sort_at(ic, sl, s_hi)  # the blocks engine's checked sort
+        if got is None:
             return None
+        p = got[0]
         pos = np.empty(B, np.int64)
         pos[p] = np.arange(B)
         i, j = inversions(pos)
