@@ -1,13 +1,18 @@
 """The first lines of the notebooks that read the real data (``from _setup import DATA``).
 
-Display options for pandas, no tqdm warning without ipywidgets, and the data folder:
+Display options for pandas, no tqdm warning without ipywidgets, the data folder:
 ``$PENLEARN_DATA``, else the first ``shared/data`` folder found from the notebook's folder
 upwards (``../shared/data`` seen from the repository root), as
-:func:`penlearn.datasets.locate.data_folder` finds it for the tests and benchmarks too.
+:func:`penlearn.datasets.locate.data_folder` finds it for the tests and benchmarks too;
+and ``CACHE``, the ``cache=`` of the notebooks' ``peak_error_functions`` calls:
+``$PENLEARN_CACHE_DIR`` when set (a rerun then reads each window's error functions back;
+the test suite computes them once for its tests and notebooks there), else False (the
+notebooks write no files).
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -31,4 +36,5 @@ def find_data_dir() -> Path:
 
 
 DATA = find_data_dir()
+CACHE = os.environ.get("PENLEARN_CACHE_DIR") or False
 print("data folder:", DATA)

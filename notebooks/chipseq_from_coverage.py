@@ -45,7 +45,7 @@ import pandas as pd
 
 import penlearn
 
-from _setup import DATA  # notebooks/_setup.py: pandas display options, the data folder
+from _setup import CACHE, DATA  # notebooks/_setup.py: pandas display, data folder, cache
 
 # %%
 from concurrent.futures import ProcessPoolExecutor
@@ -111,13 +111,14 @@ browser(one, fit.peaks, f"{one}: {fit.n_peaks} peaks at λ = 20,000, "
 # the lower convex hull of (peaks, loss), found with O(models) penalised solves),
 # stopped where every label has the errors of the most complex model, and the
 # label errors of each model: one row per interval of log λ. A process pool runs
-# one task per sample.
+# one task per sample. With `$PENLEARN_CACHE_DIR` set (`CACHE`), each sample's table
+# is kept there and a rerun reads it back.
 
 # %%
 t0 = time.perf_counter()
 with ProcessPoolExecutor(2) as pool:
     evaluation = penlearn.peak_error_functions(coverage, labels, executor=pool,
-                                               progress=False)
+                                               progress=False, cache=CACHE)
 print(f"{evaluation['sequence_id'].nunique()} sequences, {len(evaluation)} rows, "
       f"{time.perf_counter() - t0:.1f} s")
 per_seq = evaluation.groupby("sequence_id").agg(

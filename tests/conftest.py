@@ -10,10 +10,13 @@ missing file is an error and never a silent skip.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,68 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = shared_folder(REPO)
 DATA = data_folder(REPO)
 REFERENCE = reference_folder(REPO)
+#: the environment variable naming the folder that this run's workers share
+SHARED_RUN_ENV = "PENLEARN_TESTS_RUN_FOLDER"
+
+
+def pytest_configure(config):
+    """The controller (or a run without xdist) makes the run's shared folder; the xdist
+    workers it starts inherit its name through the environment."""
+    if hasattr(config, "workerinput"):
+        return
+    folder = tempfile.mkdtemp(prefix="penlearn-tests-run-")
+    os.environ[SHARED_RUN_ENV] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``: the costliest unit first (tests/_xdist_schedule.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from _xdist_schedule import LongestFirst
+
+    return LongestFirst(config, log)
+
+
+def run_folder() -> Path:
+    """The folder shared by every worker (and notebook kernel) of this test run, removed at
+    its end: results that several tests compute alike are computed there once."""
+    return Path(os.environ[SHARED_RUN_ENV])
+
+
+@contextlib.contextmanager
+def run_lock(name: str):
+    """Hold the run-wide lock ``name``: the xdist workers that ask for it take turns (so a
+    result that a cache keeps is computed by the first, read by the others)."""
+    import fcntl
+
+    with open(run_folder() / f"{name}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def error_functions_once(coverage, labels):
+    """``peak_error_functions(coverage, labels)`` with its defaults, computed once per test
+    run: the first caller computes each window's table (in 2 processes, the cores of CI)
+    into the run's cache folder :func:`error_functions_cache`, later callers (other tests,
+    other workers, the notebook kernels given ``PENLEARN_CACHE_DIR``) read it back (the
+    cache's tables equal the computed ones: penlearn.peaks.peakseg.parts)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    import penlearn as pl
+
+    with run_lock("error-functions"), ProcessPoolExecutor(2) as pool:
+        return pl.peak_error_functions(coverage, labels, executor=pool, progress=False,
+                                       cache=error_functions_cache())
+
+
+def error_functions_cache() -> Path:
+    """The run's cache folder of :func:`error_functions_once`."""
+    return run_folder() / "error-functions"
 
 
 def load_benchmark(name: str):

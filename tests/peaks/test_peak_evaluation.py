@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DATA, REFERENCE, need
+from conftest import DATA, REFERENCE, error_functions_once, need
 
 import penlearn as pl
 from penlearn._checks import check_evaluation
@@ -106,7 +106,7 @@ def test_h3k36me3_chunk1_end_to_end():
     folder = RAW / "H3K36me3_TDH_other_chunk1"
     cov = pl.read_coverage(need(folder / "coverage.csv.gz"))
     lab = pl.read_peak_labels(need(folder / "labels.csv"))
-    ev = pl.peak_error_functions(cov, lab, progress=False)
+    ev = error_functions_once(cov, lab)  # the notebook chipseq_from_coverage's too
     check_evaluation(ev)
     feats = pl.coverage_features(cov)
     assert sorted(ev["sequence_id"].unique()) == sorted(feats.index)
