@@ -240,12 +240,23 @@ def main() -> None:
         " cut bound (the inside cut at the block's inner ends, each end's best over its "
         "range) and the exact extreme averages per range prove every k of 21 samples x 100 "
         "kb of noise (before them: the work budget stopped the search after 31.5 s, "
-        "unproven), but in about 10 s, not the 2 s of the goal; they cost time on "
-        "PeakSegJoint's windows (the ratio above, 2.2 before them). The cut bound is "
-        "skipped for block sizes where it seldom drops a block the cheap bound keeps "
-        "(below 5 % after 64 tries: on real windows the small blocks, on noise none): "
-        "PeakSegJoint's windows' exact time 2.11 -> 1.92 s (heuristic 0.73 / 0.77 s) "
-        "measured back to back, noise's blocks unchanged (1.60 -> 1.61 M).",
+        "unproven). Issue 37's time goals, before this run's solver (RESULTS of "
+        "2026-11-28 01:53): exact 1.97 s vs heuristic 0.71 s on PeakSegJoint's windows "
+        "(ratio 2.76), noise 21 x 100 kb 10.5 s. Changes: the cut bound reuses the cheap "
+        "bound's per-sample terms instead of recomputing them; it is skipped (but for one "
+        "block in 16) on blocks of more than 2^17 peaks, where computing each range's best "
+        "cut (a logarithm per count change per sample) cost most of the time and seldom "
+        "dropped a block; leaves compute each sample's loss before a / after b once, and "
+        "only for samples up-down at an evaluated peak. The branch and bound alone, old and"
+        " new kernels back to back in one process (same blocks within 3 %, same losses): "
+        "PeakSegJoint's windows 1.24 -> 0.76 s, noise 21 x 100 kb 11.0 -> 7.9 s CPU. Tried "
+        "and dropped: depth-first search, most promising child first (noise: the work "
+        "budget ran out, unproven; it chases k that no peak can have), a per-grid-point "
+        "memo of the prefix / suffix losses (memory traffic cost more than the logarithms "
+        "saved), leaves of 1,024 or 4,096 peaks (slower). Left: the noise window (goal 2 "
+        "s) needs fewer blocks (1.6 M bounded, 0.67 M of them dropped only by the cut "
+        "bound), not "
+        "cheaper ones.",
     ])
     print(text)
     if args.results:

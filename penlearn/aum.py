@@ -179,10 +179,8 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
         return AUMResult(area, out.T)
     ex = breakpoints.example[order]
     deriv = np.zeros((breakpoints.n_examples, 2))
-    order, group, t, fp_b, fn_b, fp_a, fn_a = threshold_groups(thresholds, fp_d, fn_d, order)
-    _check_nonnegative(np.minimum(fp_b, fp_a), np.minimum(fn_b, fn_a), fp_d, fn_d)
-    min_after = np.minimum(fp_a, fn_a)
-    area = float(np.dot(min_after[:-1], np.diff(t)))
+    area, (order, group, t, fp_b, fn_b, fp_a, fn_a), min_after = _tied_area(
+        thresholds, fp_d, fn_d, order)
     # per sorted breakpoint: the values around its group
     fps, fns = fp_d[order], fn_d[order]
     fpb, fnb, fpa, fna = fp_b[group], fn_b[group], fp_a[group], fn_a[group]
@@ -191,6 +189,31 @@ def aum(breakpoints: Breakpoints, scores) -> AUMResult:
     deriv[:, 0] = np.bincount(ex, weights=left, minlength=breakpoints.n_examples)
     deriv[:, 1] = np.bincount(ex, weights=right, minlength=breakpoints.n_examples)
     return AUMResult(area, deriv)
+
+
+def _tied_area(thresholds, fp_d, fn_d, order):
+    """AUM of thresholds with ties (sorted by ``order``, an ``argsort`` of them): the area,
+    the groups of :func:`threshold_groups` and min(FP, FN) right of each group."""
+    groups = threshold_groups(thresholds, fp_d, fn_d, order)
+    _, _, t, fp_b, fn_b, fp_a, fn_a = groups
+    _check_nonnegative(np.minimum(fp_b, fp_a), np.minimum(fn_b, fn_a), fp_d, fn_d)
+    min_after = np.minimum(fp_a, fn_a)
+    return float(np.dot(min_after[:-1], np.diff(t))), groups, min_after
+
+
+def tied_aum(breakpoints: Breakpoints, thresholds: np.ndarray, order: np.ndarray) -> float:
+    """``aum(breakpoints, scores).aum`` from the thresholds ``value − scores[example]`` and
+    their ``np.argsort`` when some are tied: the same operations, without the derivatives.
+
+    Examples
+    --------
+    >>> from penlearn import breakpoints_from_labels
+    >>> bp = breakpoints_from_labels([0, 1])
+    >>> t = bp.value - np.array([0.0, 0.0])[bp.example]
+    >>> tied_aum(bp, t, np.argsort(t)) == aum(bp, [0.0, 0.0]).aum
+    True
+    """
+    return _tied_area(thresholds, breakpoints.fp_diff, breakpoints.fn_diff, order)[0]
 
 
 def _check_nonnegative(fp_before, fn_before, fp_diff, fn_diff) -> None:

@@ -32,6 +32,7 @@ COSTS = {
     "tests/peaks/test_peak_evaluation.py::test_default_table_is_exact": 150,
     "tests/test_docs.py": 120,
     "tests/peaks/test_joint_bruteforce.py": 100,
+    "tests/peaks/test_joint_cut_modes.py": 20,
     f"{NOTEBOOK}[": 60,  # chipseq_from_coverage reads chunk1's error functions (above)
 }
 

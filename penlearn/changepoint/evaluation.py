@@ -187,21 +187,37 @@ def target_intervals(evaluation: pd.DataFrame) -> pd.DataFrame:
     codes, uniques = pd.factorize(ev["sequence_id"])
     order = np.lexsort((lo, codes))
     bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
-    out_lo = np.empty(len(uniques))
-    out_hi = np.empty(len(uniques))
-    out_err = np.empty(len(uniques))
-    marked = bounded_rows(ev)
-    for g, sid in enumerate(uniques):
-        idx = order[bounds[g] : bounds[g + 1]]
-        slo, shi = lo[idx], hi[idx]
-        if ((slo[0] != -np.inf and not marked[idx[0]]) or shi[-1] != np.inf
-                or (slo[1:] != shi[:-1]).any()):
-            raise ValueError(
-                f"evaluation: the log λ intervals of sequence {sid!r} do not partition "
-                "(-inf, inf)"
-            )
-        a, b = _largest_min_run(err[idx], width[idx])
-        out_lo[g], out_hi[g], out_err[g] = slo[a], shi[b], err[idx].min()
+    first, last = bounds[:-1], bounds[1:] - 1
+    s_lo, s_hi, s_err, s_w = lo[order], hi[order], err[order], width[order]
+    group = codes[order]
+    starts = np.zeros(len(order), bool)
+    starts[first] = True
+    bad = ((s_lo[first] != -np.inf) & ~bounded_rows(ev)[order[first]]) | (s_hi[last] != np.inf)
+    bad[group[1:][(s_lo[1:] != s_hi[:-1]) & ~starts[1:]]] = True
+    if bad.any():
+        sid = uniques[int(np.flatnonzero(bad)[0])]
+        raise ValueError(
+            f"evaluation: the log λ intervals of sequence {sid!r} do not partition "
+            "(-inf, inf)"
+        )
+    # the widest run of minimum errors (_largest_min_run), at once where a sequence has
+    # one such run or all of the line is minimal, else by the function
+    out_err = np.minimum.reduceat(s_err, first)
+    is_min = s_err == out_err[group]
+    ends = np.zeros(len(order), bool)
+    ends[last] = True
+    run_a = np.flatnonzero(is_min & (starts | ~np.r_[False, is_min[:-1]]))
+    run_b = np.flatnonzero(is_min & (ends | ~np.r_[is_min[1:], False]))
+    n_runs = np.bincount(group[run_a], minlength=len(uniques))
+    a, b = s_lo[run_a[np.cumsum(n_runs) - n_runs]], s_hi[run_b[np.cumsum(n_runs) - 1]]
+    out_lo, out_hi = a.copy(), b.copy()
+    whole = (last > first) & is_min[first] & is_min[last] & np.isinf(s_w[first]) \
+        & np.isinf(s_w[last])
+    out_lo[whole], out_hi[whole] = s_lo[first[whole]], s_hi[last[whole]]
+    for g in np.flatnonzero((n_runs > 1) & ~whole).tolist():
+        f, e = int(first[g]), int(last[g]) + 1
+        ra, rb = _largest_min_run(s_err[f:e], s_w[f:e])
+        out_lo[g], out_hi[g] = s_lo[f + ra], s_hi[f + rb]
     return pd.DataFrame(
         {"sequence_id": uniques, "min_log_lambda": out_lo, "max_log_lambda": out_hi,
          "errors": out_err}

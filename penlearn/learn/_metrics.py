@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from penlearn.aum import aum
+from penlearn.aum import aum, tied_aum
 from penlearn.breakpoints import Breakpoints
 from penlearn.roc import ChangepointROC, path_auc
 
@@ -116,8 +116,10 @@ class SetMetrics:
         auc = self._auc(order, ts if ties else None)
         if self.bp is None:
             return float("nan"), auc
-        if not self.shared or ties:
+        if not self.shared:
             return aum(self.bp, scores).aum, auc
+        if ties:  # the thresholds and order aum() would compute: its area, no derivatives
+            return tied_aum(self.bp, t, order), auc
         return self._aum(order, ts, scores), auc
 
     def _slow(self, scores) -> tuple[float, float]:

@@ -131,10 +131,16 @@ def _fista(Xs, lo, hi, reg, margin, w0, b0, L, tol, max_iterations):
     t = 1.0
     scale = 2.0 / n
     it = 0
+    # the same operations as pred = A @ y; g = min(pred - lo_m, 0) - min(hi_m - pred, 0),
+    # in preallocated buffers (this loop runs tens of thousands of times per fit)
+    pred, g, h = np.empty(n), np.empty(n), np.empty(n)
     for it in range(1, max_iterations + 1):
-        pred = A @ y
-        g = np.minimum(pred - lo_m, 0.0)
-        g -= np.minimum(hi_m - pred, 0.0)
+        np.matmul(A, y, out=pred)
+        np.subtract(pred, lo_m, out=g)
+        np.minimum(g, 0.0, out=g)
+        np.subtract(hi_m, pred, out=h)
+        np.minimum(h, 0.0, out=h)
+        g -= h
         z = y - (step * scale) * (At @ g)
         new = np.sign(z) * np.maximum(np.abs(z) - thr, 0.0)
         diff = new - theta

@@ -12,6 +12,7 @@ batched     vectorised batches of independent swaps (count-limited searches)
 blocks      brackets of events handled with vectorised updates (first-min, count rules)
 first_min   sub-quadratic first-minimum search for monotone error functions
 skip        exact first-minimum search for any error functions: certified skips
+nth_event   the n-th event (the "linear" rule's last) from two sorts, and a slope bound
 grid        the grid-of-step-sizes baseline
 step        the step of each gradient-descent variant and the matching stop rule
 """

@@ -100,7 +100,30 @@ def order_at_end(sw: _Sweep, s_hi: float):
     take the bracket).
     """
     o = sw.order
-    a_ic, a_sl = sw.ic[o], sw.sl[o]
+    got = sort_at(sw.ic[o], sw.sl[o], s_hi)
+    if got is None:
+        return None
+    p, sig = got
+    end = np.maximum.accumulate(p) == sw.ar
+    start = np.empty(len(p), bool)
+    start[0] = True
+    start[1:] = end[:-1]
+    return p, sig, start
+
+
+def sort_at(a_ic: np.ndarray, a_sl: np.ndarray, s_hi: float):
+    """The permutation sorting lines (intercepts ``a_ic``, slopes ``a_sl``, in their order
+    just after the bracket's start) at ``s_hi``, and the crossing steps of the adjacent
+    pairs there that still cross later; None when one of those comes within the kernel's
+    tie window after ``s_hi`` (or before it: the sort disagrees with a crossing).
+
+    Examples
+    --------
+    >>> sort_at(np.array([0.0, 1.0]), np.array([1.0, 0.0]), 2.0)[0].tolist()
+    [1, 0]
+    >>> sort_at(np.array([0.0, 1.0]), np.array([1.0, 0.0]), 1.0) is None  # they meet at 1
+    True
+    """
     p = np.argsort(a_ic + a_sl * s_hi, kind="stable")
     ic_h, sl_h = a_ic[p], a_sl[p]
     dsl = sl_h[:-1] - sl_h[1:]
@@ -108,11 +131,7 @@ def order_at_end(sw: _Sweep, s_hi: float):
     sig = (ic_h[ahead + 1] - ic_h[ahead]) / dsl[ahead]
     if len(sig) and sig.min() <= s_hi + 4 * s_hi * TIE_RTOL:
         return None
-    end = np.maximum.accumulate(p) == sw.ar
-    start = np.empty(len(p), bool)
-    start[0] = True
-    start[1:] = end[:-1]
-    return p, sig, start
+    return p, sig
 
 
 def crossings_below(sw: _Sweep, i: np.ndarray, j: np.ndarray, s_hi: float):

@@ -14,6 +14,20 @@ segments' losses and its *decrease* flat loss − that loss; where it is not up-
 cannot be up (decrease −inf). A unit (a sample, or a group of samples up together) has
 the sum of its samples' decreases. The best model with k units up at a peak takes the k
 largest decreases, when at least k units can be up there.
+
+Where the branch and bound's time goes (``benchmarks/joint_peaks.py``). A block is
+bounded first by the cheap bound (saturated zones where a and b fall: three logarithms
+per sample); the cut bound (:func:`_cut_bound`, proved there) needs each range's best
+single cut, a logarithm at every count change of every sample in the range, kept per
+range of the search tree. On large ranges that is most of the cost and it seldom drops a
+block the cheap bound keeps whose children the cheap bound would not soon drop (real
+windows) or seldom (pure noise, blocks above about 2^17 peaks), so the adaptive mode skips
+it on blocks of more than :data:`TIGHT_MAX` peaks and at block sizes where it seldom
+drops one (:func:`_tight`); it reuses the cheap bound's per-sample terms rather than
+recomputing them. The bounds only prune: which of them is computed changes the work,
+never the result (tests force each mode, ``cut`` = 0, 1, 2). In a leaf, each sample's
+loss before a (after b) is computed once per a (per b) and only for the samples that
+are up-down at some evaluated peak; the up-down test (products) comes first.
 """
 
 from __future__ import annotations
@@ -180,18 +194,21 @@ def _extremes(P, cyT, tot, x0, x1, node, memo, done, tmp):
 
 
 @numba.njit(cache=True)
-def _cut_loss(P, cyT, bidx, s, lo, x0, x1, hi):
-    """Least loss of sample s over the bases [P[lo], P[hi]) in two parts, each fitted
-    alone, cut at some base x in [P[x0], P[x1]] (lo <= x0 <= x1 <= hi). Between two
-    grid points where the sample's count changes (``bidx``, sorted), both parts' (bases,
-    count sum) are linear in x and the loss f is concave, so the least is at x0, x1 or
-    one of those points."""
+def _cut_loss(P, cyT, tot, bidx, s, x0, x1, prefix):
+    """Least loss of sample s over the prefix [0, P[x1]) (``prefix``) or the suffix
+    [P[x0], N) in two parts, each fitted alone, cut at some base x in [P[x0], P[x1]].
+    Between two grid points where the sample's count changes (``bidx``, sorted), both
+    parts' (bases, count sum) are linear in x and the loss f is concave, so the least is
+    at x0, x1 or one of those points."""
     best = np.inf
     r = np.searchsorted(bidx, x0, side="right")
     x = x0
     while True:
-        v = (seg_loss(P[x] - P[lo], cyT[x, s] - cyT[lo, s])
-             + seg_loss(P[hi] - P[x], cyT[hi, s] - cyT[x, s]))
+        if prefix:
+            v = seg_loss(P[x], cyT[x, s]) + seg_loss(P[x1] - P[x], cyT[x1, s] - cyT[x, s])
+        else:
+            v = (seg_loss(P[x] - P[x0], cyT[x, s] - cyT[x0, s])
+                 + seg_loss(P[P.shape[0] - 1] - P[x], tot[s] - cyT[x, s]))
         if v < best:
             best = v
         if x == x1:
@@ -204,29 +221,23 @@ def _cut_loss(P, cyT, bidx, s, lo, x0, x1, hi):
 
 
 @numba.njit(cache=True)
-def _cuts(P, cyT, bidx, boff, x0, x1, node, prefix, memo, done, tmp):
+def _cuts(P, cyT, tot, bidx, boff, x0, x1, node, prefix, memo, done, tmp):
     """Each sample's least loss of the prefix [0, P[x1]) cut once in [P[x0], P[x1]]
     (``prefix``), or of the suffix [P[x0], N) cut once there; kept in ``memo[node]`` for
     the blocks' ranges that are nodes of the search tree with ids below ``len(memo)``."""
     if node < memo.shape[0] and done[node]:
         return memo[node]
     out = memo[node] if node < memo.shape[0] else tmp
-    G = P.shape[0] - 1
     for s in range(out.shape[0]):
-        own = bidx[boff[s]:boff[s + 1]]
-        if prefix:
-            out[s] = _cut_loss(P, cyT, own, s, 0, x0, x1, x1)
-        else:
-            out[s] = _cut_loss(P, cyT, own, s, x0, x0, x1, G)
+        out[s] = _cut_loss(P, cyT, tot, bidx[boff[s]:boff[s + 1]], s, x0, x1, prefix)
     if node < memo.shape[0]:
         done[node] = True
     return out
 
 
 @numba.njit(cache=True)
-def _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, tight, out,
-                 ida, idb, amemo, adone, bmemo, bdone, tmpa, tmpb, emem, edone, tmpe,
-                 tmpf):
+def _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, out, ida, idb, amemo, adone,
+                 bmemo, bdone, tmpa, tmpb, emem, edone, tmpe, tmpf, lbs, mids):
     """Upper bound of each unit's decrease over every peak of the block a ∈ [P[i0],
     P[i1]], b ∈ [P[j0], P[j1]] (a diagonal block is passed as ``i1 = j1, j0 = i0``).
 
@@ -236,25 +247,13 @@ def _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, tigh
     up-down at any peak of the block gets −inf: up-down needs mean[0, b) > mean[0, a)
     (inside > before) and mean[a, N) > mean[b, N) (inside > after), and over the block
     each tested with the extreme averages over the block (:func:`_extremes`), with a
-    relative slack :data:`FEAS_SLACK` for rounding.
-
-    With ``tight`` (a rectangle block, ``i1 <= j0``), also the cut bound: with the
-    inside cut at A1 and B0, the loss is at least [f[0, a) + f[a, A1)] + f[A1, B0) +
-    [f[B0, b) + f[b, N)], each bracket at least its least over a (over b) in the block
-    (:func:`_cut_loss`, at the sample's own count changes, ``bidx[boff[s]:boff[s + 1]]``;
-    kept per range of the search tree, ids ``ida``, ``idb``, by :func:`_cuts`): two
-    fixed cuts instead of four and no saturated zones, so its slack does not grow with
-    the block."""
+    relative slack :data:`FEAS_SLACK` for rounding. Each sample's lower bound of its
+    loss goes to ``lbs`` (NaN: cannot be up) and, for a rectangle, the loss of [A1, B0)
+    to ``mids``, for :func:`_cut_bound`."""
     N = P[P.shape[0] - 1]
     A0, A1, B0, B1 = P[i0], P[i1], P[j0], P[j1]
     for u in range(out.shape[0]):
         out[u] = 0.0
-    cut = tight and i1 <= j0 and (i1 > i0 + 1 or j1 > j0 + 1)
-    al = tmpa
-    be = tmpb
-    if cut:
-        al = _cuts(P, cyT, bidx, boff, i0, i1, ida, True, amemo, adone, tmpa)
-        be = _cuts(P, cyT, bidx, boff, j0, j1, idb, False, bmemo, bdone, tmpb)
     if i1 <= j0:
         ea = _extremes(P, cyT, tot, i0, i1, ida, emem, edone, tmpe)
         eb = _extremes(P, cyT, tot, j0, j1, idb, emem, edone, tmpf)
@@ -262,24 +261,47 @@ def _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, tigh
         ea = _extremes(P, cyT, tot, i0, j1, ida, emem, edone, tmpe)
         eb = ea
     for s in range(tot.shape[0]):
-        T = tot[s]
         c1 = eb[1, s] >= ea[0, s] * (1.0 - FEAS_SLACK)
         c2 = ea[3, s] >= eb[2, s] * (1.0 - FEAS_SLACK)
         if not (c1 and c2):
             out[unit[s]] = -np.inf
+            lbs[s] = np.nan
             continue
         if i1 <= j0:
-            lb = (seg_loss(A0, cyT[i0, s])
-                  + csat[i1, s] - csat[i0, s]
-                  + seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s])
-                  + csat[j1, s] - csat[j0, s]
-                  + seg_loss(N - B1, T - cyT[j1, s]))
-            if cut:
-                lb = max(lb, al[s] + seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s]) + be[s])
+            mid = seg_loss(B0 - A1, cyT[j0, s] - cyT[i1, s])
+            mids[s] = mid
+            lb = (seg_loss(A0, cyT[i0, s]) + csat[i1, s] - csat[i0, s] + mid
+                  + csat[j1, s] - csat[j0, s] + seg_loss(N - B1, tot[s] - cyT[j1, s]))
         else:
             lb = (seg_loss(A0, cyT[i0, s]) + csat[j1, s] - csat[i0, s]
-                  + seg_loss(N - B1, T - cyT[j1, s]))
+                  + seg_loss(N - B1, tot[s] - cyT[j1, s]))
+        lbs[s] = lb
         d = flat[s] - lb
+        out[unit[s]] += d if d > 0.0 else 0.0
+
+
+@numba.njit(cache=True)
+def _cut_bound(P, cyT, bidx, boff, tot, flat, unit, i0, i1, j0, j1, out, ida, idb, amemo,
+               adone, bmemo, bdone, tmpa, tmpb, emem, edone, tmpe, tmpf, lbs, mids):
+    """:func:`_upper_bound` of a rectangle block (``i1 <= j0``, called just after it: its
+    ``lbs`` and ``mids``) tightened by the cut bound: with the inside cut at A1 and B0,
+    the loss is at least [f[0, a) + f[a, A1)] + f[A1, B0) + [f[B0, b) + f[b, N)], each
+    bracket at least its least over a (over b) in the block (:func:`_cut_loss`, at the
+    sample's own count changes, ``bidx[boff[s]:boff[s + 1]]``; kept per range of the
+    search tree, ids ``ida``, ``idb``, by :func:`_cuts`): two fixed cuts instead of four
+    and no saturated zones, so its slack does not grow with the block. Each sample's
+    bound is the larger of the two."""
+    if not (i1 > i0 + 1 or j1 > j0 + 1):
+        return
+    al = _cuts(P, cyT, tot, bidx, boff, i0, i1, ida, True, amemo, adone, tmpa)
+    be = _cuts(P, cyT, tot, bidx, boff, j0, j1, idb, False, bmemo, bdone, tmpb)
+    for u in range(out.shape[0]):
+        out[u] = 0.0
+    for s in range(tot.shape[0]):
+        if lbs[s] != lbs[s]:
+            out[unit[s]] = -np.inf
+            continue
+        d = flat[s] - max(lbs[s], al[s] + mids[s] + be[s])
         out[unit[s]] += d if d > 0.0 else 0.0
 
 
@@ -296,28 +318,33 @@ def _least_improvable(ub, best, tol):
     return 0
 
 
-#: The cut bound is skipped for blocks of a size (a power of two of peaks) where, after
-#: :data:`TIGHT_TRIES` tries, it dropped fewer than :data:`TIGHT_RATE` of them; still
-#: tried once every :data:`TIGHT_EVERY` such blocks, so that its rate stays measured.
+#: In the adaptive mode the cut bound is skipped for blocks of more than
+#: :data:`TIGHT_MAX` peaks, and for blocks of a size (a power of two of peaks) where,
+#: after :data:`TIGHT_TRIES` tries, it dropped fewer than :data:`TIGHT_RATE` of them;
+#: still tried once every :data:`TIGHT_EVERY` such blocks, so that its rate stays
+#: measured.
 TIGHT_TRIES = 64
 TIGHT_RATE = 0.05
 TIGHT_EVERY = 16
+TIGHT_MAX = 2.0**17
 
 
 @numba.njit(cache=True)
 def _tight(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, ub, ida, idb, memos,
-           best, tol, kmin, tries):
-    """The least improvable k of a rectangle block after the cut bound (``kmin`` as the
-    cheap bound left it when skipped). Where the cut bound seldom drops a block of this
-    size (``tries``: tried, dropped, skipped), it is skipped: on real coverage a block
-    the cheap bound keeps is seldom dropped by it below some size, on pure noise often
-    (the bounds only prune: exactness does not depend on this choice)."""
-    if tries[0] >= TIGHT_TRIES and tries[1] < TIGHT_RATE * tries[0]:
+           best, tol, kmin, tries, cut, size):
+    """The least improvable k of a rectangle block of ``size`` peaks after the cut bound
+    (``kmin`` as the cheap bound left it when skipped). ``cut`` 0: skipped; 2: computed;
+    1 (adaptive): skipped, but for one block in :data:`TIGHT_EVERY`, on blocks of more
+    than :data:`TIGHT_MAX` peaks and where it seldom drops a block of this size
+    (``tries``: tried, dropped, skipped): on real coverage a block the cheap bound keeps
+    is seldom dropped by it below some size, on pure noise often (the bounds only prune:
+    exactness does not depend on this choice)."""
+    if cut == 0 or cut == 1 and (size > TIGHT_MAX or tries[0] >= TIGHT_TRIES
+                                 and tries[1] < TIGHT_RATE * tries[0]):
         tries[2] += 1
-        if tries[2] % TIGHT_EVERY:
+        if cut == 0 or tries[2] % TIGHT_EVERY:
             return kmin
-    _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, True, ub,
-                 ida, idb, *memos)
+    _cut_bound(P, cyT, bidx, boff, tot, flat, unit, i0, i1, j0, j1, ub, ida, idb, *memos)
     kmin = _least_improvable(ub, best, tol)
     tries[0] += 1
     if kmin == 0:
@@ -328,12 +355,14 @@ def _tight(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, ub, ida, i
 @numba.njit(cache=True)
 def _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best, best_a, best_b):
     """Every peak of bases a ∈ [P[i0], P[i1]], b ∈ [P[j0], P[j1]], a < b, where at least
-    ``kmin`` units are up-down (the block cannot improve fewer). Returns the number of
-    peaks evaluated."""
+    ``kmin`` units are up-down (the block cannot improve fewer). Each sample's loss before
+    a (after b) is computed once per a (per b); at a peak, only the inside segment's, and
+    only for the samples up-down there. Returns the number of peaks evaluated."""
     N = P[P.shape[0] - 1]
     S = tot.shape[0]
     nb = int(P[j1] - P[j0]) + 1
     yb = np.empty((nb, S))
+    fb = np.full((nb, S), np.nan)  # loss of [b, N), on first use
     for g in range(j0, j1 + 1):  # count sums before every b of the range
         last = P[g + 1] - 1.0 if g < j1 else P[g]
         x = P[g]
@@ -341,6 +370,8 @@ def _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best, best_a,
             _sums_at(P, cyT, cnt, x, g, yb[int(x - P[j0])])
             x += 1.0
     ya = np.empty(S)
+    fa = np.empty(S)  # loss of [0, a), on first use
+    ok = np.empty(S, dtype=np.bool_)
     down = np.zeros(dec.shape[0], dtype=np.int64)
     n = 0
     for g in range(i0, i1 + 1):
@@ -348,20 +379,31 @@ def _leaf(P, cyT, cnt, tot, flat, unit, i0, i1, j0, j1, kmin, dec, best, best_a,
         a = P[g]
         while a <= last:
             _sums_at(P, cyT, cnt, a, g, ya)
+            fa[:] = np.nan
             b = max(a + 1.0, P[j0])
             while b <= P[j1]:
-                y = yb[int(b - P[j0])]
-                if kmin > 1:  # units up-down at [a, b): products only, no logarithms
-                    down[:] = 0
-                    for s in range(S):
-                        y2 = y[s] - ya[s]
-                        if not (y2 * a > ya[s] * (b - a)
-                                and y2 * (N - b) > (tot[s] - y[s]) * (b - a)):
-                            down[unit[s]] = 1
-                    if dec.shape[0] - down.sum() < kmin:
-                        b += 1.0
-                        continue
-                pair_decreases(a, b, N, ya, y, tot, flat, unit, dec)
+                r = int(b - P[j0])
+                y = yb[r]
+                down[:] = 0
+                for s in range(S):  # up-down at [a, b): products only (as up_loss)
+                    y2 = y[s] - ya[s]
+                    ok[s] = y2 * a > ya[s] * (b - a) and y2 * (N - b) > (tot[s] - y[s]) * (b - a)
+                    if not ok[s]:
+                        down[unit[s]] = 1
+                if dec.shape[0] - down.sum() < kmin:
+                    b += 1.0
+                    continue
+                dec[:] = 0.0
+                for s in range(S):  # as pair_decreases: flat − (f[0, a) + f[a, b) + f[b, N))
+                    if ok[s]:
+                        if fa[s] != fa[s]:
+                            fa[s] = seg_loss(a, ya[s])
+                        if fb[r, s] != fb[r, s]:
+                            fb[r, s] = seg_loss(N - b, tot[s] - y[s])
+                        dec[unit[s]] += flat[s] - (fa[s] + seg_loss(b - a, y[s] - ya[s])
+                                                   + fb[r, s])
+                    else:
+                        dec[unit[s]] = -np.inf
                 record(dec, best, best_a, best_b, a, b)
                 n += 1
                 b += 1.0
@@ -394,8 +436,11 @@ def _unproven(blocks, lo, hi, P, cyT, csat, bidx, boff, tot, flat, unit, best, t
         if blocks[r, 4]:
             i1 = j1
             j0 = i0
-        _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, True, ub,
-                     blocks[r, 5], blocks[r, 6], *memos)
+        _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub, blocks[r, 5],
+                     blocks[r, 6], *memos)
+        if not blocks[r, 4]:
+            _cut_bound(P, cyT, bidx, boff, tot, flat, unit, i0, i1, j0, j1, ub, blocks[r, 5],
+                       blocks[r, 6], *memos)
         _sort_desc(ub)
         acc = 0.0
         for k in range(ub.shape[0]):
@@ -406,7 +451,7 @@ def _unproven(blocks, lo, hi, P, cyT, csat, bidx, boff, tot, flat, unit, best, t
 
 @numba.njit(cache=True)
 def branch_and_bound(P, cyT, cnt, csat, bidx, boff, tot, flat, unit, best, best_a, best_b,
-                     leaf, max_work, tol, proven):
+                     leaf, max_work, tol, proven, cut, tries):
     """Every peak of bases ``1 <= a < b <= N − 1``, by branch and bound; ``best`` holds
     the incumbent top-k sums (from a heuristic) and is improved in place.
 
@@ -416,8 +461,10 @@ def branch_and_bound(P, cyT, cnt, csat, bidx, boff, tot, flat, unit, best, best_
     base stays covered). A block whose bounds cannot beat any ``best[k]`` by more than
     ``tol`` is dropped; one with at most ``leaf`` peaks, or one cell per range, is
     searched base by base. Stops after ``max_work`` block bounds: ``proven[k]`` (all True
-    on entry) is then set False for each k that a block left may improve. Returns
-    (blocks bounded, peaks evaluated)."""
+    on entry) is then set False for each k that a block left may improve. ``cut``: the
+    cut bound never (0), adaptive (1), always (2) (:func:`_tight`); ``tries`` (64, 3)
+    int64 receives its tries, drops and skips per block size (log2 of its peaks).
+    Returns (blocks bounded, peaks evaluated)."""
     G = P.shape[0] - 1
     n_units = best.shape[0] - 1
     ub = np.empty(n_units)
@@ -428,12 +475,12 @@ def branch_and_bound(P, cyT, cnt, csat, bidx, boff, tot, flat, unit, best, best_
         M *= 2
     memos = (np.empty((M, S)), np.zeros(M, dtype=np.bool_), np.empty((M, S)),
              np.zeros(M, dtype=np.bool_), np.empty(S), np.empty(S), np.empty((M, 4, S)),
-             np.zeros(M, dtype=np.bool_), np.empty((4, S)), np.empty((4, S)))
+             np.zeros(M, dtype=np.bool_), np.empty((4, S)), np.empty((4, S)), np.empty(S),
+             np.empty(S))
     cur = np.empty((1, 7), dtype=np.int64)
     cur, n_cur = _push(cur, 0, 1, 1, G - 1, G - 1, 1, 1, 1)
     bounded = 0
     evaluated = 0
-    tries = np.zeros((64, 3), dtype=np.int64)  # cut bound per block size: tried, dropped, not
     while n_cur > 0:
         nxt = np.empty((max(4 * n_cur, 16), 7), dtype=np.int64)
         n_nxt = 0
@@ -449,14 +496,14 @@ def branch_and_bound(P, cyT, cnt, csat, bidx, boff, tot, flat, unit, best, best_
             if diag:
                 i1 = j1
                 j0 = i0
-            _upper_bound(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1, False,
-                         ub, ida, idb, *memos)
+            _upper_bound(P, cyT, csat, tot, flat, unit, i0, i1, j0, j1, ub, ida, idb, *memos)
             bounded += 1
             kmin = _least_improvable(ub, best, tol)
             if kmin and not diag:  # the cheap bound does not drop it: the cut bound
                 size = (P[i1] - P[i0] + 1.0) * (P[j1] - P[j0] + 1.0)
                 kmin = _tight(P, cyT, csat, bidx, boff, tot, flat, unit, i0, i1, j0, j1,
-                              ub, ida, idb, memos, best, tol, kmin, tries[int(np.log2(size))])
+                              ub, ida, idb, memos, best, tol, kmin, tries[int(np.log2(size))],
+                              cut, size)
             if kmin == 0:
                 continue
             if diag:

@@ -368,9 +368,12 @@ def _grid(rows, N: int, start: int) -> _Grid:
 
 
 def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
-                 max_blocks: int, leaf: int = LEAF_PAIRS):
+                 max_blocks: int, leaf: int = LEAF_PAIRS, cut: int = 1,
+                 tries: np.ndarray | None = None):
     """Best top-k decrease (−inf: no model), its peak, and whether proven, k = 0..n
-    (``leaf``: blocks with at most this many peaks are searched base by base)."""
+    (``leaf``: blocks with at most this many peaks are searched base by base; ``cut``:
+    the cut bound never (0), where it pays (1) or always (2); ``tries``, (64, 3) int64:
+    receives per block size the cut bound's tries, drops and skips)."""
     from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
 
     best = np.full(n_units + 1, -np.inf)
@@ -386,7 +389,8 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
         tol = REL_TOL * (1.0 + math.log(N)) * float(grid.tot.sum())
         kern.branch_and_bound(grid.P, grid.cyT, grid.cnt, grid.csat, grid.bidx, grid.boff,
                               grid.tot, grid.flat, unit, best, ba, bb, leaf,
-                              max_blocks, tol, proven)
+                              max_blocks, tol, proven, cut,
+                              np.zeros((64, 3), np.int64) if tries is None else tries)
     return best, ba, bb, proven
 
 
