@@ -121,7 +121,8 @@ LEARNERS: dict[str, dict] = {
     "auto_1se": {"model": "auto", "cv_rule": "1se"},
     "auto_cv2": {"model": "auto", "cv_folds": 2},  # cheaper: 2-fold CV
     "constant_model": {"model": "constant"},
-    # issue 36: the default with the shipped zero-label model as a candidate of auto
+    # issue 36: the default with the zero-label model learned without the set as a prior
+    # (with <= 100 labeled sequences it takes the constant's place; penlearn.learn.prior)
     "default_prior": {"prior": PRIOR},
     "default_ir5": {"model": "linear", "ir_repeats": 5},
 }

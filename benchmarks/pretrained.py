@@ -16,8 +16,9 @@ and the seconds of each fit. ``--few`` adds a few-labels table: a user who label
 genomic region (all samples of one ``chr:start-end`` window) of the held-out set, the
 rest of its regions as test: the best constant of those labels, the held-out default
 shifted to them (``learn_penalty(prior=...)``'s rule, :mod:`penlearn.learn.prior`),
-``learn_penalty()`` on them, and ``learn_penalty(prior=<that default>)`` on them (the
-prior one more candidate of ``model="auto"``).
+``learn_penalty()`` on them, and ``learn_penalty(prior=<that default>)`` on them (with
+at most 100 labeled sequences the prior, shifted to the labels, takes the place of the
+constant when ``model="auto"`` chooses the constant: :mod:`penlearn.learn.prior`).
 
     python benchmarks/pretrained.py --data-dir ../shared/data [--few] [--csv rows.csv]
 """

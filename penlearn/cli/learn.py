@@ -27,7 +27,7 @@ from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
-from penlearn.learn.prior import too_few_labels
+from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, too_few_labels
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.roc import roc_change
 
@@ -71,15 +71,21 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
-def _prior(x: pd.DataFrame, report):
-    """Too few labels: (features, the shipped zero-label model) for ChIP-seq coverage
-    features, else (features, None: the best constant)."""
+def _prior(x: pd.DataFrame, report, few: bool):
+    """Few labels: (features, the shipped zero-label model) for ChIP-seq coverage
+    features, else (features, None: the best constant / learned as without it).
+    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES)."""
     from penlearn.peaks.pretrained import load_pretrained
 
     pretrained = load_pretrained()
     if not set(pretrained.model.coef_.index) <= set(x.columns):
         return x, None
-    report(f"too few labels to learn and validate a model: starting from {pretrained.note()}")
+    if few:
+        report("too few labels to learn and validate a model: starting from "
+               f"{pretrained.note()}")
+    else:
+        report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
+               "candidate of the cross-validation, in place of the constant penalty")
     return x, pretrained.model
 
 
@@ -110,8 +116,12 @@ def cmd_learn(args) -> int:
                f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
-    if split is None and too_few_labels(ev) is not None:
-        x, kwargs["prior"] = _prior(every_column.loc[x.index], report)
+    few = too_few_labels(ev) is not None
+    if split is None and (few or (args.model == "auto" and
+                                  ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
+        # too few labels: the prior's columns even where not finite on every sequence
+        # (the shift sees only these labels); else the finite columns learned on
+        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few)
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         try:
             model = learn_penalty(x, ev, **kwargs)

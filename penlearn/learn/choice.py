@@ -141,8 +141,11 @@ def choice_summary(choice: dict) -> str:
     if "auc" in choice and choice.get("rule") == "1se-auc":
         text += "; AUC " + ", ".join(f"{c} {a:.4f}" for c, a in choice["auc"].items())
     text += ")"
-    if choice["chosen"] == "constant":
-        text += ("; learning fell back to a constant penalty: no learned model made fewer "
-                 "label errors by more than one standard error"
-                 + (" with a better ranking (AUC)" if choice.get("rule") == "1se-auc" else ""))
+    if choice["chosen"] in ("constant", "prior"):
+        text += ("; learning fell back to " + ("a constant penalty" if choice["chosen"] ==
+                                               "constant" else "the prior, shifted to the "
+                                               "labels, in the constant's place")
+                 + ": no learned model made fewer label errors by more than one standard "
+                 "error" + (" with a better ranking (AUC)" if choice.get("rule") == "1se-auc"
+                            else ""))
     return text

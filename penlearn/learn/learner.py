@@ -10,7 +10,13 @@ import pandas as pd
 
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
-from penlearn.learn.prior import check_prior, constant_model, shift_prior, too_few_labels
+from penlearn.learn.prior import (
+    PRIOR_MAX_SEQUENCES,
+    check_prior,
+    constant_model,
+    shift_prior,
+    too_few_labels,
+)
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["learn_penalty"]
@@ -143,10 +149,13 @@ def learn_penalty(
         ChIP-seq coverage features, the shipped zero-label model,
         ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
         labels give the best constant penalty. Either way ``level_["reason"]`` and
-        :meth:`PenaltyModel.describe` say so. With enough labels and ``model="auto"``
-        it is one more candidate of the cross-validation (``"prior"``: its weights
-        kept, its level shifted to each fold's training labels); other models do not
-        use it.
+        :meth:`PenaltyModel.describe` say so. With enough labels, at most
+        :data:`~penlearn.learn.prior.PRIOR_MAX_SEQUENCES` (100) labeled sequences and
+        ``model="auto"``, it takes the constant's place: when the cross-validation
+        chooses the constant, the model is the prior (its weights kept) shifted to the
+        labels (``"prior"``; its CV errors, its level shifted to each fold's training
+        labels, are recorded in ``choice_``); with more labeled sequences, or other
+        models, it is not used.
     boosting : dict, optional
         Options of ``model="boosting"``, overriding
         :data:`penlearn.learn.penalty.BOOSTING_OPTIONS` (``max_stages``, ``learning_rate``,
@@ -195,6 +204,8 @@ def learn_penalty(
             prior.prior_name_ = "the best constant penalty of the labels"
         return shift_prior(prior, features, evaluation, reason)
     est = PenaltyModel(**opts.as_dict())
+    if evaluation["sequence_id"].nunique() > PRIOR_MAX_SEQUENCES:
+        prior = None  # many labels: learned as without a prior
     if prior is not None and opts.model == "auto":
         check_prior(prior, features)
     return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,

@@ -282,10 +282,10 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
               o: LearnOptions, prior=None) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
     chosen by the one-SE rule refit on all (:mod:`penlearn.learn.choice`); with a
-    ``prior``, the prior shifted to each fold's training labels is one more candidate,
-    taken only if its mean CV label errors are below the learned candidates' choice by
-    more than that choice's standard error (otherwise the choice is the one without a
-    prior: many labels lose nothing by its presence)."""
+    ``prior``, the learned candidates choose as without it, and the prior shifted to
+    the training labels takes the constant's place when they choose the constant (its
+    CV errors, each fold's training labels setting its level, are recorded beside
+    theirs; :mod:`penlearn.learn.prior`)."""
     sub, val, _ = split_training(features, evaluation, validation, folds, groups)  # checks
     ids, feats, ev = join(sub, val)  # cross-validate over every training sequence
     set_breakpoints(ev, ids, o.normalize, "training")  # both classes, or say what to do
@@ -331,9 +331,8 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
         own = list(o.candidates)
         chosen = one_se_choice(errors[own], None if rule_aucs is None else rule_aucs[own],
                                own)[0]
-        if "prior" in table.index and table.loc["prior", "mean"] < \
-                table.loc[chosen, "mean"] - table.loc[chosen, "se"] - 1e-12:
-            chosen = "prior"  # ... the prior only if better by more than their one SE
+        if chosen == "constant":  # ... the prior in the constant's place: its ranking,
+            chosen = "prior"  # the labels' level (its CV errors are only recorded)
     fit = _prior_fit(prior, feats, ev, ids, what) if chosen == "prior" else \
         _fit_kind(features, evaluation, validation, folds, targets, scale_features, groups,
                   replace(o, model=chosen))

@@ -99,6 +99,54 @@ def test_many_labels_do_not_use_the_prior():
     assert b.level_.get("rule") != "prior"
 
 
+def _constant_set(n, seed=3):
+    """Labels right for log λ in (y − 1, y + 1), y = 0.3x + noise."""
+    rng = np.random.default_rng(seed)
+    ids = [f"s{i:03d}" for i in range(n)]
+    x = rng.normal(size=n)
+    y = 0.3 * x + rng.normal(scale=2.0, size=n)
+    ev = _ev([r for i, yi in zip(ids, y) for r in [
+        (i, -np.inf, yi - 1, 1, 0, 1, 1), (i, yi - 1, yi + 1, 0, 0, 1, 1),
+        (i, yi + 1, np.inf, 0, 1, 1, 1)]])
+    return pd.DataFrame({"x": x}, index=ids), ev
+
+
+def test_few_labels_put_the_prior_in_place_of_the_constant():
+    from penlearn.learn.prior import PRIOR_MAX_SEQUENCES
+
+    X, ev = _constant_set(PRIOR_MAX_SEQUENCES)
+    a = learn_penalty(X, ev, candidates=["constant"], progress=False)
+    assert a.level_["model"] == "constant"  # the learned candidates' choice
+    b = learn_penalty(X, ev, candidates=["constant"],
+                      prior=_fitted_prior(0.3, 5.0), progress=False)
+    assert b.level_["model"] == "prior"  # the prior's ranking, the labels' level
+    assert b.coef_.to_dict() == {"x": 0.3}
+    # its level: the shift of fewest label errors of all the labels (a brute-force grid)
+    row = ev["sequence_id"].map({i: k for k, i in enumerate(X.index)}).to_numpy()
+    lo, hi = ev["min_log_lambda"].to_numpy(), ev["max_log_lambda"].to_numpy()
+    err = ev["errors"].to_numpy()
+
+    def errors(log_lambda):
+        p = log_lambda[row]
+        return int(err[(lo <= p) & (p < hi)].sum())
+
+    base = 0.3 * X["x"].to_numpy()
+    assert errors(b.predict(X)) == min(errors(base + g) for g in np.linspace(-8, 8, 3201))
+    assert b.describe().startswith("the test prior, its log λ shifted by")
+
+
+def test_more_than_100_labeled_sequences_do_not_use_the_prior():
+    from penlearn.learn.prior import PRIOR_MAX_SEQUENCES
+
+    X, ev = _constant_set(PRIOR_MAX_SEQUENCES + 1)  # the same kind of set, one more
+    a = learn_penalty(X, ev, candidates=["constant"], progress=False)
+    assert a.level_["model"] == "constant"
+    b = learn_penalty(X, ev, candidates=["constant"],
+                      prior=_fitted_prior(0.3, 5.0), progress=False)
+    assert b.level_["model"] == "constant" and "prior" not in b.choice_["errors"]
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
 def test_cli_learn_on_one_labeled_window(tmp_path, capsys):
     folder = need(DATA / "chipseq_raw" / "Mono27ac")
     out = tmp_path / "m.json"
@@ -177,3 +225,19 @@ def test_a_prior_on_other_features_is_refused_by_auto():
     p.coef_ = pd.Series([1.0], index=["log.sd"])
     with pytest.raises(ValueError, match=r"prior: its feature column\(s\) \['log.sd'\]"):
         learn_penalty(X, ev, prior=p, progress=False)
+
+
+def test_cli_learn_with_few_labeled_sequences_passes_the_shipped_model(tmp_path, capsys):
+    # 40 labeled sequences (5 regions × 8 samples): the shipped model is cross-validated
+    # beside the learners; on all 40 the learners choose the linear model (on 3/4 of them,
+    # all_sets.py's own folds, the constant, where the prior then takes its place)
+    folder = need(DATA / "H3K36me3_TDH_other")
+    out = tmp_path / "m.json"
+    code = main(["learn", str(folder), "--out", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    assert "at most 100 labeled sequences: the shipped zero-label penalty model" in stderr
+    m = PenaltyModel.load(out)
+    assert set(m.choice_["errors"]) == {"constant", "prior", "linear", "boosting"}
+    assert m.choice_["prior"].startswith("the shipped zero-label penalty model")
+    assert m.level_["model"] == "linear"  # the learners' choice: the prior stays out
