@@ -374,14 +374,15 @@ def _solve_units(grid: _Grid, unit: np.ndarray, n_units: int, method: str,
     (``leaf``: blocks with at most this many peaks are searched base by base; ``cut``:
     the cut bound never (0), where it pays (1) or always (2); ``tries``, (64, 3) int64:
     receives per block size the cut bound's tries, drops and skips)."""
-    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
+    from penlearn.peaks.joint import _heuristic  # numba: on first use only
+    from penlearn.peaks.joint import _kernel as kern
 
     best = np.full(n_units + 1, -np.inf)
     best[0] = 0.0
     ba = np.full(n_units + 1, np.nan)
     bb = np.full(n_units + 1, np.nan)
     args = (grid.P, grid.cyT, grid.cnt, grid.tot, grid.flat, unit)
-    kern.heuristic(*args, float(BIN_FACTOR), float(COARSE_BINS), best, ba, bb)
+    _heuristic.heuristic(*args, float(BIN_FACTOR), float(COARSE_BINS), best, ba, bb)
     proven = np.full(n_units + 1, method == "exact")
     proven[0] = True
     if method == "exact":
@@ -530,11 +531,13 @@ def warm(say: bool = True) -> bool:
     True
     """
     from penlearn._numba_cache import warm_kernels
-    from penlearn.peaks.joint import _kernel as kern  # numba: on first use only
+    from penlearn.peaks.joint import _heuristic  # numba: on first use only
+    from penlearn.peaks.joint import _kernel as kern
 
     window = pd.DataFrame({"sample_id": ["a"] * 3 + ["b"] * 3, "chromStart": [0, 10, 20] * 2,
                            "chromEnd": [10, 20, 30] * 2, "count": [1, 5, 1, 0, 6, 0]})
-    return warm_kernels("joint peak", (kern.branch_and_bound, kern.heuristic, kern.seg_loss),
+    kernels = (kern.branch_and_bound, _heuristic.heuristic, kern.seg_loss)
+    return warm_kernels("joint peak", kernels,
                         lambda: joint_peak(window), say)
 
 
