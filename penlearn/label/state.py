@@ -26,7 +26,7 @@ import pandas as pd
 from penlearn.atomic_files import write_text_atomic
 from penlearn.datasets import finite_feature_columns
 from penlearn.learn import learn_penalty
-from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, too_few_labels
+from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, shift_prior, too_few_labels
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     next_window,
@@ -70,6 +70,8 @@ def read_label_file(path: Path, samples) -> pd.DataFrame:
 
 
 def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
+    lab = lab.astype({"sample_id": object, "chrom": object, "chromStart": np.int64,
+                      "chromEnd": np.int64, "annotation": object})
     return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
         .reset_index(drop=True)
 
@@ -129,6 +131,7 @@ class LabelState:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="penlearn-paths")
         self._solved: dict = {}
         self._undo: list[pd.DataFrame] = []
+        self._seen: set[int] = set()
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
@@ -313,7 +316,12 @@ class LabelState:
                     else None
                 with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    self.model = learn_penalty(x, ev, prior=prior, progress=False)
+                    try:
+                        self.model = learn_penalty(x, ev, prior=prior, progress=False)
+                    except ValueError as exc:  # e.g. no candidate fits every CV fold
+                        self.model = shift_prior(self.pretrained.model,
+                                                 self.features.loc[ids], ev,
+                                                 f"learning failed ({exc})")
                 self.model.task_ = "peaks"
                 self.model_note = self.model.describe()
             self.evaluation_ = ev
@@ -386,9 +394,12 @@ class LabelState:
                     "undo": len(self._undo) > 0}
 
     def next_window(self, current: int) -> int | None:
-        """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)."""
+        """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)
+        among those neither labeled nor left by "Next" before (None: none left)."""
         with self.lock:
+            self._seen.add(int(current))
             labeled = {int(i) for i in self.learn_labels()["window"] if i >= 0}
+            labeled |= self._seen  # left by "Next": not proposed again this session
             model = self.model if self.model is not None else self.pretrained.model
             cols = [c for c, v in getattr(model, "coef_", pd.Series(dtype=float)).items()
                     if v != 0]
