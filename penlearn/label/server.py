@@ -22,7 +22,6 @@ import secrets
 import threading
 import traceback
 import urllib.parse
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
@@ -184,7 +183,10 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _BadRequest("i must be a window index") from None
             if not 0 <= i < len(state.windows):
                 raise _BadRequest(f"i must be in 0..{len(state.windows) - 1}")
-            return self._json(200, state.view(i))
+            return self._json(200, state.view(i, coverage=query.get("coverage") != ["0"]))
+        if path == "/api/version":  # polled: a model from the background learner
+            return self._json(200, {"version": state.version,
+                                    "model_version": state.model_version})
         if path == "/api/next":
             try:
                 i = int(query.get("from", ["0"])[0])

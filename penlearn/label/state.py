@@ -12,21 +12,17 @@ does) and picks each sample's model on its path: nothing is solved again.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import threading
-from concurrent.futures import ThreadPoolExecutor
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import write_text_atomic
-from penlearn.datasets import finite_feature_columns
-from penlearn.learn import learn_penalty
-from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, shift_prior, too_few_labels
+from penlearn.label.learning import full_refit, quick_refit, rankable
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     next_window,
@@ -132,6 +128,11 @@ class LabelState:
         self._solved: dict = {}
         self._undo: list[pd.DataFrame] = []
         self._seen: set[int] = set()
+        self._errors: dict = {}
+        self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
+        self._learning = None
+        self.model_version = 0
+        self.base_model = model if rankable(model) else load_pretrained().model
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
@@ -247,6 +248,7 @@ class LabelState:
     def close(self) -> None:
         """Stop the background computations (those running finish)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._learner.shutdown(wait=False, cancel_futures=True)
 
     def peaks(self, sample: str, window: int) -> pd.DataFrame:
         """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
@@ -294,50 +296,63 @@ class LabelState:
         for (sid, i), g in lab.groupby(["sample_id", "window"], sort=True):
             if (sid, int(i)) not in self.cov:
                 continue
-            parts.append(path_error_functions(self.path(sid, int(i)), g,
-                                              sequence_id=self.ids_by[(sid, int(i))]))
+            key = (sid, int(i), tuple(map(tuple, g[LABEL_FILE_COLUMNS[2:]].to_numpy())))
+            if key not in self._errors:  # only the (sample, window)s whose labels changed
+                self._errors[key] = path_error_functions(
+                    self.path(sid, int(i)), g, sequence_id=self.ids_by[(sid, int(i))])
+            parts.append(self._errors[key])
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def refit(self) -> None:
-        """Learn the penalty from the labels so far (none: the starting model)."""
+        """Re-learn from the labels so far: at once the quick refit (the current ranking,
+        its level shifted to the labels), then in the background what ``penlearn learn``
+        learns (:mod:`penlearn.label.learning`); its model replaces the quick one if no
+        label changed meanwhile (``model_version`` counts the models)."""
         with self.lock:
             ev = self.evaluation()
-            if len(ev) == 0:
-                self.model = self.start_model
-                self.model_note = ("the shipped zero-label model" if self.start_model is None
-                                   else "the given model")
-            else:
-                ids = list(pd.unique(ev["sequence_id"]))
-                few = too_few_labels(ev) is not None
-                x = self.features.loc[ids]
-                if not few:
-                    x = x[finite_feature_columns(self.features)]
-                prior = self.pretrained.model if few or len(ids) <= PRIOR_MAX_SEQUENCES \
-                    else None
-                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    try:
-                        self.model = learn_penalty(x, ev, prior=prior, progress=False)
-                    except ValueError as exc:  # e.g. no candidate fits every CV fold
-                        self.model = shift_prior(self.pretrained.model,
-                                                 self.features.loc[ids], ev,
-                                                 f"learning failed ({exc})")
-                self.model.task_ = "peaks"
-                self.model_note = self.model.describe()
             self.evaluation_ = ev
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # clipped features: said in the docs
-                if self.model is None:
-                    ll = predict_log_lambda(self.features, self.pretrained)
-                else:
-                    ll = pd.Series(self.model.predict(self.features), index=self.features.index)
-            self.log_lambda = ll
+            if len(ev) == 0:
+                self._set_model(self.start_model, "the shipped zero-label model"
+                                if self.start_model is None else "the given model")
+                return
+            model = quick_refit(self.base_model, self.features, ev)
+            self._set_model(model, model.describe())
+            version = self.version
+            self._learning = self._learner.submit(self._learn, version, ev)
+
+    def _learn(self, version: int, ev: pd.DataFrame) -> None:
+        if version != self.version:
+            return  # a later change queued its own
+        model = full_refit(self.features, ev, self.pretrained.model)
+        with self.lock:
+            if version != self.version:
+                return
+            if rankable(model):
+                self.base_model = model
+            self._set_model(model, model.describe())
+
+    def _set_model(self, model, note: str) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # clipped features: said in the docs
+            if model is None:
+                ll = predict_log_lambda(self.features, self.pretrained)
+            else:
+                ll = pd.Series(model.predict(self.features), index=self.features.index)
+        self.model, self.model_note, self.log_lambda = model, note, ll
+        self.model_version += 1
+
+    def wait_learning(self, timeout: float | None = None) -> None:
+        """Wait for the background learner (its model is then the page's)."""
+        fut = self._learning
+        if fut is not None:
+            fut.result(timeout)
 
     def save_model(self) -> Path:
-        """Write the current model where ``model_out`` says (what ``penlearn learn``
-        writes: a model file of task ``peaks``)."""
+        """Write what ``penlearn learn`` learns from the labels so far (the background
+        learner's model, waited for) where ``model_out`` says."""
         if self.model_out is None:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
+        self.wait_learning()
         with self.lock:
             model = self.model if self.model is not None else self.pretrained.model
             model.save(self.model_out)
@@ -357,8 +372,9 @@ class LabelState:
         return ["FP" if f > 0 else "FN" if p - t > 0 else "correct"
                 for t, p, f in zip(tp, ptp, fp)]
 
-    def view(self, window: int) -> dict:
-        """Everything the page draws of one window (JSON-ready)."""
+    def view(self, window: int, coverage: bool = True) -> dict:
+        """Everything the page draws of one window (JSON-ready; ``coverage=False``: the
+        coverage rows left out, for a redraw after a label)."""
         if not 0 <= window < len(self.windows):
             raise ValueError(f"window must be in 0..{len(self.windows) - 1}")
         w = self.windows.iloc[window]
@@ -379,7 +395,7 @@ class LabelState:
                     "id": s,
                     "log_lambda": float(self.log_lambda[sid]) if sid in self.log_lambda
                     else None,
-                    "coverage": [] if cov is None else
+                    "coverage": [] if cov is None or not coverage else
                     cov[["chromStart", "chromEnd", "count"]].to_numpy().tolist(),
                     "peaks": pk.to_numpy().tolist(),
                     "labels": [[int(r.chromStart), int(r.chromEnd), r.annotation, st]
@@ -391,7 +407,7 @@ class LabelState:
                     "samples": samples, "version": self.version,
                     "model": self.model_note, "errors": errors,
                     "labels": len(lab), "labeled_windows": labeled,
-                    "undo": len(self._undo) > 0}
+                    "undo": len(self._undo) > 0, "model_version": self.model_version}
 
     def next_window(self, current: int) -> int | None:
         """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)

@@ -29,7 +29,7 @@ from penlearn.learn import PenaltyModel
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 34_100  # chunk1 (340 kb) in ten windows
-MAX_PEAKS = 15  # paths short enough for a test; the command's default is 100
+MAX_PEAKS = 10  # paths short enough for a test; the command's default is 100
 
 
 def _missing(msg: str):
@@ -76,6 +76,7 @@ def _wait(drv, script: str, timeout: float = 120.0):
 
 
 def _open(drv, url: str) -> float:
+    drv.get_log("browser")  # what earlier pages logged
     t0 = time.time()
     drv.get(url)
     _wait(drv, "return document.body.dataset.ready === '1'")
@@ -277,7 +278,8 @@ def test_goal_ten_windows_learned_in_the_page(driver, data_dir, tmp_path):
         assert sorted(visited) == list(range(10))
         timings = driver.execute_script("return penlearn.timings")
         assert len(timings) == n_labels > 10
-        loads = driver.execute_script("return penlearn.loads")
+        page.state.wait_learning()  # the background learner's model: what penlearn learn
+        loads = driver.execute_script("return penlearn.loads")  # learns from these labels
         driver.find_element("id", "save").click()
         _wait(driver, "return /model saved/.test("
                       "document.getElementById('selection').textContent)")
@@ -297,7 +299,7 @@ def test_goal_ten_windows_learned_in_the_page(driver, data_dir, tmp_path):
             if os.environ.get("PENLEARN_DOCS_SCREENSHOT") == "1" else tmp_path / "page.png"
         driver.save_screenshot(str(shot))
         img = mpimg.imread(shot)[..., :3]
-        assert img.shape[:2] == (1000, 1400)
+        assert img.shape[1] == 1400 and img.shape[0] > 700
         assert 0.02 < np.mean(img.min(axis=2) < 0.95) < 0.9  # drawn, not blank
         assert loads >= n_labels
         print(f"\n{n_labels} labels made in {len(visited)} windows ({total} label rows); "

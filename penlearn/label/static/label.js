@@ -88,12 +88,13 @@ function showStatus(view) {
 }
 
 async function load(index, {keepTracks = false} = {}) {
-  const view = await api(`/api/window?i=${index}`);
   const moved = !page.view || page.view.window.index !== index;
+  const redraw = keepTracks && !moved;  // the coverage is drawn already
+  const view = await api(`/api/window?i=${index}${redraw ? "&coverage=0" : ""}`);
   page.view = view;
   page.current = index;
   history.replaceState(null, "", `#w=${index}`);
-  if (moved || !keepTracks) {
+  if (!redraw) {
     page.browser.clearROIs();
     page.roi = null;
     await replaceTracks(view, ["coverage", "peaks", "labels"]);
@@ -258,5 +259,15 @@ document.getElementById("save").onclick = () => guarded(async () => {
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden && page.view) guarded(() => load(page.current, {keepTracks: true}));
 });
+
+// the background learner's model, when it lands: the peaks and the errors redrawn
+setInterval(() => {
+  if (page.busy || !page.view || document.hidden) return;
+  api("/api/version").then(v => {
+    if (!page.busy && page.view && v.model_version !== page.view.model_version) {
+      guarded(() => load(page.current, {keepTracks: true}));
+    }
+  }).catch(() => {});
+}, 1500);
 
 main().catch(err => { page.errors.push(String(err)); say(`error: ${err}`, "fp"); });

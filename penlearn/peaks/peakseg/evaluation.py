@@ -150,12 +150,15 @@ def path_error_functions(path: PeakSegPath, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
     segs = path.segments
+    segs = segs[segs["status"] == "peak"]
+    k = segs["peaks"].to_numpy(np.int64)
+    order = np.argsort(k, kind="stable")  # each model's peaks: one slice, in genome order
+    k, starts = k[order], segs["chromStart"].to_numpy(np.int64)[order]
+    ends = segs["chromEnd"].to_numpy(np.int64)[order]
     rows = []
     for m in path.models.itertuples(index=False):
-        peaks = segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")]
-        tp, ptp, fp, pfp = peak_label_counts(peaks["chromStart"].to_numpy(np.int64),
-                                             peaks["chromEnd"].to_numpy(np.int64),
-                                             l_start, l_end, l_code)
+        a, b = np.searchsorted(k, [m.peaks, m.peaks + 1])
+        tp, ptp, fp, pfp = peak_label_counts(starts[a:b], ends[a:b], l_start, l_end, l_code)
         fn = ptp - tp
         rows.append((sequence_id, m.min_log_lambda, m.max_log_lambda, int(fp.sum()),
                      int(pfp.sum()), int(fn.sum()), int(ptp.sum()), len(lab),
