@@ -134,6 +134,9 @@ class _Handler(BaseHTTPRequestHandler):
             if not isinstance(body, dict):
                 return self._error(400, "the body must be a JSON object")
             return self._post(url.path, body)
+        except ConnectionError:  # the browser went away (a tab closed): nothing to say
+            self.close_connection = True
+            return None
         except _BadRequest as exc:
             return self._error(400, str(exc))
         except ValueError as exc:  # the state refused the change: nothing written
@@ -247,6 +250,12 @@ class LabelServer(ThreadingHTTPServer):
         super().__init__((host, port), _Handler)
         self.cookie_name = f"{_COOKIE}_{self.server_address[1]}"
         self._thread: threading.Thread | None = None
+
+    def handle_error(self, request, client_address) -> None:
+        """A closed connection is no error; anything else is printed."""
+        import sys
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

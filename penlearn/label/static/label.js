@@ -191,8 +191,12 @@ function labelMenu(feature, x, y) {
 }
 
 let lastClick = {x: 0, y: 0};
-document.addEventListener("mousedown", ev => { lastClick = {x: ev.clientX, y: ev.clientY}; },
-                          true);
+let mouseDown = false;  // no redraw under a drag on the ruler
+document.addEventListener("mousedown", ev => {
+  lastClick = {x: ev.clientX, y: ev.clientY};
+  mouseDown = true;
+}, true);
+document.addEventListener("mouseup", () => { mouseDown = false; }, true);
 
 async function main() {
   const st = await api("/api/state");
@@ -262,7 +266,7 @@ document.addEventListener("visibilitychange", () => {
 
 // the background learner's model, when it lands: the peaks and the errors redrawn
 setInterval(() => {
-  if (page.busy || !page.view || document.hidden) return;
+  if (page.busy || !page.view || document.hidden || mouseDown || page.roi) return;
   api("/api/version").then(v => {
     if (!page.busy && page.view && v.model_version !== page.view.model_version) {
       guarded(() => load(page.current, {keepTracks: true}));
