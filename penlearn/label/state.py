@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -43,6 +44,8 @@ __all__ = ["LABEL_FILE_COLUMNS", "LabelState", "read_label_file"]
 #: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
 LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
 _UNDO = 200  # changes kept for undo
+#: Seconds the background learner waits after a change (a later change makes it skip).
+LEARN_DELAY = 0.5
 
 
 def read_label_file(path: Path, samples) -> pd.DataFrame:
@@ -321,6 +324,7 @@ class LabelState:
             self._learning = self._learner.submit(self._learn, version, ev)
 
     def _learn(self, version: int, ev: pd.DataFrame) -> None:
+        time.sleep(LEARN_DELAY)  # labels often come in bursts: learn after the last one
         if version != self.version:
             return  # a later change queued its own
         model = full_refit(self.features, ev, self.pretrained.model)
