@@ -60,6 +60,55 @@ def require_ids(df: pd.DataFrame, what: str, column: str = "sequence_id") -> Non
         )
 
 
+#: Key values :func:`text_ids` reads as their text (``1`` -> ``"1"``).
+_ID_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
+def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> pd.DataFrame:
+    """``table`` with its key columns (those of ``columns`` it has) as text: the one
+    normaliser of sample ids and chromosome names for every entry point.
+
+    Ids are text, as in every file penlearn reads: a number (``1``, ``1.5``, ``True``,
+    ``np.int64(3)``) is read as its text (``"1"``, ...), so ``1`` and ``"1"`` are one
+    sample — a choice: a table read from a file cannot tell them apart either. A missing
+    value (NaN / None; a grouping would drop its rows silently) is a ``ValueError``, and
+    any other value (bytes, a tuple, ...) a ``TypeError``, each naming the column and the
+    first row. A table whose keys are text already is returned as it is (no copy; a
+    test over the values in C, no hashing).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sample_id": [1, 1, 2], "chrom": "chr1"})
+    >>> text_ids(t, "coverage")["sample_id"].tolist()
+    ['1', '1', '2']
+    >>> text_ids(t.assign(chrom=["chr1", None, "chr1"]), "coverage")
+    Traceback (most recent call last):
+    ...
+    ValueError: coverage column 'chrom' has 1 missing value(s) (first at row 1); every row needs one
+    """
+    out = table
+    for col in columns:
+        if col not in table.columns:
+            continue
+        s = table[col]
+        missing = pd.isna(s).to_numpy()
+        if missing.any():
+            raise ValueError(f"{what} column {col!r} has {int(missing.sum())} missing "
+                             f"value(s) (first at row {int(np.flatnonzero(missing)[0])}); "
+                             "every row needs one")
+        if isinstance(s.dtype, pd.StringDtype) or (
+                s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) == "string"):
+            continue
+        if s.dtype.kind not in "iufb":
+            for row, v in enumerate(s.to_numpy(dtype=object)):  # (not text: rare)
+                if not isinstance(v, _ID_SCALARS):
+                    raise TypeError(f"{what} column {col!r} must hold text ids (or numbers, "
+                                    f"read as their text); row {row} holds "
+                                    f"{type(v).__name__} {v!r}")
+        out = out.assign(**{col: s.astype(str)})
+    return out
+
+
 def sequence_label(x):
     """A sequence id as a plain Python value, for readable error messages.
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
@@ -94,7 +94,7 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     4.0
     """
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
-    coverage = _string_ids(coverage, "coverage")
+    coverage = text_ids(coverage, "coverage")
     return _window_features(list(window_coverage(coverage, windows, gaps=gaps)), windows,
                             gaps)
 
@@ -320,17 +320,6 @@ def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd
     return labels
 
 
-def _string_ids(table: pd.DataFrame, what: str) -> pd.DataFrame:
-    """``table`` with ``sample_id`` as text (missing ids refused: they name no sample)."""
-    ids = table["sample_id"]
-    if ids.isna().any():
-        raise ValueError(f"{what} column 'sample_id' has missing values (row "
-                         f"{int(np.argmax(ids.isna().to_numpy()))})")
-    if pd.api.types.is_string_dtype(ids) and all(isinstance(v, str) for v in ids.unique()):
-        return table
-    return table.assign(sample_id=ids.astype(str))
-
-
 def _window_path(window: pd.DataFrame, solver: Callable, by: str, groups: dict):
     """One task: the joint fit of one window and its path over log λ."""
     fit = solver(window)
@@ -487,8 +476,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                     "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
     # sample ids are strings throughout: 1 and "1" are one sample, not two
-    coverage = _string_ids(coverage, "coverage")
-    peaks = _string_ids(peaks, "peaks")
+    coverage = text_ids(coverage, "coverage")
+    peaks = text_ids(peaks, "peaks")
     samples = list(pd.unique(coverage["sample_id"]))
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:

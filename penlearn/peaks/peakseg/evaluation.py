@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
@@ -307,6 +308,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
             raise TypeError(f"{what} must be a number or a Series indexed by window ids, "
                             f"got {type(value).__name__}")
     log_lambda = log_penalty_of(penalty, log_penalty)
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
+    windows = None if windows is None else text_ids(windows, "windows")
     if log_lambda is None:
         from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 
@@ -458,6 +462,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage, labels = text_ids(coverage, "coverage"), text_ids(labels, "labels")
+    windows = None if windows is None else text_ids(windows, "windows")
     labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:

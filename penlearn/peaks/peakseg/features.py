@@ -27,7 +27,7 @@ from math import ceil, floor, sqrt
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn.peaks.formats.coverage import check_coverage_rows
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
 
@@ -216,6 +216,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     (['s1/chr1:0-4'], 0.5, (1, 36))
     """
     check_gaps(gaps)
+    coverage = text_ids(coverage, "coverage")
+    windows = None if windows is None else text_ids(windows, "windows")
     cov = fill_gaps(_check_coverage(coverage), gaps)
     has_samples = "sample_id" in coverage.columns
     win = sample_windows(cov, windows)

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
@@ -128,6 +129,8 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     """
     if max_bases is None:
         max_bases = load_pretrained().provenance["windows"]["max_bases"]
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
     rows = []
     for sid, chrom, g in coverage_problems(coverage):
         start = g["chromStart"].to_numpy(np.int64)
