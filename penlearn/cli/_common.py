@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -28,7 +29,15 @@ COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.g
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors."""
+    """argparse with one-line usage errors, and every number an option value: argparse
+    takes only ``-2`` / ``-2.5`` for a number, so ``--log-penalty -2.5e0``, ``-1e-3`` or
+    ``-inf`` failed as "expected one argument" (no penlearn option looks like a number,
+    so the wider pattern is safe)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(
+            r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^-inf(?:inity)?$", re.IGNORECASE)
 
     def error(self, message: str):  # noqa: D102
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")

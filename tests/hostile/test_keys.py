@@ -10,9 +10,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _hostile import Error, check_cases
 
 import penlearn as pl
-from tests.hostile._hostile import Error, check_cases
 
 
 def _coverage(ids=("s",)):

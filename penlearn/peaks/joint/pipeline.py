@@ -47,6 +47,7 @@ from penlearn.peaks.joint.windows import (
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
 from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
+from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
@@ -377,7 +378,8 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
 def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 labels: pd.DataFrame | None = None, groups=None,
                 widen: float = DEFAULT_WIDEN, penalty: float | None = None,
-                model: PenaltyModel | None = None, by: str = "sample",
+                log_penalty: float | None = None, model: PenaltyModel | None = None,
+                by: str = "sample",
                 min_windows: int = MIN_LEARN_WINDOWS, gaps: str = "fill",
                 solver: Callable | None = None, learn_options: dict | None = None,
                 executor: Executor | None = None, parts: str | os.PathLike | None = None,
@@ -406,7 +408,11 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     widen : float
         Widening of each cluster (:func:`~penlearn.peaks.joint.windows.joint_windows`).
     penalty : float, optional
-        λ of every window (>= 0).
+        λ of every window (>= 0), checked as every peak function checks it
+        (:func:`~penlearn.peaks.peakseg.penalty.log_penalty_of`: not finite, or beyond
+        e^50, is an error naming the unit).
+    log_penalty : float, optional
+        log λ of every window (natural log) instead of ``penalty``.
     model : PenaltyModel, optional
         A model of log λ from window features (:func:`joint_features`), e.g. from an
         earlier run with labels.
@@ -462,14 +468,14 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     """
     if solver is None:
         from penlearn.peaks.joint.solver import joint_peak as solver
-    if penalty is not None and model is not None:
-        raise ValueError("give at most one of penalty and model")
-    if penalty is None and model is None and labels is None:
+    for value, what in ((penalty, "penalty"), (log_penalty, "log_penalty")):
+        if isinstance(value, pd.Series):
+            raise TypeError(f"{what} must be one number (every window's), got a Series")
+    given = log_penalty_of(penalty, log_penalty)  # the one penalty check of peaks and joint
+    if given is not None and model is not None:
+        raise ValueError("give at most one of penalty / log_penalty and model")
+    if given is None and model is None and labels is None:
         raise ValueError("give a penalty, a model, or labels to learn the penalty from")
-    if penalty is not None and (isinstance(penalty, (bool, np.bool_))
-                                or not isinstance(penalty, (int, float, np.number))
-                                or not penalty >= 0):
-        raise ValueError(f"penalty must be a number >= 0, got {penalty!r}")
     if by not in ("sample", "group"):
         raise ValueError(f"by must be 'sample' or 'group', got {by!r}")
     require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
@@ -505,10 +511,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                                                    sequence_id=w.window_id))
         evaluation = pd.concat(parts, ignore_index=True) if parts else None
     features, note = None, ""
-    if penalty is not None:
-        value = math.log(penalty) if penalty > 0 else -math.inf
-        log_lambda = pd.Series(value, index=windows["window_id"])
-        note = f"penalty λ = {penalty:g} given (log λ = {value:.4g})"
+    if given is not None:
+        log_lambda = pd.Series(given, index=windows["window_id"])
+        note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
         features = _window_features(tables, windows, gaps)
         if model is None:

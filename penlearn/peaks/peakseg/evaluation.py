@@ -323,7 +323,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
-                raise ValueError(f"log_lambda has no value for window {name!r}")
+                given = ("penalty" if penalty is not None else "log_penalty"
+                         if log_penalty is not None else "log_lambda")
+                raise ValueError(f"{given} has no value for window {name!r} (a Series of "
+                                 "it is indexed by window ids)")
             value = float(log_lambda.loc[name])
         else:
             value = float(log_lambda)
