@@ -117,7 +117,9 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     few = too_few_labels(ev) is not None
-    if split is None and (few or (args.model == "auto" and
+    task = data_task(ds)
+    kwargs["task"] = task
+    if split is None and task == "peaks" and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence
         # (the shift sees only these labels); else the finite columns learned on
@@ -135,7 +137,6 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
-    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

@@ -169,5 +169,6 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
             "mean": round(float(errs.mean()), 4)}
     data = model_data(fit, features, provenance)
     model = PenaltyModel.from_dict(data, source="pretrain")
+    model.task_ = "peaks"  # ChIP-seq windows' coverage features
     model.provenance_ = provenance
     return model

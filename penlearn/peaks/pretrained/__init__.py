@@ -34,7 +34,8 @@ from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
-__all__ = ["DEFAULT_MODEL_PATH", "MIN_GAP", "Pretrained", "default_log_lambda", "default_windows",
+__all__ = ["DEFAULT_MODEL_PATH", "MIN_GAP", "Pretrained", "check_provenance",
+           "default_log_lambda", "default_windows",
            "load_pretrained", "predict_log_lambda", "save_pretrained"]
 
 #: The shipped model file.
@@ -87,20 +88,56 @@ def load_pretrained(path=None) -> Pretrained:
     """
     path = DEFAULT_MODEL_PATH if path is None else Path(path)
     _, data = _read(str(path))
-    model = PenaltyModel.from_dict(data, source=str(path))
-    provenance = data.get("provenance")
-    if not isinstance(provenance, dict):
-        raise ValueError(f"{path} is not a pretrained model file: no 'provenance' block "
-                         "(write one with penlearn pretrain)")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a pretrained model file: not a JSON object")
+    model = PenaltyModel.from_dict(data, source=str(path), task="peaks")
+    model.task_ = "peaks"  # (a file of penlearn 0.x: learned on ChIP-seq windows too)
+    provenance = check_provenance(data.get("provenance"), str(path))
     model.provenance_ = provenance
     model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
                          else f"the pretrained penalty model {path}")
     return Pretrained(model, provenance, str(path))
 
 
+def check_provenance(provenance, source: str) -> dict:
+    """The ``provenance`` block of a pretrained model file, checked: what
+    :func:`default_windows` and :meth:`Pretrained.note` read must be there and of its
+    type (``windows.max_bases`` a number > 0, ``sets`` a list of names, ``labels`` a
+    count, ``leave_one_set_out.mean`` a number when given); else a ``ValueError``
+    naming the file and the field.
+
+    Examples
+    --------
+    >>> check_provenance({"windows": {"max_bases": 1e6}, "sets": ["a"]}, "m.json")["sets"]
+    ['a']
+    """
+    def bad(what: str):
+        return ValueError(f"{source} is not a pretrained model file: its 'provenance' block "
+                          f"{what} (write one with penlearn pretrain)")
+
+    if not isinstance(provenance, dict):
+        raise bad("is missing" if provenance is None else "is not an object")
+    windows = provenance.get("windows")
+    mb = windows.get("max_bases") if isinstance(windows, dict) else None
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 0 < mb < math.inf:
+        raise bad(f"needs windows.max_bases, a number > 0 (got {mb!r})")
+    sets = provenance.get("sets")
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise bad("needs 'sets', a list of set names")
+    labels = provenance.get("labels", 0)
+    if isinstance(labels, bool) or not isinstance(labels, int) or labels < 0:
+        raise bad(f"needs 'labels', a count (got {labels!r})")
+    loso = provenance.get("leave_one_set_out", {})
+    mean = loso.get("mean") if isinstance(loso, dict) else "?"
+    if mean is not None and (isinstance(mean, bool) or not isinstance(mean, (int, float))):
+        raise bad(f"has leave_one_set_out.mean {mean!r}, not a number")
+    return provenance
+
+
 def save_pretrained(model: PenaltyModel, path) -> None:
     """Write a model of :func:`penlearn.datasets.pretrain.pretrain` with its provenance
     (atomically)."""
+    model.task_ = "peaks"  # learned on ChIP-seq windows: what 'penlearn peaks' computes
     write_model_file(path, {**model.to_dict(), "provenance": model.provenance_})
 
 
