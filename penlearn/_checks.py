@@ -109,6 +109,21 @@ def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> 
     return out
 
 
+def not_one_word(values) -> np.ndarray:
+    """True where a value is missing, empty or holds whitespace: not a name that BED,
+    bedGraph and the UCSC formats (fields separated by tabs or spaces) can carry — the
+    one rule of chromosome names and BED name columns.
+
+    Examples
+    --------
+    >>> not_one_word(["chr1", "chr 1", "", None]).tolist()
+    [False, True, True, True]
+    """
+    raw = pd.Series(values, dtype=object)
+    return raw.isna().to_numpy() | np.array(
+        [not str(t) or any(c.isspace() for c in str(t)) for t in raw], dtype=bool)
+
+
 def sequence_label(x):
     """A sequence id as a plain Python value, for readable error messages.
 

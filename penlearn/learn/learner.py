@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from penlearn._checks import EVALUATION_REQUIRED, require_columns
 from penlearn.fitting.model_file import check_model_task, check_task
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
@@ -205,6 +206,7 @@ def learn_penalty(
     1.0
     """
     opts = learn_options(**options)
+    require_columns(evaluation, EVALUATION_REQUIRED, "evaluation")  # before any work
     task = check_task(task)
     if prior is not None:  # the one task check of every model a command or prior= takes
         task = task or "peaks"
