@@ -13,7 +13,7 @@ import pytest
 from _hostile import Error, check_cases, coverage_table, peak_folder, run_cli, uci_folder
 
 import penlearn as pl
-from penlearn.atomic_files import check_replaceable, staged_file, write_text_atomic
+from penlearn import atomic_files
 
 
 def _fifo(folder: Path, name: str) -> Path:
@@ -44,11 +44,11 @@ def test_out_a_fifo_is_refused_and_left_a_fifo(tmp_path):
         "predict": lambda f: ["predict", model, d, "--out", f],
         "peaks": lambda f: ["peaks", cov, "--penalty", 5, "--out", f],
         "peaks (folder)": lambda f: ["peaks", peaks_in / "coverage.csv", "--penalty", 5,
-                                     "--max-segments", 3, "--out", f],
+                                     "--out", f],
         "segment": lambda f: ["segment", d.parent / "seq.csv", d.parent / "labels.csv",
                               "--max-segments", 3, "--out", f],
         "errors": lambda f: ["errors", tmp_path / "nope", peaks_in / "labels.csv", "--out", f],
-        "pretrain": lambda f: ["pretrain", tmp_path, "--out", f],
+        "pretrain": lambda f: ["pretrain", peaks_in, "--out", f],
     }
     cases = []
     for name, argv in runs.items():
@@ -61,14 +61,15 @@ def test_out_a_fifo_is_refused_and_left_a_fifo(tmp_path):
     py = _fifo(out, "py")
     cases += [
         ("PenaltyModel.save(FIFO)", _still_fifo(lambda: m.save(py), py), Error("pipe")),
-        ("write_text_atomic(FIFO)", _still_fifo(lambda: write_text_atomic(py, "x"), py),
+        ("write_text_atomic(FIFO)",
+         _still_fifo(lambda: atomic_files.write_text_atomic(py, "x"), py), Error("pipe")),
+        ("staged_file(FIFO)", _still_fifo(lambda: atomic_files.staged_file(py).__enter__(), py),
          Error("pipe")),
-        ("staged_file(FIFO)", _still_fifo(lambda: staged_file(py).__enter__(), py),
-         Error("pipe")),
-        ("a device", lambda: check_replaceable("/dev/null", "--out"),
+        ("a device", lambda: atomic_files.check_replaceable("/dev/null", "--out"),
          Error("--out", "/dev/null", "device")),
         ("a regular file or a folder is fine",
-         lambda: (check_replaceable(model), check_replaceable(tmp_path)),
+         lambda: (atomic_files.check_replaceable(model),
+                 atomic_files.check_replaceable(tmp_path)),
          lambda got: got == (None, None)),
     ]
     check_cases(cases, at_least=12)
