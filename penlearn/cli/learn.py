@@ -99,6 +99,7 @@ def cmd_learn(args) -> int:
                        cache=_cache_option(args), tmpdir=tmpdir)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
+    task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
@@ -117,7 +118,6 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     few = too_few_labels(ev) is not None
-    task = data_task(ds)
     kwargs["task"] = task
     if split is None and task == "peaks" and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
