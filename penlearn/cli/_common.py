@@ -17,6 +17,7 @@ from penlearn.changepoint.labels import labels_with_data
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.datasets import read_table
 from penlearn.learn import PenaltyModel, subtrain_validation_split
+from penlearn.peaks.formats._label_text import check_sample_groups
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
@@ -228,10 +229,14 @@ def read_groups_file(path) -> pd.DataFrame:
     """
     sep = "," if str(path).endswith(".csv") else None
     check_regular_file(path)  # /dev/zero: read without bound
-    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    try:
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"--groups {path} is empty: give a table with the columns "
+                         "sample_id, group (one row per sample)") from None
     missing = [c for c in ("sample_id", "group") if c not in table.columns]
     if missing:
         raise ValueError(f"--groups {path}: needs the columns sample_id, group "
                          f"(missing {missing[0]!r})")
-    return table[["sample_id", "group"]]
+    return check_sample_groups(table, f"--groups {path}")  # the one check of groups
 

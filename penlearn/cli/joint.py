@@ -51,17 +51,16 @@ from penlearn.report.joint_page import joint_html
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 
 
-def _groups_arg(args, coverage: pd.DataFrame):
-    """``--groups FILE`` (sample_id, group) or ``--group-column COL`` or None."""
-    if args.groups and args.group_column:
-        raise ValueError("give at most one of --groups FILE and --group-column COL")
+def _groups_arg(args, coverage: pd.DataFrame, table: pd.DataFrame | None = None):
+    """``--groups FILE`` (sample_id, group; ``table``: read already) or ``--group-column
+    COL`` or None."""
     if args.group_column:
         if args.group_column not in coverage.columns:
             raise ValueError(f"--group-column {args.group_column!r} is not a column of the "
                              f"coverage (columns: {', '.join(map(str, coverage.columns))})")
         return args.group_column
     if args.groups:
-        return read_groups_file(args.groups)
+        return table if table is not None else read_groups_file(args.groups)
     if "group" in coverage.columns:
         return "group"
     return None
@@ -100,6 +99,9 @@ def cmd_joint(args) -> int:
                                             if p]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
+    if args.groups and args.group_column:
+        raise ValueError("give at most one of --groups FILE and --group-column COL")
+    groups_table = read_groups_file(args.groups) if args.groups else None  # before work
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -112,7 +114,7 @@ def cmd_joint(args) -> int:
     peaks = read_peak_files(args.peaks)  # the reader of 'errors' and 'hub': one set of names
     _check_peak_samples(peaks, coverage, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
-    groups = _groups_arg(args, coverage)
+    groups = _groups_arg(args, coverage, groups_table)
     parts = _open_parts(args, out, report)
     report("joint windows and models")
     with workers(args) as executor:

@@ -35,7 +35,7 @@ from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.peaks.formats._label_text import expand_groups
+from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
 from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import (
@@ -270,29 +270,18 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     if isinstance(groups, str):
         require_columns(coverage, [groups], "coverage")
         per = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str),
-                            "group": coverage[groups].astype(str)}).drop_duplicates()
+                            "group": coverage[groups]})
         where = f"coverage column {groups!r}"
     elif isinstance(groups, pd.DataFrame):
-        require_columns(groups, ["sample_id", "group"], "groups")
-        per = pd.DataFrame({"sample_id": groups["sample_id"].astype(str),
-                            "group": groups["group"].astype(str)}).drop_duplicates()
-        where = "groups"
+        per, where = groups, "groups"
     elif isinstance(groups, Mapping):
         per = pd.DataFrame({"sample_id": [str(k) for k in groups],
-                            "group": [str(v) for v in groups.values()]}).drop_duplicates()
+                            "group": list(groups.values())})
         where = "groups"
     else:
         raise TypeError("groups must be a coverage column name, a mapping sample_id -> "
                         f"group or a DataFrame sample_id, group; got {type(groups).__name__}")
-    dup = per["sample_id"].duplicated(keep=False)
-    if dup.any():  # one sample, two groups: never the last row silently
-        sid = per["sample_id"][dup].iloc[0]
-        both = per.loc[per["sample_id"] == sid, "group"].tolist()[:2]
-        raise ValueError(
-            f"{where}: sample {sid!r} is under two groups, {both[0]!r} and {both[1]!r}; a "
-            "sample id names one sample (one coverage): if these are two samples (as in "
-            "PeakSegJoint's demo.profiles), give each its own id, e.g. "
-            f"'{both[0]}/{sid}' and '{both[1]}/{sid}'")
+    per = check_sample_groups(per, where)  # blanks, one sample under two groups
     mapping = dict(zip(per["sample_id"], per["group"]))
     missing = [s for s in samples if s not in mapping]
     if missing:
