@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns, text_ids
+from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
@@ -214,7 +215,7 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
                                         else "")
         warnings.warn(f"{len(names)} window(s) have coverage features {which} outside the "
                       f"range of the pretrained model's training windows, clipped to it: "
-                      f"{shown}", stacklevel=2)
+                      f"{shown}", stacklevel=caller_stacklevel())
         A = np.where(np.isnan(A), model.scaling_.mean, A)
         features = pd.DataFrame(np.clip(A, low, high), index=features.index, columns=cols)
     with warnings.catch_warnings():
