@@ -8,10 +8,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
-from _hostile import Error, check_cases, run_cli
+from _hostile import Error, check_cases, joint_folders, run_cli
 
 import penlearn as pl
 
@@ -19,16 +18,7 @@ import penlearn as pl
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> Path:
     """Coverage of 3 samples (2 with a peak) and their single-sample peaks."""
-    root = tmp_path_factory.mktemp("vocab")
-    (root / "cov").mkdir()
-    rng = np.random.default_rng(7)
-    for s, peak in (("a", True), ("b", True), ("c", False)):
-        mu = np.r_[np.full(10, 2.0), np.full(6, 20.0 if peak else 2.0), np.full(14, 2.0)]
-        rows = [("chr1", 10 * j, 10 * j + 10, int(c)) for j, c in enumerate(rng.poisson(mu))]
-        pd.DataFrame(rows).to_csv(root / "cov" / f"{s}.bedGraph", sep="\t", header=False,
-                                  index=False)
-    run_cli(["peaks", root / "cov", "--penalty", 20, "--out", root / "peaks", "-q"])
-    return root
+    return joint_folders(tmp_path_factory.mktemp("vocab"))
 
 
 def _n_bed(folder: Path, name: str) -> int:
