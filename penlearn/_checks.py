@@ -99,6 +99,9 @@ def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> 
         if isinstance(s.dtype, pd.StringDtype) or (
                 s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) == "string"):
             continue
+        if isinstance(s.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+                s.cat.categories, skipna=False) == "string":
+            continue  # (its categories tell: no pass over the rows)
         if s.dtype.kind not in "iufb":
             for row, v in enumerate(s.to_numpy(dtype=object)):  # (not text: rare)
                 if not isinstance(v, _ID_SCALARS):
