@@ -209,8 +209,7 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
     """Validate an evaluation table and return it sorted by sequence, λ decreasing.
 
     Checks the required columns, that fp/fn are finite and non-negative (and at most
-    ``possible_fp`` / ``possible_fn`` where those columns are given; ``errors``, when
-    given, equal to fp + fn and ``labels`` finite and >= 0), and that the
+    ``possible_fp`` / ``possible_fn`` where those columns are given), and that the
     intervals of each sequence partition (−∞, ∞) in log λ (contiguous, no gaps or
     overlaps). A sequence whose lowest row is marked ``bounded`` (optional boolean
     column, :func:`bounded_rows`) may stop at a finite ``min_log_lambda``: its
@@ -276,18 +275,6 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
                 f"{err}={float(ev[err].iloc[i])!r}, {possible}={float(cap[i])!r} "
                 f"(row {i + 1}; {int(bad.sum())} such row(s))"
             )
-    for col, rule in (("labels", "finite and >= 0"), ("errors", "fp + fn")):
-        if col not in ev.columns:  # optional; when given, what the fits read must be true
-            continue
-        v = pd.to_numeric(ev[col], errors="coerce").to_numpy(dtype=float)
-        bad = ~(v >= 0) | ~np.isfinite(v) if col == "labels" else ~(
-            v == ev["fp"].to_numpy(dtype=float) + ev["fn"].to_numpy(dtype=float))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            sid = sequence_label(ev["sequence_id"].to_numpy()[i])
-            raise ValueError(f"{name} column {col!r} must be {rule}; sequence {sid!r} has "
-                             f"{col}={ev[col].iloc[i]!r} (row {i + 1}; {int(bad.sum())} such "
-                             "row(s))")
     lo = ev["min_log_lambda"].to_numpy()
     hi = ev["max_log_lambda"].to_numpy()
     if np.isnan(lo).any() or np.isnan(hi).any():
@@ -323,6 +310,33 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
         )
     return ev
 
+
+
+def check_error_counts(ev: pd.DataFrame, name: str = "evaluation") -> None:
+    """The ``labels`` and ``errors`` columns of an evaluation table, for a fit that reads
+    them (``penlearn pretrain``): both there, ``labels`` finite and >= 0, ``errors`` equal
+    to fp + fn on every row; else a ``ValueError`` naming the column, sequence and row.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a"], "fp": [1], "fn": [0], "labels": [2],
+    ...                    "errors": [2]})
+    >>> check_error_counts(ev)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: evaluation column 'errors' must be fp + fn; sequence 'a' has errors=2 ...
+    """
+    require_columns(ev, ["sequence_id", "fp", "fn", "labels", "errors"], name)
+    for col, rule in (("labels", "finite and >= 0"), ("errors", "fp + fn")):
+        v = pd.to_numeric(ev[col], errors="coerce").to_numpy(dtype=float)
+        bad = ~(v >= 0) | ~np.isfinite(v) if col == "labels" else ~(
+            v == ev["fp"].to_numpy(dtype=float) + ev["fn"].to_numpy(dtype=float))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            sid = sequence_label(ev["sequence_id"].to_numpy()[i])
+            raise ValueError(f"{name} column {col!r} must be {rule}; sequence {sid!r} has "
+                             f"{col}={sequence_label(ev[col].iloc[i])!r} (row {i + 1}; "
+                             f"{int(bad.sum())} such row(s))")
 
 
 def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.ndarray:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import check_error_counts
 from penlearn._tables import ID_COLUMNS, _find, table_columns
 from penlearn._version import package_version
 from penlearn.datasets.uci import load_uci
@@ -79,12 +80,9 @@ def chipseq_sets(data_dir) -> list[str]:
 def _load(root: Path, names: list[str]):
     X, evs, groups = [], [], []
     for name in names:
-        ds = load_uci(root / name)  # checked: errors = fp + fn, labels >= 0, whole rows
+        ds = load_uci(root / name)  # the one reader of UCI tables: whole rows, checked
         ev = ds.evaluation
-        for col in ("errors", "labels"):  # what the fit counts
-            if col not in ev.columns:
-                raise ValueError(f"set {name!r}: its evaluation table has no {col!r} "
-                                 "column (the label errors the model is fit to)")
+        check_error_counts(ev, f"set {name!r}: evaluation")  # what the fit counts
         ids = ds.inputs.index.intersection(pd.Index(ev["sequence_id"].unique()))
         n_labels = ev[ev["sequence_id"].isin(ids)].groupby("sequence_id")["labels"].first()
         if not n_labels.sum() > 0:
