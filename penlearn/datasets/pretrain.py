@@ -28,6 +28,8 @@ from penlearn.peaks.pretrained.fit import (
     FEATURES,
     fit_dispersion_model,
     leave_one_set_out,
+    mark_class,
+    mark_intercept,
     model_data,
     slope_grid,
 )
@@ -158,11 +160,26 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
                     "note": "gap-separated regions of hg19 chromosomes (the UCI problems)"},
         "penlearn": package_version(), "fit_seconds": round(seconds, 2),
     }
+    narrow = [s for s in names if mark_class(s) == "narrow"]
+    marks = {"broad": {"intercept": fit["intercept"], "sets": names,
+                       "rule": "the level of all the sets (also for a mark of neither class)"}}
+    if narrow:
+        ids = groups.index[groups.isin(narrow).to_numpy()]
+        marks["narrow"] = {
+            "intercept": mark_intercept(features.loc[ids], evaluation, groups.loc[ids],
+                                        fit["slope"]),
+            "sets": narrow, "rule": "fewest label errors of the narrow-mark sets (every "
+            "set weighing the same) at the slope of all the sets"}
+    provenance["marks"] = marks
     if loso and len(names) > 1:
-        errs = leave_one_set_out(features, evaluation, groups)
-        provenance["leave_one_set_out"] = {
-            "test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
-            "mean": round(float(errs.mean()), 4)}
+        table = leave_one_set_out(features, evaluation, groups, marks=True)
+
+        def block(errs):
+            return {"test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
+                    "mean": round(float(errs.mean()), 4)}
+
+        provenance["leave_one_set_out"] = block(table["all_sets"])
+        provenance["marks"]["leave_one_set_out"] = block(table["mark"])
     data = model_data(fit, features, provenance)
     model = PenaltyModel.from_dict(data, source="pretrain")
     model.provenance_ = provenance
