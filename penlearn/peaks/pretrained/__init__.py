@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
@@ -231,7 +232,7 @@ def _warn_short(features: pd.DataFrame, pretrained: Pretrained) -> None:
                       f"pretrained model learned on ({shortest:,.0f} bases): {shown}; its "
                       "penalty comes from their coverage's dispersion, which a short region "
                       "around peaks overstates a little (fewer peaks than a run on whole "
-                      "chromosomes)", stacklevel=3)
+                      "chromosomes)", stacklevel=caller_stacklevel())
 
 
 def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = None, *,
