@@ -12,11 +12,15 @@ from conftest import DATA, need
 
 import penlearn as pl
 from penlearn.cli import main
+from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.pretrained import (
+    SHORT_WINDOW_SHIFT,
     default_log_lambda,
+    default_windows,
     load_pretrained,
     mark_offset,
     predict_log_lambda,
+    short_window_shift,
 )
 from penlearn.peaks.pretrained.fit import leave_one_set_out, mark_class
 
@@ -33,14 +37,42 @@ def test_narrow_default_finds_peaks_in_the_h3k4me3_chunk():
         peaks = pl.predict_peaks(cov)
     messages = [str(w.message) for w in seen]
     assert any("at the narrow-mark level" in m for m in messages)
-    assert any("27 window(s) are shorter than the shortest window" in m for m in messages)
-    per_sample = peaks.groupby("sample_id").size()
-    # the level of all 17 sets (before): 1 peak in 1 of the 27 samples
-    assert len(per_sample) == 13 and len(peaks) == 13
+    assert any("27 window(s) are shorter than the shortest window" in m
+               and "lowered by 0.56" in m for m in messages)
+    # peaks in most samples (the level of all 17 sets, before: 1 peak in 1 of 27)
+    assert peaks["sample_id"].nunique() == 21 and len(peaks) == 21
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         broad = pl.predict_peaks(cov, mark="broad")
-    assert len(broad) == 1
+        windows, ll = default_log_lambda(cov)
+        features = coverage_features(cov, windows)
+        assert (short_window_shift(features) == SHORT_WINDOW_SHIFT).all()
+        level_only = pl.predict_peaks(cov, log_penalty=ll - SHORT_WINDOW_SHIFT,
+                                      windows=windows)
+    assert len(broad) == 1  # --broad: the level of all the sets, no short-window shift
+    assert level_only["sample_id"].nunique() == 13  # the narrow level alone
+
+
+def test_short_window_shift_is_the_calibration_chunks_median():
+    """SHORT_WINDOW_SHIFT: minus the median excess of the H3K4me3 chunks' log λ (PGP
+    chunk 2, TDH_other chunk 8) over their samples' genome-scale training windows'."""
+    excess = []
+    for chunk, uci in (("H3K4me3.PGP.immune.chunk2", "H3K4me3_PGP_immune"),
+                       ("H3K4me3.TDH.other.chunk8", "H3K4me3_TDH_other")):
+        cov = pd.read_csv(need(DATA / "chipseq_raw" / "peaksegjoint" / chunk
+                               / "coverage.csv.gz")).assign(chrom="chrU")
+        windows = default_windows(cov)
+        ll = predict_log_lambda(coverage_features(cov, windows), mark="broad")
+        train = predict_log_lambda(pl.load_uci(need(DATA / uci)).inputs, mark="broad")
+        genome = train.groupby(train.index.str.split("/").str[3]).median()
+        excess.append(ll.to_numpy() - genome.reindex(windows["sample_id"]).to_numpy())
+    excess = np.concatenate(excess)
+    assert len(excess) == 37 and not np.isnan(excess).any()
+    assert SHORT_WINDOW_SHIFT == -round(float(np.median(excess)), 2)
+    long = pd.DataFrame({"bases": [load_pretrained().provenance["windows"]["min_bases"]]})
+    assert short_window_shift(long).tolist() == [0.0]
+    with pytest.warns(UserWarning, match=r"1 window\(s\) are shorter.*their λ may be off"):
+        assert short_window_shift(long - 1, mark="broad").tolist() == [0.0]
 
 
 def test_mark_levels_of_the_shipped_model():

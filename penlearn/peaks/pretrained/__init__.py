@@ -19,8 +19,9 @@ The level depends on the mark, as MACS3's ``--broad`` does (issue 46 item 5): ``
 "narrow"`` (the default, as MACS3's; H3K4me3, H3K27ac, CTCF, ATAC, factors) adds the
 narrow level learned on the narrow-mark sets (``provenance["marks"]``), ``mark="broad"``
 keeps the level of all 17 sets. Windows shorter than the shortest training window are
-named in a warning: their coverage features come from little more than the peaks in
-them, which puts λ a little above the whole chromosome's.
+named in a warning, and a narrow mark's are lowered by :data:`SHORT_WINDOW_SHIFT`
+(:func:`short_window_shift`): their coverage dispersion comes mostly from the peaks in
+them, which puts λ above the same sample's on whole chromosomes.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from penlearn.peaks.peakseg.features import coverage_features
 
 __all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "default_log_lambda",
            "default_windows", "load_pretrained", "mark_offset", "predict_log_lambda",
-           "save_pretrained"]
+           "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
@@ -51,6 +52,10 @@ DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
 MIN_GAP = 50_000
 #: The mark classes of ``mark=``: MACS3's default and its ``--broad``.
 MARKS = ("narrow", "broad")
+#: Added to the log λ of a narrow mark's window shorter than every training window
+#: (:func:`short_window_shift`): minus the median excess, rounded to 0.01, of such
+#: windows' log λ over their samples' training windows' (``benchmarks/sharp_marks.py``).
+SHORT_WINDOW_SHIFT = -0.56
 
 
 @dataclass(frozen=True)
@@ -220,19 +225,50 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
                          index=features.index, name="log_lambda")
 
 
-def _warn_short(features: pd.DataFrame, pretrained: Pretrained) -> None:
+def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                       mark: str = "narrow") -> pd.Series:
+    """What a window shorter than the shortest training window adds to its log λ:
+    :data:`SHORT_WINDOW_SHIFT` for a narrow mark, 0 otherwise (and for longer windows);
+    one warning names the short windows.
+
+    The training windows are gap-separated regions of whole chromosomes (0.2–116 Mb).
+    A short region cut around a sharp mark's peaks has a larger coverage dispersion than
+    the same sample's genome-scale windows (the peaks fill more of it), so its λ comes
+    out too high: by a median of +0.56 log units on the 37 samples of the H3K4me3 chunks
+    ``H3K4me3.PGP.immune.chunk2`` and ``H3K4me3.TDH.other.chunk8`` (15–19 kb windows,
+    against the same samples' training windows); +0.44 on the 27 samples of
+    ``H3K4me3_XJ_immune_chunk1`` (8.4 kb, not used to set it); about 0 on broad-mark
+    chunks (``benchmarks/sharp_marks.py``).
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"bases": [8_000.0, 1e6]}, index=["short", "long"])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     short_window_shift(X).tolist()
+    [-0.56, 0.0]
+    """
+    pretrained = load_pretrained() if pretrained is None else pretrained
     shortest = pretrained.provenance.get("windows", {}).get("min_bases")
+    out = pd.Series(0.0, index=features.index, name="log_lambda")
     if shortest is None or "bases" not in features.columns:
-        return
-    short = features.index[features["bases"].to_numpy(float) < float(shortest)]
-    if len(short):
-        shown = ", ".join(map(str, short[:3])) + (f" and {len(short) - 3} more"
-                                                  if len(short) > 3 else "")
-        warnings.warn(f"{len(short)} window(s) are shorter than the shortest window the "
-                      f"pretrained model learned on ({shortest:,.0f} bases): {shown}; its "
-                      "penalty comes from their coverage's dispersion, which a short region "
-                      "around peaks overstates a little (fewer peaks than a run on whole "
-                      "chromosomes)", stacklevel=caller_stacklevel())
+        return out
+    short = features["bases"].to_numpy(float) < float(shortest)
+    if short.any():
+        names = [str(i) for i in features.index[short]]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                        else "")
+        what = (f"their log λ lowered by {-SHORT_WINDOW_SHIFT} (a short region around a "
+                "narrow mark's peaks overstates the coverage dispersion)" if mark == "narrow"
+                else "their λ may be off")
+        warnings.warn(f"{len(names)} window(s) are shorter than the shortest window the "
+                      f"pretrained model learned on ({shortest:,.0f} bases): {shown}; "
+                      f"{what}; give whole chromosomes where you can",
+                      stacklevel=caller_stacklevel())
+        if mark == "narrow":
+            out[short] = SHORT_WINDOW_SHIFT
+    return out
 
 
 def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = None, *,
@@ -240,8 +276,7 @@ def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = N
                        ) -> tuple[pd.DataFrame, pd.Series]:
     """(windows, log λ per window) of coverage under the pretrained model at the level of
     ``mark`` (``"narrow"``, MACS3's default, or ``"broad"``): ``windows`` if given, else
-    :func:`default_windows`. A warning names the windows shorter than the shortest
-    training window.
+    :func:`default_windows`, with :func:`short_window_shift` added.
 
     Examples
     --------
@@ -257,5 +292,5 @@ def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = N
         windows = default_windows(coverage,
                                   max_bases=pretrained.provenance["windows"]["max_bases"])
     features = coverage_features(coverage, windows)
-    _warn_short(features, pretrained)
-    return windows, predict_log_lambda(features, pretrained, mark=mark)
+    shift = short_window_shift(features, pretrained, mark=mark)
+    return windows, predict_log_lambda(features, pretrained, mark=mark) + shift
