@@ -131,6 +131,23 @@ def min_error_intercept(evaluation: pd.DataFrame, offset: pd.Series,
     return _Sweep(ev, seq, w).best(offset.to_numpy(float))
 
 
+def _dispersion_and_weights(features: pd.DataFrame, evaluation: pd.DataFrame,
+                            groups: pd.Series):
+    """(ids, 2·log.sd − log.mean, weight of each sequence's labels: 1 / its group's
+    labels), checking the features finite and every sequence's error function there."""
+    ids = pd.Index(features.index)
+    A = features.loc[:, list(FEATURES)].to_numpy(float)
+    if not np.isfinite(A).all():
+        raise ValueError(f"features {list(FEATURES)} must be finite on every training "
+                         "sequence")
+    labels = evaluation.groupby("sequence_id", sort=False)["labels"].first().reindex(ids)
+    if labels.isna().any():
+        raise ValueError(f"sequence {labels.index[labels.isna()][0]!r} has no error function")
+    g = groups.reindex(ids).to_numpy()
+    per_group = pd.Series(labels.to_numpy(float)).groupby(g).transform("sum").to_numpy()
+    return ids, A @ DIRECTION, 1.0 / per_group
+
+
 def fit_dispersion_model(features: pd.DataFrame, evaluation: pd.DataFrame,
                          groups: pd.Series) -> dict:
     """Slope and intercept of log λ = c + b·(2·log.sd − log.mean), fewest label errors
@@ -162,19 +179,8 @@ def fit_dispersion_model(features: pd.DataFrame, evaluation: pd.DataFrame,
     >>> fit["train_errors_pct"]
     0.0
     """
-    ids = pd.Index(features.index)
-    A = features.loc[:, list(FEATURES)].to_numpy(float)
-    if not np.isfinite(A).all():
-        raise ValueError(f"features {list(FEATURES)} must be finite on every training "
-                         "sequence")
-    dispersion = A @ DIRECTION
-    labels = evaluation.groupby("sequence_id", sort=False)["labels"].first().reindex(ids)
-    if labels.isna().any():
-        raise ValueError(f"sequence {labels.index[labels.isna()][0]!r} has no error function")
-    g = groups.reindex(ids).to_numpy()
-    per_group = pd.Series(labels.to_numpy(float)).groupby(g).transform("sum").to_numpy()
-    weight = 1.0 / per_group
-    n_groups = len(pd.unique(g))
+    ids, dispersion, weight = _dispersion_and_weights(features, evaluation, groups)
+    n_groups = len(pd.unique(groups.reindex(ids).to_numpy()))
     ev, seq = _sorted_rows(evaluation, ids)
     sweep = _Sweep(ev, seq, weight)
 
@@ -270,19 +276,13 @@ def mark_intercept(features: pd.DataFrame, evaluation: pd.DataFrame, groups: pd.
 
     Examples
     --------
-    >>> X = pd.DataFrame({"log.sd": [0.0, 1.0], "log.mean": [0.0, 0.0]}, index=["a", "b"])
-    >>> ev = pd.DataFrame({"sequence_id": ["a", "a", "b", "b"],
-    ...     "min_log_lambda": [-np.inf, 1.0, -np.inf, 3.0],
-    ...     "max_log_lambda": [1.0, np.inf, 3.0, np.inf], "errors": [0, 1, 0, 1],
-    ...     "labels": 1})
-    >>> mark_intercept(X, ev, pd.Series(["s", "t"], index=["a", "b"]), slope=1.0)
-    0.0
+    >>> X = pd.DataFrame({"log.sd": [0.5], "log.mean": [0.0]}, index=["w"])
+    >>> ev = pd.DataFrame({"sequence_id": "w", "min_log_lambda": [-np.inf, 2.0, 4.0],
+    ...     "max_log_lambda": [2.0, 4.0, np.inf], "errors": [1, 0, 1], "labels": 1})
+    >>> mark_intercept(X, ev, pd.Series("s", index=["w"]), slope=1.0)  # c + 1 in [2, 4)
+    2.0
     """
-    ids = pd.Index(features.index)
-    dispersion = features.loc[:, list(FEATURES)].to_numpy(float) @ DIRECTION
-    labels = evaluation.groupby("sequence_id", sort=False)["labels"].first().reindex(ids)
-    g = groups.reindex(ids).to_numpy()
-    weight = 1.0 / pd.Series(labels.to_numpy(float)).groupby(g).transform("sum").to_numpy()
+    ids, dispersion, weight = _dispersion_and_weights(features, evaluation, groups)
     c, _ = min_error_intercept(evaluation, pd.Series(slope * dispersion, index=ids),
                                pd.Series(weight, index=ids))
     return c
