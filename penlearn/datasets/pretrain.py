@@ -6,8 +6,9 @@ coverage features (the 17 sets of Hocking et al. 2017, "Optimizing ChIP-seq peak
 detectors using visual labels and supervised machine learning", *Bioinformatics*
 33(4):491-499; the UCI "chipseq" benchmark; neuroblastoma and other feature sets are
 skipped), learns the model of :mod:`penlearn.peaks.pretrained.fit` on all of them and
-writes it with a provenance block: the sets, the features, the learner, the penlearn
-version and each set's test label errors when it is left out. The model shipped in
+writes it with a provenance block: the sets, the features, the learner, the level of
+narrow and of broad marks, the penlearn version and each set's test label errors when it
+is left out. The model shipped in
 ``penlearn/peaks/pretrained/default.json`` is this command's output on the 17 sets.
 """
 
@@ -117,7 +118,10 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
     PenaltyModel
         A linear model of log λ on ``log.sd`` and ``log.mean`` (clipped to the training
         range), with ``provenance_`` (dict, also written into the model file by
-        :func:`penlearn.peaks.pretrained.save_pretrained`).
+        :func:`penlearn.peaks.pretrained.save_pretrained`); its ``marks`` block holds
+        the level of narrow marks (learned on the narrow-mark sets at the same slope) and
+        of broad ones (the model's), and with ``loso`` each set's test errors at its
+        mark's level.
 
     Examples
     --------
