@@ -94,11 +94,14 @@ def test_model_files_are_checked_on_reading(tmp_path):
             "sets text": lambda p: p.update(sets="abc"),
             "labels text": lambda p: p.update(labels="many"),
             "leave_one_set_out.mean text": lambda p: p["leave_one_set_out"].update(mean="x"),
+            "windows.min_bases text": lambda p: p["windows"].update(min_bases="x"),
+            "marks a list": lambda p: p.update(marks=[1]),
+            "a mark's intercept text": lambda p: p.update(marks={"narrow": {"intercept": "x"}}),
     }.items():
         path = _bad_provenance(prov, change)
         cases.append((f"load_pretrained: {name}",
                       lambda p=path: load_pretrained(p).note(), Error("provenance")))
-    check_cases(cases, at_least=11)
+    check_cases(cases, at_least=14)
 
 
 def test_every_learned_or_pretrained_model_records_its_task(tmp_path):
