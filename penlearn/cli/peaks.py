@@ -12,8 +12,9 @@ name, a 0-1000 score, strand ``.`` and the peak's mean; ``--means bedGraph|bigWi
 writes every segment's mean from the coverage's first base to its last, the model a
 genome browser shows beside the coverage; ``--format narrowPeak|broadPeak`` writes
 ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and
-bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
-window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
+bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input
+headers. ``--jobs N`` solves the (sample, window) problems in N processes
+(``--scheduler ADDRESS``: on a Dask cluster).
 
 Long runs resume: each (sample, window)'s result is saved as soon as it is solved, in
 ``OUT.penlearn-parts/`` beside the output (one file per window, written atomically,
