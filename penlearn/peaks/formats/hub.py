@@ -13,7 +13,7 @@ loads by the URL of its ``hub.txt``::
     HUB/<assembly>/coverage/*.bw, peaks/*.bb, labels/*.bb
 
 The bigWig and bigBed files (Kent et al. 2010, *Bioinformatics* 26(17)) are written by
-the optional ``pybigtools`` (``pip install penlearn[hub]``; Python bindings of the Rust
+the optional ``pybigtools`` (``pip install 'penlearn[hub]'``; Python bindings of the Rust
 bigtools library). Peaks are BED6 (declared by an autoSql, :data:`BED6_AUTOSQL`): the peak file's
 name where it has them (a narrowPeak's), else ``<sample>_peak<k>``; the score by the
 rule of every peak file penlearn writes (the file's score, else the peak's mean,
