@@ -12,8 +12,9 @@ It learned on the UCI problems: gap-separated regions of hg19 chromosomes
 (10^5–10^8 bases), not whole chromosomes. :func:`default_windows` cuts a user's
 coverage alike — each (sample, chromosome) at zero-coverage runs of 50 kb or more (hg19's
 assembly gaps are at least that long), and pieces longer than the longest training
-window into near-equal parts cut in their lowest coverage — and :func:`predict_log_lambda` clips features outside the
-training range to it, naming those windows in one warning.
+window into near-equal parts cut in their lowest coverage — and
+:func:`predict_log_lambda` clips features outside the training range to it, naming those
+windows in one warning.
 """
 
 from __future__ import annotations
