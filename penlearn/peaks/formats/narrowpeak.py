@@ -138,12 +138,12 @@ def write_broadpeak(table: pd.DataFrame, path: str | os.PathLike, *, track=None)
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s1.broadPeak"
-    >>> t = pd.DataFrame({"chrom": ["chr1"], "chromStart": [10], "chromEnd": [20],
-    ...                   "mean": [2.5], "background": [0.5]})
-    >>> write_broadpeak(narrowpeak_table(t, "s1"), p)
-    >>> len(p.read_text().split("\\t"))
-    9
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s2.broadPeak"
+    >>> peaks = pd.DataFrame({"chrom": "chr2", "chromStart": [5, 90], "chromEnd": [60, 99],
+    ...                       "mean": [4.0, 1.0], "background": [1.0, 0.5]})
+    >>> write_broadpeak(narrowpeak_table(peaks), p)
+    >>> [line.count("\\t") + 1 for line in p.read_text().splitlines()]
+    [9, 9]
     """
     _write(table, BROADPEAK_COLUMNS, path, "broadPeak", track)
 

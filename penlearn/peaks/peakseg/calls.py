@@ -105,9 +105,8 @@ def reported_segments(segments: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
-               control: pd.DataFrame | None = None,
-               control_scale: float = 1.0) -> pd.DataFrame:
+def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None,
+               **summits) -> pd.DataFrame:
     """The reported peaks and every column a peak file gives them, computed in one place.
 
     Parameters
@@ -116,9 +115,10 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
         A model's segments, as for :func:`reported_segments` (raw or already reported).
     coverage : DataFrame, optional
         The treatment coverage, for the summits; without it the summit is ``-1``.
-    control, control_scale
-        A control's coverage and its factor: the summit is that of treatment minus
-        scaled control (:func:`~penlearn.peaks.formats.peak_columns.summit_offsets`).
+    **summits
+        ``control=`` (a control's coverage) and ``control_scale=`` (its factor): the
+        summit is then that of treatment minus scaled control
+        (:func:`~penlearn.peaks.formats.peak_columns.summit_offsets`).
 
     Returns
     -------
@@ -147,4 +147,4 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     reads = mean[i - 1] * bases[i - 1] + mean[i + 1] * bases[i + 1] if len(i) else w
     peaks = rep.iloc[i].drop(columns="status").reset_index(drop=True)
     peaks["background"] = np.maximum(reads, 1.0) / w
-    return peak_columns(peaks, coverage, control=control, control_scale=control_scale)
+    return peak_columns(peaks, coverage, **summits)
