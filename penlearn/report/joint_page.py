@@ -33,7 +33,7 @@ def matrix_figure(res: JointPeaks):
     ...                     "a": [1], "b": [0]})
     >>> res = SimpleNamespace(matrix=lambda kind: mat, samples=["a", "b"],
     ...                       groups={"a": "a", "b": "b"})
-    >>> matrix_figure(res).get_figwidth() >= 5.5
+    >>> bool(matrix_figure(res).get_figwidth() >= 5.5)
     True
     """
     mat = res.matrix("sample")
