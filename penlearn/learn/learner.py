@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from penlearn.learn import level_shift
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
 from penlearn.learn.prior import (
@@ -197,6 +198,10 @@ def learn_penalty(
     1.0
     """
     opts = learn_options(**options)
+    if prior is not None and validation is None and folds is None and opts.model == "auto" \
+            and evaluation["sequence_id"].nunique() <= level_shift.SHIFT_MAX_SEQUENCES:
+        return level_shift.shifted_prior(prior, features, evaluation,
+                                         level_shift.few_reason(evaluation))
     reason = too_few_labels(evaluation) if validation is None and folds is None else None
     if reason is not None:
         if prior is None:
