@@ -49,6 +49,7 @@ from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths  # noqa: E40
 from penlearn.peaks.pretrained.fit import label_errors_pct  # noqa: E402
 
 KS = (1, 3, 5, 10, 20)
+BATCH = 5
 FIGURE = Path(__file__).resolve().parent.parent / "docs" / "img" / "few_labels.png"
 
 
@@ -98,21 +99,27 @@ def one_set(X, ev, groups, s, draws: int, switch=()):
             m, sec = _refit(feats, ev_s, prior, lab)
             refit_s.append(sec)
             row[f"proposed_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
-        if k in switch:
+        if k in switch and k < len(ids) - 5:  # a test set left
             keep = level_shift.SHIFT_MAX_SEQUENCES
-            level_shift.SHIFT_MAX_SEQUENCES = 0  # the learned candidates of auto
             try:
+                level_shift.SHIFT_MAX_SEQUENCES = 0  # the learned candidates of auto
                 t0 = time.process_time()
                 m, _ = _refit(feats, ev_s, prior, lab)
                 row[f"auto_{k}_s"] = time.process_time() - t0
                 row[f"auto_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
                 row[f"auto_{k}_model"] = (getattr(m, "level_", None) or {}).get(
                     "choice", {}).get("chosen", "?")
+                level_shift.SHIFT_MAX_SEQUENCES = 10 ** 9  # the shift alone
+                m, _ = _refit(feats, ev_s, prior, lab)
+                row[f"shift_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
             finally:
                 level_shift.SHIFT_MAX_SEQUENCES = keep
-            if k not in KS:
-                m, _ = _refit(feats, ev_s, prior, lab)
-                row[f"proposed_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
+    lab = []
+    while len(lab) < max(KS):  # batches of BATCH, as a user of penlearn propose --n BATCH
+        lab += list(propose_windows(data, BATCH, labeled=lab, model=prior)["sequence_id"])
+        if len(lab) in KS:
+            m, _ = _refit(feats, ev_s, prior, lab)
+            row[f"batch_{len(lab)}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
     row["proposal_s"] = float(np.mean(prop_s))
     row["refit_s"] = float(np.mean(refit_s))
     row["refit_max_s"] = float(np.max(refit_s))
@@ -200,13 +207,17 @@ def main(argv=None) -> int:
             for k in KS}
     mean = t.loc["mean of sets"]
     curve = [{"k": str(k), "random": float(mean[f"random_{k}"]),
-              "proposed": float(mean[f"proposed_{k}"]), "sets proposed <= random": wins[k]}
+              "proposed": float(mean[f"proposed_{k}"]), "sets proposed <= random": wins[k],
+              f"proposed {BATCH} at a time": float(mean.get(f"batch_{k}", np.nan))}
              for k in KS]
-    sw = [{"k": k, "shift (proposed)": float(mean[f"proposed_{k}"]),
+    sw = [{"k": k, "shift (proposed)": float(mean[f"shift_{k}"]),
            "auto (proposed)": float(mean[f"auto_{k}"]),
+           "sets": int(t[f"auto_{k}"].iloc[:-1].notna().sum()),
+           "auto better on": int((t[f"auto_{k}"] < t[f"shift_{k}"]).iloc[:-1].sum()),
            "auto CPU s": float(mean[f"auto_{k}_s"]),
            "auto chose": ", ".join(f"{m} {c}" for m, c in
-                                   t[f"auto_{k}_model"].iloc[:-1].value_counts().items())}
+                                   t[f"auto_{k}_model"].iloc[:-1].dropna().value_counts()
+                                   .items())}
           for k in switch]
     cpu = time.process_time() - cpu0
     lines = [

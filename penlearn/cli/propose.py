@@ -1,10 +1,12 @@
 """The command ``propose``: the next windows worth labeling, as a BED file.
 
-``penlearn propose COVERAGE --n 10 --out windows.bed`` cuts the coverage into windows like
-the shipped model's training windows, and writes the ``N`` windows whose labels would
-pin the penalty's level fastest (:func:`penlearn.propose_windows`), best first, each with
-its reason; ``--labels LABELS`` gives the labels so far (their windows are never
-proposed, their errors steer the next proposals); ``--model M`` another prior model. The
+``penlearn propose COVERAGE --out windows.bed`` cuts the coverage into windows like the
+shipped model's training windows, and writes the window whose labels would pin the
+penalty's level fastest (:func:`penlearn.propose_windows`; ``--n N``: N windows spread
+over the likely penalties, best first), each with its reason; ``--labels LABELS`` gives
+the labels so far (their windows are never proposed, their errors steer the next
+proposals); ``--model M`` another prior model. One window at a time (label it, propose
+again) learns most per label (``benchmarks/RESULTS.md``, "few_labels"). The
 BED file has the sample (when several) and rank as name, the rank as score (1000 for the
 first, down to 1) and the reason in a ``#`` comment line above each window, so it loads
 in a genome browser as it is.
@@ -31,9 +33,8 @@ def bed_text(table) -> str:
     >>> import pandas as pd
     >>> t = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [60],
     ...                   "reason": ["2 model changes"]})
-    >>> print(bed_text(t), end="")
-    # 1: 2 model changes
-    chr1	0	60	1	1000
+    >>> bed_text(t).splitlines()
+    ['# 1: 2 model changes', 'chr1\\t0\\t60\\t1\\t1000']
     """
     lines = []
     n = len(table)
@@ -75,8 +76,10 @@ def register(add) -> None:
     p.add_argument("coverage", metavar="COVERAGE", nargs="+",
                    help="coverage (bedGraph / bigWig / BAM file, coverage.csv[.gz], or a "
                    "folder of them)")
-    p.add_argument("--n", type=non_negative_int, default=10, metavar="N",
-                   help="how many windows (default: %(default)s)")
+    p.add_argument("--n", type=non_negative_int, default=1, metavar="N",
+                   help="how many windows (default: %(default)s: label it, then propose "
+                   "again with --labels; a batch spreads over the likely penalties but "
+                   "learns less per label)")
     p.add_argument("--labels", default=None, metavar="LABELS",
                    help="the labels so far (labels.csv, BED or the genome-browser text "
                    "format): their windows are not proposed, their errors steer the rest")

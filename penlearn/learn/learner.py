@@ -143,7 +143,13 @@ def learn_penalty(
         ranking; :mod:`penlearn.learn.level`); ``"subtrain"``: the papers' shift of fewest
         subtrain errors.
     prior : PenaltyModel, optional
-        A model to start from when the labels are too few to learn and validate one
+        With ``model="auto"``, at most
+        :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` (20) labeled sequences and
+        neither ``validation`` nor ``folds``: the prior's log λ shifted to the labels by
+        :func:`~penlearn.learn.level_shift.level_shift` (its weights kept; measured on the
+        17 ChIP-seq sets to beat the learned models there, ``benchmarks/RESULTS.md``,
+        "few_labels"). Otherwise a model to start from when the labels are too few to
+        learn and validate one
         (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
         class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for

@@ -19,10 +19,15 @@ The rule (measured against random windows by ``benchmarks/few_labels.py``):
 2. each unlabeled window's score: the sum of that weight at its path's breakpoints,
    each moved by the window's prior log λ (the expected number of its model changes
    among the likely shifts);
-3. the windows of largest score, one after the other; each chosen window's breakpoints
-   lower the weight of the shifts they cover for the next (:data:`SPREAD`), so that a
-   batch of proposals spreads over the likely shifts instead of piling up where one
-   window already looks.
+3. the window of largest score. A batch of n proposals (no label revealed between
+   them) splits the likely shifts into n bins of equal weight, and its j-th window is
+   the best within bin j (middle bins first): each window of the batch tests another
+   part of the likely range, as a bisection would, instead of all piling up where the
+   weight peaks. Proposing one window at a time, labeling it and proposing again is
+   better still (``benchmarks/RESULTS.md``, "few_labels");
+4. the windows of a genomic region already labeled (or proposed) weigh less:
+   ``score / (1 + γ·count)`` (:data:`REGION_SPREAD`), since the labels of one region
+   in several samples tell much the same.
 
 Only the paths (``sequence_id, min_log_lambda, max_log_lambda``) of the unlabeled
 windows are read, never their errors: the proposals are the same whatever labels the
@@ -38,15 +43,10 @@ import pandas as pd
 from penlearn.learn.groups import region_groups
 from penlearn.learn.level_shift import likely_shifts
 
-__all__ = ["PATH_COLUMNS", "REGION_SPREAD", "SPREAD", "path_breakpoints",
-           "propose_from_paths"]
+__all__ = ["PATH_COLUMNS", "REGION_SPREAD", "path_breakpoints", "propose_from_paths"]
 
 #: The columns of a model-selection path read by the proposals (never errors).
 PATH_COLUMNS = ("sequence_id", "min_log_lambda", "max_log_lambda")
-#: How much each proposed window's breakpoints lower the weight of the shifts they cover
-#: (± :data:`SPREAD_WIDTH`) for the next proposal of the same batch (0: no spreading).
-SPREAD = 1.0
-SPREAD_WIDTH = 0.25
 #: γ: a window's score is divided by 1 + γ·(windows of its region already labeled or
 #: proposed): labels of one region in several samples say much the same about the level.
 REGION_SPREAD = 1.0
@@ -182,9 +182,14 @@ def propose_from_paths(paths: pd.DataFrame, log_lambda: pd.Series, n: int, *,
     rng = np.random.default_rng(random_state)
     tie = rng.random(len(ids))
     rows = []
-    weight = w.copy()
-    covered = np.zeros(len(grid))
-    for _ in range(min(n, int(cand.sum()))):
+    n = min(n, int(cand.sum()))
+    if n > 1:  # pick j looks in the j-th of n equal-mass bins of s, middle ones first
+        edges = np.searchsorted(np.cumsum(w), np.arange(1, n) / n)
+        bin_of = np.searchsorted(edges, np.arange(len(grid)), side="right")
+        mid = (n - 1) // 2
+        order_bins = sorted(range(n), key=lambda j: (abs(j - mid), j))
+    for j in range(n):
+        weight = np.where(bin_of == order_bins[j], w, 0.0) if n > 1 else w
         score = np.bincount(win, weights=weight[cell], minlength=len(ids)).astype(float)
         if groups is not None:
             score = score / (1.0 + REGION_SPREAD * seen[region])
@@ -198,9 +203,4 @@ def propose_from_paths(paths: pd.DataFrame, log_lambda: pd.Series, n: int, *,
         cand[best] = False
         if groups is not None:
             seen[region[best]] += 1.0
-        if SPREAD > 0 and len(mine):
-            near = np.searchsorted(grid, grid[mine][:, None] + np.array([-1, 1]) * SPREAD_WIDTH)
-            for lo_i, hi_i in near:
-                covered[lo_i:hi_i] += 1.0
-            weight = w / (1.0 + SPREAD * covered)
     return pd.DataFrame(rows, columns=["sequence_id", "score", "changes", "reason"])

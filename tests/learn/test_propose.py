@@ -107,9 +107,9 @@ def test_the_next_window_is_where_the_labels_put_the_level():
     lab = paths[paths["sequence_id"] == "lab"].assign(errors=[3, 0, 3])
     before = propose_from_paths(paths, base, 2, exclude=["lab"], groups=None)
     assert before["score"].iloc[0] == pytest.approx(before["score"].iloc[1])
-    after = propose_from_paths(paths, base, 2, labeled=lab)
-    assert after["sequence_id"].tolist() == ["up", "down"]
-    assert after["changes"].tolist() == [1, 0]
+    after = propose_from_paths(paths, base, 1, labeled=lab)
+    assert after["sequence_id"].tolist() == ["up"]
+    assert after["changes"].tolist() == [1]
     assert "where the labels so far put the penalty" in after["reason"].iloc[0]
 
 
@@ -156,3 +156,20 @@ def test_more_than_20_labeled_sequences_are_learned_as_before():
                       progress=False)
     assert "choice" in m.level_  # the cross-validated auto model, not the shift alone
     assert "at most 20" not in m.describe()
+
+
+def test_a_batch_spreads_over_the_likely_shifts():
+    # before any label the shift is about 0 (sd 2): one proposal takes the window of most
+    # changes there; a batch of 3 takes it for the middle third of the weight, then the
+    # best window of the lower third, then of the upper third (not the second-best middle)
+    ids = ["dense", "zero", "low", "high"]
+    cuts = {"dense": [-0.1, 0.0, 0.1], "zero": [0.0], "low": [-1.5], "high": [1.5]}
+    rows = []
+    for i in ids:
+        c = cuts[i]
+        rows += list(zip([i] * (len(c) + 1), [-np.inf, *c], [*c, np.inf]))
+    paths = pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda"])
+    base = pd.Series(0.0, index=ids)
+    assert propose_from_paths(paths, base, 1)["sequence_id"].tolist() == ["dense"]
+    assert propose_from_paths(paths, base, 3)["sequence_id"].tolist() == \
+        ["dense", "low", "high"]
