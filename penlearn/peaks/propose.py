@@ -115,7 +115,8 @@ def coverage_paths(coverage: pd.DataFrame, windows: pd.DataFrame, log_lambda: pd
 
 
 def _overlapping(windows: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
-    """Which windows overlap a label (same chromosome, and sample when both have one)."""
+    """Which windows overlap a label (same chromosome, and sample when both have one);
+    a label in no window is a ``ValueError``."""
     hit = np.zeros(len(windows), bool)
     same_sample = "sample_id" in windows.columns and "sample_id" in labels.columns
     for r in labels.itertuples(index=False):
@@ -123,7 +124,11 @@ def _overlapping(windows: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
             & (windows["chromStart"].to_numpy() < r.chromEnd) \
             & (windows["chromEnd"].to_numpy() > r.chromStart)
         if same_sample:
-            m &= windows["sample_id"].to_numpy() == r.sample_id
+            m &= windows["sample_id"].astype(str).to_numpy() == str(r.sample_id)
+        if not m.any():
+            who = f" of sample {r.sample_id!r}" if same_sample else ""
+            raise ValueError(f"label {r.chrom}:{r.chromStart}-{r.chromEnd}{who} lies in no "
+                             "window of the coverage (another genome, chromosome or sample?)")
         hit |= m
     return hit
 

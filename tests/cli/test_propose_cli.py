@@ -73,3 +73,13 @@ def test_propose_refuses_to_replace_an_output_and_bad_n(tmp_path, capsys):
                  str(tmp_path / "x.bed"), "-q"]) == 1
     assert "--n must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "x.bed").exists()
+
+
+def test_propose_refuses_a_label_outside_the_coverage(tmp_path, capsys):
+    _coverage().to_csv(tmp_path / "cov.csv", index=False)
+    pd.DataFrame({"chrom": ["chr9"], "chromStart": [10], "chromEnd": [20],
+                  "annotation": ["noPeaks"]}).to_csv(tmp_path / "labels.csv", index=False)
+    assert main(["propose", str(tmp_path / "cov.csv"), "--labels",
+                 str(tmp_path / "labels.csv"), "--out", str(tmp_path / "w.bed"), "-q"]) == 1
+    assert "label chr9:10-20 lies in no window of the coverage" in capsys.readouterr().err
+    assert not (tmp_path / "w.bed").exists()
