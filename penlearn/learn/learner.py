@@ -10,6 +10,7 @@ import pandas as pd
 
 from penlearn._checks import EVALUATION_REQUIRED, require_columns
 from penlearn.fitting.model_file import check_model_task, check_task
+from penlearn.learn import level_shift
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
 from penlearn.learn.prior import (
@@ -145,7 +146,13 @@ def learn_penalty(
         ranking; :mod:`penlearn.learn.level`); ``"subtrain"``: the papers' shift of fewest
         subtrain errors.
     prior : PenaltyModel, optional
-        A model to start from when the labels are too few to learn and validate one
+        With ``model="auto"``, at most
+        :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` (20) labeled sequences and
+        neither ``validation`` nor ``folds``: the prior's log λ shifted to the labels by
+        :func:`~penlearn.learn.level_shift.level_shift` (its weights kept; measured on the
+        17 ChIP-seq sets to beat the learned models there, ``benchmarks/RESULTS.md``,
+        "few_labels"). Otherwise a model to start from when the labels are too few to
+        learn and validate one
         (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
         class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
@@ -211,6 +218,10 @@ def learn_penalty(
     if prior is not None:  # the one task check of every model a command or prior= takes
         task = task or "peaks"
         check_model_task(getattr(prior, "task_", None), task, "prior")
+    if prior is not None and validation is None and folds is None and opts.model == "auto" \
+            and evaluation["sequence_id"].nunique() <= level_shift.SHIFT_MAX_SEQUENCES:
+        return _with_task(level_shift.shifted_prior(prior, features, evaluation,
+                                                    level_shift.few_reason(evaluation)), task)
     reason = too_few_labels(evaluation) if validation is None and folds is None else None
     if reason is not None:
         if prior is None:
