@@ -104,6 +104,7 @@ def cmd_learn(args) -> int:
                        cache=_cache_option(args), tmpdir=tmpdir)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
+    task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
@@ -122,7 +123,8 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     few = too_few_labels(ev) is not None
-    if split is None and (few or (args.model == "auto" and
+    kwargs["task"] = task
+    if split is None and task == "peaks" and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence
         # (the shift sees only these labels); else the finite columns learned on
@@ -142,7 +144,6 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
-    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import optional_import, require_columns
+from penlearn._checks import not_one_word, optional_import, require_columns
 from penlearn.atomic_files import staged_file, write_bytes_atomic
 from penlearn.peaks.formats._label_text import BROWSER_LIKE, browser_labels, expand_groups
 from penlearn.peaks.formats._text_files import (
@@ -151,8 +151,7 @@ def _text_column(values, col: str) -> np.ndarray:
     """A BED text column: non-empty, no whitespace (BED fields are tab / space separated)."""
     raw = pd.Series(values)
     text = np.array([str(v) for v in raw], dtype=object)
-    bad = raw.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t) for t in text],
-                                           dtype=bool)
+    bad = not_one_word(raw)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"peaks column {col!r} must be non-empty text without spaces, tabs "

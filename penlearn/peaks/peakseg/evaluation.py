@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
@@ -369,6 +370,9 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     if mark not in ("narrow", "broad"):
         raise ValueError(f"mark must be 'narrow' or 'broad' (the shipped model's level when "
                          f"no penalty is given), got {mark!r}")
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
+    windows = None if windows is None else text_ids(windows, "windows")
     if log_lambda is None:
         from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 
@@ -382,7 +386,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
-                raise ValueError(f"log_lambda has no value for window {name!r}")
+                given = ("penalty" if penalty is not None else "log_penalty"
+                         if log_penalty is not None else "log_lambda")
+                raise ValueError(f"{given} has no value for window {name!r} (a Series of "
+                                 "it is indexed by window ids)")
             value = float(log_lambda.loc[name])
         else:
             value = float(log_lambda)
@@ -523,6 +530,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage, labels = text_ids(coverage, "coverage"), text_ids(labels, "labels")
+    windows = None if windows is None else text_ids(windows, "windows")
     labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:

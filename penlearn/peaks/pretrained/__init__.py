@@ -37,15 +37,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
-__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "default_log_lambda",
-           "default_windows", "load_pretrained", "mark_offset", "predict_log_lambda",
-           "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
+__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
+           "default_log_lambda", "default_windows", "load_pretrained", "mark_offset",
+           "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
@@ -109,20 +110,69 @@ def load_pretrained(path=None) -> Pretrained:
     """
     path = DEFAULT_MODEL_PATH if path is None else Path(path)
     _, data = _read(str(path))
-    model = PenaltyModel.from_dict(data, source=str(path))
-    provenance = data.get("provenance")
-    if not isinstance(provenance, dict):
-        raise ValueError(f"{path} is not a pretrained model file: no 'provenance' block "
-                         "(write one with penlearn pretrain)")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a pretrained model file: not a JSON object")
+    model = PenaltyModel.from_dict(data, source=str(path), task="peaks")
+    model.task_ = "peaks"  # (a file of penlearn 0.x: learned on ChIP-seq windows too)
+    provenance = check_provenance(data.get("provenance"), str(path))
     model.provenance_ = provenance
     model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
                          else f"the pretrained penalty model {path}")
     return Pretrained(model, provenance, str(path))
 
 
+def check_provenance(provenance, source: str) -> dict:
+    """The ``provenance`` block of a pretrained model file, checked: what
+    :func:`default_windows` and :meth:`Pretrained.note` read must be there and of its
+    type (``windows.max_bases`` a number > 0, ``sets`` a list of names, ``labels`` a
+    count; when given, ``leave_one_set_out.mean`` a number, ``windows.min_bases`` one up
+    to ``max_bases``, ``marks`` levels with a finite ``intercept``); else a ``ValueError``
+    naming the file and the field.
+
+    Examples
+    --------
+    >>> check_provenance({"windows": {"max_bases": 1e6}, "sets": ["a"]}, "m.json")["sets"]
+    ['a']
+    """
+    def bad(what: str):
+        return ValueError(f"{source} is not a pretrained model file: its 'provenance' block "
+                          f"{what} (write one with penlearn pretrain)")
+
+    if not isinstance(provenance, dict):
+        raise bad("is missing" if provenance is None else "is not an object")
+    windows = provenance.get("windows")
+    mb = windows.get("max_bases") if isinstance(windows, dict) else None
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 0 < mb < math.inf:
+        raise bad(f"needs windows.max_bases, a number > 0 (got {mb!r})")
+    sets = provenance.get("sets")
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise bad("needs 'sets', a list of set names")
+    labels = provenance.get("labels", 0)
+    if isinstance(labels, bool) or not isinstance(labels, int) or labels < 0:
+        raise bad(f"needs 'labels', a count (got {labels!r})")
+    loso = provenance.get("leave_one_set_out", {})
+    mean = loso.get("mean") if isinstance(loso, dict) else "?"
+    if mean is not None and not _is_number(mean):
+        raise bad(f"has leave_one_set_out.mean {mean!r}, not a number")
+    low = windows.get("min_bases")
+    if low is not None and not (_is_number(low) and 0 < low <= mb):
+        raise bad(f"has windows.min_bases {low!r}, not a number in (0, max_bases]")
+    marks = provenance.get("marks", {})
+    if not isinstance(marks, dict) or not all(
+            isinstance(v, dict) and _is_number(v.get("intercept", 0.0))
+            and math.isfinite(v.get("intercept", 0.0)) for v in marks.values()):
+        raise bad("has 'marks' that are not {mark: {'intercept': number}}")
+    return provenance
+
+
+def _is_number(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float))
+
+
 def save_pretrained(model: PenaltyModel, path) -> None:
     """Write a model of :func:`penlearn.datasets.pretrain.pretrain` with its provenance
     (atomically)."""
+    model.task_ = "peaks"  # learned on ChIP-seq windows: what 'penlearn peaks' computes
     write_model_file(path, {**model.to_dict(), "provenance": model.provenance_})
 
 
@@ -190,6 +240,8 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     """
     if max_bases is None:
         max_bases = load_pretrained().provenance["windows"]["max_bases"]
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
     rows = []
     for sid, chrom, g in coverage_problems(coverage):
         start = g["chromStart"].to_numpy(np.int64)
@@ -261,7 +313,7 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
                                         else "")
         warnings.warn(f"{len(names)} window(s) have coverage features {which} outside the "
                       f"range of the pretrained model's training windows, clipped to it: "
-                      f"{shown}", stacklevel=2)
+                      f"{shown}", stacklevel=caller_stacklevel())
         A = np.where(np.isnan(A), model.scaling_.mean, A)
         features = pd.DataFrame(np.clip(A, low, high), index=features.index, columns=cols)
     with warnings.catch_warnings():
