@@ -3,10 +3,11 @@
 
 The quick refit keeps the weights of the last model the learners chose (at first the
 shipped zero-label model, Hocking et al. 2017's features) and moves its level to the
-labels so far (:func:`penlearn.learn.prior.shift_prior`: the shift of fewest label errors,
-nearest 0). The full refit is ``learn_penalty(features, evaluation, prior=shipped model)``
-as :mod:`penlearn.cli.learn` calls it: too few labels give the shifted prior, a few
-hundred labeled sequences the candidates of ``model="auto"`` chosen by cross-validation.
+labels so far (:func:`penlearn.learn.level_shift.shifted_prior`, the rule ``learn_penalty``
+uses for up to 20 labeled sequences). The full refit is ``learn_penalty(features,
+evaluation, prior=shipped model)`` as :mod:`penlearn.cli.learn` calls it: up to 20 labeled
+sequences the level shift, up to 100 the candidates of ``model="auto"`` with the shifted
+prior in the constant's place, beyond that ``model="auto"`` alone.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 
 from penlearn.datasets import finite_feature_columns
 from penlearn.learn import PenaltyModel, learn_penalty
+from penlearn.learn.level_shift import shifted_prior
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, shift_prior, too_few_labels
 
 __all__ = ["full_refit", "quick_refit", "rankable"]
@@ -44,15 +46,15 @@ def quick_refit(base: PenaltyModel, features: pd.DataFrame, evaluation: pd.DataF
     >>> import numpy as np
     >>> from penlearn.learn.prior import constant_model
     >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
-    ...     "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0],
+    ...     "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0], "errors": [1, 0],
     ...     "possible_fp": 1, "possible_fn": 0, "labels": 1})
     >>> quick_refit(constant_model(["x"], 0.0), pd.DataFrame({"x": [0.0]}, index=["a"]),
     ...             ev).intercept_
-    3.0
+    2.34
     """
     ids = list(pd.unique(evaluation["sequence_id"]))
-    model = shift_prior(base, features.loc[ids], evaluation,
-                        "the page's quick refit (the learners run in the background)")
+    model = shifted_prior(base, features.loc[ids], evaluation,
+                          "the page's quick refit (the learners run in the background)")
     model.task_ = "peaks"
     return model
 
