@@ -113,15 +113,17 @@ def _press(drv, key: str) -> None:
     """A key on the page, then wait for the redraw it causes."""
     from selenium.webdriver.common.action_chains import ActionChains
 
-    loads = drv.execute_script("return penlearn.loads")
+    done = drv.execute_script("return penlearn.timings.length")  # changes redrawn
     ActionChains(drv).send_keys(key).perform()
-    _wait(drv, f"return penlearn.loads > {loads} && !penlearn.busy")
+    _wait(drv, f"return penlearn.timings.length > {done} && !penlearn.busy")
 
 
-def _click(drv, element_id: str) -> None:
-    loads = drv.execute_script("return penlearn.loads")
-    drv.find_element("id", element_id).click()
-    _wait(drv, f"return penlearn.loads > {loads} && !penlearn.busy")
+def _next(drv) -> int:
+    """Click "Next" and wait for the other window (not a redraw of this one)."""
+    was = drv.execute_script("return penlearn.view.window.index")
+    drv.find_element("id", "next").click()
+    return _wait(drv, f"return !penlearn.busy && penlearn.view.window.index !== {was} && "
+                      "penlearn.view.window.index + 1") - 1
 
 
 def _peaks(drv):
@@ -166,18 +168,17 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
         ActionChains(driver).move_to_element_with_offset(
             el, round(dx), round(12 - el.rect["height"] / 2)).click().perform()
         _wait(driver, "return !document.getElementById('menu').hidden", 10)
-        loads = driver.execute_script("return penlearn.loads")
+        done = driver.execute_script("return penlearn.timings.length")
         driver.execute_script("Array.from(document.querySelectorAll('#menu button'))"
                               ".find(b => b.textContent === 'change to noPeaks').click()")
-        _wait(driver, f"return penlearn.loads > {loads} && !penlearn.busy")
+        _wait(driver, f"return penlearn.timings.length > {done} && !penlearn.busy")
         lab = pd.read_csv(labels)
         first_sample = page.state.samples[0]
         assert lab.loc[lab["sample_id"] == first_sample, "annotation"].tolist() == ["noPeaks"]
         _press(driver, "u")  # undo
         assert set(pd.read_csv(labels)["annotation"]) == {"peakStart"}
         # next window worth labeling, then reload: the page comes back to it
-        _click(driver, "next")
-        now = driver.execute_script("return penlearn.view.window.index")
+        now = _next(driver)
         assert now != 0
         driver.refresh()
         _wait(driver, "return document.body.dataset.ready === '1'")
@@ -280,7 +281,7 @@ def test_goal_ten_windows_learned_in_the_page(driver, data_dir, tmp_path):
                 n_labels += 1
             scope.select_by_value("all")
             if len(visited) < 10:
-                _click(driver, "next")
+                _next(driver)
         assert sorted(visited) == list(range(10))
         timings = driver.execute_script("return penlearn.timings")
         assert len(timings) == n_labels > 10
