@@ -157,7 +157,11 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
         assert after != before  # re-learned from the label: the peaks moved
         assert driver.execute_script(
             "return penlearn.view.samples.map(s => s.labels.length)") == [1] * 8
-        # click a label in igv.js: change it to noPeaks for that sample
+        # click a label in igv.js: change it to noPeaks for that sample (once the
+        # background learner's model is drawn: its redraw replaces the tracks)
+        page.state.wait_learning()
+        _wait(driver, f"return !penlearn.busy && penlearn.view.model_version === "
+                      f"{page.state.model_version}")
         el = driver.execute_script("""
             return penlearn.browser.trackViews.find(t => t.track.name ===
                 penlearn.samples[0] + ' labels').viewports[0].viewportElement;""")

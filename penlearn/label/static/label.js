@@ -119,17 +119,21 @@ async function change(body, path) {
     `· last change saved, re-learned and redrawn in ${Math.round(ms)} ms`;
 }
 
-async function guarded(fn) {
-  if (page.busy) return;
-  page.busy = true;
-  try {
-    await fn();
-  } catch (err) {
-    page.errors.push(String(err.message || err));
-    say(`error: ${err.message || err}`, "fp");
-  } finally {
-    page.busy = false;
-  }
+let queue = Promise.resolve();
+function guarded(fn) {  // one change or load at a time, in order: no key is dropped
+  const run = async () => {
+    page.busy = true;
+    try {
+      await fn();
+    } catch (err) {
+      page.errors.push(String(err.message || err));
+      say(`error: ${err.message || err}`, "fp");
+    } finally {
+      page.busy = false;
+    }
+  };
+  queue = queue.then(run, run);
+  return queue;
 }
 
 function label(annotation) {
