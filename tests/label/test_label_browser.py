@@ -26,6 +26,8 @@ from conftest import need
 from penlearn.label import label_page
 from penlearn.learn import PenaltyModel
 
+pytestmark = pytest.mark.slow  # ~3 min wall, ~55 s CPU: the CI's second tier runs it
+
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 34_100  # chunk1 (340 kb) in ten windows
