@@ -36,6 +36,7 @@ import pandas as pd
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -118,6 +119,37 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     return pd.Series(model.predict(features), index=features.index), None
 
 
+def coverage_argument(values: list[str]):
+    """The positional COVERAGE...: one file or folder as it is, several files as the
+    mapping ``{file name without extensions: path}`` that
+    :func:`~penlearn.peaks.formats.coverage.read_coverage` reads (one sample each).
+
+    Examples
+    --------
+    >>> coverage_argument(["a.bedGraph"])
+    'a.bedGraph'
+    >>> coverage_argument(["x/t1.bam", "y/t2.bedGraph.gz"])
+    {'t1': 'x/t1.bam', 't2': 'y/t2.bedGraph.gz'}
+    """
+    if len(values) == 1:
+        return values[0]
+    names: dict = {}
+    for v in values:
+        stem = Path(v).name
+        for suffix in (".gz", ".bedGraph", ".bedgraph", ".bg", ".bdg", ".bw", ".bigWig",
+                       ".bam"):
+            stem = stem[: -len(suffix)] if stem.endswith(suffix) else stem
+        if stem in names:
+            raise ValueError(f"coverage files {names[stem]} and {v} give one sample name "
+                             f"{stem!r}: rename one")
+        names[stem] = v
+    return names
+
+
+def _coverage_paths(coverage) -> list:
+    return list(coverage.values()) if isinstance(coverage, dict) else [coverage]
+
+
 def _means_path(out: Path, fmt: str) -> Path:
     """``peaks.bed[.gz]`` -> ``peaks.bedGraph`` / ``peaks.bw`` beside it."""
     name = out.name
@@ -129,7 +161,8 @@ def _means_path(out: Path, fmt: str) -> Path:
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
     """Fail on outputs that would replace or sit among the inputs (``directory=None``:
     before reading, when the number of samples, so the kind of ``--out``, is not known)."""
-    inputs = [args.coverage, args.model, getattr(args, "chrom_sizes", None)]
+    inputs = [*_coverage_paths(args.coverage), args.model, getattr(args, "chrom_sizes", None),
+              *(getattr(args, "control", None) or [])]
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
 
@@ -195,8 +228,10 @@ def parts_folder(out: Path) -> Path:
 def _manifest(args) -> dict:
     """What the run was made from: the coverage files (size and mtime: a record, the
     parts' own keys are content digests), the model (BLAKE2 of its bytes) or penalty."""
-    cov = Path(args.coverage)
-    files = coverage_files(cov) if cov.is_dir() else [(None, cov)]
+    files = []
+    for c in _coverage_paths(args.coverage) + list(getattr(args, "control", None) or []):
+        cov = Path(c.split("=", 1)[-1] if not Path(c).exists() else c)
+        files += coverage_files(cov) if cov.is_dir() else [(None, cov)]
     inputs = {"coverage": [{"path": str(p), "bytes": p.stat().st_size,
                             "mtime_ns": p.stat().st_mtime_ns} for _, p in files],
               "model": None if args.model is None else {
@@ -221,6 +256,7 @@ def cmd_peaks(args) -> int:
     """coverage -> (log λ per window) -> PeakSeg peaks -> BED (+ segment means)."""
     if not str(args.out).strip():
         raise ValueError("--out is empty (an unset shell variable?): give a file or folder")
+    args.coverage = coverage_argument(args.coverage)
     out = Path(args.out)
     if args.track:
         track_line(args.track)  # a bad name fails now, not after the work
@@ -230,8 +266,8 @@ def cmd_peaks(args) -> int:
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
     _check_outputs(args, [out], None)  # before reading any input
-    check_parts_folder(parts_folder(out), [args.coverage, args.model, args.chrom_sizes],
-                       fresh=args.no_resume)
+    check_parts_folder(parts_folder(out), [*_coverage_paths(args.coverage), args.model,
+                                           args.chrom_sizes], fresh=args.no_resume)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -239,18 +275,30 @@ def cmd_peaks(args) -> int:
         args, given, {"coverage": coverage}, "the bigWig files")
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
+    named = args.control or args.control_sheet or "control" in coverage.columns
+    coverage, controls, pairs = apply_controls(
+        coverage, args, report, given if given is not None or not named else
+        coverage_chrom_sizes(args.coverage))
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
     names = sample_file_names(samples) if several else {}
-    log_lambda, windows = _log_lambda(args, coverage, report)
+    log_lambda, windows = _log_lambda(
+        args, coverage.drop(columns=["background"], errors="ignore"), report)
     parts = _open_parts(args, out, report)
     report(f"peak models of {len(samples)} sample(s)")
     with workers(args) as executor:
         segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
                              segments=True, executor=executor, progress=not args.quiet,
                              tmpdir=tmpdir, parts=parts)
+        if pairs and args.control_rule == "filter":
+            report("peak models of the controls (a peak where the control is up is dropped)")
+            c_lambda, c_windows = _log_lambda(args, controls, report)
+            c_peaks = predict_peaks(controls, log_penalty=c_lambda, windows=c_windows,
+                                    executor=executor, tmpdir=tmpdir)
+            segs, dropped = drop_control_peaks(segs, c_peaks, pairs)
+            report(f"{dropped} peak(s) dropped: the control is up there")
     reused = segs.attrs.get("parts_reused", 0)
     note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
         if reused else ""
@@ -284,8 +332,9 @@ def register(add) -> None:
 
 def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
-    p.add_argument("coverage", metavar="COVERAGE",
-                   help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
+    p.add_argument("coverage", metavar="COVERAGE", nargs="+",
+                   help="one or more (TREATMENT...: one sample each, named after the file) "
+                   "of: a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
                    "a bigWig file (.bw or .bigWig), a BAM file (read depth as bedtools "
                    "genomecov -bg -split), a coverage.csv[.gz] with sample_id, or a folder of "
                    "*.bedGraph[.gz] / *.bw / *.bigWig / *.bam files (one per sample) or "
@@ -328,4 +377,5 @@ def add_peaks_arguments(p) -> None:
                    "interrupted run saved its finished windows (by default the same "
                    "command reuses those whose coverage and log λ are unchanged; the "
                    "folder is removed once the outputs are written)")
+    add_control_arguments(p)
     add_worker_arguments(p)
