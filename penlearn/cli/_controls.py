@@ -85,13 +85,16 @@ def _named(coverage: pd.DataFrame, args) -> dict | None:
     return control_of(samples, [f for _, f in named])
 
 
-def apply_controls(coverage: pd.DataFrame, args, report, chrom_sizes: dict | None = None
+def apply_controls(coverage: pd.DataFrame, args, report, segment,
+                   chrom_sizes: dict | None = None
                    ) -> tuple[pd.DataFrame, pd.DataFrame | None, dict]:
-    """(treatment coverage, control coverage or None, {treatment: control id}).
+    """(treatment coverage, the controls' segments or None, {treatment: control id}).
 
-    With ``--control-rule background`` the treatment coverage gets its control's
-    ``background`` column; with ``filter`` it is unchanged and the caller segments the
-    controls (:func:`drop_control_peaks`). No control named: the coverage unchanged.
+    The controls are segmented by ``segment`` (a coverage table with ``sample_id`` →
+    its PeakSeg segments, at the penalty the treatments get). With ``--control-rule
+    background`` the treatment coverage gets its control's ``background`` column; with
+    ``filter`` it is unchanged and the caller drops peaks (:func:`drop_control_peaks`).
+    No control named: the coverage unchanged.
     """
     single = "sample_id" not in coverage.columns
     cov = coverage.assign(sample_id="") if single else coverage
@@ -105,17 +108,19 @@ def apply_controls(coverage: pd.DataFrame, args, report, chrom_sizes: dict | Non
         raise ValueError(f"control {missing[0]!r} is neither a sample of the coverage nor "
                          "a file")
     extra = read_coverage({f: f for f in sorted(files)}) if files else None
-    ctrl = pd.concat([cov[cov["sample_id"].astype(str).isin(set(pairs.values()) & ids)],
+    named = set(pairs.values()) & ids
+    ctrl = pd.concat([cov[cov["sample_id"].astype(str).isin(named)],
                       *([] if extra is None else [extra])], ignore_index=True)
     ctrl = ctrl[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
-    treat = cov[~cov["sample_id"].astype(str).isin(set(pairs.values()) & ids)]
+    treat = cov[~cov["sample_id"].astype(str).isin(named)]
     treat = treat.drop(columns=[c for c in ("control",) if c in treat.columns])
     unknown = sorted(set(pairs) - {str(s) for s in pd.unique(treat["sample_id"])})
     if unknown:
         raise ValueError(f"control named for sample {unknown[0]!r}, which is not a "
                          "treatment sample of the coverage")
     report(f"controls: {len(set(pairs.values()))} for {len(pairs)} sample(s), rule "
-           f"{args.control_rule}")
+           f"{args.control_rule}: their peak models first")
+    segs = segment(ctrl)
     if args.control_rule == "background":
         parts = []
         for sid, t in treat.groupby("sample_id", sort=False):
@@ -123,7 +128,8 @@ def apply_controls(coverage: pd.DataFrame, args, report, chrom_sizes: dict | Non
             if c is None:
                 parts.append(t)
                 continue
-            b = control_background(t, ctrl[ctrl["sample_id"].astype(str) == c],
+            mine = ctrl["sample_id"].astype(str) == c
+            b = control_background(t, ctrl[mine], segs[segs["sample_id"].astype(str) == c],
                                    chrom_sizes=chrom_sizes)
             parts.append(b.assign(sample_id=sid))
         treat = pd.concat(parts, ignore_index=True)
@@ -131,7 +137,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, chrom_sizes: dict | Non
             treat["background"] = treat["background"].fillna(1.0)
     if single:
         treat = treat.drop(columns="sample_id")
-    return treat, ctrl, pairs
+    return treat, segs, pairs
 
 
 def drop_control_peaks(segs: pd.DataFrame, control_peaks: pd.DataFrame, pairs: dict
@@ -146,7 +152,8 @@ def drop_control_peaks(segs: pd.DataFrame, control_peaks: pd.DataFrame, pairs: d
         rows = is_peak & (sids == str(sid)).to_numpy()
         if not rows.any():
             continue
-        mine = control_peaks[control_peaks["sample_id"].astype(str) == str(ctrl)]
+        mine = control_peaks[(control_peaks["sample_id"].astype(str) == str(ctrl))
+                             & (control_peaks["status"] == "peak")]
         up = mark_control_peaks(segs.loc[rows], mine)["control_up"].to_numpy()
         segs.loc[segs.index[rows], "control_up"] = up
     dropped = int(segs["control_up"].sum())

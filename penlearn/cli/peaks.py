@@ -109,7 +109,8 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         if value is not None:
             return value, None
         pretrained = load_pretrained()
-        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note()}",
+        print(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
+              f"using {pretrained.note()}",
               flush=True)
         report("coverage features of every window like the model's training windows")
         return default_log_lambda(coverage, pretrained)[::-1]
@@ -148,6 +149,15 @@ def coverage_argument(values: list[str]):
 
 def _coverage_paths(coverage) -> list:
     return list(coverage.values()) if isinstance(coverage, dict) else [coverage]
+
+
+def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None
+                     ) -> pd.DataFrame:
+    """The PeakSeg segments of the control samples, at the penalty the treatments get
+    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
+    log_lambda, windows = _log_lambda(args, controls, report)
+    return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
+                         tmpdir=tmpdir)
 
 
 def _means_path(out: Path, fmt: str) -> Path:
@@ -277,8 +287,8 @@ def cmd_peaks(args) -> int:
         check_chrom_sizes(sizes, coverage, "coverage")
     named = args.control or args.control_sheet or "control" in coverage.columns
     coverage, controls, pairs = apply_controls(
-        coverage, args, report, given if given is not None or not named else
-        coverage_chrom_sizes(args.coverage))
+        coverage, args, report, lambda c: control_segments(args, c, report, tmpdir),
+        given if given is not None or not named else coverage_chrom_sizes(args.coverage))
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1
     means = _means_path(out, args.means) if args.means and not several else None
@@ -292,13 +302,9 @@ def cmd_peaks(args) -> int:
         segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
                              segments=True, executor=executor, progress=not args.quiet,
                              tmpdir=tmpdir, parts=parts)
-        if pairs and args.control_rule == "filter":
-            report("peak models of the controls (a peak where the control is up is dropped)")
-            c_lambda, c_windows = _log_lambda(args, controls, report)
-            c_peaks = predict_peaks(controls, log_penalty=c_lambda, windows=c_windows,
-                                    executor=executor, tmpdir=tmpdir)
-            segs, dropped = drop_control_peaks(segs, c_peaks, pairs)
-            report(f"{dropped} peak(s) dropped: the control is up there")
+    if pairs and args.control_rule == "filter":
+        segs, dropped = drop_control_peaks(segs, controls, pairs)
+        report(f"{dropped} peak(s) dropped: the control is up there")
     reused = segs.attrs.get("parts_reused", 0)
     note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
         if reused else ""

@@ -32,6 +32,7 @@ the BAM first and pass ``keep_dup="all"`` to count it as it is.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from array import array
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.formats._text_files import string_column
+from penlearn.peaks.formats._text_files import read_bytes, string_column
 from penlearn.peaks.formats.bam import _open, _reason, depth_runs
 
 __all__ = ["READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage", "read_reads"]
@@ -130,15 +131,17 @@ def _read_bam(path, paired: bool) -> Reads:
 def _read_table(path, fmt: str) -> Reads:
     """BED6 reads or FRAG fragments (pandas parses; the errors name the file)."""
     usecols = [0, 1, 2, 5] if fmt == "BED" else [0, 1, 2, 4]
+    lines = read_bytes(path).split(b"\n")
+    body = b"\n".join(x for x in lines if x.strip() and not x.startswith(
+        (b"#", b"track", b"browser")))
     try:
-        table = pd.read_csv(path, sep="\t", header=None, comment="#", usecols=usecols,
-                            dtype={0: str}, compression="infer")
+        table = pd.read_csv(io.BytesIO(body), sep="\t", header=None, usecols=usecols,
+                            dtype={0: str})
     except (ValueError, pd.errors.ParserError) as exc:
         need = "6 columns (chrom, start, end, name, score, strand)" if fmt == "BED" else \
             "5 columns (chrom, start, end, barcode, count)"
         raise ValueError(f"{path}: not a {fmt} file of {need}: "
                          f"{' '.join(str(exc).split())}") from None
-    table = table[~table[0].str.startswith(("track", "browser"))]
     table.columns = ["chrom", "start", "end", "last"]
     for c in ("start", "end"):
         table[c] = pd.to_numeric(table[c], errors="coerce")
