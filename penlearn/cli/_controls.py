@@ -17,6 +17,7 @@ written).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -29,7 +30,8 @@ from penlearn.peaks.peakseg.controls import (
     mark_control_peaks,
 )
 
-__all__ = ["add_control_arguments", "apply_controls", "drop_control_peaks"]
+__all__ = ["Controlled", "add_control_arguments", "apply_controls", "drop_control_peaks",
+           "split_controls"]
 
 
 def add_control_arguments(p) -> None:
@@ -85,17 +87,11 @@ def _named(coverage: pd.DataFrame, args) -> dict | None:
     return control_of(samples, [f for _, f in named])
 
 
-def apply_controls(coverage: pd.DataFrame, args, report, segment,
-                   chrom_sizes: dict | None = None
+def split_controls(coverage: pd.DataFrame, args
                    ) -> tuple[pd.DataFrame, pd.DataFrame | None, dict]:
-    """(treatment coverage, the controls' segments or None, {treatment: control id}).
-
-    The controls are segmented by ``segment`` (a coverage table with ``sample_id`` →
-    its PeakSeg segments, at the penalty the treatments get). With ``--control-rule
-    background`` the treatment coverage gets its control's ``background`` column; with
-    ``filter`` it is unchanged and the caller drops peaks (:func:`drop_control_peaks`).
-    No control named: the coverage unchanged.
-    """
+    """(treatment coverage, control coverage with ``sample_id`` or None, {treatment:
+    control id}): the controls named by the options or the ``control`` column, read
+    (files) or taken out of the coverage (sample ids)."""
     single = "sample_id" not in coverage.columns
     cov = coverage.assign(sample_id="") if single else coverage
     pairs = _named(cov, args)
@@ -118,6 +114,40 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
     if unknown:
         raise ValueError(f"control named for sample {unknown[0]!r}, which is not a "
                          "treatment sample of the coverage")
+    return (treat.drop(columns="sample_id") if single else treat), ctrl, pairs
+
+
+class Controlled(NamedTuple):
+    """What :func:`apply_controls` gives: ``coverage`` for the peak models (with the
+    ``background`` column under that rule), ``plain`` the treatments' coverage as read
+    (for the features: the penalty is predicted from the treatment's own rows),
+    ``segments`` the controls' PeakSeg segments (None: no control), ``pairs``
+    {treatment: control id}."""
+
+    coverage: pd.DataFrame
+    plain: pd.DataFrame
+    segments: pd.DataFrame | None
+    pairs: dict
+
+
+def apply_controls(coverage: pd.DataFrame, args, report, segment,
+                   chrom_sizes: dict | None = None) -> Controlled:
+    """The coverage of the peak models, the treatments' own, the controls' segments and
+    the pairs (:class:`Controlled`).
+
+    The controls are segmented by ``segment`` (a coverage table with ``sample_id`` →
+    its PeakSeg segments, at the penalty the treatments get). With ``--control-rule
+    background`` the treatment coverage gets its control's ``background`` column; with
+    ``filter`` it is unchanged and the caller drops peaks (:func:`drop_control_peaks`).
+    No control named: the coverage unchanged.
+    """
+    treat, ctrl, pairs = split_controls(coverage, args)
+    if not pairs:
+        return Controlled(coverage, coverage, None, {})
+    plain = treat
+    single = "sample_id" not in treat.columns
+    if single:
+        treat = treat.assign(sample_id="")
     report(f"controls: {len(set(pairs.values()))} for {len(pairs)} sample(s), rule "
            f"{args.control_rule}: their peak models first")
     segs = segment(ctrl)
@@ -137,7 +167,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
             treat["background"] = treat["background"].fillna(1.0)
     if single:
         treat = treat.drop(columns="sample_id")
-    return treat, segs, pairs
+    return Controlled(treat, plain, segs, pairs)
 
 
 def drop_control_peaks(segs: pd.DataFrame, control_peaks: pd.DataFrame, pairs: dict

@@ -3,6 +3,7 @@ ChIP-seq coverage and peak labels."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import sys
@@ -22,7 +23,9 @@ from penlearn.cli._common import (
     _subset_evaluation,
     non_negative_int,
 )
+from penlearn.cli._controls import add_control_arguments, apply_controls
 from penlearn.cli._workers import workers
+from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty
@@ -89,14 +92,22 @@ def _prior(x: pd.DataFrame, report, few: bool):
     return x, pretrained.model
 
 
+#: the controls of a labeled folder are segmented at the shipped zero-label penalty
+_SHIPPED = argparse.Namespace(penalty=None, log_penalty=None, model=None, command="learn")
+
+
 def cmd_learn(args) -> int:
     out = Path(args.out)
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
+        extra = {} if not (args.control or args.control_sheet) else {
+            "coverage_map": lambda cov: apply_controls(
+                cov, args, report, lambda c: control_segments(_SHIPPED, c, report, tmpdir)
+            )[:2]}
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
+                       cache=_cache_option(args), tmpdir=tmpdir, **extra)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
     # the paper's protocol: only feature columns finite for every sequence of the data set
@@ -188,4 +199,5 @@ def register(add) -> None:
                    "as learn_penalty's clip=True)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
+    add_control_arguments(p)
 

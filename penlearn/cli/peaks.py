@@ -286,7 +286,7 @@ def cmd_peaks(args) -> int:
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
     named = args.control or args.control_sheet or "control" in coverage.columns
-    coverage, controls, pairs = apply_controls(
+    coverage, plain, controls, pairs = apply_controls(
         coverage, args, report, lambda c: control_segments(args, c, report, tmpdir),
         given if given is not None or not named else coverage_chrom_sizes(args.coverage))
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
@@ -294,8 +294,7 @@ def cmd_peaks(args) -> int:
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
     names = sample_file_names(samples) if several else {}
-    log_lambda, windows = _log_lambda(
-        args, coverage.drop(columns=["background"], errors="ignore"), report)
+    log_lambda, windows = _log_lambda(args, plain, report)  # the treatments' own rows
     parts = _open_parts(args, out, report)
     report(f"peak models of {len(samples)} sample(s)")
     with workers(args) as executor:

@@ -149,3 +149,45 @@ def test_a_control_that_is_neither_sample_nor_file_is_named(tmp_path, capsys):
     assert main(["peaks", tf, "--control", str(tmp_path / "nope.bedGraph"), "--penalty",
                  "1000", "--out", str(tmp_path / "p.bed"), "-q"]) == 1
     assert "nope.bedGraph" in capsys.readouterr().err
+
+
+def _labeled_folder(tmp_path):
+    t, c = _sample()
+    t2, _ = _sample(seed=2)
+    d = tmp_path / "labeled"
+    d.mkdir()
+    table = pd.concat([t.assign(sample_id="T1"), t2.assign(sample_id="T2"),
+                       c.assign(sample_id="C")], ignore_index=True)
+    table[["sample_id", "chrom", "chromStart", "chromEnd", "count"]].to_csv(
+        d / "coverage.csv", index=False)
+    # the sticky region labeled noPeaks, the true peak peakStart, in both treatments
+    (d / "labels.csv").write_text(
+        "sample_id,chrom,chromStart,chromEnd,annotation\n"
+        "T1,chr1,99000,103000,noPeaks\nT1,chr1,49000,50300,peakStart\n"
+        "T2,chr1,99000,103000,noPeaks\nT2,chr1,49000,50300,peakStart\n")
+    return d
+
+
+def test_learn_with_a_control_evaluates_the_treatments_with_their_background(tmp_path):
+    from penlearn.datasets.peaks import load_peak_folder
+
+    d = _labeled_folder(tmp_path)
+    plain = load_peak_folder(d)
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("sample_id,control\nT1,C\nT2,C\n")
+    import argparse
+
+    from penlearn.cli._controls import apply_controls
+    from penlearn.cli.peaks import control_segments
+
+    args = argparse.Namespace(control=None, control_sheet=str(sheet),
+                              control_rule="background", penalty=1000.0, log_penalty=None,
+                              model=None, command="learn")
+    with_c = load_peak_folder(d, coverage_map=lambda cov: apply_controls(
+        cov, args, lambda m: None, lambda c: control_segments(args, c, lambda m: None))[:2])
+    # the same windows and features (of the treatments' counts), other error functions
+    assert list(with_c.inputs.index) == list(plain.inputs.index)
+    pd.testing.assert_frame_equal(with_c.inputs, plain.inputs)
+    assert not with_c.evaluation.equals(plain.evaluation)
+    assert main(["learn", str(d), "--control-sheet", str(sheet), "--model", "constant",
+                 "--out", str(tmp_path / "m.json"), "--no-cache", "-q"]) == 0

@@ -3,12 +3,14 @@
 Single-end ChIP-seq reads are the ends of longer fragments: around a binding site the
 ``+`` strand's 5′ ends pile up upstream and the ``−`` strand's downstream, one fragment
 length apart. As MACS (Zhang et al. 2008, *Genome Biology* 9:R137) builds its model, the
-estimate looks only where the reads are enriched — 1 kb windows holding between
+estimate looks only where the reads are enriched — windows of 600 bp (twice MACS3's
+default bandwidth, 300) holding between
 ``mfold[0]`` and ``mfold[1]`` times the genome's mean number of reads (MACS3's ``-m 5 50``)
 — and takes the lag of the largest cross-correlation of the two strands' 5′ ends there:
 the histogram of (``−`` 5′ end − ``+`` 5′ end + 1) over the pairs of reads of a window
-and its neighbours (divided by ``3000 − lag``, the count of pairs of uniform reads over
-those 3 kb), smoothed over 11 bp, between ``min_size`` and ``max_size``.
+and its two neighbours, less the count that as many reads scattered uniformly over those
+1800 bp would give (so that regions up as a whole, amplified or open chromatin, add
+nothing but noise), smoothed over 11 bp, between ``min_size`` and ``max_size``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from penlearn.peaks.formats.reads import Reads
 
 __all__ = ["estimate_fragment_size"]
 
-_BIN = 1000
+_BIN = 600  # 2 x MACS3's default --bw (300)
 _SMOOTH = 11
 
 
@@ -33,7 +35,7 @@ def estimate_fragment_size(reads: Reads, *, mfold=(5.0, 50.0), min_size: int = 2
     reads : Reads
         Single-end reads (:func:`~penlearn.peaks.formats.reads.read_reads`).
     mfold : (float, float)
-        The enriched windows: between these multiples of the mean reads per 1 kb window.
+        The enriched windows: between these multiples of the mean reads per 600 bp window.
     min_size, max_size : int
         The range of fragment lengths searched.
     max_windows : int
@@ -76,7 +78,7 @@ def estimate_fragment_size(reads: Reads, *, mfold=(5.0, 50.0), min_size: int = 2
         hit = np.flatnonzero((v >= mfold[0] * mean) & (v <= mfold[1] * mean))
         lo_hi.extend((v[i], c, i) for i in hit)
     if len(lo_hi) < 10:
-        raise ValueError(f"cannot estimate the fragment size: {len(lo_hi)} windows of 1 kb "
+        raise ValueError(f"cannot estimate the fragment size: {len(lo_hi)} windows of {_BIN} bp "
                          f"hold {mfold[0]:g}-{mfold[1]:g} times the mean reads (10 needed); "
                          "give it with --extsize")
     lo_hi.sort(key=lambda t: -t[0])
@@ -90,9 +92,11 @@ def estimate_fragment_size(reads: Reads, *, mfold=(5.0, 50.0), min_size: int = 2
             continue
         d = (minus[None, :] - plus[:, None]).ravel() + 1
         d = d[(d >= 0) & (d <= max_size)]
-        hist += np.bincount(d, minlength=max_size + 1)
-    # pairs of uniform reads in the 3 kb around a window: a count falling as 3000 - d
-    hist /= 3 * _BIN - np.arange(max_size + 1)
+        # less the pairs that reads scattered uniformly over the span would give: a
+        # region up as a whole (amplified, open) then adds nothing but noise
+        span = 3 * _BIN
+        hist += np.bincount(d, minlength=max_size + 1) - len(plus) * len(minus) * (
+            span - np.arange(max_size + 1)) / span**2
     smooth = np.convolve(hist, np.ones(_SMOOTH) / _SMOOTH, mode="same")
     smooth[:min_size] = -1
     return int(np.argmax(smooth))
