@@ -42,19 +42,28 @@ class ChipSeqDesign:
 
 
 def plant_regions(chroms: dict, n_peaks: int, n_sticky: int, *, sticky_width=(1000, 5000),
-                  seed: int = 0) -> ChipSeqDesign:
-    """True peak centres and sticky regions, apart from each other (>= 5 kb).
+                  in_sticky: int = 0, seed: int = 0) -> ChipSeqDesign:
+    """True peak centres and sticky regions, 20 kb apart; ``in_sticky`` of the peaks are
+    at the centre of a sticky region (a binding site on amplified DNA: up more in the
+    treatment than in the control), the others alone.
+
+    ``peaks`` has a column ``in_sticky``, ``sticky`` a column ``peak`` (True where a true
+    peak is inside).
 
     Examples
     --------
     >>> d = plant_regions({"chr1": 2_000_000}, 10, 5)
     >>> len(d.peaks), len(d.sticky)
     (10, 5)
+    >>> int(plant_regions({"chr1": 2_000_000}, 10, 5, in_sticky=2).sticky["peak"].sum())
+    2
     """
     rng = np.random.default_rng(seed)
     names = list(chroms)
     total = sum(chroms.values())
-    need = n_peaks + n_sticky
+    if not 0 <= in_sticky <= min(n_peaks, n_sticky):
+        raise ValueError(f"in_sticky must be from 0 to {min(n_peaks, n_sticky)}")
+    need = n_peaks - in_sticky + n_sticky
     slots = total // 20_000
     if need > slots:
         raise ValueError(f"{need} regions do not fit {total} bases 20 kb apart")
@@ -64,12 +73,16 @@ def plant_regions(chroms: dict, n_peaks: int, n_sticky: int, *, sticky_width=(10
     for k in pick:
         ci = int(np.searchsorted(offsets, k, side="right") - 1)
         rows.append((names[ci], int((k - offsets[ci]) * 20_000 + 10_000)))
-    kind = rng.permutation(np.r_[np.zeros(n_peaks, bool), np.ones(n_sticky, bool)])
-    peaks = pd.DataFrame([r for r, s in zip(rows, kind) if not s], columns=["chrom", "centre"])
+    kind = rng.permutation(np.r_[np.zeros(n_peaks - in_sticky, bool), np.ones(n_sticky, bool)])
+    alone = pd.DataFrame([r for r, s in zip(rows, kind) if not s], columns=["chrom", "centre"])
     half = rng.integers(sticky_width[0], sticky_width[1] + 1, n_sticky) // 2
     sticky = pd.DataFrame([r for r, s in zip(rows, kind) if s], columns=["chrom", "centre"])
+    with_peak = np.zeros(n_sticky, bool)
+    with_peak[rng.choice(n_sticky, in_sticky, replace=False)] = True
+    peaks = pd.concat([alone.assign(in_sticky=False),
+                       sticky[with_peak].assign(in_sticky=True)], ignore_index=True)
     sticky = pd.DataFrame({"chrom": sticky["chrom"], "chromStart": sticky["centre"] - half,
-                           "chromEnd": sticky["centre"] + half})
+                           "chromEnd": sticky["centre"] + half, "peak": with_peak})
     return ChipSeqDesign(dict(chroms), peaks, sticky)
 
 

@@ -4,9 +4,12 @@ dropped), and nothing changed without a control."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA, need
 
 from penlearn.cli.main import main
 from penlearn.peaks.peakseg.controls import (
@@ -51,20 +54,20 @@ def test_background_is_the_control_segment_mean_over_its_genome_mean():
     assert segs["status"].tolist() == ["background", "peak", "background"]
     b = control_background(t, c, segs)
     lam = (560 + 40 * 21) / 600
-    assert b["chromStart"].tolist() == [0, 14000, 16000]
+    assert b["chromStart"].tolist() == [0, 14000, 16000]  # the treatment's extent
     assert b["chromEnd"].tolist() == [14000, 16000, 30000]
     assert b["count"].tolist() == [2, 2, 2]
     assert b["background"].tolist() == [1.0, 21 / lam, 1.0]
 
 
-def test_background_fills_gaps_and_reaches_the_chromosome_end():
-    t = pd.DataFrame({"chrom": "chr1", "chromStart": [100], "chromEnd": [200],
-                      "count": [3]})
-    c = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [50], "count": [4]})
+def test_background_fills_gaps_within_the_treatments_extent():
+    t = pd.DataFrame({"chrom": "chr1", "chromStart": [100, 300], "chromEnd": [200, 350],
+                      "count": [3, 1]})
+    c = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [120], "count": [4]})
     segs = c.rename(columns={"count": "mean"})
-    b = control_background(t, c, segs, chrom_sizes={"chr1": 400})
-    assert b.values.tolist() == [["chr1", 0, 50, 0, 8.0], ["chr1", 50, 100, 0, 1.0],
-                                 ["chr1", 100, 200, 3, 1.0], ["chr1", 200, 400, 0, 1.0]]
+    b = control_background(t, c, segs, chrom_sizes={"chr1": 480})  # λ_bg = 1
+    assert b.values.tolist() == [["chr1", 100, 120, 3, 4.0], ["chr1", 120, 200, 3, 1.0],
+                                 ["chr1", 200, 300, 0, 1.0], ["chr1", 300, 350, 1, 1.0]]
 
 
 def test_background_rule_drops_the_sticky_region_keeps_the_true_peak():
@@ -191,3 +194,12 @@ def test_learn_with_a_control_evaluates_the_treatments_with_their_background(tmp
     assert not with_c.evaluation.equals(plain.evaluation)
     assert main(["learn", str(d), "--control-sheet", str(sheet), "--model", "constant",
                  "--out", str(tmp_path / "m.json"), "--no-cache", "-q"]) == 0
+
+
+def test_labeled_raw_coverage_without_a_control_gives_the_peaks_of_before(tmp_path):
+    """Mono27ac (labeled raw coverage, no control): the BED file at λ = 5000 is byte for
+    byte the one penlearn wrote before control samples existed (main at 24f30a4)."""
+    cov = need(DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz")
+    out = tmp_path / "mono.bed"
+    assert main(["peaks", str(cov), "--penalty", "5000", "--out", str(out), "-q"]) == 0
+    assert hashlib.md5(out.read_bytes()).hexdigest() == "9c148b0bd7bf38d2ac83169fd719f758"

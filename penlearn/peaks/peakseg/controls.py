@@ -94,14 +94,15 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         ``chrom, chromStart, chromEnd, mean``: the control's PeakSeg segments (its
         model at its penalty); ``b = max(1, mean / λ_bg)`` on each, 1 elsewhere.
     chrom_sizes : dict, optional
-        Chromosome lengths (default: the last covered base of either).
+        Chromosome lengths, over which the control's genome-wide mean is taken (default:
+        the last covered base of either).
 
     Returns
     -------
     DataFrame
         ``chrom, chromStart, chromEnd, count, background``: every base of each
-        chromosome of the treatment from 0 to its length (gaps filled with zero counts),
-        cut where the treatment's count or the background changes.
+        chromosome of the treatment from its first covered base to its last (gaps filled
+        with zero counts), cut where the treatment's count or the background changes.
 
     Examples
     --------
@@ -121,7 +122,6 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
     by_chrom = dict(list(segments.groupby("chrom", sort=False)))
     out = []
     for chrom, t in treatment.groupby("chrom", sort=False):
-        size = lengths[str(chrom)]
         g = by_chrom.get(chrom)
         if g is None:
             g = segments.iloc[:0]
@@ -129,8 +129,9 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         gb = np.maximum(g["mean"].to_numpy(float) / lam_bg, 1.0)
         ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
         tc = t["count"].to_numpy(np.int64)
-        cuts = np.unique(np.concatenate([[0, size], ts, te, gs, ge]))
-        cuts = cuts[cuts <= size]
+        lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
+        cuts = np.unique(np.concatenate([ts, te, gs, ge]))
+        cuts = cuts[(cuts >= lo) & (cuts <= hi)]
         starts = cuts[:-1]
         count = _value_at(ts, te, tc, starts, 0)
         bg = _value_at(gs, ge, gb, starts, 1.0)
