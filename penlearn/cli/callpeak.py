@@ -381,7 +381,9 @@ def register(add) -> None:
                    help="when the fragment size cannot be estimated use --extsize (200 if "
                    "not given) instead of failing")
     p.add_argument("--broad", action="store_true",
-                   help="write NAME_peaks.broadPeak (BED6+3) instead of .narrowPeak")
+                   help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
+                   ".narrowPeak, and (no --penalty / --model) the shipped model's level of "
+                   "broad marks (as 'penlearn peaks --broad')")
     p.add_argument("-B", "--bdg", action="store_true",
                    help="also write NAME_treat_pileup.bdg (and NAME_control_lambda.bdg)")
     p.add_argument("--SPMR", action="store_true",

@@ -93,7 +93,8 @@ def _prior(x: pd.DataFrame, report, few: bool):
 
 
 #: the controls of a labeled folder are segmented at the shipped zero-label penalty
-_SHIPPED = argparse.Namespace(penalty=None, log_penalty=None, model=None, command="learn")
+_SHIPPED = argparse.Namespace(penalty=None, log_penalty=None, model=None, broad=False,
+                              command="learn")
 
 
 def cmd_learn(args) -> int:

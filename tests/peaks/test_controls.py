@@ -185,7 +185,7 @@ def test_learn_with_a_control_evaluates_the_treatments_with_their_background(tmp
 
     args = argparse.Namespace(control=None, control_sheet=str(sheet),
                               control_rule="background", penalty=1000.0, log_penalty=None,
-                              model=None, command="learn")
+                              model=None, broad=False, command="learn")
     with_c = load_peak_folder(d, coverage_map=lambda cov: apply_controls(
         cov, args, lambda m: None, lambda c: control_segments(args, c, lambda m: None))[:2])
     # the same windows and features (of the treatments' counts), other error functions
