@@ -205,6 +205,28 @@ def _warning_printer(command: str):
     return show
 
 
+def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
+    """A small sample sheet: a CSV (``.csv``) or TSV / whitespace table of strings with
+    (at least) ``columns``, checked; the error names ``option`` and the missing column.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sheet.csv"
+    >>> _ = f.write_text("sample_id,control\\nT1,C\\n")
+    >>> read_sheet(f, ["sample_id", "control"], "--control-sheet").values.tolist()
+    [['T1', 'C']]
+    """
+    sep = "," if str(path).endswith(".csv") else None
+    check_regular_file(path)  # /dev/zero: read without bound
+    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "
+                         f"(missing {missing[0]!r})")
+    return table[columns]
+
+
 def read_groups_file(path) -> pd.DataFrame:
     """``--groups FILE``: a CSV (``.csv``) or TSV / whitespace table with columns
     ``sample_id, group`` (strings), checked.
@@ -217,12 +239,4 @@ def read_groups_file(path) -> pd.DataFrame:
     >>> read_groups_file(f).values.tolist()
     [['A', 'kidney'], ['B', 'bcell']]
     """
-    sep = "," if str(path).endswith(".csv") else None
-    check_regular_file(path)  # /dev/zero: read without bound
-    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
-    missing = [c for c in ("sample_id", "group") if c not in table.columns]
-    if missing:
-        raise ValueError(f"--groups {path}: needs the columns sample_id, group "
-                         f"(missing {missing[0]!r})")
-    return table[["sample_id", "group"]]
-
+    return read_sheet(path, ["sample_id", "group"], "--groups")

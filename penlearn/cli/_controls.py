@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from penlearn.cli._common import _parse_named
+from penlearn.cli._common import _parse_named, read_sheet
 from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.peakseg.controls import (
     CONTROL_RULES,
@@ -51,12 +51,7 @@ def add_control_arguments(p) -> None:
 
 
 def _sheet(path) -> dict:
-    sep = "," if str(path).endswith(".csv") else None
-    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
-    missing = [c for c in ("sample_id", "control") if c not in table.columns]
-    if missing:
-        raise ValueError(f"--control-sheet {path}: needs the columns sample_id, control "
-                         f"(missing {missing[0]!r})")
+    table = read_sheet(path, ["sample_id", "control"], "--control-sheet")
     return dict(zip(table["sample_id"], table["control"]))
 
 
