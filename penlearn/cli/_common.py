@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from penlearn.changepoint.labels import labels_with_data
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.datasets import read_table
 from penlearn.learn import PenaltyModel, subtrain_validation_split
+from penlearn.peaks.formats._label_text import check_sample_groups
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
@@ -28,7 +30,15 @@ COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.g
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors."""
+    """argparse with one-line usage errors, and every number an option value: argparse
+    takes only ``-2`` / ``-2.5`` for a number, so ``--log-penalty -2.5e0``, ``-1e-3`` or
+    ``-inf`` failed as "expected one argument" (no penlearn option looks like a number,
+    so the wider pattern is safe)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(
+            r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^-inf(?:inity)?$", re.IGNORECASE)
 
     def error(self, message: str):  # noqa: D102
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -50,6 +60,17 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
     return value
+
+
+def plural(n: int, word: str) -> str:
+    """``n word`` or ``n words``: messages say "1 sequence", "2 sequences".
+
+    Examples
+    --------
+    >>> plural(1, "sequence"), plural(3, "sequence")
+    ('1 sequence', '3 sequences')
+    """
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 #: What a command raises on bad input (files, tables, options, resources): one line on
@@ -219,7 +240,11 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     """
     sep = "," if str(path).endswith(".csv") else None
     check_regular_file(path)  # /dev/zero: read without bound
-    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    try:
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{option} {path} is empty: give a table with the columns "
+                         f"{', '.join(columns)} (one row per sample)") from None
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "
@@ -239,4 +264,6 @@ def read_groups_file(path) -> pd.DataFrame:
     >>> read_groups_file(f).values.tolist()
     [['A', 'kidney'], ['B', 'bcell']]
     """
-    return read_sheet(path, ["sample_id", "group"], "--groups")
+    table = read_sheet(path, ["sample_id", "group"], "--groups")
+    return check_sample_groups(table, f"--groups {path}")  # the one check of groups
+

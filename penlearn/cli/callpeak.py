@@ -36,8 +36,14 @@ from penlearn.cli.peaks import _log_lambda, control_segments
 from penlearn.peaks.formats.bam import is_bam
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
-from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.narrowpeak import (
+    narrowpeak_table,
+    write_broadpeak,
+    write_narrowpeak,
+    write_summits,
+)
 from penlearn.peaks.formats.reads import Reads, fragment_coverage, read_reads
+from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_RULES,
     control_background,
@@ -150,42 +156,6 @@ def _fragment_size(reads: Reads, args, report) -> int | None:
     return d
 
 
-def summits(peaks: pd.DataFrame, coverage: pd.DataFrame) -> np.ndarray:
-    """The summit of each peak: the base of highest coverage in it (ties: the middle of
-    the highest run), as an absolute 0-based position.
-
-    (A stand-in: the narrowPeak columns of :mod:`penlearn.peaks.formats.narrowpeak` give
-    the summit with a control too; ``callpeak`` takes theirs once they do.)
-
-    Examples
-    --------
-    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 14], "chromEnd": [10, 14, 30],
-    ...                     "count": [1, 5, 2]})
-    >>> p = pd.DataFrame({"chrom": ["chr1"], "chromStart": [5], "chromEnd": [25]})
-    >>> summits(p, cov).tolist()
-    [11]
-    """
-    out = np.zeros(len(peaks), np.int64)
-    by = dict(list(coverage.groupby("chrom", sort=False)))
-    for i, (c, a, b) in enumerate(peaks[["chrom", "chromStart", "chromEnd"]].itertuples(
-            index=False)):
-        g = by[c]
-        s, e, n = (g[k].to_numpy() for k in ("chromStart", "chromEnd", "count"))
-        m = (e > a) & (s < b)
-        s, e, n = np.maximum(s[m], a), np.minimum(e[m], b), n[m]
-        if not len(n):
-            out[i] = (a + b) // 2
-            continue
-        top = n == n.max()
-        k = np.flatnonzero(top)
-        # the highest run: consecutive top rows (touching) from the first one
-        run_end = k[0]
-        while run_end + 1 < len(s) and top[run_end + 1] and s[run_end + 1] == e[run_end]:
-            run_end += 1
-        out[i] = (s[k[0]] + e[run_end] - 1) // 2
-    return out
-
-
 def _xls(table: pd.DataFrame, summit: np.ndarray, pileup: np.ndarray, path: Path,
          header: list[str], control_up=None) -> None:
     """MACS3's ``NAME_peaks.xls``: ``#`` lines, then chr, start (1-based), end, length,
@@ -210,14 +180,6 @@ def _bdg(coverage: pd.DataFrame, path: Path, scale: float) -> None:
     if scale != 1.0:
         cov = cov.assign(count=(cov["count"] * scale).round(5))
     write_bedgraph(cov.rename(columns={"count": "mean"}), path)
-
-
-def _broadpeak(table: pd.DataFrame, path: Path) -> None:
-    """BED6+3 broadPeak: the narrowPeak columns without ``peak`` (a stand-in, to be
-    replaced by the broadPeak writer of :mod:`penlearn.peaks.formats`)."""
-    text = table.drop(columns="peak").to_csv(sep="\t", header=False, index=False,
-                                             lineterminator="\n")
-    write_text_atomic(path, text)
 
 
 def _outputs(args) -> dict:
@@ -280,28 +242,21 @@ def cmd_callpeak(args) -> int:
     log_lambda, windows = _log_lambda(args, treat_cov, report)
     report("peak model of the treatment")
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
-    peaks = segs[segs["status"] == "peak"].reset_index(drop=True)
+    # the peak columns of every penlearn peak file (summit of treatment - scaled control)
+    scale = {} if control_cov is None else {
+        "control": control_cov, "control_scale": treat.total / ctrl.total}
+    calls = peak_calls(segs, treat_cov, **scale)
     up = None
     if control_cov is not None and args.control_rule == "filter":
-        up = mark_control_peaks(peaks, c_segs[c_segs["status"] == "peak"])[
+        up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])[
             "control_up"].to_numpy()
         report(f"{int(up.sum())} peak(s) where the control is up: dropped")
-        peaks, up = peaks[~up].reset_index(drop=True), None
-    # narrowPeak columns: the writer of penlearn.peaks.formats.narrowpeak (signalValue =
-    # the fold over the control, or the mean coverage without one)
-    table = narrowpeak_table(peaks.rename(columns={"mean": "signalValue"}), args.name)
-    summit = summits(peaks, treat_cov)
-    table["peak"] = summit - table["chromStart"].to_numpy()
-    pileup = _pileup_at(treat_cov, peaks["chrom"].to_numpy(), summit)
-    if args.broad:
-        _broadpeak(table, files["peaks"])
-    else:
-        write_narrowpeak(table, files["peaks"])
-    summits_bed = pd.DataFrame({"chrom": table["chrom"], "chromStart": summit,
-                                "chromEnd": summit + 1, "name": table["name"],
-                                "score": table["signalValue"]})
-    write_text_atomic(files["summits"], summits_bed.to_csv(
-        sep="\t", header=False, index=False, lineterminator="\n"))
+        calls, up = calls[~up].reset_index(drop=True), None
+    table = narrowpeak_table(calls, args.name)
+    summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
+    pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
+    (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
+    write_summits(table, files["summits"])
     n_frag = treat.total
     header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
               f"treatment files: {' '.join(args.treatment)}",

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
@@ -46,22 +47,22 @@ from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
 from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
+from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.report.joint_page import joint_html
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 
 
-def _groups_arg(args, coverage: pd.DataFrame):
-    """``--groups FILE`` (sample_id, group) or ``--group-column COL`` or None."""
-    if args.groups and args.group_column:
-        raise ValueError("give at most one of --groups FILE and --group-column COL")
+def _groups_arg(args, coverage: pd.DataFrame, table: pd.DataFrame | None = None):
+    """``--groups FILE`` (sample_id, group; ``table``: read already) or ``--group-column
+    COL`` or None."""
     if args.group_column:
         if args.group_column not in coverage.columns:
             raise ValueError(f"--group-column {args.group_column!r} is not a column of the "
                              f"coverage (columns: {', '.join(map(str, coverage.columns))})")
         return args.group_column
     if args.groups:
-        return read_groups_file(args.groups)
+        return table if table is not None else read_groups_file(args.groups)
     if "group" in coverage.columns:
         return "group"
     return None
@@ -84,13 +85,15 @@ def cmd_joint(args) -> int:
     if not str(args.out).strip():
         raise ValueError("--out is empty (an unset shell variable?): give a folder")
     out = Path(args.out)
-    if args.penalty is not None and args.model is not None:
-        raise ValueError("give at most one of --penalty P and --model MODEL.json")
-    if args.penalty is None and args.model is None and args.labels is None:
-        raise ValueError("give --penalty P, --model MODEL.json, or --labels FILE to learn "
-                         "the joint penalty from")
-    if args.penalty is not None and not args.penalty >= 0:
-        raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
+    # the one penalty check of peaks and joint (before any work)
+    log_penalty = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
+                                 log_name="--log-penalty")
+    if log_penalty is not None and args.model is not None:
+        raise ValueError("give at most one of --penalty P / --log-penalty LOG_λ and --model "
+                         "MODEL.json")
+    if log_penalty is None and args.model is None and args.labels is None:
+        raise ValueError("give --penalty P, --log-penalty LOG_λ, --model MODEL.json, or "
+                         "--labels FILE to learn the joint penalty from")
     if not 0 <= args.widen <= MAX_WIDEN:  # caps before casts: no int64 overflow later
         raise ValueError(f"--widen must be a number from 0 to {MAX_WIDEN:g} (times a "
                          f"cluster's width), got {args.widen!r}")
@@ -99,6 +102,9 @@ def cmd_joint(args) -> int:
         c.split("=", 1)[-1] for c in args.control or []]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
+    if args.groups and args.group_column:
+        raise ValueError("give at most one of --groups FILE and --group-column COL")
+    groups_table = read_groups_file(args.groups) if args.groups else None  # before work
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
@@ -117,12 +123,12 @@ def cmd_joint(args) -> int:
     peaks = read_peak_files(args.peaks)  # the reader of 'errors' and 'hub': one set of names
     _check_peak_samples(peaks, coverage, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
-    groups = _groups_arg(args, coverage)
+    groups = _groups_arg(args, coverage, groups_table)
     parts = _open_parts(args, out, report)
     report("joint windows and models")
     with workers(args) as executor:
         res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
-                          penalty=args.penalty, model=model, by=args.by, executor=executor,
+                          log_penalty=log_penalty, model=model, by=args.by, executor=executor,
                           parts=parts, progress=not args.quiet)
     report(res.note)
     comparison = None
@@ -159,7 +165,9 @@ def write_joint_outputs(res: JointPeaks, folder: Path, *,
     bed = pd.DataFrame({"chrom": pk["chrom"], "chromStart": pk["chromStart"],
                         "chromEnd": pk["chromEnd"],
                         "name": [f"{k}/{len(res.samples)}" for k in pk["samples_up"]],
-                        "score": pk["samples_up"].astype(float)})
+                        # UCSC's integer 0-1000: the share of samples up
+                        "score": np.rint(1000 * pk["samples_up"].to_numpy(float)
+                                         / max(len(res.samples), 1)).astype(np.int64)})
     write_bed(bed, folder / "joint_peaks.bed")
     # each sample's joint peaks (where it is up), one BED per sample as 'penlearn peaks'
     # writes them: the folder 'penlearn hub' and 'penlearn errors' take
@@ -198,6 +206,8 @@ def add_joint_arguments(p) -> None:
                    "learned from them; label errors are reported either way")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
                    help="the penalty λ per sample up of every window (>= 0)")
+    p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",
+                   help="log λ (natural log) instead of --penalty")
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="a joint_model.json of an earlier 'penlearn joint --labels' run")
     p.add_argument("--groups", default=None, metavar="FILE",

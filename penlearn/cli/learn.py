@@ -22,13 +22,14 @@ from penlearn.cli._common import (
     _Reporter,
     _subset_evaluation,
     non_negative_int,
+    plural,
 )
 from penlearn.cli._controls import add_control_arguments, apply_controls
 from penlearn.cli._workers import workers
 from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
-from penlearn.learn import learn_penalty
+from penlearn.learn import learn_penalty, level_shift
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, too_few_labels
 from penlearn.peaks.peakseg.solver import check_tmpdir
@@ -74,10 +75,11 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
-def _prior(x: pd.DataFrame, report, few: bool):
+def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     """Few labels: (features, the shipped zero-label model) for ChIP-seq coverage
     features, else (features, None: the best constant / learned as without it).
-    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES)."""
+    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES);
+    ``shift_only``: at most ``level_shift.SHIFT_MAX_SEQUENCES``, only its level learned."""
     from penlearn.peaks.pretrained import load_pretrained
 
     pretrained = load_pretrained()
@@ -86,6 +88,9 @@ def _prior(x: pd.DataFrame, report, few: bool):
     if few:
         report("too few labels to learn and validate a model: starting from "
                f"{pretrained.note()}")
+    elif shift_only:
+        report(f"at most {level_shift.SHIFT_MAX_SEQUENCES} labeled sequences: "
+               f"{pretrained.note()} ranks the windows, the labels set its level")
     else:
         report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
                "candidate of the cross-validation, in place of the constant penalty")
@@ -111,6 +116,7 @@ def cmd_learn(args) -> int:
                        cache=_cache_option(args), tmpdir=tmpdir, **extra)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
+    task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
@@ -120,7 +126,7 @@ def cmd_learn(args) -> int:
     if ds.outputs is not None:
         kwargs["targets"] = ds.outputs
     if split is None:
-        report(f"learning on {len(train_ids)} sequences of {ds.name}")
+        report(f"learning on {plural(len(train_ids), 'sequence')} of {ds.name}")
         x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
     else:
         sub, val = split["subtrain"], split["validation"]
@@ -129,11 +135,14 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     few = too_few_labels(ev) is not None
-    if split is None and (few or (args.model == "auto" and
+    kwargs["task"] = task
+    if split is None and task == "peaks" and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence
         # (the shift sees only these labels); else the finite columns learned on
-        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few)
+        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few,
+                                    args.model == "auto" and ev["sequence_id"].nunique()
+                                    <= level_shift.SHIFT_MAX_SEQUENCES)
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         try:
             model = learn_penalty(x, ev, **kwargs)
@@ -147,7 +156,6 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
-    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

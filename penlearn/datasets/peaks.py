@@ -38,7 +38,7 @@ from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
-from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.features import FEATURE_COLUMNS, coverage_features
 from penlearn.peaks.peakseg.parts import code_digest, default_cache_dir
 
 __all__ = ["LABEL_FILES", "data_task", "default_cache_dir", "is_peak_folder", "load_data",
@@ -69,8 +69,10 @@ def data_task(ds) -> str | None:
     """The task (:data:`penlearn.fitting.model_file.TASKS`) a model learned on the data set
     ``ds`` (of :func:`load_data`) is for, recorded in its file: ``"peaks"`` for a
     coverage + labels folder, ``"changepoint"`` for the output of ``penlearn segment``
-    (it records its segmentation), None for another UCI folder (its features may be a
-    ChIP-seq set's or a changepoint set's).
+    (it records its segmentation); another UCI folder is ``"peaks"`` when its inputs hold
+    the 36 ChIP-seq coverage features (the UCI ChIP-seq sets: windows of one sample's
+    coverage, what ``penlearn peaks`` computes), else ``"changepoint"`` (a choice: a
+    UCI folder holds error functions of sequences, never joint windows).
 
     Examples
     --------
@@ -80,7 +82,11 @@ def data_task(ds) -> str | None:
     """
     if is_peak_folder(ds.path):
         return "peaks"
-    return "changepoint" if getattr(ds, "segmentation", None) else None
+    if getattr(ds, "segmentation", None):
+        return "changepoint"
+    inputs = getattr(ds, "inputs", None)
+    return "peaks" if inputs is not None and set(FEATURE_COLUMNS) <= set(inputs.columns) \
+        else "changepoint"
 
 
 def is_peak_folder(path: str | os.PathLike) -> bool:

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._tables import _find
+from penlearn._checks import check_error_counts
+from penlearn._tables import ID_COLUMNS, _find, table_columns
 from penlearn._version import package_version
 from penlearn.datasets.uci import load_uci
 from penlearn.learn.model import PenaltyModel
@@ -52,18 +53,12 @@ LEARNER = ("log λ = intercept + b·(2·log.sd − log.mean) (log index of dispe
            "weighing the same; features clipped to their training range at prediction")
 
 
-def _header(path: Path) -> list[str]:
-    import gzip
-    import lzma
-
-    opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
-    with opener(path, "rt") as fh:
-        return fh.readline().rstrip("\r\n").split(",")
-
-
 def chipseq_sets(data_dir) -> list[str]:
     """The sub-folders of ``data_dir`` that are labeled UCI ChIP-seq sets: an
-    ``evaluation.csv`` and an ``inputs.csv`` whose columns are the 36 coverage features.
+    ``evaluation.csv`` and an ``inputs.csv`` with a sequence id column and the 36
+    coverage features (in any order, beside other columns; the header read by the one
+    reader of UCI tables, :func:`penlearn.datasets.load_uci`'s: quoted as R's
+    ``write.csv`` writes it, compressed whatever its name).
 
     Examples
     --------
@@ -79,7 +74,8 @@ def chipseq_sets(data_dir) -> list[str]:
         inputs, evaluation = _find(d, "inputs"), _find(d, "evaluation")
         if inputs is None or evaluation is None:
             continue
-        if tuple(_header(Path(inputs))[1:]) == FEATURE_COLUMNS:
+        columns = set(table_columns(inputs))
+        if columns & set(ID_COLUMNS) and set(FEATURE_COLUMNS) <= columns:
             out.append(d.name)
     return out
 
@@ -87,9 +83,15 @@ def chipseq_sets(data_dir) -> list[str]:
 def _load(root: Path, names: list[str]):
     X, evs, groups = [], [], []
     for name in names:
-        ds = load_uci(root / name)
+        ds = load_uci(root / name)  # the one reader of UCI tables: whole rows, checked
         ev = ds.evaluation
+        check_error_counts(ev, f"set {name!r}: evaluation")  # what the fit counts
         ids = ds.inputs.index.intersection(pd.Index(ev["sequence_id"].unique()))
+        n_labels = ev[ev["sequence_id"].isin(ids)].groupby("sequence_id")["labels"].first()
+        if not n_labels.sum() > 0:
+            raise ValueError(f"set {name!r} has no label on a sequence of its inputs "
+                             "(labels is 0 everywhere, or no sequence id is in both "
+                             "tables): it cannot weigh in the fit")
         X.append(ds.inputs.loc[ids, list(FEATURES)])
         evs.append(ev[ev["sequence_id"].isin(ids)])
         groups.append(pd.Series(name, index=ids))
@@ -186,5 +188,6 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
         provenance["marks"]["leave_one_set_out"] = block(table["mark"])
     data = model_data(fit, features, provenance)
     model = PenaltyModel.from_dict(data, source="pretrain")
+    model.task_ = "peaks"  # ChIP-seq windows' coverage features
     model.provenance_ = provenance
     return model

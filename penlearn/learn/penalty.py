@@ -207,6 +207,13 @@ def fit_penalty(
     True
     """
     o = learn_options(**options)  # every option checked before any work
+    if o.model == "linear" or (o.model == "auto" and "linear" in o.candidates):
+        # and those of the kept columns too: in auto, a ValueError only drops a candidate
+        sub, val, _ = split_training(features, evaluation, validation, folds, groups)
+        with warnings.catch_warnings():  # (the dropped columns are warned by the fit)
+            warnings.simplefilter("ignore")
+            _check_linear_options(o, feature_scaling(sub.features, val.features,
+                                                     scale_features))
     if o.model == "auto":
         return _fit_auto(features, evaluation, validation, folds, targets, scale_features,
                          groups, o, prior)
@@ -276,6 +283,17 @@ def _predict_fit(fit: PenaltyFit, feats: pd.DataFrame, clip: bool = False) -> np
     if fit.trees is not None:
         return predict_trees(fit.trees, A) + fit.intercept
     return A @ fit.coef.to_numpy() + fit.intercept
+
+
+def _check_linear_options(o: LearnOptions, scaling: FeatureScaling) -> None:
+    """The linear model's options that depend on the kept feature columns — a ``shrink``
+    column, an ``init`` array's length, an ``init`` model's features — checked as its fit
+    checks them (a ``ValueError`` naming the option)."""
+    shrink_target(o.shrink, scaling)
+    if hasattr(o.init, "coef_") and hasattr(o.init, "intercept_"):
+        _weights_from_model(o.init, scaling)
+    elif not isinstance(o.init, str):
+        initial_weights(o.init, len(scaling.columns), np.random.default_rng(0))
 
 
 def _fit_auto(features, evaluation, validation, folds, targets, scale_features, groups,

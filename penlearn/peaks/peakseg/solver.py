@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn._repr import compact_repr
 from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
@@ -90,7 +90,9 @@ class PeakSegModel:
 
     @property
     def peaks(self) -> pd.DataFrame:
-        """The peak segments as a BED table ``[sample_id,] chrom, chromStart, chromEnd``."""
+        """The model's peak segments as a BED table ``[sample_id,] chrom, chromStart,
+        chromEnd`` (those the penalty pays for; the peaks outputs report are
+        :func:`~penlearn.peaks.peakseg.calls.reported_segments`')."""
         pk = self.segments[self.segments["status"] == "peak"]
         cols = ["chrom", "chromStart", "chromEnd"]
         if "sample_id" in pk.columns:
@@ -421,6 +423,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
     require_columns(coverage, COVERAGE_COLUMNS, "coverage")
+    coverage = text_ids(coverage, "coverage")
     problems = coverage_problems(coverage) if len(coverage) else []
     if len(problems) <= 1:
         return _solve(_Data.from_coverage(coverage, gaps), pen, progress, tmpdir)

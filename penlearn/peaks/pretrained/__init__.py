@@ -12,8 +12,9 @@ It learned on the UCI problems: gap-separated regions of hg19 chromosomes
 (10^5–10^8 bases), not whole chromosomes. :func:`default_windows` cuts a user's
 coverage alike — each (sample, chromosome) at zero-coverage runs of 50 kb or more (hg19's
 assembly gaps are at least that long), and pieces longer than the longest training
-window into equal parts — and :func:`predict_log_lambda` clips features outside the
-training range to it, naming those windows in one warning.
+window into near-equal parts cut in their lowest coverage — and
+:func:`predict_log_lambda` clips features outside the training range to it, naming those
+windows in one warning.
 
 The level depends on the mark, as MACS3's ``--broad`` does (issue 46 item 5): ``mark=
 "narrow"`` (the default, as MACS3's; H3K4me3, H3K27ac, CTCF, ATAC, factors) adds the
@@ -36,15 +37,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
-__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "default_log_lambda",
-           "default_windows", "load_pretrained", "mark_offset", "predict_log_lambda",
-           "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
+__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
+           "default_log_lambda", "default_windows", "load_pretrained", "mark_offset",
+           "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
@@ -108,21 +110,104 @@ def load_pretrained(path=None) -> Pretrained:
     """
     path = DEFAULT_MODEL_PATH if path is None else Path(path)
     _, data = _read(str(path))
-    model = PenaltyModel.from_dict(data, source=str(path))
-    provenance = data.get("provenance")
-    if not isinstance(provenance, dict):
-        raise ValueError(f"{path} is not a pretrained model file: no 'provenance' block "
-                         "(write one with penlearn pretrain)")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a pretrained model file: not a JSON object")
+    model = PenaltyModel.from_dict(data, source=str(path), task="peaks")
+    model.task_ = "peaks"  # (a file of penlearn 0.x: learned on ChIP-seq windows too)
+    provenance = check_provenance(data.get("provenance"), str(path))
     model.provenance_ = provenance
     model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
                          else f"the pretrained penalty model {path}")
     return Pretrained(model, provenance, str(path))
 
 
+def check_provenance(provenance, source: str) -> dict:
+    """The ``provenance`` block of a pretrained model file, checked: what
+    :func:`default_windows` and :meth:`Pretrained.note` read must be there and of its
+    type (``windows.max_bases`` a number > 0, ``sets`` a list of names, ``labels`` a
+    count; when given, ``leave_one_set_out.mean`` a number, ``windows.min_bases`` one up
+    to ``max_bases``, ``marks`` levels with a finite ``intercept``); else a ``ValueError``
+    naming the file and the field.
+
+    Examples
+    --------
+    >>> check_provenance({"windows": {"max_bases": 1e6}, "sets": ["a"]}, "m.json")["sets"]
+    ['a']
+    """
+    def bad(what: str):
+        return ValueError(f"{source} is not a pretrained model file: its 'provenance' block "
+                          f"{what} (write one with penlearn pretrain)")
+
+    if not isinstance(provenance, dict):
+        raise bad("is missing" if provenance is None else "is not an object")
+    windows = provenance.get("windows")
+    mb = windows.get("max_bases") if isinstance(windows, dict) else None
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 0 < mb < math.inf:
+        raise bad(f"needs windows.max_bases, a number > 0 (got {mb!r})")
+    sets = provenance.get("sets")
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise bad("needs 'sets', a list of set names")
+    labels = provenance.get("labels", 0)
+    if isinstance(labels, bool) or not isinstance(labels, int) or labels < 0:
+        raise bad(f"needs 'labels', a count (got {labels!r})")
+    loso = provenance.get("leave_one_set_out", {})
+    mean = loso.get("mean") if isinstance(loso, dict) else "?"
+    if mean is not None and not _is_number(mean):
+        raise bad(f"has leave_one_set_out.mean {mean!r}, not a number")
+    low = windows.get("min_bases")
+    if low is not None and not (_is_number(low) and 0 < low <= mb):
+        raise bad(f"has windows.min_bases {low!r}, not a number in (0, max_bases]")
+    marks = provenance.get("marks", {})
+    if not isinstance(marks, dict) or not all(
+            isinstance(v, dict) and _is_number(v.get("intercept", 0.0))
+            and math.isfinite(v.get("intercept", 0.0)) for v in marks.values()):
+        raise bad("has 'marks' that are not {mark: {'intercept': number}}")
+    return provenance
+
+
+def _is_number(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float))
+
+
 def save_pretrained(model: PenaltyModel, path) -> None:
     """Write a model of :func:`penlearn.datasets.pretrain.pretrain` with its provenance
     (atomically)."""
+    model.task_ = "peaks"  # learned on ChIP-seq windows: what 'penlearn peaks' computes
     write_model_file(path, {**model.to_dict(), "provenance": model.provenance_})
+
+
+def _stretches(start: np.ndarray, end: np.ndarray, count: np.ndarray) -> tuple:
+    """(starts, ends, counts) of a problem's rows and of the zero gaps between them, sorted."""
+    gap = start[1:] > end[:-1]
+    s = np.r_[start, end[:-1][gap]]
+    order = np.argsort(s, kind="stable")
+    return (s[order], np.r_[end, start[1:][gap]][order],
+            np.r_[count, np.zeros(int(gap.sum()), count.dtype)][order])
+
+
+def _long_piece_edges(a: int, b: int, max_bases: float, stretches: tuple) -> list[int]:
+    """Edges of a piece ``[a, b)`` longer than ``max_bases``: near equal parts, each edge
+    moved, within an eighth of a part, into the lowest-coverage stretch there (the
+    longest, then the nearest, of equals): a peak is not cut unless the coverage is as
+    high everywhere around the cut. Parts have at most ``max_bases`` bases."""
+    starts, ends, counts = stretches
+    k = math.ceil((b - a) / (0.8 * max_bases))
+    part = (b - a) / k
+    radius = part / 8
+    edges = [a]
+    for i in range(1, k):
+        t = a + (b - a) * i // k
+        lo, hi = math.ceil(t - radius), math.floor(t + radius)
+        first, last = np.searchsorted(ends, lo, side="right"), np.searchsorted(starts, hi)
+        s = np.maximum(starts[first:last], lo)
+        e = np.minimum(ends[first:last], hi)
+        if not len(s):
+            edges.append(t)
+            continue
+        mid = (s + e) // 2
+        best = np.lexsort((np.abs(mid - t), s - e, counts[first:last]))[0]
+        edges.append(int(mid[best]))
+    return edges + [b]
 
 
 def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
@@ -131,8 +216,13 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
 
     Each (sample, chromosome) is cut at every zero-coverage run (missing rows or count
     0) of ``min_gap`` bases or more; a piece longer than ``max_bases`` (default: the
-    longest training window) is cut into equal parts. A chromosome without any read is
-    one window.
+    longest training window) is cut into near-equal parts, each cut moved (within an
+    eighth of a part) into the lowest-coverage stretch around it, so that no peak is cut
+    in two where a lower stretch is near (parts of at most ``max_bases``, at least 3/4
+    of the equal part). A chromosome without any read is one window. The bases before
+    the first read, after the last and in the long zero runs are in no window
+    (:func:`~penlearn.peaks.peakseg.evaluation.predict_peaks` reports them as
+    background segments).
 
     Returns
     -------
@@ -150,6 +240,8 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     """
     if max_bases is None:
         max_bases = load_pretrained().provenance["windows"]["max_bases"]
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
     rows = []
     for sid, chrom, g in coverage_problems(coverage):
         start = g["chromStart"].to_numpy(np.int64)
@@ -162,10 +254,15 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
             cut = np.flatnonzero(s[1:] - e[:-1] >= min_gap)
             firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(reads) - 1]
             pieces = [(int(s[a]), int(e[b])) for a, b in zip(firsts, lasts)]
+        stretches = None
         for a, b in pieces:
-            k = max(1, math.ceil((b - a) / max_bases))
-            edges = [a + (b - a) * i // k for i in range(k + 1)]
-            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(k)]
+            if b - a <= max_bases:
+                rows.append((sid, chrom, a, b))
+                continue
+            if stretches is None:
+                stretches = _stretches(start, end, g["count"].to_numpy())
+            edges = _long_piece_edges(a, b, max_bases, stretches)
+            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
     out = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd"])
     return out if "sample_id" in coverage.columns else out.drop(columns="sample_id")
 
@@ -216,7 +313,7 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
                                         else "")
         warnings.warn(f"{len(names)} window(s) have coverage features {which} outside the "
                       f"range of the pretrained model's training windows, clipped to it: "
-                      f"{shown}", stacklevel=2)
+                      f"{shown}", stacklevel=caller_stacklevel())
         A = np.where(np.isnan(A), model.scaling_.mean, A)
         features = pd.DataFrame(np.clip(A, low, high), index=features.index, columns=cols)
     with warnings.catch_warnings():
