@@ -36,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
-from penlearn.cli._common import _load_model, _Reporter, read_groups_file
+from penlearn.cli._common import _load_model, _Reporter, groups_option
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
@@ -52,18 +52,13 @@ __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 
 def _groups_arg(args, coverage: pd.DataFrame):
     """``--groups FILE`` (sample_id, group) or ``--group-column COL`` or None."""
-    if args.groups and args.group_column:
-        raise ValueError("give at most one of --groups FILE and --group-column COL")
-    if args.group_column:
-        if args.group_column not in coverage.columns:
-            raise ValueError(f"--group-column {args.group_column!r} is not a column of the "
-                             f"coverage (columns: {', '.join(map(str, coverage.columns))})")
-        return args.group_column
-    if args.groups:
-        return read_groups_file(args.groups)
-    if "group" in coverage.columns:
+    given = groups_option(args)
+    if isinstance(given, str) and given not in coverage.columns:
+        raise ValueError(f"--group-column {given!r} is not a column of the "
+                         f"coverage (columns: {', '.join(map(str, coverage.columns))})")
+    if given is None and "group" in coverage.columns:
         return "group"
-    return None
+    return given
 
 
 def _check_peak_samples(peaks: pd.DataFrame, coverage: pd.DataFrame, folder) -> None:

@@ -18,6 +18,7 @@ from penlearn.cli._common import (
     _cache_option,
     _coverage_folder_arguments,
     _fold_split,
+    _groups_kwarg,
     _Reporter,
     _subset_evaluation,
     non_negative_int,
@@ -96,7 +97,7 @@ def cmd_learn(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
+                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args))
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
     # the paper's protocol: only feature columns finite for every sequence of the data set
@@ -116,7 +117,7 @@ def cmd_learn(args) -> int:
                f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
-    few = too_few_labels(ev) is not None
+    few = too_few_labels(ev, args.model) is not None
     if split is None and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence

@@ -143,8 +143,9 @@ def learn_penalty(
         subtrain errors.
     prior : PenaltyModel, optional
         A model to start from when the labels are too few to learn and validate one
-        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
-        class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
+        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, one label
+        class only, or with ``model="auto"`` two labeled sequences, too few for its
+        cross-validation) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
         ChIP-seq coverage features, the shipped zero-label model,
         ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
@@ -197,7 +198,14 @@ def learn_penalty(
     1.0
     """
     opts = learn_options(**options)
-    reason = too_few_labels(evaluation) if validation is None and folds is None else None
+    if opts.model == "auto" and isinstance(validation, tuple) and len(validation) == 2:
+        # auto cross-validates over subtrain and validation together: counted together
+        both = too_few_labels(pd.concat([evaluation, validation[1]]), "auto")
+        if both is not None:
+            features = pd.concat([features, validation[0]])
+            evaluation, validation = pd.concat([evaluation, validation[1]]), None
+    reason = too_few_labels(evaluation, opts.model) if validation is None and folds is None \
+        else None
     if reason is not None:
         if prior is None:
             prior = constant_model(features.columns, best_constant_log_lambda(evaluation))

@@ -41,6 +41,8 @@ from penlearn.learn.level import choose_level, label_errors_at
 from penlearn.learn.options import (
     DEFAULT_MODEL,
     LEVELS,
+    MIN_SEQUENCES,
+    MIN_SEQUENCES_AUTO,
     MODELS,
     BoostingOptions,
     LearnOptions,
@@ -298,7 +300,14 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     if what != "sequences" and g.nunique() < o.cv_folds:  # group_folds: one sequence a group
         what = (f"sequences (only {g.nunique()} {what[:-1] if g.nunique() == 1 else what},"
                 f" fewer than the {o.cv_folds} folds)")
-    fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
+    if len(ids) < MIN_SEQUENCES_AUTO:
+        raise ValueError(f"model='auto' needs at least {MIN_SEQUENCES_AUTO} training sequences "
+                         f"for its cross-validation, got {len(ids)} (learn_penalty learns "
+                         "fewer by its few-labels rule: penlearn.learn.prior)")
+    fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state),
+                       min_train=MIN_SEQUENCES)
+    if fold.nunique() > o.cv_folds:
+        what = f"sequences (left one out: {o.cv_folds} folds would leave too few to learn on)"
     ev_ids = ev["sequence_id"]
     order = o.candidates if prior is None else \
         (o.candidates[:1] + ("prior",) + o.candidates[1:])
