@@ -4,8 +4,9 @@
 the folder of single-sample peaks that ``penlearn peaks`` wrote, makes joint windows of
 the clusters of overlapping peaks, fits the exact joint model of each window
 (:func:`penlearn.joint_peak`) and chooses its number of samples up at a penalty: given
-(``--penalty``), predicted by a model (``--model``) or learned from labels
-(``--labels``). It writes, atomically, into the folder OUT:
+(``--penalty``), predicted by a model (``--model``), learned from labels (``--labels``),
+or else the shipped zero-label model's, as ``penlearn peaks`` (each window's log λ the
+mean of the model's over its samples). It writes, atomically, into the folder OUT:
 
 * ``peaks_matrix_sample.tsv`` — ``chrom, chromStart, chromEnd``, one 0/1 column per sample;
 * ``peaks_matrix_group.tsv`` — the same per group (a group is 1 when one of its samples
@@ -45,6 +46,7 @@ from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
 from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
+from penlearn.peaks.pretrained import load_pretrained
 from penlearn.report.joint_page import joint_html
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
@@ -80,9 +82,6 @@ def cmd_joint(args) -> int:
     out = Path(args.out)
     if args.penalty is not None and args.model is not None:
         raise ValueError("give at most one of --penalty P and --model MODEL.json")
-    if args.penalty is None and args.model is None and args.labels is None:
-        raise ValueError("give --penalty P, --model MODEL.json, or --labels FILE to learn "
-                         "the joint penalty from")
     if args.penalty is not None and not args.penalty >= 0:
         raise ValueError(f"--penalty must be a number >= 0, got {args.penalty!r}")
     if not 0 <= args.widen <= MAX_WIDEN:  # caps before casts: no int64 overflow later
@@ -106,12 +105,17 @@ def cmd_joint(args) -> int:
     labels = read_peak_labels(args.labels) if args.labels else None
     groups = _groups_arg(args, coverage)
     parts = _open_parts(args, out, report)
+    shipped = args.penalty is None and args.model is None and labels is None
+    if shipped:  # said before the work, as penlearn peaks does
+        print("penlearn joint: no --penalty, --model or --labels: using "
+              f"{load_pretrained().note()}, averaged over each window's samples", flush=True)
     report("joint windows and models")
     with workers(args) as executor:
         res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
                           penalty=args.penalty, model=model, by=args.by, executor=executor,
                           parts=parts, progress=not args.quiet)
-    report(res.note)
+    if not shipped:
+        report(res.note)
     comparison = None
     if labels is not None:
         lab = res.labels
@@ -184,7 +188,9 @@ def add_joint_arguments(p) -> None:
                    "groups noPeaks): without --penalty / --model the joint penalty is "
                    "learned from them; label errors are reported either way")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
-                   help="the penalty λ per sample up of every window (>= 0)")
+                   help="the penalty λ per sample up of every window (>= 0; default, "
+                   "without --model or --labels: the shipped zero-label model's, as "
+                   "'penlearn peaks', averaged over each window's samples)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="a joint_model.json of an earlier 'penlearn joint --labels' run")
     p.add_argument("--groups", default=None, metavar="FILE",
