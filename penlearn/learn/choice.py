@@ -150,6 +150,9 @@ def choice_summary(choice: dict) -> str:
     if "auc" in choice and choice.get("rule") == "1se-auc":
         text += "; AUC " + ", ".join(f"{c} {a:.4f}" for c, a in choice["auc"].items())
     text += ")"
+    if choice.get("prior") and choice["chosen"] != "prior":  # who "prior" was
+        text += (f"; prior: {choice['prior']}, a candidate in the constant's place "
+                 "(learn_penalty(prior=...))")
     if choice["chosen"] in ("constant", "prior"):
         text += ("; learning fell back to " + ("a constant penalty" if choice["chosen"] ==
                                                "constant" else "the prior, shifted to the "

@@ -97,3 +97,21 @@ def test_every_number_of_labeled_sequences_learns(tmp_path, capsys, n):
     code, stdout, stderr = _learn(folder, tmp_path / "m.json", capsys)
     assert code == 0, stderr
     assert "penlearn learn: learned" in stdout
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_the_python_call_said_learns_the_same_model(tmp_path, capsys, n):
+    # issue 48 item 6: the command passes the shipped prior (few labels: shifted; <= 100
+    # sequences: a candidate of auto), the finite columns, targets and scaling rows; the
+    # Python line it says gives the very same model
+    folder = _folder(tmp_path, [f"s{i}" for i in range(n)], labels=LABELS.replace(" kidney", ""))
+    code, _, stderr = _learn(folder, tmp_path / "m.json", capsys)
+    assert code == 0, stderr
+    line = next(ln for ln in stderr.splitlines() if "the same model in Python: " in ln)
+    scope = {}
+    exec(line.split("the same model in Python: ", 1)[1], scope)
+    a, b = PenaltyModel.load(tmp_path / "m.json"), scope["model"]
+    assert "prior=load_pretrained().model" in line
+    assert a.coef_.to_dict() == b.coef_.to_dict() and a.intercept_ == b.intercept_
+    assert a.describe() == b.describe()
+    assert "the shipped zero-label penalty model" in a.describe()

@@ -292,3 +292,11 @@ def test_segment_folder_with_two_labeled_sequences_learns(tmp_path, capsys):
     m = PenaltyModel.load(tmp_path / "m.json")
     assert m.level_["rule"] == "prior" and m.level_["reason"].startswith("2 labeled sequences")
     assert "the best constant penalty of the labels" in stdout
+
+
+def test_describe_names_a_prior_that_was_only_a_candidate():
+    X, ev = _linear_set()
+    b = learn_penalty(X, ev, prior=_fitted_prior(-3.0, 0.0), progress=False)
+    assert b.level_["model"] != "prior"
+    assert ("; prior: the test prior, a candidate in the constant's place "
+            "(learn_penalty(prior=...))") in b.describe()
