@@ -280,6 +280,15 @@ def _predict_fit(fit: PenaltyFit, feats: pd.DataFrame, clip: bool = False) -> np
     return A @ fit.coef.to_numpy() + fit.intercept
 
 
+def _choice_bar(progress: bool, total: int, what: str):
+    """The progress bar of ``model="auto"``'s cross-validation (a tqdm bar, disabled
+    without ``progress``): one step per candidate fit on a fold."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not progress, unit="fit", leave=False,
+                desc=f"choosing the model (cross-validation over {what.split(' (')[0]})")
+
+
 def _fit_auto(features, evaluation, validation, folds, targets, scale_features, groups,
               o: LearnOptions, prior=None) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
@@ -313,12 +322,14 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
         (o.candidates[:1] + ("prior",) + o.candidates[1:])
     errors = {c: [] for c in order}
     aucs = {c: [] for c in order}
+    bar = _choice_bar(o.progress, int(fold.nunique()) * len(order), what)
     for k in sorted(fold.unique()):
         tr, te = list(fold.index[fold != k]), list(fold.index[fold == k])
         ev_te = ev[ev_ids.isin(te)]
         roc = ChangepointROC(ev_te, te)
         n_labels = max(roc.possible_fp + roc.possible_fn, 1.0)
         for c in order:
+            bar.set_postfix_str(f"fold {k + 1}: {c}")
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -333,6 +344,8 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
             except ValueError:  # e.g. one class only in a part: out of the choice
                 errors[c].append(np.nan)
                 aucs[c].append(np.nan)
+            bar.update()
+    bar.close()
     errors, aucs = pd.DataFrame(errors), pd.DataFrame(aucs)
     rule_aucs = aucs if o.cv_rule == "1se-auc" else None
     chosen, table = one_se_choice(errors, rule_aucs, order)  # every candidate's record
