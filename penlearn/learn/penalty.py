@@ -361,7 +361,7 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
               "rule": o.cv_rule, "errors": table["mean"].to_dict(),
               "se": table["se"].to_dict(),
-              "auc": {c: float(np.nanmean(aucs[c])) for c in table.index},
+              "auc": {c: float(aucs[c].mean()) for c in table.index},  # (NaN: skipped)
               "fold_errors": {c: [float(e) for e in errors[c]] for c in table.index}}
     if prior is not None:
         choice["prior"] = getattr(prior, "prior_name_", "a prior penalty model")

@@ -135,7 +135,10 @@ def test_joint_bad_inputs_one_line_errors(tmp_path, capsys):
     inp = make_inputs(tmp_path)
     cov, pk, out = str(inp["coverage"]), str(inp["peaks"]), str(tmp_path / "out")
     base = ["joint", cov, "--peaks", pk, "--out", out]
-    one_line_error(capsys, base, "--penalty", "--model", "--labels")
+    # (without any of --penalty, --model, --labels: the shipped model's penalty,
+    # test_joint_default_penalty.py); both --penalty and --model: refused
+    one_line_error(capsys, base + ["--penalty", "1", "--model", tmp_path / "m.json"],
+                   "--penalty", "--model")
     # overlapping labels
     bad = tmp_path / "overlap.csv"
     bad.write_text("sample_id,chrom,chromStart,chromEnd,annotation\n"

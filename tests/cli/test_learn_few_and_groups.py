@@ -115,3 +115,28 @@ def test_the_python_call_said_learns_the_same_model(tmp_path, capsys, n):
     assert a.coef_.to_dict() == b.coef_.to_dict() and a.intercept_ == b.intercept_
     assert a.describe() == b.describe()
     assert "the shipped zero-label penalty model" in a.describe()
+
+
+def test_learn_prints_no_raw_numpy_warning(tmp_path, capsys):
+    # issue 48 item 7: cross-validation folds holding only noPeaks labels have no AUC;
+    # it was computed as 0/0 (NumPy's "invalid value encountered in divide", once per
+    # fold and candidate on the console)
+    import warnings
+
+    folder = _folder(tmp_path, [f"s{i}" for i in range(6)], labels="")
+    rows = []
+    for i in range(6):
+        rows.append((f"s{i}", "chr1", 0, 100, "noPeaks"))
+        if i < 2:
+            rows += [(f"s{i}", "chr1", 140, 160, "peakStart"), (f"s{i}", "chr1", 240, 260,
+                                                                 "peakEnd")]
+    (folder / "labels.txt").unlink()
+    pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
+                 ).to_csv(folder / "labels.csv", index=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code, _, stderr = _learn(folder, tmp_path / "m.json", capsys)
+    assert code == 0, stderr
+    assert [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)] == []
+    assert "RuntimeWarning" not in stderr and "invalid value" not in stderr
+    assert PenaltyModel.load(tmp_path / "m.json").choice_["folds"] == 3

@@ -74,3 +74,21 @@ def test_a_skchange_compile_is_announced_once(monkeypatch, capsys):
     assert {"get_changepoints", "l2_cost"} <= set(seen)  # PELT's and its default cost's
     assert announce_compile(PELT()) is False  # once per process
     assert capsys.readouterr().err == ""
+
+
+def test_a_fold_of_one_label_class_has_no_auc_and_no_warning(recwarn):
+    # issue 48 item 7: 0/0 gave NumPy's "invalid value encountered in divide"
+    from penlearn._checks import check_evaluation
+    from penlearn.roc import ChangepointROC
+
+    ev = check_evaluation(pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda":
+                                        [-np.inf, 0.0], "max_log_lambda": [0.0, np.inf],
+                                        "fp": [1, 0], "fn": [0, 0], "possible_fp": [1, 1],
+                                        "possible_fn": [0, 0]}))
+    assert np.isnan(ChangepointROC(ev, ["a"]).auc(np.array([0.5])))
+    X, ev = _set(6)
+    ev.loc[ev["sequence_id"].isin(["s3", "s4", "s5"]), "possible_fn"] = 0
+    ev.loc[ev["sequence_id"].isin(["s3", "s4", "s5"]), "fn"] = 0
+    m = learn_penalty(X, ev, cv_folds=6, max_steps=2, progress=False)  # 3 one-class folds
+    assert sum(np.isnan(m.choice_["fold_errors"]["constant"])) == 0
+    assert [w for w in recwarn if issubclass(w.category, RuntimeWarning)] == []
