@@ -135,16 +135,16 @@ def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
 
     Examples
     --------
-    >>> cov = pd.DataFrame({"sample_id": ["a", "b"], "chrom": "chr1", "chromStart": 0,
-    ...                     "chromEnd": 10, "count": [1, 3]})
-    >>> win = pd.DataFrame({"window_id": ["w"], "chrom": ["chr1"], "chromStart": [0],
-    ...                     "chromEnd": [10]})
     >>> import warnings
+    >>> cov = pd.DataFrame({"sample_id": list("xyz"), "chrom": "chr2", "chromStart": 5,
+    ...                     "chromEnd": 25, "count": [2, 4, 8]})
+    >>> w = pd.DataFrame({"window_id": ["p"], "chrom": ["chr2"], "chromStart": [5],
+    ...                   "chromEnd": [25]})
     >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")  # (10 bases: features clipped to the model's)
-    ...     ll, note = shipped_log_lambda(list(window_coverage(cov, win)), win)
+    ...     warnings.simplefilter("ignore")  # (20 bases: features clipped to the model's)
+    ...     ll, note = shipped_log_lambda(list(window_coverage(cov, w)), w)
     >>> ll.index.tolist(), note.startswith("penalty of the shipped zero-label")
-    (['w'], True)
+    (['p'], True)
     """
     from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
 
