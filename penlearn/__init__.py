@@ -48,6 +48,7 @@ from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.peakseg.contigs import fill_gaps
+from penlearn.peaks.propose import propose_windows
 from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
 from penlearn.peaks.joint.windows import joint_windows
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks
@@ -88,6 +89,7 @@ __all__ = [
     "SupervisedPenalty",
     "detector_path",
     "predict_peaks",
+    "propose_windows",
     "PenalizedSegmentation",
     "PeakSegModel",
     "PeakSegPath",

@@ -26,7 +26,7 @@ from penlearn.cli._common import (
 from penlearn.cli._workers import workers
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
-from penlearn.learn import learn_penalty
+from penlearn.learn import learn_penalty, level_shift
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, too_few_labels
 from penlearn.peaks.peakseg.solver import check_tmpdir
@@ -72,10 +72,11 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
-def _prior(x: pd.DataFrame, report, few: bool):
+def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     """Few labels: (features, the shipped zero-label model) for ChIP-seq coverage
     features, else (features, None: the best constant / learned as without it).
-    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES)."""
+    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES);
+    ``shift_only``: at most ``level_shift.SHIFT_MAX_SEQUENCES``, only its level learned."""
     from penlearn.peaks.pretrained import load_pretrained
 
     pretrained = load_pretrained()
@@ -84,6 +85,9 @@ def _prior(x: pd.DataFrame, report, few: bool):
     if few:
         report("too few labels to learn and validate a model: starting from "
                f"{pretrained.note()}")
+    elif shift_only:
+        report(f"at most {level_shift.SHIFT_MAX_SEQUENCES} labeled sequences: "
+               f"{pretrained.note()} ranks the windows, the labels set its level")
     else:
         report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
                "candidate of the cross-validation, in place of the constant penalty")
@@ -157,12 +161,14 @@ def cmd_learn(args) -> int:
                f"{len(sub)} subtrain, {len(val)} validation, {len(split['test'])} test")
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
-    few = too_few_labels(ev, args.model) is not None
+    few = too_few_labels(ev) is not None
     if split is None and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence
         # (the shift sees only these labels); else the finite columns learned on
-        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few)
+        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few,
+                                    args.model == "auto" and ev["sequence_id"].nunique()
+                                    <= level_shift.SHIFT_MAX_SEQUENCES)
     if split is None and len(train_ids) == len(ds.sequence_ids):
         report("the same model in Python: " + python_call(args, ds, kwargs, few))
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):

@@ -102,16 +102,20 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     if len(given) > 1:
         raise ValueError("give one of --penalty λ, --log-penalty LOG_λ or --model "
                          "MODEL.json (none: the shipped zero-label model)")
+    if given and args.broad:
+        raise ValueError("--broad picks the shipped zero-label model's level for broad "
+                         "marks; with --penalty, --log-penalty or --model it has no use")
+    mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
                                log_name="--log-penalty")
         if value is not None:
             return value, None
         pretrained = load_pretrained()
-        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note()}",
+        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note(mark)}",
               flush=True)
         report("coverage features of every window like the model's training windows")
-        return default_log_lambda(coverage, pretrained)[::-1]
+        return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
     model = _load_model(args.model, task="peaks")
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
@@ -301,6 +305,11 @@ def add_peaks_arguments(p) -> None:
                    "--log-penalty, --model: the shipped zero-label model, learned on 17 "
                    "public labeled ChIP-seq sets, on windows cut like its training "
                    "problems)")
+    p.add_argument("--broad", action="store_true",
+                   help="a broad mark (H3K27me3, H3K36me3, H3K9me3, H3K4me1; MACS3's "
+                   "--broad): the shipped model's level of all its sets. Default: a narrow "
+                   "mark (H3K4me3, H3K27ac, CTCF, ATAC, factors), its level of the narrow-"
+                   "mark sets. Only without --penalty, --log-penalty, --model")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="BED file to write (one sample), or folder of <sample>.bed files "
                    "(sample ids percent-encoded into file names: '/' is %%2F)")

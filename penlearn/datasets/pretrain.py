@@ -6,8 +6,9 @@ coverage features (the 17 sets of Hocking et al. 2017, "Optimizing ChIP-seq peak
 detectors using visual labels and supervised machine learning", *Bioinformatics*
 33(4):491-499; the UCI "chipseq" benchmark; neuroblastoma and other feature sets are
 skipped), learns the model of :mod:`penlearn.peaks.pretrained.fit` on all of them and
-writes it with a provenance block: the sets, the features, the learner, the penlearn
-version and each set's test label errors when it is left out. The model shipped in
+writes it with a provenance block: the sets, the features, the learner, the level of
+narrow and of broad marks, the penlearn version and each set's test label errors when it
+is left out. The model shipped in
 ``penlearn/peaks/pretrained/default.json`` is this command's output on the 17 sets.
 """
 
@@ -28,6 +29,8 @@ from penlearn.peaks.pretrained.fit import (
     FEATURES,
     fit_dispersion_model,
     leave_one_set_out,
+    mark_class,
+    mark_intercept,
     model_data,
     slope_grid,
 )
@@ -115,7 +118,10 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
     PenaltyModel
         A linear model of log λ on ``log.sd`` and ``log.mean`` (clipped to the training
         range), with ``provenance_`` (dict, also written into the model file by
-        :func:`penlearn.peaks.pretrained.save_pretrained`).
+        :func:`penlearn.peaks.pretrained.save_pretrained`); its ``marks`` block holds
+        the level of narrow marks (learned on the narrow-mark sets at the same slope) and
+        of broad ones (the model's), and with ``loso`` each set's test errors at its
+        mark's level.
 
     Examples
     --------
@@ -158,11 +164,26 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
                     "note": "gap-separated regions of hg19 chromosomes (the UCI problems)"},
         "penlearn": package_version(), "fit_seconds": round(seconds, 2),
     }
+    narrow = [s for s in names if mark_class(s) == "narrow"]
+    marks = {"broad": {"intercept": fit["intercept"], "sets": names,
+                       "rule": "the level of all the sets (also for a mark of neither class)"}}
+    if narrow:
+        ids = groups.index[groups.isin(narrow).to_numpy()]
+        marks["narrow"] = {
+            "intercept": mark_intercept(features.loc[ids], evaluation, groups.loc[ids],
+                                        fit["slope"]),
+            "sets": narrow, "rule": "fewest label errors of the narrow-mark sets (every "
+            "set weighing the same) at the slope of all the sets"}
+    provenance["marks"] = marks
     if loso and len(names) > 1:
-        errs = leave_one_set_out(features, evaluation, groups)
-        provenance["leave_one_set_out"] = {
-            "test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
-            "mean": round(float(errs.mean()), 4)}
+        table = leave_one_set_out(features, evaluation, groups, marks=True)
+
+        def block(errs):
+            return {"test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
+                    "mean": round(float(errs.mean()), 4)}
+
+        provenance["leave_one_set_out"] = block(table["all_sets"])
+        provenance["marks"]["leave_one_set_out"] = block(table["mark"])
     data = model_data(fit, features, provenance)
     model = PenaltyModel.from_dict(data, source="pretrain")
     model.provenance_ = provenance

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from penlearn.learn import level_shift
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
 from penlearn.learn.prior import (
@@ -142,7 +143,13 @@ def learn_penalty(
         ranking; :mod:`penlearn.learn.level`); ``"subtrain"``: the papers' shift of fewest
         subtrain errors.
     prior : PenaltyModel, optional
-        A model to start from when the labels are too few to learn and validate one
+        With ``model="auto"``, at most
+        :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` (20) labeled sequences and
+        neither ``validation`` nor ``folds``: the prior's log λ shifted to the labels by
+        :func:`~penlearn.learn.level_shift.level_shift` (its weights kept; measured on the
+        17 ChIP-seq sets to beat the learned models there, ``benchmarks/RESULTS.md``,
+        "few_labels"). Otherwise a model to start from when the labels are too few to
+        learn and validate one
         (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, one label
         class only, or with ``model="auto"`` two labeled sequences, too few for its
         cross-validation) and neither ``validation`` nor ``folds`` is given: its log λ shifted
@@ -204,6 +211,10 @@ def learn_penalty(
         if both is not None:
             features = pd.concat([features, validation[0]])
             evaluation, validation = pd.concat([evaluation, validation[1]]), None
+    if prior is not None and validation is None and folds is None and opts.model == "auto" \
+            and evaluation["sequence_id"].nunique() <= level_shift.SHIFT_MAX_SEQUENCES:
+        return level_shift.shifted_prior(prior, features, evaluation,
+                                         level_shift.few_reason(evaluation))
     reason = too_few_labels(evaluation, opts.model) if validation is None and folds is None \
         else None
     if reason is not None:

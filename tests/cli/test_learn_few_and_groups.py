@@ -50,8 +50,8 @@ def test_two_labeled_sequences_learn_by_the_few_labels_rule(tmp_path, capsys):
     assert code == 0, stderr
     m = PenaltyModel.load(tmp_path / "m.json")
     assert m.level_["rule"] == "prior" and m.level_["labels"] == 8
-    assert m.level_["reason"].startswith("2 labeled sequences (at least 3 are needed to "
-                                         "choose a model by cross-validation")
+    assert m.level_["reason"] == ("2 labeled sequences (at most 20): the prior ranks the "
+                                  "windows, the labels set its level")
     assert "learned the shipped zero-label penalty model, its log λ shifted by" in stdout
     assert "2 labeled sequences" in m.describe()
 
@@ -123,9 +123,10 @@ def test_learn_prints_no_raw_numpy_warning(tmp_path, capsys):
     # fold and candidate on the console)
     import warnings
 
-    folder = _folder(tmp_path, [f"s{i}" for i in range(6)], labels="")
+    n = 24  # more than 20: cross-validated (fewer: the prior shifted, no CV)
+    folder = _folder(tmp_path, [f"s{i}" for i in range(n)], labels="")
     rows = []
-    for i in range(6):
+    for i in range(n):
         rows.append((f"s{i}", "chr1", 0, 100, "noPeaks"))
         if i < 2:
             rows += [(f"s{i}", "chr1", 140, 160, "peakStart"), (f"s{i}", "chr1", 240, 260,

@@ -146,15 +146,26 @@ def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
     >>> ll.index.tolist(), note.startswith("penalty of the shipped zero-label")
     (['p'], True)
     """
-    from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
+    import warnings
+
+    from penlearn.peaks.pretrained import (
+        load_pretrained,
+        predict_log_lambda,
+        short_window_shift,
+    )
 
     pretrained = load_pretrained()
     feats, window_ids = _sample_window_features(tables, windows, gaps)
-    ll = predict_log_lambda(feats, pretrained).to_numpy()
+    with warnings.catch_warnings():  # (joint windows are short by design: said below)
+        warnings.simplefilter("ignore")
+        shift = short_window_shift(feats, pretrained)
+    ll = (predict_log_lambda(feats, pretrained) + shift).to_numpy()
     log_lambda = pd.Series(ll).groupby(window_ids, sort=False).mean().reindex(
         windows["window_id"].astype(str))
     note = (f"penalty of {pretrained.note()}: each window's log λ the mean over its "
-            "samples of the model's log λ of their coverage there")
+            "samples of the model's log λ of their coverage there, as penlearn peaks "
+            "predicts a window (narrow-mark level; windows shorter than the model's "
+            "shortest lowered as peaks lowers them)")
     return log_lambda, note
 
 

@@ -240,7 +240,8 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
                   log_penalty=None, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
                   progress: bool = False, tmpdir: str | None = None,
-                  parts: str | os.PathLike | None = None) -> pd.DataFrame:
+                  parts: str | os.PathLike | None = None, mark: str = "narrow"
+                  ) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -289,6 +290,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
         whose key is unchanged instead of solving it again: an interrupted run continues
         where it stopped, with the same result. The folder is created; nothing in it is
         removed (``penlearn peaks`` removes it once its outputs are written).
+    mark : {"narrow", "broad"}
+        Without a penalty: the shipped model's level for narrow marks (the default, as
+        MACS3's: H3K4me3, H3K27ac, CTCF, ATAC, factors) or broad ones (MACS3's ``--broad``:
+        H3K27me3, H3K36me3, H3K9me3, H3K4me1); see :mod:`penlearn.peaks.pretrained`.
 
     Returns
     -------
@@ -324,14 +329,18 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
             raise TypeError(f"{what} must be a number or a Series indexed by window ids, "
                             f"got {type(value).__name__}")
     log_lambda = log_penalty_of(penalty, log_penalty)
+    if mark not in ("narrow", "broad"):
+        raise ValueError(f"mark must be 'narrow' or 'broad' (the shipped model's level when "
+                         f"no penalty is given), got {mark!r}")
     if log_lambda is None:
         from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 
         pretrained = load_pretrained()
-        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note()}",
+        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note(mark)}",
                       UserWarning, stacklevel=2)
         given = windows
-        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given)
+        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given,
+                                                 mark=mark)
     tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):

@@ -14,6 +14,14 @@ coverage alike — each (sample, chromosome) at zero-coverage runs of 50 kb or m
 assembly gaps are at least that long), and pieces longer than the longest training
 window into equal parts — and :func:`predict_log_lambda` clips features outside the
 training range to it, naming those windows in one warning.
+
+The level depends on the mark, as MACS3's ``--broad`` does (issue 46 item 5): ``mark=
+"narrow"`` (the default, as MACS3's; H3K4me3, H3K27ac, CTCF, ATAC, factors) adds the
+narrow level learned on the narrow-mark sets (``provenance["marks"]``), ``mark="broad"``
+keeps the level of all 17 sets. Windows shorter than the shortest training window are
+named in a warning, and a narrow mark's are lowered by :data:`SHORT_WINDOW_SHIFT`
+(:func:`short_window_shift`): their coverage dispersion comes mostly from the peaks in
+them, which puts λ above the same sample's on whole chromosomes.
 """
 
 from __future__ import annotations
@@ -28,18 +36,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
-__all__ = ["DEFAULT_MODEL_PATH", "MIN_GAP", "Pretrained", "default_log_lambda", "default_windows",
-           "load_pretrained", "predict_log_lambda", "save_pretrained"]
+__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "default_log_lambda",
+           "default_windows", "load_pretrained", "mark_offset", "predict_log_lambda",
+           "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
 #: Zero-coverage runs at least this long separate two windows (bases).
 MIN_GAP = 50_000
+#: The mark classes of ``mark=``: MACS3's default and its ``--broad``.
+MARKS = ("narrow", "broad")
+#: Added to the log λ of a narrow mark's window shorter than every training window
+#: (:func:`short_window_shift`): minus the median excess, rounded to 0.01, of such
+#: windows' log λ over their samples' training windows' (``benchmarks/sharp_marks.py``).
+SHORT_WINDOW_SHIFT = -0.56
 
 
 @dataclass(frozen=True)
@@ -50,8 +66,9 @@ class Pretrained:
     provenance: dict
     path: str
 
-    def note(self) -> str:
-        """One line: which model, learned on what, its leave-one-set-out error.
+    def note(self, mark: str = "narrow") -> str:
+        """One line: which model, learned on what, at which mark's level, its
+        leave-one-set-out error.
 
         Examples
         --------
@@ -59,14 +76,19 @@ class Pretrained:
         True
         """
         p = self.provenance
-        loso = p.get("leave_one_set_out", {}).get("mean")
+        marks = p.get("marks", {})
+        loso = marks.get("leave_one_set_out", p.get("leave_one_set_out", {})).get("mean")
         err = (f"; {loso:.1f} % of labels wrong on a set it never saw (mean of "
                f"{len(p.get('sets', []))}, leave one set out)") if loso is not None else ""
+        level = ""
+        if mark in marks:
+            level = (", at the narrow-mark level (--broad: broad marks)" if mark == "narrow"
+                     else ", at the broad-mark level of all the sets")
         which = ("the shipped zero-label penalty model" if Path(self.path) ==
                  DEFAULT_MODEL_PATH else f"the pretrained penalty model {self.path}")
         return (f"{which} (log λ from each window's coverage dispersion, learned on "
                 f"{p.get('labels', '?')} labels of {len(p.get('sets', []))} public ChIP-seq "
-                f"sets{err})")
+                f"sets{level}{err})")
 
 
 @lru_cache(maxsize=4)
@@ -148,18 +170,38 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     return out if "sample_id" in coverage.columns else out.drop(columns="sample_id")
 
 
-def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None
-                       ) -> pd.Series:
-    """The pretrained model's log λ of each window, its features clipped to the training
-    range; one warning names the windows clipped (and the features).
+def mark_offset(pretrained: Pretrained | None = None, mark: str = "narrow") -> float:
+    """What ``mark`` adds to the model's log λ: its level (``provenance["marks"]``) minus
+    the model's intercept; 0 for ``"broad"`` and for a model file without levels.
+
+    Examples
+    --------
+    >>> mark_offset(mark="broad"), round(mark_offset(mark="narrow"), 2)
+    (0.0, -0.72)
+    """
+    if mark not in MARKS:
+        raise ValueError(f"mark must be one of {list(MARKS)} (MACS3's default or its "
+                         f"--broad), got {mark!r}")
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    level = pretrained.provenance.get("marks", {}).get(mark, {}).get("intercept")
+    return 0.0 if level is None else float(level) - float(pretrained.model.intercept_)
+
+
+def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                       mark: str = "narrow") -> pd.Series:
+    """The pretrained model's log λ of each window at the level of ``mark``
+    (:func:`mark_offset`), its features clipped to the training range; one warning names
+    the windows clipped (and the features).
 
     Examples
     --------
     >>> X = pd.DataFrame({"log.sd": [1.0], "log.mean": [0.0]}, index=["w"])
-    >>> bool(np.isfinite(predict_log_lambda(X).loc["w"]))
-    True
+    >>> narrow, broad = predict_log_lambda(X), predict_log_lambda(X, mark="broad")
+    >>> round(float(narrow.loc["w"] - broad.loc["w"]), 2)
+    -0.72
     """
     pretrained = load_pretrained() if pretrained is None else pretrained
+    offset = mark_offset(pretrained, mark)
     model = pretrained.model
     cols = list(model.coef_.index)
     A = features.loc[:, cols].to_numpy(float)
@@ -179,14 +221,62 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
         features = pd.DataFrame(np.clip(A, low, high), index=features.index, columns=cols)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reported above
-        return pd.Series(model.predict(features.loc[:, cols]), index=features.index,
-                         name="log_lambda")
+        return pd.Series(model.predict(features.loc[:, cols]) + offset,
+                         index=features.index, name="log_lambda")
+
+
+def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                       mark: str = "narrow") -> pd.Series:
+    """What a window shorter than the shortest training window adds to its log λ:
+    :data:`SHORT_WINDOW_SHIFT` for a narrow mark, 0 otherwise (and for longer windows);
+    one warning names the short windows.
+
+    The training windows are gap-separated regions of whole chromosomes (0.2–116 Mb).
+    A short region cut around a sharp mark's peaks has a larger coverage dispersion than
+    the same sample's genome-scale windows (the peaks fill more of it), so its λ comes
+    out too high: by a median of +0.56 log units on the 37 samples of the H3K4me3 chunks
+    ``H3K4me3.PGP.immune.chunk2`` and ``H3K4me3.TDH.other.chunk8`` (15–19 kb windows,
+    against the same samples' training windows); +0.44 on the 27 samples of
+    ``H3K4me3_XJ_immune_chunk1`` (8.4 kb, not used to set it); about 0 on broad-mark
+    chunks (``benchmarks/sharp_marks.py``).
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"bases": [8_000.0, 1e6]}, index=["short", "long"])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     short_window_shift(X).tolist()
+    [-0.56, 0.0]
+    """
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    shortest = pretrained.provenance.get("windows", {}).get("min_bases")
+    out = pd.Series(0.0, index=features.index, name="log_lambda")
+    if shortest is None or "bases" not in features.columns:
+        return out
+    short = features["bases"].to_numpy(float) < float(shortest)
+    if short.any():
+        names = [str(i) for i in features.index[short]]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                        else "")
+        what = (f"their log λ lowered by {-SHORT_WINDOW_SHIFT} (a short region around a "
+                "narrow mark's peaks overstates the coverage dispersion)" if mark == "narrow"
+                else "their λ may be off")
+        warnings.warn(f"{len(names)} window(s) are shorter than the shortest window the "
+                      f"pretrained model learned on ({shortest:,.0f} bases): {shown}; "
+                      f"{what}; give whole chromosomes where you can",
+                      stacklevel=caller_stacklevel())
+        if mark == "narrow":
+            out[short] = SHORT_WINDOW_SHIFT
+    return out
 
 
 def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = None, *,
-                       windows: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.Series]:
-    """(windows, log λ per window) of coverage under the pretrained model: ``windows``
-    if given, else :func:`default_windows`.
+                       windows: pd.DataFrame | None = None, mark: str = "narrow"
+                       ) -> tuple[pd.DataFrame, pd.Series]:
+    """(windows, log λ per window) of coverage under the pretrained model at the level of
+    ``mark`` (``"narrow"``, MACS3's default, or ``"broad"``): ``windows`` if given, else
+    :func:`default_windows`, with :func:`short_window_shift` added.
 
     Examples
     --------
@@ -197,8 +287,10 @@ def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = N
     ['chr1:0-60']
     """
     pretrained = load_pretrained() if pretrained is None else pretrained
+    mark_offset(pretrained, mark)  # checks mark before any work
     if windows is None:
         windows = default_windows(coverage,
                                   max_bases=pretrained.provenance["windows"]["max_bases"])
     features = coverage_features(coverage, windows)
-    return windows, predict_log_lambda(features, pretrained)
+    shift = short_window_shift(features, pretrained, mark=mark)
+    return windows, predict_log_lambda(features, pretrained, mark=mark) + shift
