@@ -53,6 +53,17 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def plural(n: int, word: str) -> str:
+    """``n word`` or ``n words``: messages say "1 sequence", "2 sequences".
+
+    Examples
+    --------
+    >>> plural(1, "sequence"), plural(3, "sequence")
+    ('1 sequence', '3 sequences')
+    """
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 #: What a command raises on bad input (files, tables, options, resources): one line on
 #: stderr and exit 1. Anything else is a bug: one line naming it, exit 70 (``--debug``:
 #: the traceback).

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
@@ -150,7 +151,9 @@ def write_joint_outputs(res: JointPeaks, folder: Path, *,
     bed = pd.DataFrame({"chrom": pk["chrom"], "chromStart": pk["chromStart"],
                         "chromEnd": pk["chromEnd"],
                         "name": [f"{k}/{len(res.samples)}" for k in pk["samples_up"]],
-                        "score": pk["samples_up"].astype(float)})
+                        # UCSC's integer 0-1000: the share of samples up
+                        "score": np.rint(1000 * pk["samples_up"].to_numpy(float)
+                                         / max(len(res.samples), 1)).astype(np.int64)})
     write_bed(bed, folder / "joint_peaks.bed")
     # each sample's joint peaks (where it is up), one BED per sample as 'penlearn peaks'
     # writes them: the folder 'penlearn hub' and 'penlearn errors' take

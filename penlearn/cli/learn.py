@@ -22,6 +22,7 @@ from penlearn.cli._common import (
     _Reporter,
     _subset_evaluation,
     non_negative_int,
+    plural,
 )
 from penlearn.cli._workers import workers
 from penlearn.datasets import finite_feature_columns, load_data
@@ -153,7 +154,7 @@ def cmd_learn(args) -> int:
     if ds.outputs is not None:
         kwargs["targets"] = ds.outputs
     if split is None:
-        report(f"learning on {len(train_ids)} sequences of {ds.name}")
+        report(f"learning on {plural(len(train_ids), 'sequence')} of {ds.name}")
         x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
     else:
         sub, val = split["subtrain"], split["validation"]

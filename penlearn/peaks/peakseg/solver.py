@@ -86,7 +86,9 @@ class PeakSegModel:
 
     @property
     def peaks(self) -> pd.DataFrame:
-        """The peak segments as a BED table ``[sample_id,] chrom, chromStart, chromEnd``."""
+        """The model's peak segments as a BED table ``[sample_id,] chrom, chromStart,
+        chromEnd`` (those the penalty pays for; the peaks outputs report are
+        :func:`~penlearn.peaks.peakseg.calls.reported_segments`')."""
         pk = self.segments[self.segments["status"] == "peak"]
         cols = ["chrom", "chromStart", "chromEnd"]
         if "sample_id" in pk.columns:

@@ -12,8 +12,9 @@ It learned on the UCI problems: gap-separated regions of hg19 chromosomes
 (10^5–10^8 bases), not whole chromosomes. :func:`default_windows` cuts a user's
 coverage alike — each (sample, chromosome) at zero-coverage runs of 50 kb or more (hg19's
 assembly gaps are at least that long), and pieces longer than the longest training
-window into equal parts — and :func:`predict_log_lambda` clips features outside the
-training range to it, naming those windows in one warning.
+window into near-equal parts cut in their lowest coverage — and
+:func:`predict_log_lambda` clips features outside the training range to it, naming those
+windows in one warning.
 
 The level depends on the mark, as MACS3's ``--broad`` does (issue 46 item 5): ``mark=
 "narrow"`` (the default, as MACS3's; H3K4me3, H3K27ac, CTCF, ATAC, factors) adds the
@@ -125,14 +126,53 @@ def save_pretrained(model: PenaltyModel, path) -> None:
     write_model_file(path, {**model.to_dict(), "provenance": model.provenance_})
 
 
+def _stretches(start: np.ndarray, end: np.ndarray, count: np.ndarray) -> tuple:
+    """(starts, ends, counts) of a problem's rows and of the zero gaps between them, sorted."""
+    gap = start[1:] > end[:-1]
+    s = np.r_[start, end[:-1][gap]]
+    order = np.argsort(s, kind="stable")
+    return (s[order], np.r_[end, start[1:][gap]][order],
+            np.r_[count, np.zeros(int(gap.sum()), count.dtype)][order])
+
+
+def _long_piece_edges(a: int, b: int, max_bases: float, stretches: tuple) -> list[int]:
+    """Edges of a piece ``[a, b)`` longer than ``max_bases``: near equal parts, each edge
+    moved, within an eighth of a part, into the lowest-coverage stretch there (the
+    longest, then the nearest, of equals): a peak is not cut unless the coverage is as
+    high everywhere around the cut. Parts have at most ``max_bases`` bases."""
+    starts, ends, counts = stretches
+    k = math.ceil((b - a) / (0.8 * max_bases))
+    part = (b - a) / k
+    radius = part / 8
+    edges = [a]
+    for i in range(1, k):
+        t = a + (b - a) * i // k
+        lo, hi = math.ceil(t - radius), math.floor(t + radius)
+        first, last = np.searchsorted(ends, lo, side="right"), np.searchsorted(starts, hi)
+        s = np.maximum(starts[first:last], lo)
+        e = np.minimum(ends[first:last], hi)
+        if not len(s):
+            edges.append(t)
+            continue
+        mid = (s + e) // 2
+        best = np.lexsort((np.abs(mid - t), s - e, counts[first:last]))[0]
+        edges.append(int(mid[best]))
+    return edges + [b]
+
+
 def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
                     max_bases: float | None = None) -> pd.DataFrame:
     """Windows like the pretrained model's training problems.
 
     Each (sample, chromosome) is cut at every zero-coverage run (missing rows or count
     0) of ``min_gap`` bases or more; a piece longer than ``max_bases`` (default: the
-    longest training window) is cut into equal parts. A chromosome without any read is
-    one window.
+    longest training window) is cut into near-equal parts, each cut moved (within an
+    eighth of a part) into the lowest-coverage stretch around it, so that no peak is cut
+    in two where a lower stretch is near (parts of at most ``max_bases``, at least 3/4
+    of the equal part). A chromosome without any read is one window. The bases before
+    the first read, after the last and in the long zero runs are in no window
+    (:func:`~penlearn.peaks.peakseg.evaluation.predict_peaks` reports them as
+    background segments).
 
     Returns
     -------
@@ -162,10 +202,15 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
             cut = np.flatnonzero(s[1:] - e[:-1] >= min_gap)
             firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(reads) - 1]
             pieces = [(int(s[a]), int(e[b])) for a, b in zip(firsts, lasts)]
+        stretches = None
         for a, b in pieces:
-            k = max(1, math.ceil((b - a) / max_bases))
-            edges = [a + (b - a) * i // k for i in range(k + 1)]
-            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(k)]
+            if b - a <= max_bases:
+                rows.append((sid, chrom, a, b))
+                continue
+            if stretches is None:
+                stretches = _stretches(start, end, g["count"].to_numpy())
+            edges = _long_piece_edges(a, b, max_bases, stretches)
+            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
     out = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd"])
     return out if "sample_id" in coverage.columns else out.drop(columns="sample_id")
 
