@@ -21,7 +21,7 @@ For each labeled data set (``Mono27ac``: one sample, 6 labels; ``H3K36me3_TDH_ot
   min length (the setting of fewest label errors over the whole data set: an optimistic
   figure, no held-out labels);
 * **penlearn zero-label**: ``penlearn peaks COVERAGE --out DIR`` (no penalty, no model: the
-  shipped model);
+  shipped model; ``--broad`` on a broad mark's set, H3K36me3_TDH_other_chunk1);
 * **penlearn learned**: ``penlearn learn FOLDER --out MODEL`` on the data set's own
   coverage and labels, then ``penlearn peaks COVERAGE --model MODEL`` (evaluated on the
   labels it learned from, as MACS3 tuned is).
@@ -243,7 +243,11 @@ def penlearn_columns(folder: Path, work: Path, held_out: bool = False) -> dict:
     out = {}
     zero = work / ("zero.bed" if one else "zero")
     try:
-        run([*penlearn_cmd(), "peaks", str(cov), "--out", str(zero), "-q"])
+        # the user says narrow (the default) or broad, as to MACS3 (issue 46 item 5)
+        from penlearn.peaks.pretrained.fit import mark_class
+
+        broad = ["--broad"] if mark_class(folder.name) == "broad" else []
+        run([*penlearn_cmd(), "peaks", str(cov), "--out", str(zero), "-q", *broad])
         out["zero-label"] = int(label_errors(zero, labels).sum())
     except RuntimeError as e:  # no zero-label default in this tree yet
         out["zero-label"] = f"n/a ({str(e).splitlines()[-1][-80:]})"

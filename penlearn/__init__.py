@@ -41,16 +41,24 @@ from penlearn.peaks.formats.coverage import read_bedgraph, read_bigwig, read_cov
 from penlearn.peaks.formats.bam import read_bam
 from penlearn.peaks.formats.chrom_sizes import read_chrom_sizes
 from penlearn.peaks.formats.hub import write_track_hub
-from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.narrowpeak import (
+    narrowpeak_table,
+    write_broadpeak,
+    write_narrowpeak,
+    write_summits,
+)
+from penlearn.peaks.formats.peak_columns import ucsc_scores
 from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.changepoint.evaluation import error_functions, target_intervals
 from penlearn.changepoint.features import feature_matrix, feature_vector
 from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, label_errors
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.peakseg.contigs import fill_gaps
+from penlearn.peaks.propose import propose_windows
 from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
 from penlearn.peaks.joint.windows import joint_windows
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks
+from penlearn.peaks.peakseg.calls import peak_calls, reported_segments
 from penlearn.peaks.peakseg.evaluation import evaluation_bounds, peak_error_functions, predict_peaks
 from penlearn.peaks.peakseg.labels import PeakLabelErrors, peak_label_errors
 from penlearn.peaks.peakseg.solver import PeakSegModel, PeakSegPath, peakseg, peakseg_path
@@ -88,6 +96,7 @@ __all__ = [
     "SupervisedPenalty",
     "detector_path",
     "predict_peaks",
+    "propose_windows",
     "PenalizedSegmentation",
     "PeakSegModel",
     "PeakSegPath",
@@ -116,6 +125,11 @@ __all__ = [
     "write_track_hub",
     "narrowpeak_table",
     "write_narrowpeak",
+    "write_broadpeak",
+    "write_summits",
+    "ucsc_scores",
+    "peak_calls",
+    "reported_segments",
     "read_peak_labels",
     "write_bed",
     "write_bedgraph",

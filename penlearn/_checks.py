@@ -60,6 +60,73 @@ def require_ids(df: pd.DataFrame, what: str, column: str = "sequence_id") -> Non
         )
 
 
+#: Key values :func:`text_ids` reads as their text (``1`` -> ``"1"``).
+_ID_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
+
+
+def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> pd.DataFrame:
+    """``table`` with its key columns (those of ``columns`` it has) as text: the one
+    normaliser of sample ids and chromosome names for every entry point.
+
+    Ids are text, as in every file penlearn reads: a number (``1``, ``1.5``, ``True``,
+    ``np.int64(3)``) is read as its text (``"1"``, ...), so ``1`` and ``"1"`` are one
+    sample — a choice: a table read from a file cannot tell them apart either. A missing
+    value (NaN / None; a grouping would drop its rows silently) is a ``ValueError``, and
+    any other value (bytes, a tuple, ...) a ``TypeError``, each naming the column and the
+    first row. A table whose keys are text already is returned as it is (no copy; a
+    test over the values in C, no hashing).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sample_id": [1, 1, 2], "chrom": "chr1"})
+    >>> text_ids(t, "coverage")["sample_id"].tolist()
+    ['1', '1', '2']
+    >>> text_ids(t.assign(chrom=["chr1", None, "chr1"]), "coverage")
+    Traceback (most recent call last):
+    ...
+    ValueError: coverage column 'chrom' has 1 missing value(s) (first at row 1); every row needs one
+    """
+    out = table
+    for col in columns:
+        if col not in table.columns:
+            continue
+        s = table[col]
+        missing = pd.isna(s).to_numpy()
+        if missing.any():
+            raise ValueError(f"{what} column {col!r} has {int(missing.sum())} missing "
+                             f"value(s) (first at row {int(np.flatnonzero(missing)[0])}); "
+                             "every row needs one")
+        if isinstance(s.dtype, pd.StringDtype) or (
+                s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) == "string"):
+            continue
+        if isinstance(s.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
+                s.cat.categories, skipna=False) == "string":
+            continue  # (its categories tell: no pass over the rows)
+        if s.dtype.kind not in "iufb":
+            for row, v in enumerate(s.to_numpy(dtype=object)):  # (not text: rare)
+                if not isinstance(v, _ID_SCALARS):
+                    raise TypeError(f"{what} column {col!r} must hold text ids (or numbers, "
+                                    f"read as their text); row {row} holds "
+                                    f"{type(v).__name__} {v!r}")
+        out = out.assign(**{col: s.astype(str)})
+    return out
+
+
+def not_one_word(values) -> np.ndarray:
+    """True where a value is missing, empty or holds whitespace: not a name that BED,
+    bedGraph and the UCSC formats (fields separated by tabs or spaces) can carry — the
+    one rule of chromosome names and BED name columns.
+
+    Examples
+    --------
+    >>> not_one_word(["chr1", "chr 1", "", None]).tolist()
+    [False, True, True, True]
+    """
+    raw = pd.Series(values, dtype=object)
+    return raw.isna().to_numpy() | np.array(
+        [not str(t) or any(c.isspace() for c in str(t)) for t in raw], dtype=bool)
+
+
 def sequence_label(x):
     """A sequence id as a plain Python value, for readable error messages.
 
@@ -243,6 +310,33 @@ def check_evaluation(evaluation: pd.DataFrame, *, name: str = "evaluation") -> p
         )
     return ev
 
+
+
+def check_error_counts(ev: pd.DataFrame, name: str = "evaluation") -> None:
+    """The ``labels`` and ``errors`` columns of an evaluation table, for a fit that reads
+    them (``penlearn pretrain``): both there, ``labels`` finite and >= 0, ``errors`` equal
+    to fp + fn on every row; else a ``ValueError`` naming the column, sequence and row.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a"], "fp": [1], "fn": [0], "labels": [2],
+    ...                    "errors": [2]})
+    >>> check_error_counts(ev)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: evaluation column 'errors' must be fp + fn; sequence 'a' has errors=2 ...
+    """
+    require_columns(ev, ["sequence_id", "fp", "fn", "labels", "errors"], name)
+    for col, rule in (("labels", "finite and >= 0"), ("errors", "fp + fn")):
+        v = pd.to_numeric(ev[col], errors="coerce").to_numpy(dtype=float)
+        bad = ~(v >= 0) | ~np.isfinite(v) if col == "labels" else ~(
+            v == ev["fp"].to_numpy(dtype=float) + ev["fn"].to_numpy(dtype=float))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            sid = sequence_label(ev["sequence_id"].to_numpy()[i])
+            raise ValueError(f"{name} column {col!r} must be {rule}; sequence {sid!r} has "
+                             f"{col}={sequence_label(ev[col].iloc[i])!r} (row {i + 1}; "
+                             f"{int(bad.sum())} such row(s))")
 
 
 def finite_vector(x, name: str, n: int | None = None, expected: str = "") -> np.ndarray:

@@ -55,17 +55,21 @@ def _delimiter_hint(df: pd.DataFrame) -> str:
     return ""
 
 
-def _read_csv(path: Path, required=()) -> pd.DataFrame:
+def _read_csv(path: Path, required=(), *, nrows: int | None = None,
+              whole_rows: bool = False) -> pd.DataFrame:
     """Read a CSV (plain or compressed) with sequence ids as strings.
 
     Names the file in every error; a one-column table with missing ``required`` columns
-    gets a delimiter hint.
+    gets a delimiter hint. Quoted names and values (R's ``write.csv``) and spaces after
+    the commas are read as the plain text. ``nrows=0``: the header only.
+    ``whole_rows``: a row with fewer (or more) fields than the header is an error
+    naming its line (pandas alone fills a short row with NaN).
     """
     check_regular_file(path)
     try:
         df = pd.read_csv(path, na_values=["NA"], keep_default_na=True,
-                         compression=_compression(path),
-                         dtype={c: str for c in ID_COLUMNS})
+                         compression=_compression(path), skipinitialspace=True,
+                         nrows=nrows, dtype={c: str for c in ID_COLUMNS})
     except UnicodeDecodeError as exc:
         raise ValueError(f"could not read {path}: not a text CSV file ({exc.reason})") from exc
     except Exception as exc:  # pandas raises many kinds; name the file
@@ -73,11 +77,52 @@ def _read_csv(path: Path, required=()) -> pd.DataFrame:
     missing = [c for c in required if c not in df.columns]
     if missing and _delimiter_hint(df):
         raise ValueError(f"{path} is missing column(s) {missing}{_delimiter_hint(df)}")
+    if whole_rows:
+        _check_row_lengths(path, df.shape[1])
     for col in ID_COLUMNS:
         if col in df.columns and df[col].isna().any():
             row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
             raise ValueError(f"{path}: column {col!r} has an empty id on data row {row + 1}")
     return df
+
+
+def _check_row_lengths(path: Path, n_fields: int) -> None:
+    """Every line of the CSV ``path`` has ``n_fields`` fields: a count of the commas
+    (C speed) and, only when it differs (quoted commas, a short or long row), a line by
+    line read naming the first row that is not whole."""
+    import bz2
+    import csv
+    import gzip
+    import io
+    import lzma
+
+    opener = (gzip.open if _compression(path) == "gzip" else
+              {".xz": lzma.open, ".bz2": bz2.open}.get(path.suffix, open))
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    if raw.count(b",") == (n_fields - 1) * lines:
+        return
+    for line, row in enumerate(csv.reader(io.StringIO(raw.decode("utf-8", "replace"))), 1):
+        if row and len(row) != n_fields:
+            raise ValueError(f"{path}: line {line} has {len(row)} field(s), the header "
+                             f"{n_fields}: every row needs a value per column (write NA "
+                             "for a missing one)")
+
+
+def table_columns(path: str | os.PathLike) -> list[str]:
+    """The column names of a CSV table (plain or compressed, read as :func:`read_table`
+    reads it: quotes and spaces after the commas removed), from its header only.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text('"sequenceID", "log.sd"\\n"a", 1\\n')
+    >>> table_columns(p)
+    ['sequenceID', 'log.sd']
+    """
+    return [str(c) for c in _read_csv(Path(path), nrows=0).columns]
 
 
 def _unique_ids(df: pd.DataFrame, path: Path, col: str = "sequence_id") -> None:

@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -84,6 +85,32 @@ def stage_prefix(out: str | os.PathLike) -> str:
     return f".{short_name(Path(out).name, _STAGE_EXTRA)}."
 
 
+def check_replaceable(path: str | os.PathLike, option: str = "output") -> None:
+    """The one output-path check of the node itself: an output replaces a regular file
+    or a folder, never a pipe, device or socket (a rename would put a regular file in
+    the node's place: the FIFO or ``/dev/...`` entry would be lost). A ``ValueError``
+    naming ``option`` and the path; a missing path is fine (a symlink is followed).
+
+    Examples
+    --------
+    >>> check_replaceable("/dev/null", "--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --out /dev/null is a device, not a regular file: ...
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    what = ("a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device")
+    raise ValueError(f"{option} {path} is {what}, not a regular file: penlearn writes its "
+                     "outputs to a file through a rename, which would replace that node "
+                     "(--force or not); give a file name")
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder.
 
@@ -116,6 +143,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     b'abc'
     """
     path = Path(path)
+    check_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=stage_prefix(path), suffix=".tmp")
     try:
@@ -376,6 +404,7 @@ def check_output(path: Path, *, directory: bool | None, force: bool = True,
     """
     check_path_names(path, option)
     path = Path(path)
+    check_replaceable(path, option)
     if directory and path.exists() and not path.is_dir():
         raise ValueError(f"{option} {path} exists and is not a directory")
     if directory is False and path.is_dir():
@@ -415,6 +444,7 @@ def staged_dir(out: Path, *, replace: bool = False) -> Iterator[Path]:
     >>> sorted(p.name for p in out.iterdir())
     ['a.txt']
     """
+    check_replaceable(out)
     anc = existing_ancestor(out.parent)
     tmp = Path(tempfile.mkdtemp(dir=anc, prefix=stage_prefix(out), suffix=".tmp"))
     try:
@@ -467,6 +497,7 @@ def staged_file(out: Path) -> Iterator[Path]:
     >>> out.read_text()
     'x'
     """
+    check_replaceable(out)
     anc = existing_ancestor(out.parent)
     fd, name = tempfile.mkstemp(dir=anc, prefix=stage_prefix(out), suffix=".tmp")
     os.close(fd)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,9 @@ from penlearn.atomic_files import check_added_folder
 from penlearn.changepoint.labels import labels_with_data
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.datasets import read_table
+from penlearn.datasets.peaks import is_peak_folder
 from penlearn.learn import PenaltyModel, subtrain_validation_split
+from penlearn.peaks.formats._label_text import check_sample_groups
 
 DEMO_N_SEQUENCES = 90
 DEMO_MAX_SEGMENTS = 20
@@ -28,7 +31,15 @@ COVERAGE_FOLDER = ("a folder of ChIP-seq coverage + peak labels: coverage.csv[.g
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors."""
+    """argparse with one-line usage errors, and every number an option value: argparse
+    takes only ``-2`` / ``-2.5`` for a number, so ``--log-penalty -2.5e0``, ``-1e-3`` or
+    ``-inf`` failed as "expected one argument" (no penlearn option looks like a number,
+    so the wider pattern is safe)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(
+            r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^-inf(?:inity)?$", re.IGNORECASE)
 
     def error(self, message: str):  # noqa: D102
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -50,6 +61,17 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
     return value
+
+
+def plural(n: int, word: str) -> str:
+    """``n word`` or ``n words``: messages say "1 sequence", "2 sequences".
+
+    Examples
+    --------
+    >>> plural(1, "sequence"), plural(3, "sequence")
+    ('1 sequence', '3 sequences')
+    """
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 #: What a command raises on bad input (files, tables, options, resources): one line on
@@ -121,6 +143,13 @@ def _coverage_folder_arguments(p) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
+    p.add_argument("--groups", default=None, metavar="FILE",
+                   help="each sample's group (cell type), for labels that name groups "
+                   "('chr1:1,001-2,000 peakStart kidney'): a CSV / TSV with columns "
+                   "sample_id, group (default: the coverage's 'group' or 'cell_type' "
+                   "column, else the folder above a '<group>/<sample>' file)")
+    p.add_argument("--group-column", default=None, metavar="COL",
+                   help="a coverage column holding each sample's group (e.g. cell_type)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the model paths of coverage folders are cached, the same "
                    "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
@@ -136,6 +165,26 @@ def _cache_option(args):
         check_added_folder(args.cache_dir, "--cache-dir", inputs=[args.data_dir],
                            outputs={"--out": getattr(args, "out", None)})
     return args.cache_dir or True
+
+
+def groups_option(args):
+    """``--groups FILE`` (its table ``sample_id, group``), ``--group-column COL`` (the
+    name), or None; both given: an error."""
+    if args.groups and args.group_column:
+        raise ValueError("give at most one of --groups FILE and --group-column COL")
+    return read_groups_file(args.groups) if args.groups else args.group_column
+
+
+def _groups_kwarg(args) -> dict:
+    """``groups=`` of :func:`load_data` for a coverage folder (``{}``: a UCI folder has
+    no samples, and the options are refused there)."""
+    groups = groups_option(args)
+    if groups is None:
+        return {}
+    if not is_peak_folder(args.data_dir):
+        raise ValueError("--groups / --group-column apply to a folder of coverage and peak "
+                         f"labels; {args.data_dir} is a UCI-format folder")
+    return {"groups": groups}
 
 
 # --------------------------------------------------------------------------- inputs
@@ -219,10 +268,14 @@ def read_groups_file(path) -> pd.DataFrame:
     """
     sep = "," if str(path).endswith(".csv") else None
     check_regular_file(path)  # /dev/zero: read without bound
-    table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    try:
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"--groups {path} is empty: give a table with the columns "
+                         "sample_id, group (one row per sample)") from None
     missing = [c for c in ("sample_id", "group") if c not in table.columns]
     if missing:
         raise ValueError(f"--groups {path}: needs the columns sample_id, group "
                          f"(missing {missing[0]!r})")
-    return table[["sample_id", "group"]]
+    return check_sample_groups(table, f"--groups {path}")  # the one check of groups
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import contextlib
+import importlib.util
 import logging
 import os
 import re
@@ -15,6 +16,8 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
+_NO_DISTRIBUTED = ("--scheduler needs the package 'distributed': "
+                   "pip install 'penlearn[dask]'")
 #: the largest ``--jobs`` (beyond it the process pool cannot even be sized)
 MAX_JOBS = 4096
 #: default ``--worker-timeout``: seconds of pending tasks with no Dask worker before giving up
@@ -85,6 +88,8 @@ def check_worker_arguments(args) -> None:
             scheduler_address(scheduler)
         except argparse.ArgumentTypeError as exc:
             raise ValueError(f"--scheduler {exc}") from None
+        if importlib.util.find_spec("distributed") is None:
+            raise ValueError(_NO_DISTRIBUTED)
 
 
 class WatchedExecutor(Executor):
@@ -299,8 +304,7 @@ def workers(args) -> Iterator[Executor | None]:
         try:
             from distributed import Client
         except ImportError as exc:
-            raise ValueError("--scheduler needs the package 'distributed': "
-                             "pip install penlearn[dask]") from exc
+            raise ValueError(_NO_DISTRIBUTED) from exc
         try:
             client = Client(scheduler, timeout="10s")
         except OSError as exc:

@@ -73,7 +73,7 @@ def cmd_demo(args) -> int:
     }
     learning_note = (f"Learned: {model.describe()}. {learning_note} "
                      + demo_notes.bic_note(ev_test, predictions[learned_name], predictions["BIC"]))
-    report(learning_note)
+    report(learned_line(model, out / "report.html"))
     report("writing the report")
     notes = (
         f"{args.n_sequences} simulated piecewise-constant Gaussian sequences "
@@ -109,6 +109,24 @@ def cmd_demo(args) -> int:
     print(f"penlearn demo: wrote {out / 'report.html'} (test AUC {res.auc:.3f}, "
           f"{elapsed:.1f}s)")
     return 0
+
+
+def learned_line(model, report_path) -> str:
+    """The console's one short line on what the demo learned (the full account, why this
+    model and how it compares with the papers' protocol and BIC, is in the report).
+
+    Examples
+    --------
+    >>> from penlearn.learn import PenaltyModel
+    >>> m = PenaltyModel()
+    >>> m.coef_ = pd.Series([0.5], index=["x"]); m.intercept_ = 1.0
+    >>> m.level_ = {"model": "linear"}
+    >>> learned_line(m, "demo/report.html")
+    'Learned: AUM line search (why, and against BIC: demo/report.html)'
+    """
+    kind = demo_notes.MODEL_NAMES.get((getattr(model, "level_", None) or {}).get("model"),
+                                      "a penalty model")
+    return f"Learned: {kind} (why, and against BIC: {report_path})"
 
 
 def _demo_split(folds: pd.DataFrame, evaluation: pd.DataFrame, report):

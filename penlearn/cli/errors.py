@@ -18,7 +18,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, write_bytes_atomic
 from penlearn.cli._common import read_groups_file
-from penlearn.peaks.formats._label_text import expand_groups
+from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.peak_files import merge_overlapping_peaks, read_peak_files
 from penlearn.peaks.peakseg.labels import peak_label_errors
@@ -67,8 +67,8 @@ def labels_for_samples(labels: pd.DataFrame, samples: list[str] | None,
         if samples is None:
             raise ValueError("the labels list samples or groups: give --sample ID (a "
                              "'<group>/<sample>' id names the group too)")
-        given = {} if groups is None else dict(zip(groups["sample_id"].astype(str),
-                                                   groups["group"].astype(str)))
+        per = None if groups is None else check_sample_groups(groups)
+        given = {} if per is None else dict(zip(per["sample_id"], per["group"]))
         return expand_groups(labels, {s: given.get(s, _group(s)) for s in samples}
                              )[["sample_id", *cols]]
     if samples is None:

@@ -18,14 +18,16 @@ from penlearn.cli._common import (
     _cache_option,
     _coverage_folder_arguments,
     _fold_split,
+    _groups_kwarg,
     _Reporter,
     _subset_evaluation,
     non_negative_int,
+    plural,
 )
 from penlearn.cli._workers import workers
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
-from penlearn.learn import learn_penalty
+from penlearn.learn import learn_penalty, level_shift
 from penlearn.learn.options import INITS, LINE_SEARCHES, MODELS, NORMALIZES, LearnOptions
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, too_few_labels
 from penlearn.peaks.peakseg.solver import check_tmpdir
@@ -71,10 +73,11 @@ def _segmentation_settings(ds) -> dict | None:
     return {k: ds.segmentation[k] for k in ("loss", "max_segments") if k in ds.segmentation}
 
 
-def _prior(x: pd.DataFrame, report, few: bool):
+def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     """Few labels: (features, the shipped zero-label model) for ChIP-seq coverage
     features, else (features, None: the best constant / learned as without it).
-    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES)."""
+    ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES);
+    ``shift_only``: at most ``level_shift.SHIFT_MAX_SEQUENCES``, only its level learned."""
     from penlearn.peaks.pretrained import load_pretrained
 
     pretrained = load_pretrained()
@@ -83,10 +86,53 @@ def _prior(x: pd.DataFrame, report, few: bool):
     if few:
         report("too few labels to learn and validate a model: starting from "
                f"{pretrained.note()}")
+    elif shift_only:
+        report(f"at most {level_shift.SHIFT_MAX_SEQUENCES} labeled sequences: "
+               f"{pretrained.note()} ranks the windows, the labels set its level")
     else:
         report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
                "candidate of the cross-validation, in place of the constant penalty")
     return x, pretrained.model
+
+
+def python_call(args, ds, kwargs: dict, few: bool) -> str:
+    """The Python statements that learn the same model as this ``penlearn learn`` (no
+    ``--fold``): one line, said on stderr, so that a script gets what the command got
+    (the shipped prior, the finite feature columns, the targets and the scaling rows).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> a = SimpleNamespace(data_dir="d", groups=None, group_column=None)
+    >>> ds = SimpleNamespace(outputs=None, segmentation=None)
+    >>> python_call(a, ds, {"model": "auto", "random_state": 0}, False)  # doctest: +ELLIPSIS
+    "import penlearn as pl; ...; X = ds.inputs[finite_feature_columns(ds.inputs)]; \
+model = pl.learn_penalty(X.loc[ds.sequence_ids], ds.evaluation, scale_features=X)"
+    """
+    imports = ["import penlearn as pl",
+               "from penlearn.datasets import finite_feature_columns, load_data"]
+    load = f"load_data({str(args.data_dir)!r}"
+    if args.groups:
+        imports.append("from penlearn.cli._common import read_groups_file")
+        load += f", groups=read_groups_file({str(args.groups)!r})"
+    elif args.group_column:
+        load += f", groups={args.group_column!r}"
+    # too few labels: every column (the prior's, even where not finite on every sequence)
+    call = [f"{'ds.inputs' if few else 'X'}.loc[ds.sequence_ids]", "ds.evaluation",
+            "scale_features=X"]
+    if ds.outputs is not None:
+        call.append("targets=ds.outputs")
+    if kwargs.get("segmentation"):
+        call.append(f"segmentation={kwargs['segmentation']!r}")
+    if kwargs.get("prior") is not None:
+        imports.append("from penlearn.peaks.pretrained import load_pretrained")
+        call.append("prior=load_pretrained().model")
+    call += [f"{k}={kwargs[k]!r}" for k in ("model", "line_search", "init", "normalize",
+                                            "clip", "max_steps", "random_state")
+             if k in kwargs and kwargs[k] != getattr(LEARN_DEFAULTS, k)]
+    return "; ".join([*imports, f"ds = {load})",
+                      "X = ds.inputs[finite_feature_columns(ds.inputs)]",
+                      f"model = pl.learn_penalty({', '.join(call)})"])
 
 
 def cmd_learn(args) -> int:
@@ -96,9 +142,10 @@ def cmd_learn(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
+                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args))
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
+    task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
     # the paper's protocol: only feature columns finite for every sequence of the data set
     ds.inputs = ds.inputs[finite_feature_columns(ds.inputs)]
     kwargs = dict(model=args.model, line_search=args.line_search, init=args.init,
@@ -108,7 +155,7 @@ def cmd_learn(args) -> int:
     if ds.outputs is not None:
         kwargs["targets"] = ds.outputs
     if split is None:
-        report(f"learning on {len(train_ids)} sequences of {ds.name}")
+        report(f"learning on {plural(len(train_ids), 'sequence')} of {ds.name}")
         x, ev = ds.inputs.loc[train_ids], _subset_evaluation(ds.evaluation, train_ids)
     else:
         sub, val = split["subtrain"], split["validation"]
@@ -117,11 +164,16 @@ def cmd_learn(args) -> int:
         x, ev = ds.inputs.loc[sub], _subset_evaluation(ds.evaluation, sub)
         kwargs["validation"] = (ds.inputs.loc[val], _subset_evaluation(ds.evaluation, val))
     few = too_few_labels(ev) is not None
-    if split is None and (few or (args.model == "auto" and
+    kwargs["task"] = task
+    if split is None and task == "peaks" and (few or (args.model == "auto" and
                                   ev["sequence_id"].nunique() <= PRIOR_MAX_SEQUENCES)):
         # too few labels: the prior's columns even where not finite on every sequence
         # (the shift sees only these labels); else the finite columns learned on
-        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few)
+        x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few,
+                                    args.model == "auto" and ev["sequence_id"].nunique()
+                                    <= level_shift.SHIFT_MAX_SEQUENCES)
+    if split is None and len(train_ids) == len(ds.sequence_ids):
+        report("the same model in Python: " + python_call(args, ds, kwargs, few))
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         try:
             model = learn_penalty(x, ev, **kwargs)
@@ -135,7 +187,6 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
-    model.task_ = data_task(ds)
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)

@@ -25,6 +25,7 @@ from penlearn.cli import (
     peaks,
     predict,
     pretrain,
+    propose,
     report,
     segment,
 )
@@ -32,7 +33,8 @@ from penlearn.cli._common import _Parser, _warning_printer, error_exit
 from penlearn.cli._workers import check_worker_arguments
 
 #: The command modules, in the order ``penlearn --help`` lists them.
-COMMANDS = (demo, segment, learn, predict, peaks, joint, errors, hub, pretrain, report)
+COMMANDS = (demo, segment, learn, predict, peaks, joint, errors, hub, propose, pretrain,
+            report)
 
 DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
               "on bad input, 70 on a bug in penlearn)")

@@ -1,15 +1,20 @@
 """The command ``peaks``: peaks of ChIP-seq coverage at a penalty or a learned model's.
 
-``penlearn peaks COVERAGE --penalty P --out peaks.bed`` solves the PeakSeg model of every
-(sample, window) at λ = P; ``--model model.json`` predicts each window's log λ from its
-36 coverage features first. One sample gives one BED file; several samples give a
-folder with one ``<sample>.bed`` each, the sample id encoded into a safe file name
-(:func:`sample_file_names`). The BED files have the sample as name and the peak's mean
-as score; ``--means bedGraph|bigWig`` also writes every segment's mean, the model a
-genome browser shows beside the coverage; ``--format narrowPeak`` writes ENCODE
-narrowPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and bigWig outputs declare the
-chromosome lengths of ``--chrom-sizes`` or of the input headers. ``--jobs N`` solves the (sample,
-window) problems in N processes (``--scheduler ADDRESS``: on a Dask cluster).
+``penlearn peaks COVERAGE... --penalty P --out peaks.bed`` solves the PeakSeg model of
+every (sample, window) at λ = P; ``--model model.json`` predicts each window's log λ from
+its 36 coverage features first. Several COVERAGE files are one sample each. ``--out``
+is a folder with one ``<sample>.bed`` per sample, the sample id encoded into a safe
+file name (:func:`sample_file_names`), when it ends in ``/``, is a folder already or
+there are several samples; else the one sample's file. Peaks are those reported
+(:mod:`penlearn.peaks.peakseg.calls`), their columns computed in one place
+(:func:`~penlearn.peaks.peakseg.calls.peak_calls`): BED6+1 files have the sample as
+name, a 0-1000 score, strand ``.`` and the peak's mean; ``--means bedGraph|bigWig`` also
+writes every segment's mean from the coverage's first base to its last, the model a
+genome browser shows beside the coverage; ``--format narrowPeak|broadPeak`` writes
+ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and
+bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input
+headers. ``--jobs N`` solves the (sample, window) problems in N processes
+(``--scheduler ADDRESS``: on a Dask cluster).
 
 Long runs resume: each (sample, window)'s result is saved as soon as it is solved, in
 ``OUT.penlearn-parts/`` beside the output (one file per window, written atomically,
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import re
 import urllib.parse
 import warnings
@@ -35,7 +41,7 @@ import pandas as pd
 
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
-from penlearn.cli._common import _load_model, _Reporter
+from penlearn.cli._common import _load_model, _Reporter, plural
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -44,7 +50,12 @@ from penlearn.peaks.formats.chrom_sizes import (
     read_chrom_sizes,
 )
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
-from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.narrowpeak import (
+    narrowpeak_table,
+    write_broadpeak,
+    write_narrowpeak,
+)
+from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.parts import (
@@ -59,7 +70,7 @@ from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
 MEANS_SUFFIX = {"bedGraph": ".bedGraph", "bigWig": ".bw"}
-PEAKS_SUFFIX = {"bed": ".bed", "narrowPeak": ".narrowPeak"}
+PEAKS_SUFFIX = {"bed": ".bed", "narrowPeak": ".narrowPeak", "broadPeak": ".broadPeak"}
 _MAX_NAME = 200  # bytes of a file name's stem (file systems allow 255)
 
 
@@ -102,16 +113,20 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     if len(given) > 1:
         raise ValueError("give one of --penalty λ, --log-penalty LOG_λ or --model "
                          "MODEL.json (none: the shipped zero-label model)")
+    if given and args.broad:
+        raise ValueError("--broad picks the shipped zero-label model's level for broad "
+                         "marks; with --penalty, --log-penalty or --model it has no use")
+    mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
                                log_name="--log-penalty")
         if value is not None:
             return value, None
         pretrained = load_pretrained()
-        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note()}",
+        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note(mark)}",
               flush=True)
         report("coverage features of every window like the model's training windows")
-        return default_log_lambda(coverage, pretrained)[::-1]
+        return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
     model = _load_model(args.model, task="peaks")
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
@@ -126,42 +141,64 @@ def _means_path(out: Path, fmt: str) -> Path:
     return derived_path(out.with_name(name), MEANS_SUFFIX[fmt])
 
 
+def _coverage_paths(args) -> list:
+    """The COVERAGE arguments as a list (one path or several, one sample each)."""
+    return list(args.coverage) if isinstance(args.coverage, (list, tuple)) \
+        else [args.coverage]
+
+
+def out_is_folder(text: str) -> bool:
+    """Whether ``--out`` names a folder before any input is read: it ends in ``/`` or is
+    an existing folder (else a folder only when there are several samples).
+
+    Examples
+    --------
+    >>> out_is_folder("peaks/"), out_is_folder("peaks.bed")
+    (True, False)
+    """
+    if str(text).endswith(("/", os.sep)):
+        return True
+    try:  # a name too long for the file system is refused by the output check, not here
+        return Path(text).is_dir()
+    except OSError:
+        return False
+
+
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
     """Fail on outputs that would replace or sit among the inputs (``directory=None``:
     before reading, when the number of samples, so the kind of ``--out``, is not known)."""
-    inputs = [args.coverage, args.model, getattr(args, "chrom_sizes", None)]
+    inputs = [*_coverage_paths(args), args.model, getattr(args, "chrom_sizes", None)]
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
 
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
-                  sizes: dict | None = None) -> int:
-    """The BED file (name = sample, score = peak mean) or narrowPeak file and the means of
-    one sample (bigWig: chromosome lengths ``sizes``, else each one's last end)."""
-    peaks = segs[segs["status"] == "peak"]
+                  sizes: dict | None = None, coverage: pd.DataFrame | None = None) -> int:
+    """The peak file (BED6+1: name = sample, score 0-1000, strand, the peak's mean;
+    narrowPeak; broadPeak) and the means of one sample, its columns from
+    :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
+    ``sizes``, else each one's last end)."""
+    calls = peak_calls(segs, coverage if args.format == "narrowPeak" else None)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
     label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
                                            str(sid))
     name = None if args.track is None else " ".join(
         x for x in (args.track, "" if sid is None else label) if x) or "penlearn peaks"
-    if args.format == "narrowPeak":
-        table = narrowpeak_table(peaks.rename(columns={"mean": "signalValue"}),
-                                 "" if sid is None else label)
-        write_narrowpeak(table, path, track=name)
+    if args.format in ("narrowPeak", "broadPeak"):
+        table = narrowpeak_table(calls, "" if sid is None else label)
+        writer = write_narrowpeak if args.format == "narrowPeak" else write_broadpeak
+        writer(table, path, track=name)
+    elif args.bed3:
+        write_bed(calls[["chrom", "chromStart", "chromEnd"]], path, track=name)
     else:
-        bed = pd.DataFrame({"chrom": peaks["chrom"], "chromStart": peaks["chromStart"],
-                            "chromEnd": peaks["chromEnd"], "name": label,
-                            "score": peaks["mean"].round(6)})
-        cols = ["chrom", "chromStart", "chromEnd"] + (["name", "score"] if not args.bed3
-                                                      else [])
-        write_bed(bed[cols], path, track=name)
+        write_bed(calls.assign(name=label, strand="."), path, track=name, extra=["mean"])
     if means is not None:
         track = None if name is None else f"{name} means"
         if args.means == "bigWig":
             write_bigwig(segs, means, chrom_sizes=sizes)
         else:
             write_bedgraph(segs, means, track=track)
-    return len(peaks)
+    return len(calls)
 
 
 def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
@@ -169,7 +206,9 @@ def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
     """Chromosome lengths of big-file outputs: ``--chrom-sizes`` (read as ``given``), else
     the input headers (bigWig, BAM), checked against ``tables`` ({what: table}); else
     None, with a warning naming the ``files`` that will end at the last covered base."""
-    sizes = given if given is not None else coverage_chrom_sizes(args.coverage)
+    cov = args.coverage
+    sizes = given if given is not None else coverage_chrom_sizes(
+        cov[0] if isinstance(cov, (list, tuple)) and len(cov) == 1 else cov)
     if sizes is not None:
         for what, table in tables.items():
             if table is not None and len(table):
@@ -195,8 +234,8 @@ def parts_folder(out: Path) -> Path:
 def _manifest(args) -> dict:
     """What the run was made from: the coverage files (size and mtime: a record, the
     parts' own keys are content digests), the model (BLAKE2 of its bytes) or penalty."""
-    cov = Path(args.coverage)
-    files = coverage_files(cov) if cov.is_dir() else [(None, cov)]
+    files = [f for c in _coverage_paths(args) for f in (
+        coverage_files(Path(c)) if Path(c).is_dir() else [(None, Path(c))])]
     inputs = {"coverage": [{"path": str(p), "bytes": p.stat().st_size,
                             "mtime_ns": p.stat().st_mtime_ns} for _, p in files],
               "model": None if args.model is None else {
@@ -229,24 +268,28 @@ def cmd_peaks(args) -> int:
         raise ValueError("--means bigWig needs pyBigWig: pip install 'penlearn[bigwig]'")
     if args.bed3 and args.format != "bed":
         raise ValueError("--bed3 applies to --format bed only")
-    _check_outputs(args, [out], None)  # before reading any input
-    check_parts_folder(parts_folder(out), [args.coverage, args.model, args.chrom_sizes],
+    folder = out_is_folder(args.out)
+    _check_outputs(args, [out], True if folder else None)  # before reading any input
+    paths = _coverage_paths(args)
+    check_parts_folder(parts_folder(out), [*paths, args.model, args.chrom_sizes],
                        fresh=args.no_resume)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
-    coverage = read_coverage(args.coverage, progress=not args.quiet)
+    coverage = read_coverage(paths[0] if len(paths) == 1 else paths,
+                             progress=not args.quiet)
     sizes = given if args.means != "bigWig" else output_chrom_sizes(
         args, given, {"coverage": coverage}, "the bigWig files")
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
-    several = len(samples) > 1
+    several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
-    names = sample_file_names(samples) if several else {}
+    names = sample_file_names(["sample" if s is None else s for s in samples]) \
+        if several else {}
     log_lambda, windows = _log_lambda(args, coverage, report)
     parts = _open_parts(args, out, report)
-    report(f"peak models of {len(samples)} sample(s)")
+    report(f"peak models of {plural(len(samples), 'sample')}")
     with workers(args) as executor:
         segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
                              segments=True, executor=executor, progress=not args.quiet,
@@ -255,20 +298,23 @@ def cmd_peaks(args) -> int:
     note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
         if reused else ""
     if not several:  # each file is written atomically
-        n = _write_sample(segs, samples[0], out, args, means, sizes)
+        n = _write_sample(segs, samples[0], out, args, means, sizes, coverage)
         remove_parts_folder(parts)
         print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
         return 0
     n = 0
     with staged_dir(out, replace=args.force) as tmp:
         for s in samples:
-            stem = names[str(s)]
-            part = segs[segs["sample_id"] == s]
+            stem = names["sample" if s is None else str(s)]
+            one = "sample_id" not in segs.columns or len(samples) == 1
+            part = segs if one else segs[segs["sample_id"] == s]
+            cov = coverage if one else coverage[coverage["sample_id"] == s]
             m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
             n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                               m, sizes)
+                               m, sizes, cov)
     remove_parts_folder(parts)
-    print(f"penlearn peaks: wrote {n} peaks of {len(samples)} samples to {out}/{note}")
+    print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
+          f"{out}/{note}")
     return 0
 
 
@@ -284,8 +330,10 @@ def register(add) -> None:
 
 def add_peaks_arguments(p) -> None:
     """The arguments of ``penlearn peaks``."""
-    p.add_argument("coverage", metavar="COVERAGE",
-                   help="a bedGraph file (chrom, chromStart, chromEnd, count; plain or gzip), "
+    p.add_argument("coverage", metavar="COVERAGE", nargs="+",
+                   help="one or several (one sample each, ids from the file names, as "
+                   "MACS3's -t a b) of: a bedGraph file (chrom, chromStart, chromEnd, "
+                   "count; plain or gzip), "
                    "a bigWig file (.bw or .bigWig), a BAM file (read depth as bedtools "
                    "genomecov -bg -split), a coverage.csv[.gz] with sample_id, or a folder of "
                    "*.bedGraph[.gz] / *.bw / *.bigWig / *.bam files (one per sample) or "
@@ -301,21 +349,30 @@ def add_peaks_arguments(p) -> None:
                    "--log-penalty, --model: the shipped zero-label model, learned on 17 "
                    "public labeled ChIP-seq sets, on windows cut like its training "
                    "problems)")
+    p.add_argument("--broad", action="store_true",
+                   help="a broad mark (H3K27me3, H3K36me3, H3K9me3, H3K4me1; MACS3's "
+                   "--broad): the shipped model's level of all its sets. Default: a narrow "
+                   "mark (H3K4me3, H3K27ac, CTCF, ATAC, factors), its level of the narrow-"
+                   "mark sets. Only without --penalty, --log-penalty, --model")
     p.add_argument("--out", required=True, metavar="OUT",
-                   help="BED file to write (one sample), or folder of <sample>.bed files "
-                   "(sample ids percent-encoded into file names: '/' is %%2F)")
+                   help="a folder of <sample>.bed files when OUT ends in '/' or is a folder "
+                   "already, or when there are several samples (sample ids "
+                   "percent-encoded into file names: '/' is %%2F); else the one sample's "
+                   "file")
     p.add_argument("--format", choices=tuple(PEAKS_SUFFIX), default="bed",
-                   help="bed: BED (name = sample, score = peak mean); narrowPeak: ENCODE "
-                   "narrowPeak, names <sample>_peak<k>, score 0-1000 (the peak mean scaled "
-                   "to the file's strongest), signalValue = peak mean, pValue, qValue, "
-                   "peak = -1; <sample>.narrowPeak in a folder (default: %(default)s)")
+                   help="bed: BED6+1 (name = sample, score 0-1000 = the peak mean scaled "
+                   "to the sample's strongest, strand '.', the peak mean); narrowPeak: "
+                   "ENCODE narrowPeak, names <sample>_peak<k>, the same score, "
+                   "signalValue = fold over the flanking background, pValue / qValue = "
+                   "-log10 Poisson p / Benjamini-Hochberg q, peak = summit offset; "
+                   "broadPeak: narrowPeak without the summit (default: %(default)s)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "
                    "headers; bedGraph inputs: each chromosome's last covered base)")
     p.add_argument("--bed3", action="store_true",
-                   help="BED with 3 columns only (default: also name = sample and "
-                   "score = the peak's mean coverage)")
+                   help="BED with 3 columns only (default: also name = sample, score "
+                   "0-1000, strand and the peak's mean coverage)")
     p.add_argument("--track", default=None, metavar="NAME", nargs="?", const="",
                    help="start each file with a genome-browser 'track' line named NAME "
                    "and the sample")

@@ -29,6 +29,9 @@ def cmd_pretrain(args) -> int:
     p = model.provenance_
     loso = p.get("leave_one_set_out", {}).get("mean")
     tail = "" if loso is None else f"; leave one set out: {loso:.2f} % test label errors"
+    marks = p.get("marks", {}).get("leave_one_set_out", {}).get("mean")
+    tail += "" if marks is None else (f" at the level of all sets, {marks:.2f} % at each "
+                                      "set's mark level (narrow / broad)")
     print(f"penlearn pretrain: wrote {out}: learned on {len(p['sets'])} ChIP-seq sets "
           f"({p['sequences']} windows, {p['labels']} labels){tail}")
     return 0

@@ -6,8 +6,9 @@ coverage features (the 17 sets of Hocking et al. 2017, "Optimizing ChIP-seq peak
 detectors using visual labels and supervised machine learning", *Bioinformatics*
 33(4):491-499; the UCI "chipseq" benchmark; neuroblastoma and other feature sets are
 skipped), learns the model of :mod:`penlearn.peaks.pretrained.fit` on all of them and
-writes it with a provenance block: the sets, the features, the learner, the penlearn
-version and each set's test label errors when it is left out. The model shipped in
+writes it with a provenance block: the sets, the features, the learner, the level of
+narrow and of broad marks, the penlearn version and each set's test label errors when it
+is left out. The model shipped in
 ``penlearn/peaks/pretrained/default.json`` is this command's output on the 17 sets.
 """
 
@@ -19,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._tables import _find
+from penlearn._checks import check_error_counts
+from penlearn._tables import ID_COLUMNS, _find, table_columns
 from penlearn._version import package_version
 from penlearn.datasets.uci import load_uci
 from penlearn.learn.model import PenaltyModel
@@ -28,6 +30,8 @@ from penlearn.peaks.pretrained.fit import (
     FEATURES,
     fit_dispersion_model,
     leave_one_set_out,
+    mark_class,
+    mark_intercept,
     model_data,
     slope_grid,
 )
@@ -49,18 +53,12 @@ LEARNER = ("log λ = intercept + b·(2·log.sd − log.mean) (log index of dispe
            "weighing the same; features clipped to their training range at prediction")
 
 
-def _header(path: Path) -> list[str]:
-    import gzip
-    import lzma
-
-    opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
-    with opener(path, "rt") as fh:
-        return fh.readline().rstrip("\r\n").split(",")
-
-
 def chipseq_sets(data_dir) -> list[str]:
     """The sub-folders of ``data_dir`` that are labeled UCI ChIP-seq sets: an
-    ``evaluation.csv`` and an ``inputs.csv`` whose columns are the 36 coverage features.
+    ``evaluation.csv`` and an ``inputs.csv`` with a sequence id column and the 36
+    coverage features (in any order, beside other columns; the header read by the one
+    reader of UCI tables, :func:`penlearn.datasets.load_uci`'s: quoted as R's
+    ``write.csv`` writes it, compressed whatever its name).
 
     Examples
     --------
@@ -76,7 +74,8 @@ def chipseq_sets(data_dir) -> list[str]:
         inputs, evaluation = _find(d, "inputs"), _find(d, "evaluation")
         if inputs is None or evaluation is None:
             continue
-        if tuple(_header(Path(inputs))[1:]) == FEATURE_COLUMNS:
+        columns = set(table_columns(inputs))
+        if columns & set(ID_COLUMNS) and set(FEATURE_COLUMNS) <= columns:
             out.append(d.name)
     return out
 
@@ -84,9 +83,15 @@ def chipseq_sets(data_dir) -> list[str]:
 def _load(root: Path, names: list[str]):
     X, evs, groups = [], [], []
     for name in names:
-        ds = load_uci(root / name)
+        ds = load_uci(root / name)  # the one reader of UCI tables: whole rows, checked
         ev = ds.evaluation
+        check_error_counts(ev, f"set {name!r}: evaluation")  # what the fit counts
         ids = ds.inputs.index.intersection(pd.Index(ev["sequence_id"].unique()))
+        n_labels = ev[ev["sequence_id"].isin(ids)].groupby("sequence_id")["labels"].first()
+        if not n_labels.sum() > 0:
+            raise ValueError(f"set {name!r} has no label on a sequence of its inputs "
+                             "(labels is 0 everywhere, or no sequence id is in both "
+                             "tables): it cannot weigh in the fit")
         X.append(ds.inputs.loc[ids, list(FEATURES)])
         evs.append(ev[ev["sequence_id"].isin(ids)])
         groups.append(pd.Series(name, index=ids))
@@ -115,7 +120,10 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
     PenaltyModel
         A linear model of log λ on ``log.sd`` and ``log.mean`` (clipped to the training
         range), with ``provenance_`` (dict, also written into the model file by
-        :func:`penlearn.peaks.pretrained.save_pretrained`).
+        :func:`penlearn.peaks.pretrained.save_pretrained`); its ``marks`` block holds
+        the level of narrow marks (learned on the narrow-mark sets at the same slope) and
+        of broad ones (the model's), and with ``loso`` each set's test errors at its
+        mark's level.
 
     Examples
     --------
@@ -158,12 +166,28 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
                     "note": "gap-separated regions of hg19 chromosomes (the UCI problems)"},
         "penlearn": package_version(), "fit_seconds": round(seconds, 2),
     }
+    narrow = [s for s in names if mark_class(s) == "narrow"]
+    marks = {"broad": {"intercept": fit["intercept"], "sets": names,
+                       "rule": "the level of all the sets (also for a mark of neither class)"}}
+    if narrow:
+        ids = groups.index[groups.isin(narrow).to_numpy()]
+        marks["narrow"] = {
+            "intercept": mark_intercept(features.loc[ids], evaluation, groups.loc[ids],
+                                        fit["slope"]),
+            "sets": narrow, "rule": "fewest label errors of the narrow-mark sets (every "
+            "set weighing the same) at the slope of all the sets"}
+    provenance["marks"] = marks
     if loso and len(names) > 1:
-        errs = leave_one_set_out(features, evaluation, groups)
-        provenance["leave_one_set_out"] = {
-            "test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
-            "mean": round(float(errs.mean()), 4)}
+        table = leave_one_set_out(features, evaluation, groups, marks=True)
+
+        def block(errs):
+            return {"test_errors_pct": {k: round(float(v), 4) for k, v in errs.items()},
+                    "mean": round(float(errs.mean()), 4)}
+
+        provenance["leave_one_set_out"] = block(table["all_sets"])
+        provenance["marks"]["leave_one_set_out"] = block(table["mark"])
     data = model_data(fit, features, provenance)
     model = PenaltyModel.from_dict(data, source="pretrain")
+    model.task_ = "peaks"  # ChIP-seq windows' coverage features
     model.provenance_ = provenance
     return model

@@ -202,13 +202,14 @@ def load_uci(path: str | os.PathLike) -> UCIDataSet:
     ev_path = _find(folder, "evaluation")
     if ev_path is None:
         raise FileNotFoundError(f"{folder} has no evaluation.csv(.gz|.xz)")
-    evaluation = snake_case_columns(_read_csv(ev_path, ["sequenceID"]))
+    evaluation = snake_case_columns(_read_csv(ev_path, ["sequenceID"], whole_rows=True))
     check_evaluation(evaluation, name=f"{ev_path.name}")
 
     inputs = None
     in_path = _find(folder, "inputs")
     if in_path is not None:
-        inputs = _features_table(_read_csv(in_path, ["sequenceID"]), in_path)
+        inputs = _features_table(_read_csv(in_path, ["sequenceID"], whole_rows=True),
+                                 in_path)
 
     outputs = None
     out_path = _find(folder, "outputs")

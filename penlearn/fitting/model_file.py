@@ -22,6 +22,8 @@ from penlearn.atomic_files import write_text_atomic
 __all__ = [
     "DEFAULT_SEGMENTATION",
     "TASKS",
+    "check_model_task",
+    "check_task",
     "ModelFileError",
     "ModelFields",
     "check_segmentation",
@@ -42,6 +44,40 @@ TASKS = {"changepoint": "sequences of a changepoint data set",
 
 class ModelFileError(ValueError):
     """A model file that is not valid JSON of the expected model type."""
+
+
+def check_task(task, what: str = "task") -> str | None:
+    """``task`` if it is None or one of :data:`TASKS`, else a ``ValueError`` listing them.
+
+    Examples
+    --------
+    >>> check_task("peaks"), check_task(None)
+    ('peaks', None)
+    """
+    if task is not None and (not isinstance(task, str) or task not in TASKS):
+        raise ValueError(f"{what} must be one of {list(TASKS)} (or None), got {task!r}")
+    return task
+
+
+def check_model_task(recorded, expected, source: str) -> None:
+    """The one task check of every model a command or ``prior=`` takes: a model that
+    records a task (``recorded``) other than ``expected`` is refused, naming both (None
+    on either side: unknown, not checked here).
+
+    Examples
+    --------
+    >>> check_model_task("peaks", "peaks", "m.json")
+    >>> check_model_task("joint", "peaks", "m.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    penlearn.fitting.model_file.ModelFileError: m.json is a model of the task 'joint' ...
+    """
+    check_task(expected)
+    if expected is not None and recorded is not None and recorded != expected:
+        raise ModelFileError(
+            f"{source} is a model of the task {recorded!r} ({TASKS[recorded]}), not "
+            f"{expected!r}: its features mean other things here; give a model of "
+            f"{TASKS[expected]}")
 
 
 def write_model_file(path, data: dict) -> None:
@@ -112,11 +148,7 @@ class ModelFields:
         task = self.data.get("task")
         if task is not None and (not isinstance(task, str) or task not in TASKS):
             raise self.error(f"field 'task' must be one of {list(TASKS)}, got {task!r}")
-        if expected is not None and task is not None and task != expected:
-            raise ModelFileError(
-                f"{self.source} is a model of the task {task!r} ({TASKS[task]}), not "
-                f"{expected!r}: its features mean other things here; give a model of "
-                f"{TASKS[expected]}")
+        check_model_task(task, expected, self.source)
         return task
 
     def names(self, name: str, *, nonempty: bool = True) -> list[str]:

@@ -13,6 +13,10 @@
 - :mod:`~penlearn.learn.groups`: validation holding out whole groups (genomic regions);
 - :mod:`~penlearn.learn.shrink`: after descent, the mixture with a model that learns
   nothing (the constant) of largest validation AUC (``shrink=``);
+- :mod:`~penlearn.learn.level_shift`: a handful of labels: a prior model's ranking, the
+  level the labels say (``learn_penalty(prior=...)`` up to 20 labeled sequences);
+- :mod:`~penlearn.learn.propose`: the windows worth labeling next (from paths and the
+  labels so far, never an unlabeled window's errors);
 
 The fitting machinery shared with :mod:`penlearn.binary` (the descent core, the
 standardiser, model files) lives below, in :mod:`penlearn.fitting`.

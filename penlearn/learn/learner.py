@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from penlearn._checks import EVALUATION_REQUIRED, require_columns
+from penlearn.fitting.model_file import check_model_task, check_task
+from penlearn.learn import level_shift
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
 from penlearn.learn.prior import (
@@ -34,6 +37,7 @@ def learn_penalty(
     segmentation: dict | None = None,
     groups="auto",
     prior: PenaltyModel | None = None,
+    task: str | None = None,
     **options,
 ) -> PenaltyModel:
     """Learn a penalty function log λ = f(features): linear, or boosted trees.
@@ -142,9 +146,16 @@ def learn_penalty(
         ranking; :mod:`penlearn.learn.level`); ``"subtrain"``: the papers' shift of fewest
         subtrain errors.
     prior : PenaltyModel, optional
-        A model to start from when the labels are too few to learn and validate one
-        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
-        class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
+        With ``model="auto"``, at most
+        :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` (20) labeled sequences and
+        neither ``validation`` nor ``folds``: the prior's log λ shifted to the labels by
+        :func:`~penlearn.learn.level_shift.level_shift` (its weights kept; measured on the
+        17 ChIP-seq sets to beat the learned models there, ``benchmarks/RESULTS.md``,
+        "few_labels"). Otherwise a model to start from when the labels are too few to
+        learn and validate one
+        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, one label
+        class only, or with ``model="auto"`` two labeled sequences, too few for its
+        cross-validation) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
         ChIP-seq coverage features, the shipped zero-label model,
         ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
@@ -155,7 +166,13 @@ def learn_penalty(
         chooses the constant, the model is the prior (its weights kept) shifted to the
         labels (``"prior"``; its CV errors, its level shifted to each fold's training
         labels, are recorded in ``choice_``); with more labeled sequences, or other
-        models, it is not used.
+        models, it is not used. A prior that records a task (``task_``) must be a model
+        of ``task`` (by default ``"peaks"``: the prior is for ChIP-seq windows unless
+        ``task`` says otherwise); the result never takes the prior's task.
+    task : {"peaks", "joint", "changepoint"}, optional
+        What the features describe, recorded in the model (``task_``, written by
+        :meth:`~penlearn.PenaltyModel.save`; commands refuse a model of another task).
+        Default: unknown, or ``"peaks"`` with a ``prior``.
     boosting : dict, optional
         Options of ``model="boosting"``, overriding
         :data:`penlearn.learn.penalty.BOOSTING_OPTIONS` (``max_stages``, ``learning_rate``,
@@ -197,17 +214,40 @@ def learn_penalty(
     1.0
     """
     opts = learn_options(**options)
-    reason = too_few_labels(evaluation) if validation is None and folds is None else None
+    require_columns(evaluation, EVALUATION_REQUIRED, "evaluation")  # before any work
+    task = check_task(task)
+    if prior is not None:  # the one task check of every model a command or prior= takes
+        task = task or "peaks"
+        check_model_task(getattr(prior, "task_", None), task, "prior")
+    if opts.model == "auto" and isinstance(validation, tuple) and len(validation) == 2:
+        # auto cross-validates over subtrain and validation together: counted together
+        both = too_few_labels(pd.concat([evaluation, validation[1]]), "auto")
+        if both is not None:
+            features = pd.concat([features, validation[0]])
+            evaluation, validation = pd.concat([evaluation, validation[1]]), None
+    if prior is not None and validation is None and folds is None and opts.model == "auto" \
+            and evaluation["sequence_id"].nunique() <= level_shift.SHIFT_MAX_SEQUENCES:
+        return _with_task(level_shift.shifted_prior(prior, features, evaluation,
+                                                    level_shift.few_reason(evaluation)), task)
+    reason = too_few_labels(evaluation, opts.model) if validation is None and folds is None \
+        else None
     if reason is not None:
         if prior is None:
             prior = constant_model(features.columns, best_constant_log_lambda(evaluation))
             prior.prior_name_ = "the best constant penalty of the labels"
-        return shift_prior(prior, features, evaluation, reason)
+        return _with_task(shift_prior(prior, features, evaluation, reason), task)
     est = PenaltyModel(**opts.as_dict())
     if evaluation["sequence_id"].nunique() > PRIOR_MAX_SEQUENCES:
         prior = None  # many labels: learned as without a prior
     if prior is not None and opts.model == "auto":
         check_prior(prior, features)
-    return est.fit(features, evaluation, validation=validation, folds=folds, targets=targets,
-                   scale_features=scale_features, segmentation=segmentation, groups=groups,
-                   prior=prior if opts.model == "auto" else None)
+    return _with_task(est.fit(features, evaluation, validation=validation, folds=folds,
+                              targets=targets, scale_features=scale_features,
+                              segmentation=segmentation, groups=groups,
+                              prior=prior if opts.model == "auto" else None), task)
+
+
+def _with_task(model: PenaltyModel, task: str | None) -> PenaltyModel:
+    """``model`` recording ``task`` (never its prior's)."""
+    model.task_ = task
+    return model

@@ -22,6 +22,7 @@ from penlearn.fitting.model_file import (
     MAX_ABS_COEF,
     TASKS,
     check_segmentation,
+    check_task,
     read_model_file,
     write_model_file,
 )
@@ -196,11 +197,11 @@ class PenaltyModel:
         level = getattr(self, "level_", None) or {}
         if level.get("model") == "prior":  # model="auto" chose the prior
             what = (f"{(self.choice_ or {}).get('prior', 'the prior penalty model')}, its "
-                    f"log λ shifted by {level.get('shift', 0):+.3g} to the labels")
+                    f"log λ shifted by {level.get('shift') or 0:+.3g} to the labels")
         if level.get("rule") == "prior":
             n = level.get("labels")
             labels = "the labels given" if n is None else f"the {int(float(n))} labels given"
-            return (f"{level.get('prior')}, its log λ shifted by {level.get('shift', 0):+.3g} "
+            return (f"{level.get('prior')}, its log λ shifted by {level.get('shift') or 0:+.3g} "
                     f"to fit {labels}; learned nothing more: {level.get('reason')}")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
@@ -378,6 +379,7 @@ class PenaltyModel:
                   task: str | None = None) -> PenaltyModel:
         """Rebuild a model from :meth:`to_dict` output (or a path), validating every field
         (``task``: as in :meth:`load`)."""
+        check_task(task)
         f = read_model_file(data, FORMAT, FORMAT_VERSION, source)
         recorded = f.task(task)
         if task is not None and recorded is None:
@@ -466,6 +468,10 @@ class PenaltyModel:
         lev = f.data.get("level", {})
         if not isinstance(lev, dict):
             raise f.error("field 'level' must be an object")
+        for key in _LEVEL_NUMBERS:  # what describe() and the reports format as numbers
+            v = lev.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise f.error(f"field 'level': {key!r} must be a number (or null), got {v!r}")
         model.level_ = dict(lev)
         return model
 
@@ -485,9 +491,16 @@ class PenaltyModel:
         )
 
 
+#: The entries of ``level_`` that are numbers (or None) in a model file.
+_LEVEL_NUMBERS = ("scale", "shift", "validation_errors", "labels")
+
+
 def _json_level(level: dict) -> dict:
-    """``level_`` as JSON: numbers as floats, the candidates' errors as an object."""
+    """``level_`` as JSON: numbers as floats, None as null, the candidates' errors as an
+    object."""
     def conv(v):
+        if v is None:
+            return None
         if isinstance(v, dict):
             return {str(k): conv(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):

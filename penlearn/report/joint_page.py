@@ -10,7 +10,7 @@ import pandas as pd
 
 from penlearn.peaks.joint.pipeline import JointPeaks
 
-__all__ = ["joint_html", "matrix_png"]
+__all__ = ["joint_html", "matrix_figure", "matrix_png"]
 
 
 def matrix_png(res: JointPeaks) -> bytes | None:
@@ -18,6 +18,24 @@ def matrix_png(res: JointPeaks) -> bytes | None:
     peaks."""
     from penlearn.plotting import figure_png
 
+    fig = matrix_figure(res)
+    return None if fig is None else figure_png(fig)
+
+
+def matrix_figure(res: JointPeaks):
+    """The matplotlib Figure of :func:`matrix_png` (None without peaks): wide enough for
+    its title whatever the number of peaks.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> mat = pd.DataFrame({"chrom": ["chr1"], "chromStart": [10], "chromEnd": [20],
+    ...                     "a": [1], "b": [0]})
+    >>> res = SimpleNamespace(matrix=lambda kind: mat, samples=["a", "b"],
+    ...                       groups={"a": "a", "b": "b"})
+    >>> bool(matrix_figure(res).get_figwidth() >= 5.5)
+    True
+    """
     mat = res.matrix("sample")
     if len(mat) == 0:
         return None
@@ -27,7 +45,9 @@ def matrix_png(res: JointPeaks) -> bytes | None:
 
     order = sorted(res.samples, key=lambda s: (res.groups[s], res.samples.index(s)))
     values = mat[order].to_numpy(dtype=float).T
-    fig = Figure(figsize=(min(2.0 + 0.5 * len(mat), 14.0), 1.2 + 0.3 * len(order)))
+    # at least 5.5 inches: the title (two lines) is never clipped by a narrow matrix
+    fig = Figure(figsize=(min(max(2.0 + 0.5 * len(mat), 5.5), 14.0),
+                          1.6 + 0.3 * len(order)))
     ax = fig.subplots()
     ax.imshow(values, aspect="auto", cmap="Greys", vmin=0, vmax=1, interpolation="nearest")
     ax.set_yticks(range(len(order)))
@@ -40,9 +60,9 @@ def matrix_png(res: JointPeaks) -> bytes | None:
                            rotation=60, ha="right", fontsize=7)
     else:
         ax.set_xlabel(f"{len(mat)} joint peaks in genome order")
-    ax.set_title("joint peaks (columns) × samples (rows): black = peak")
+    ax.set_title("joint peaks (columns) × samples (rows)\nblack = peak", fontsize=10)
     fig.tight_layout()
-    return figure_png(fig)
+    return fig
 
 
 def joint_html(res: JointPeaks, comparison: pd.DataFrame | None = None) -> str:

@@ -315,6 +315,12 @@ def _error_functions_section(ev, first, first_name: str, show: list) -> list[str
 def _learning_section(model) -> list[str]:
     from penlearn.plotting import plot_learning_curves  # matplotlib
 
+    steps = pd.to_numeric(model.history_.get("step", pd.Series(dtype=float)),
+                          errors="coerce")
+    if not (steps > 0).any():  # a constant, a shifted prior: nothing was descended
+        return ["<h2>Learning curves</h2>",
+                "<p id='learning-curves-none'>No learning curve: this model took no "
+                "gradient-descent step (" + html.escape(model.describe()) + ").</p>"]
     return [
         "<h2>Learning curves</h2>",
         _img(

@@ -214,10 +214,11 @@ def _bigbed_rows(path: Path) -> list[tuple]:
 
 def test_hub_of_a_peak_folder_carries_the_files_names_and_scores(tmp_path, capsys):
     """Issue 39: peaks from a folder of per-sample files were read as BED3, so every
-    bigBed score was 1000. Now a narrowPeak's (and a BED5's) names and 0-1000 scores reach
-    the hub as the files hold them; ``penlearn peaks`` BED files (every peak named after
-    the sample, score = the peak's mean) get ``<sample>_peak<k>`` and the mean scaled to
-    0-1000; a BED3 sample gets 1000."""
+    bigBed score was 1000. Now a narrowPeak's (and a BED5's) names reach the hub as the
+    files hold them, and their scores by the one rule of BED (issue 47 (g): scaled so
+    that the sample's strongest peak is 1000; 'penlearn peaks' files, whose strongest is
+    1000, unchanged); BED files naming every peak after the sample get
+    ``<sample>_peak<k>``; a BED3 sample gets 1000."""
     rng = np.random.default_rng(8)
     samples = ["kidney/A", "B", "C", "D"]
     cov = _coverage(rng, samples)
@@ -246,10 +247,10 @@ def test_hub_of_a_peak_folder_carries_the_files_names_and_scores(tmp_path, capsy
     got = {k.removesuffix(" peaks"): sorted(_bigbed_rows(root / s["bigDataUrl"]))
            for k, s in stanzas.items()}
     assert got == {
-        "kidney/A": [("chr1", 100, 200, "macs_peak_1", "512", "."),
+        "kidney/A": [("chr1", 100, 200, "macs_peak_1", "1000", "."),
                      ("chr1", 500, 650, "macs_peak_2", "0", "."),
-                     ("chr2", 40, 90, "macs_peak_3", "37", ".")],
-        "B": [("chr1", 300, 400, "b1", "250", "."), ("chr2", 10, 30, "b2", "0", ".")],
+                     ("chr2", 40, 90, "macs_peak_3", "72", ".")],
+        "B": [("chr1", 300, 400, "b1", "1000", "."), ("chr2", 10, 30, "b2", "0", ".")],
         "C": [("chr1", 10, 20, "C_peak1", "250", "."),
               ("chr1", 50, 60, "C_peak2", "1000", ".")],
         "D": [("chr1", 10, 20, "D_peak1", "1000", ".")],

@@ -34,11 +34,65 @@ def _peaks(cov: pd.DataFrame, sid: str, penalty: float) -> pd.DataFrame:
     return seg[seg["status"] == "peak"].reset_index(drop=True)
 
 
-def test_narrowpeak_columns_names_and_scores(tmp_path):
+NARROWPEAK_AUTOSQL = """table narrowPeak
+"BED6+4 Peaks of signal enrichment"
+(
+    string chrom;        "Reference sequence chromosome or scaffold"
+    uint   chromStart;   "Start position in chromosome"
+    uint   chromEnd;     "End position in chromosome"
+    string name;         "Name given to a region"
+    uint   score;        "0-1000"
+    char[1] strand;      "+ or - or . for unknown"
+    float  signalValue;  "Measurement of average enrichment for the region"
+    float  pValue;       "Statistical significance of signal value (-log10)"
+    float  qValue;       "Statistical significance with multiple-test correction (-log10)"
+    int    peak;         "Point-source called for this peak; 0-based offset from chromStart"
+)
+"""
+
+
+def _big_bed_round_trip(path, tmp_path) -> list[list[str]]:
+    """The narrowPeak file through bedToBigBed with the narrowPeak autoSql (where that
+    tool is installed), else through pybigtools as the hub writes bigBeds; its rows."""
+    import shutil
+    import subprocess
+
+    rows = [ln.split("\t") for ln in path.read_text().splitlines()
+            if not ln.startswith("track")]
+    sizes = {"chr1": 10_000}
+    (tmp_path / "np.as").write_text(NARROWPEAK_AUTOSQL)
+    (tmp_path / "chrom.sizes").write_text("chr1\t10000\n")
+    bb = tmp_path / "np.bb"
+    if shutil.which("bedToBigBed"):
+        plain = tmp_path / "plain.narrowPeak"
+        plain.write_text("".join("\t".join(r) + "\n" for r in rows))
+        subprocess.run(["bedToBigBed", "-type=bed6+4", f"-as={tmp_path / 'np.as'}",
+                        str(plain), str(tmp_path / "chrom.sizes"), str(bb)], check=True)
+    else:
+        pbt = pytest.importorskip("pybigtools")
+        writer = pbt.open(str(bb), "w")
+        writer.write(sizes, [(r[0], int(r[1]), int(r[2]), "\t".join(r[3:])) for r in rows],
+                     autosql=NARROWPEAK_AUTOSQL)
+    pbt = pytest.importorskip("pybigtools")
+    with pbt.open(str(bb)) as f:
+        assert "table narrowPeak" in f.sql()
+        back = [["chr1", str(s), str(e), *rest] for s, e, *rest in f.records("chr1")]
+    for r in back:  # each field as the autoSql types it (pybigtools does not check)
+        assert r[3] and 0 <= int(r[4]) <= 1000 and r[5] in "+-."
+        assert all(np.isfinite(float(x)) for x in r[6:9]) and int(r[9]) >= -1
+    return back
+
+
+def test_narrowpeak_and_broadpeak_columns_mean_something(tmp_path):
+    """Issue 46 item 2: column 10 the summit, signalValue the fold over the flanking
+    background, pValue / qValue Poisson and Benjamini-Hochberg, score 0-1000; checked for
+    columns, types and ranges and through bedToBigBed's narrowPeak autoSql."""
     cov = _coverage()
     cov.to_csv(tmp_path / "cov.csv", index=False)
     assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 3, "--out", tmp_path / "np",
                  "--format", "narrowPeak", "--track", "run", "-q"]) == 0
+    assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 3, "--out", tmp_path / "bp",
+                 "--format", "broadPeak", "-q"]) == 0
     assert sorted(p.name for p in (tmp_path / "np").iterdir()) == \
         ["s1.narrowPeak", "s2.narrowPeak"]
     names = []
@@ -47,20 +101,104 @@ def test_narrowpeak_columns_names_and_scores(tmp_path):
         lines = path.read_text().splitlines()
         assert lines[0] == f'track type=narrowPeak name="run {sid}"'
         rows = [ln.split("\t") for ln in lines[1:]]
-        want = _peaks(cov, sid, 3.0)
+        part = cov[cov["sample_id"] == sid].drop(columns="sample_id")
+        want = pl.peak_calls(pl.peakseg(part, 3.0).segments, part)
         assert len(want) >= 2 and all(len(r) == 10 for r in rows)
         assert [[r[0], int(r[1]), int(r[2])] for r in rows] == \
             want[["chrom", "chromStart", "chromEnd"]].values.tolist()
-        signal = np.array([float(r[6]) for r in rows])
-        assert signal == pytest.approx(want["mean"].to_numpy(), rel=1e-12)
         score = [int(r[4]) for r in rows]
-        assert max(score) == 1000 and score == \
-            [round(1000 * v / signal.max()) for v in signal]
-        assert {(r[5], r[7], r[8], r[9]) for r in rows} == {(".", "-1", "-1", "-1")}
+        assert max(score) == 1000 and min(score) >= 0
+        assert score == pl.ucsc_scores(want["mean"]).tolist()
+        assert {r[5] for r in rows} == {"."}
+        signal, p, q = (np.array([float(r[k]) for r in rows]) for k in (6, 7, 8))
+        assert signal == pytest.approx((want["mean"] / want["background"]).to_numpy(),
+                                       rel=1e-5)
+        assert (signal > 1).all() and (p > 0).all() and (q > 0).all() and (q <= p).all()
+        assert np.isfinite(np.r_[signal, p, q]).all()
+        for r in rows:  # the summit: the middle of the highest run of coverage
+            a, b, summit = int(r[1]), int(r[2]), int(r[9])
+            inside = part[(part["chromStart"] >= a) & (part["chromEnd"] <= b)]
+            top = inside[inside["count"] == inside["count"].max()].iloc[0]
+            assert 0 <= summit < b - a
+            assert summit == (top["chromStart"] + top["chromEnd"]) // 2 - a
         names += [r[3] for r in rows]
+        assert _big_bed_round_trip(path, tmp_path) == rows
+        # broadPeak: the same peaks and columns, without the summit
+        broad = (tmp_path / "bp" / f"{sid}.broadPeak").read_text().splitlines()
+        assert [ln.split("\t") for ln in broad] == [r[:9] for r in rows]
         # read_bed reads it as peaks (its first five columns)
         assert pl.read_bed(path)["chromEnd"].tolist() == want["chromEnd"].tolist()
     assert len(set(names)) == len(names) and names[0] == "s1_peak1"
+
+
+def test_summit_ties_control_p_and_q_values(tmp_path):
+    """The summit of a flat top is its middle; with a control, of treatment minus scaled
+    control; p-values are Poisson upper tails, q-values Benjamini-Hochberg's."""
+    from scipy import stats
+
+    cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 14, 20, 30],
+                        "chromEnd": [10, 14, 20, 30, 36], "count": [1, 9, 9, 2, 9]})
+    pk = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [36]})
+    assert pl.peaks.formats.summit_offsets(pk, cov).tolist() == [15]  # 10-19, not 30-35
+    ctl = cov.assign(count=[0, 4, 0, 0, 0])  # 9 - 2*4 = 1 on 10-13
+    assert pl.peaks.formats.summit_offsets(pk, cov, control=ctl, control_scale=2.0
+                                           ).tolist() == [17]  # 14-19 left at 9
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 200],
+                          "chromEnd": [10, 120, 205], "mean": [3.0, 5.0, 2.0],
+                          "background": [1.0, 1.0, 1.5]})
+    t = pl.peaks.formats.peak_columns(peaks)
+    p = stats.poisson.sf(np.array([30, 100, 10]) - 1, np.array([10, 20, 7.5]))
+    assert t["pValue"].to_numpy() == pytest.approx(-np.log10(p), rel=1e-9)
+    order = np.argsort(p)
+    adj = np.minimum.accumulate((p[order] * 3 / np.arange(1, 4))[::-1])[::-1]
+    q = np.empty(3)
+    q[order] = np.minimum(adj, 1)
+    assert t["qValue"].to_numpy() == pytest.approx(-np.log10(q), rel=1e-9)
+    # far tails stay finite and ordered (no -log10 of an underflowed 0)
+    far = pl.peaks.formats.peak_columns(peaks.assign(mean=[500.0, 800.0, 2.0]))
+    assert np.isfinite(far["pValue"]).all() and far["pValue"].iloc[1] > far["pValue"].iloc[0]
+    summits = tmp_path / "s_summits.bed"
+    pl.write_summits(pl.narrowpeak_table(pl.peak_calls(pl.peakseg(cov, 1.0).segments, cov),
+                                         "s"), summits)
+    assert summits.read_text().split("\t")[:4] == ["chr1", "15", "16", "s_peak1"]
+
+
+def test_out_ending_in_slash_is_a_folder_whatever_the_sample_count(tmp_path):
+    """Issue 48 (2): '--out peaks/' with one sample wrote a file named 'peaks'."""
+    one = tmp_path / "one.bedGraph"
+    one.write_text("".join(f"chr1\t{10 * i}\t{10 * i + 10}\t{c}\n"
+                           for i, c in enumerate(COUNTS)))
+    assert _run(["peaks", one, "--penalty", 3, "--out", f"{tmp_path / 'peaks'}/", "-q"]) == 0
+    assert (tmp_path / "peaks").is_dir()
+    assert [p.name for p in (tmp_path / "peaks").iterdir()] == ["one.bed"]
+    (tmp_path / "there").mkdir()  # an existing folder, no slash: a folder too
+    assert _run(["peaks", one, "--penalty", 3, "--out", tmp_path / "there", "-q"]) == 0
+    assert [p.name for p in (tmp_path / "there").iterdir()] == ["one.bed"]
+    assert _run(["peaks", one, "--penalty", 3, "--out", tmp_path / "p.bed", "-q"]) == 0
+    assert (tmp_path / "p.bed").is_file()
+
+
+def test_several_coverage_files_are_one_sample_each(tmp_path, capsys):
+    """Issue 48 (3): 'penlearn peaks a b --out two/' (MACS3's -t a b) was refused."""
+    for name, k in (("a", 0), ("b", 3)):
+        (tmp_path / f"{name}.bedGraph").write_text("".join(
+            f"chr1\t{10 * i}\t{10 * i + 10}\t{c}\n"
+            for i, c in enumerate(np.roll(COUNTS, k))))
+    assert _run(["peaks", tmp_path / "a.bedGraph", tmp_path / "b.bedGraph", "--penalty", 3,
+                 "--out", tmp_path / "two", "-q"]) == 0
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["a.bed", "b.bed"]
+    for name in ("a", "b"):
+        alone = tmp_path / f"{name}_alone.bed"
+        assert _run(["peaks", tmp_path / f"{name}.bedGraph", "--penalty", 3, "--out", alone,
+                     "-q"]) == 0
+        assert (tmp_path / "two" / f"{name}.bed").read_text() == alone.read_text()
+    capsys.readouterr()
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "a.bedGraph").write_text("chr1\t0\t10\t3\n")
+    assert _run(["peaks", tmp_path / "a.bedGraph", tmp_path / "x" / "a.bedGraph",
+                 "--penalty", 3, "--out", tmp_path / "clash", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "sample id 'a'" in err and not (tmp_path / "clash").exists()
 
 
 def test_bed3_with_narrowpeak_is_refused(tmp_path, capsys):
@@ -152,3 +290,27 @@ def test_peaks_of_a_bam_equal_those_of_its_pileup(tmp_path):
         assert _run(["peaks", src, "--penalty", 20, "--out", tmp_path / out, "-q"]) == 0
     got = (tmp_path / "bam.bed").read_text()
     assert got and got == (tmp_path / "bg.bed").read_text()
+
+
+def test_scheduler_without_distributed_is_refused_before_any_work(tmp_path, capsys,
+                                                                   monkeypatch):
+    """Issue 48 (10): refused only after the features were computed; the hint unquoted."""
+    import importlib.util
+
+    import penlearn.cli._workers as workers_module
+    import penlearn.cli.peaks as peaks_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(workers_module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "distributed" else real(name, *a))
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the coverage was read before --scheduler was checked")
+
+    monkeypatch.setattr(peaks_module, "read_coverage", no_work)
+    one = tmp_path / "one.bedGraph"
+    one.write_text("chr1\t0\t10\t3\n")
+    assert _run(["peaks", one, "--penalty", 3, "--scheduler", "tcp://127.0.0.1:8786",
+                 "--out", tmp_path / "p.bed"]) == 1
+    err = capsys.readouterr().err
+    assert "pip install 'penlearn[dask]'" in err and "AssertionError" not in err

@@ -137,7 +137,11 @@ def test_bed_name_score_track_and_segment_means(tmp_path):
     assert bed[["chromStart", "chromEnd"]].values.tolist() == \
         peaks[["chromStart", "chromEnd"]].values.tolist()
     assert bed["name"].tolist() == ["s1"] * len(peaks)
-    assert bed["score"].tolist() == pytest.approx(peaks["mean"].tolist(), rel=1e-6)
+    # UCSC's integer 0-1000 score (the strongest peak 1000), the mean in column 7
+    assert bed["score"].tolist() == pl.ucsc_scores(peaks["mean"]).tolist()
+    cols = [ln.split("\t") for ln in text[1:]]
+    assert [c[5] for c in cols] == ["."] * len(peaks)
+    assert [float(c[6]) for c in cols] == pytest.approx(peaks["mean"].tolist(), rel=1e-6)
     lines = (out / "s1.bedGraph").read_text().splitlines()
     assert lines[0].startswith("track type=bedGraph")
     rows = [ln.split("\t") for ln in lines[1:]]

@@ -217,3 +217,21 @@ def peak_folder(folder: Path, samples=("s1", "s2", "s3", "s4")) -> Path:
     pd.DataFrame(labs, columns=["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
                  ).to_csv(folder / "labels.csv", index=False)
     return folder
+
+
+def joint_folders(d: Path) -> Path:
+    """``d/joint``: coverage of 3 samples (``cov/<s>.bedGraph``, 2 with a peak at 100-160)
+    and their single-sample peaks (``peaks/``, by ``penlearn peaks --penalty 20``)."""
+    import numpy as np
+    import pandas as pd
+
+    root = d / "joint"
+    (root / "cov").mkdir(parents=True)
+    rng = np.random.default_rng(7)
+    for s, peak in (("a", True), ("b", True), ("c", False)):
+        mu = np.r_[np.full(10, 2.0), np.full(6, 20.0 if peak else 2.0), np.full(14, 2.0)]
+        rows = [("chr1", 10 * j, 10 * j + 10, int(c)) for j, c in enumerate(rng.poisson(mu))]
+        pd.DataFrame(rows).to_csv(root / "cov" / f"{s}.bedGraph", sep="\t", header=False,
+                                  index=False)
+    run_cli(["peaks", root / "cov", "--penalty", 20, "--out", root / "peaks", "-q"])
+    return root

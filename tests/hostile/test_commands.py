@@ -11,7 +11,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _hostile import ERROR, Error, bounded_cli, check_cases, coverage_table, run_cli, uci_folder
+from _hostile import (
+    ERROR,
+    Error,
+    bounded_cli,
+    check_cases,
+    coverage_table,
+    joint_folders,
+    run_cli,
+    uci_folder,
+)
 
 import penlearn as pl
 
@@ -36,22 +45,8 @@ def _bed(path: Path, rows) -> Path:
     return path
 
 
-def _joint_folders(d: Path):
-    """Coverage of 3 samples (2 with a peak at 100-160), their single-sample peaks."""
-    root = d / "joint"
-    (root / "cov").mkdir(parents=True)
-    rng = np.random.default_rng(7)
-    for s, peak in (("a", True), ("b", True), ("c", False)):
-        mu = np.r_[np.full(10, 2.0), np.full(6, 20.0 if peak else 2.0), np.full(14, 2.0)]
-        rows = [("chr1", 10 * j, 10 * j + 10, int(c)) for j, c in enumerate(rng.poisson(mu))]
-        pd.DataFrame(rows).to_csv(root / "cov" / f"{s}.bedGraph", sep="\t", header=False,
-                                  index=False)
-    run_cli(["peaks", root / "cov", "--penalty", 20, "--out", root / "peaks", "-q"])
-    return root
-
-
 def _joint_cases(d: Path):
-    root = _joint_folders(d)
+    root = joint_folders(d)
     cov, peaks = root / "cov", root / "peaks"
 
     def joint(*extra, out=None):
@@ -67,7 +62,6 @@ def _joint_cases(d: Path):
     for name, extra in {"--penalty -1": ["--penalty", -1], "--penalty nan": ["--penalty", "nan"],
                         "--widen inf": ["--penalty", 1, "--widen", "inf"],
                         "--widen -1": ["--penalty", 1, "--widen", -1],
-                        "no penalty, model nor labels": [],
                         "--group-column absent": ["--penalty", 1, "--group-column", "cell"],
                         }.items():
         yield f"joint {name}", error(lambda e=extra: joint(*e, out=root / "o_bad"))

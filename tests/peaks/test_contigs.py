@@ -167,8 +167,13 @@ def test_many_samples_and_chromosomes_are_one_problem_each():
     pd.testing.assert_frame_equal(fit.peaks, expected[["sample_id", "chrom", "chromStart",
                                                        "chromEnd"]])
     pred = pl.predict_peaks(table, log_penalty=math.log(3000.0))
+    # predict_peaks reports the model's peaks that stand above both neighbours (runs of
+    # equal mean joined: penlearn.peaks.peakseg.calls), here 51 of the model's 59
+    reported = pl.reported_segments(fit.segments)
+    reported = reported[reported["status"] == "peak"].reset_index(drop=True)
+    assert len(reported) < fit.n_peaks
     pd.testing.assert_frame_equal(pred[["sample_id", "chrom", "chromStart", "chromEnd"]],
-                                  fit.peaks)
+                                  reported[["sample_id", "chrom", "chromStart", "chromEnd"]])
     feats = pl.coverage_features(table)
     assert len(feats) == 29 and set(pred["sequence_id"]) <= set(feats.index)
     # labels on the second chromosome of one sample: only that problem has error functions

@@ -341,11 +341,12 @@ def test_write_bed_plain_gzip_round_trip(tmp_path):
     assert raw[:2] == b"\x1f\x8b"
     assert gzip.decompress(raw).decode() == (tmp_path / "p.bed").read_text()
     pd.testing.assert_frame_equal(read_bed(tmp_path / "p.bed.gz"), peaks, check_dtype=False)
-    named = peaks.assign(name=["a", "b", "c"], score=[1.5, 2.0, 1e-300], other=1)
+    named = peaks.assign(name=["a", "b", "c"], score=[0, 417.0, 1000], other=1)
     write_bed(named, tmp_path / "n.bed")
     back = read_bed(tmp_path / "n.bed")
     assert list(back.columns) == ["chrom", "chromStart", "chromEnd", "name", "score"]
-    assert back["score"].tolist() == [1.5, 2.0, 1e-300]
+    assert back["score"].tolist() == [0, 417, 1000]
+    assert "\t417\n" in (tmp_path / "n.bed").read_text()  # UCSC's integer score
     scored = peaks.assign(score=[1, 2, 3])
     write_bed(scored, tmp_path / "s.bed")
     assert read_bed(tmp_path / "s.bed")["name"].tolist() == [".", ".", "."]
@@ -391,7 +392,9 @@ def test_write_bed_is_atomic(tmp_path, monkeypatch):
     (_peaks().assign(sample_id=["a", "a", "b"]), ValueError, "one file per sample"),
     (_peaks().drop(columns="chromEnd"), ValueError, r"missing column\(s\) \['chromEnd'\]"),
     (_peaks().assign(name=["a b", "c", "d"]), ValueError, "without spaces"),
-    (_peaks().assign(score=["x", 1, 2]), ValueError, "'score' must hold finite numbers; row 0"),
+    (_peaks().assign(score=["x", 1, 2]), ValueError, "'score' must hold integers 0-1000"),
+    (_peaks().assign(score=[1.5, 1, 2]), ValueError, "'score' must hold integers 0-1000"),
+    (_peaks().assign(score=[1001, 1, 2]), ValueError, "'score' must hold integers 0-1000"),
     (_peaks().assign(chromStart=[10, 15, 0]), ValueError, "overlapping peaks"),
 ])
 def test_write_bed_bad_input(tmp_path, table, error, match):

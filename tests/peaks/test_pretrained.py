@@ -23,6 +23,7 @@ from penlearn.peaks.pretrained import (
     default_log_lambda,
     default_windows,
     load_pretrained,
+    mark_offset,
     predict_log_lambda,
 )
 from penlearn.peaks.pretrained.fit import fit_dispersion_model, min_error_intercept
@@ -36,12 +37,13 @@ def test_shipped_model_loads_with_its_provenance():
     assert len(p.provenance["sets"]) == 17 and p.provenance["excluded"] == []
     assert not any(s in ("systematic", "detailed") for s in p.provenance["sets"])
     assert "Bioinformatics 33(4):491-499" in p.provenance["sources"][0]
-    loso = p.provenance["leave_one_set_out"]
-    assert set(loso["test_errors_pct"]) == set(p.provenance["sets"])
-    assert loso["mean"] == pytest.approx(np.mean(list(loso["test_errors_pct"].values())),
-                                         abs=1e-3)
+    for loso in (p.provenance["leave_one_set_out"],
+                 p.provenance["marks"]["leave_one_set_out"]):
+        assert set(loso["test_errors_pct"]) == set(p.provenance["sets"])
+        assert loso["mean"] == pytest.approx(np.mean(list(loso["test_errors_pct"].values())),
+                                             abs=1e-3)
     assert p.model.clip is True
-    note = p.note()
+    note = p.note()  # the narrow level's (the default's) error
     assert "17 public ChIP-seq sets" in note and f"{loso['mean']:.1f} %" in note
 
 
@@ -54,6 +56,9 @@ def test_rebuild_reproduces_the_shipped_predictions():
     X = pd.concat([pl.load_uci(DATA / s).inputs for s in chipseq_sets(DATA)])
     np.testing.assert_array_equal(rebuilt.predict(X), shipped.predict(X))
     assert rebuilt.provenance_["sets"] == load_pretrained().provenance["sets"]
+    shipped_marks = load_pretrained().provenance["marks"]
+    for mark in ("narrow", "broad"):  # the mark levels too
+        assert rebuilt.provenance_["marks"][mark] == shipped_marks[mark]
 
 
 def _two_sets(tmp_path):
@@ -145,12 +150,12 @@ def test_windows_outside_the_training_range_are_clipped_and_named():
     X = pd.DataFrame([[low[0] - 5, low[1]], [(low[0] + high[0]) / 2, (low[1] + high[1]) / 2]],
                      columns=["log.sd", "log.mean"], index=["far/chr1:0-10", "usual"])
     with pytest.warns(UserWarning, match=r"1 window\(s\).*\['log.sd'\].*far/chr1:0-10"):
-        got = predict_log_lambda(X, p)
+        got = predict_log_lambda(X, p, mark="broad")  # the model itself
     coef = p.model.coef_.to_numpy()
     assert got.loc["far/chr1:0-10"] == pytest.approx(p.model.intercept_ + coef @ low)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert predict_log_lambda(X.loc[["usual"]], p).loc["usual"] == pytest.approx(
+        assert predict_log_lambda(X.loc[["usual"]], p, mark="broad").loc["usual"] == pytest.approx(
             p.model.intercept_ + coef @ X.loc["usual"].to_numpy())
 
 
@@ -169,7 +174,7 @@ def test_peaks_without_penalty_use_and_announce_the_shipped_model(tmp_path, caps
     assert len(ll) == 1  # the 520 kb region is one window
     feats = coverage_features(cov, windows)
     p = load_pretrained().model
-    want_ll = p.intercept_ + p.coef_.to_numpy() @ np.clip(
+    want_ll = mark_offset() + p.intercept_ + p.coef_.to_numpy() @ np.clip(
         feats[["log.sd", "log.mean"]].iloc[0].to_numpy(), p.scaling_.low, p.scaling_.high)
     assert ll.iloc[0] == pytest.approx(want_ll, abs=1e-12)
     want = pl.predict_peaks(cov, log_penalty=float(ll.iloc[0]))

@@ -21,7 +21,13 @@ from penlearn.peaks.formats.coverage import (
     read_coverage,
 )
 from penlearn.peaks.formats.hub import write_track_hub
-from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
+from penlearn.peaks.formats.narrowpeak import (
+    narrowpeak_table,
+    write_broadpeak,
+    write_narrowpeak,
+    write_summits,
+)
+from penlearn.peaks.formats.peak_columns import peak_columns, summit_offsets, ucsc_scores
 from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.formats.regions import (
     PEAK_ANNOTATIONS,
@@ -32,6 +38,7 @@ from penlearn.peaks.formats.regions import (
 __all__ = [
     "PEAK_ANNOTATIONS", "check_peak_labels", "check_peaks", "coverage_files", "narrowpeak_table",
     "read_bam", "read_bed", "read_bedgraph", "read_bigwig", "read_chrom_sizes", "read_coverage",
-    "read_peak_files", "read_peak_labels", "write_bed", "write_bedgraph", "write_bigwig",
-    "write_chrom_sizes", "write_narrowpeak", "write_track_hub",
+    "peak_columns", "read_peak_files", "read_peak_labels", "summit_offsets", "ucsc_scores",
+    "write_bed", "write_bedgraph", "write_bigwig", "write_broadpeak", "write_chrom_sizes",
+    "write_narrowpeak", "write_summits", "write_track_hub",
 ]

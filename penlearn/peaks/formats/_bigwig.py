@@ -118,7 +118,7 @@ def read_bigwig(path: str | os.PathLike, chrom: str | None = None, start: int | 
                 end: int | None = None) -> pd.DataFrame:
     """Read the coverage of a bigWig file: all chromosomes, one, or a region of one.
 
-    Needs the optional dependency ``pyBigWig`` (``pip install penlearn[bigwig]``).
+    Needs the optional dependency ``pyBigWig`` (``pip install 'penlearn[bigwig]'``).
     Intervals are clipped to the region; counts must be integral (read counts).
 
     Parameters

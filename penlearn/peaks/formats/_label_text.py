@@ -109,3 +109,44 @@ def expand_groups(labels: pd.DataFrame, samples, where=None) -> pd.DataFrame:
             sample_id=sid, annotation=labels["annotation"].where(hit.to_numpy(), "noPeaks")))
     out = pd.concat(parts, ignore_index=True) if parts else labels.iloc[:0].assign(sample_id="")
     return out[["sample_id", "chrom", "chromStart", "chromEnd", "annotation", "window"]]
+
+
+def check_sample_groups(table: pd.DataFrame, where: str = "groups") -> pd.DataFrame:
+    """The one check of a ``sample_id, group`` table (``--groups FILE`` of ``errors`` and
+    ``joint``, ``joint_peaks(groups=...)``): rows there, no blank sample id or group, and
+    no sample under two groups (never the last row silently); ``where`` names the table.
+    Returns the distinct ``sample_id, group`` rows as text.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sample_id": ["A", "B", "A"], "group": ["k", "b", "k"]})
+    >>> check_sample_groups(t).values.tolist()
+    [['A', 'k'], ['B', 'b']]
+    >>> check_sample_groups(t.assign(group=["k", "b", "x"]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: groups: sample 'A' is under two groups, 'k' and 'x'; ...
+    """
+    require_columns(table, ["sample_id", "group"], where)
+    if len(table) == 0:
+        raise ValueError(f"{where} has no rows: give one 'sample_id, group' row per sample")
+    text = {}
+    for col in ("sample_id", "group"):
+        values = table[col]
+        blank = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+        if blank.any():
+            i = int(blank.argmax())
+            raise ValueError(f"{where}: row {i + 1} has no {col} (every row names a sample "
+                             "and its group)")
+        text[col] = values.astype(str).str.strip().to_numpy()
+    per = pd.DataFrame(text).drop_duplicates(ignore_index=True)
+    dup = per["sample_id"].duplicated(keep=False)
+    if dup.any():  # one sample, two groups: never the last row silently
+        sid = per["sample_id"][dup].iloc[0]
+        both = per.loc[per["sample_id"] == sid, "group"].tolist()[:2]
+        raise ValueError(
+            f"{where}: sample {sid!r} is under two groups, {both[0]!r} and {both[1]!r}; a "
+            "sample id names one sample (one coverage): if these are two samples (as in "
+            "PeakSegJoint's demo.profiles), give each its own id, e.g. "
+            f"'{both[0]}/{sid}' and '{both[1]}/{sid}'")
+    return per

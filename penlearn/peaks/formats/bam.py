@@ -135,7 +135,7 @@ def depth_runs(starts: np.ndarray, ends: np.ndarray
 def read_bam(path: str | os.PathLike) -> pd.DataFrame:
     """Read-depth coverage of a BAM file, as ``bedtools genomecov -bg -split`` reports it.
 
-    Needs the optional dependency ``pysam`` (``pip install penlearn[bam]``). Sorted or
+    Needs the optional dependency ``pysam`` (``pip install 'penlearn[bam]'``). Sorted or
     not, indexed or not: the records are read once, in file order. The semantics (which
     records count, ``N`` and ``D`` not covered) are those of the module docstring.
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import optional_import, require_columns
+from penlearn._checks import not_one_word, optional_import, require_columns
 from penlearn.atomic_files import staged_file, write_bytes_atomic
 from penlearn.peaks.formats._label_text import BROWSER_LIKE, browser_labels, expand_groups
 from penlearn.peaks.formats._text_files import (
@@ -151,8 +151,7 @@ def _text_column(values, col: str) -> np.ndarray:
     """A BED text column: non-empty, no whitespace (BED fields are tab / space separated)."""
     raw = pd.Series(values)
     text = np.array([str(v) for v in raw], dtype=object)
-    bad = raw.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t) for t in text],
-                                           dtype=bool)
+    bad = not_one_word(raw)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"peaks column {col!r} must be non-empty text without spaces, tabs "
@@ -182,20 +181,44 @@ def track_line(track) -> str:
     return "track " + " ".join(parts)
 
 
-def _peaks_text(peaks: pd.DataFrame) -> str:
+def _scores(peaks: pd.DataFrame) -> np.ndarray:
+    """BED column 5: integers 0-1000 (UCSC), as :func:`~penlearn.peaks.formats.peak_columns.
+    ucsc_scores` gives them."""
+    score = pd.to_numeric(peaks["score"], errors="coerce").to_numpy(float)
+    bad = ~(np.isfinite(score) & (score >= 0) & (score <= 1000) & (score == np.rint(score)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"peaks column 'score' must hold integers 0-1000 (UCSC's BED score; "
+                         f"ucsc_scores() scales any values to them); row {i} has "
+                         f"{peaks['score'].iloc[i]!r}")
+    return score.astype(np.int64)
+
+
+def _peaks_text(peaks: pd.DataFrame, extra=()) -> str:
     clean = check_peaks(peaks.drop(columns="sample_id", errors="ignore"))
     out = clean[["chrom", "chromStart", "chromEnd"]].copy()
     out["chrom"] = _text_column(peaks["chrom"].to_numpy(), "chrom")
-    if "name" in peaks.columns or "score" in peaks.columns:
+    width = 6 if extra or "strand" in peaks.columns else 5 if "score" in peaks.columns \
+        else 4 if "name" in peaks.columns else 3
+    if width >= 4:
         out["name"] = (_text_column(peaks["name"].to_numpy(), "name")
                        if "name" in peaks.columns else np.full(len(peaks), "."))
-    if "score" in peaks.columns:
-        score = pd.to_numeric(peaks["score"], errors="coerce").astype(float)
-        if not np.isfinite(score.to_numpy()).all():
-            i = int(np.flatnonzero(~np.isfinite(score.to_numpy()))[0])
-            raise ValueError(f"peaks column 'score' must hold finite numbers; row {i} has "
-                             f"{peaks['score'].iloc[i]!r}")
-        out["score"] = score.to_numpy()
+    if width >= 5:
+        out["score"] = _scores(peaks) if "score" in peaks.columns else 0
+    if width >= 6:
+        strand = (peaks["strand"].astype(str).to_numpy() if "strand" in peaks.columns
+                  else np.full(len(peaks), "."))
+        if not np.isin(strand, ["+", "-", "."]).all():
+            raise ValueError("peaks column 'strand' must hold '+', '-' or '.'")
+        out["strand"] = strand
+    for col in extra:
+        require_columns(peaks, [col], "peaks")
+        v = pd.to_numeric(peaks[col], errors="coerce").to_numpy(float)
+        if not np.isfinite(v).all():
+            i = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise ValueError(f"peaks column {col!r} must hold finite numbers; row {i} has "
+                             f"{peaks[col].iloc[i]!r}")
+        out[col] = v
     return out.to_csv(sep="\t", header=False, index=False, lineterminator="\n")
 
 
@@ -208,28 +231,35 @@ def _write_text(text: str, path, track) -> None:
     write_bytes_atomic(path, data)
 
 
-def write_bed(peaks: pd.DataFrame, path: str | os.PathLike, *, track=None) -> None:
+def write_bed(peaks: pd.DataFrame, path: str | os.PathLike, *, track=None,
+              extra=()) -> None:
     """Write peaks as a BED file, atomically (a temporary file, then a rename).
 
     Parameters
     ----------
     peaks : DataFrame
-        ``chrom, chromStart, chromEnd`` and optionally ``name`` and ``score`` (BED
-        columns 4 and 5; a ``score`` without ``name`` gets name ``"."``). Other columns
-        are not written. A ``sample_id`` column may hold one sample only: write one file
-        per sample.
+        ``chrom, chromStart, chromEnd`` and optionally ``name``, ``score`` and ``strand``
+        (BED columns 4-6; a ``score`` without ``name`` gets name ``"."``). Scores are
+        UCSC's: integers 0-1000
+        (:func:`~penlearn.peaks.formats.peak_columns.ucsc_scores`). Other columns are
+        not written unless named in ``extra``. A ``sample_id`` column may hold one
+        sample only: write one file per sample.
     path : path-like
         Output file: tab-separated, no header; gzip-compressed when the name ends in
         ``.gz``. The file appears complete or not at all.
     track : str or mapping, optional
         A ``track`` line first (see :func:`track_line`): a name, or attributes such as
         ``{"name": "peaks", "description": "PeakSeg peaks"}``.
+    extra : sequence of str
+        Numeric columns written after the six of BED6 (BED6+n; a missing name is ``.``,
+        score 0, strand ``.``), e.g. ``["mean"]``.
 
     Raises
     ------
     ValueError
         On an invalid table (nothing is written): empty / NaN chromosomes or names,
-        names with spaces, tabs or newlines, non-numeric scores, bad coordinates.
+        names with spaces, tabs or newlines, scores other than integers 0-1000, bad
+        coordinates.
 
     Examples
     --------
@@ -245,7 +275,7 @@ def write_bed(peaks: pd.DataFrame, path: str | os.PathLike, *, track=None) -> No
             "peaks hold several samples (sample_id column); BED has no sample column, "
             "so write one file per sample (e.g. peaks.groupby('sample_id'))"
         )
-    _write_text(_peaks_text(peaks), path, track)
+    _write_text(_peaks_text(peaks, extra), path, track)
 
 
 def write_bedgraph(segments: pd.DataFrame, path: str | os.PathLike, *, value: str = "mean",

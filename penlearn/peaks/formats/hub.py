@@ -13,11 +13,11 @@ loads by the URL of its ``hub.txt``::
     HUB/<assembly>/coverage/*.bw, peaks/*.bb, labels/*.bb
 
 The bigWig and bigBed files (Kent et al. 2010, *Bioinformatics* 26(17)) are written by
-the optional ``pybigtools`` (``pip install penlearn[hub]``; Python bindings of the Rust
+the optional ``pybigtools`` (``pip install 'penlearn[hub]'``; Python bindings of the Rust
 bigtools library). Peaks are BED6 (declared by an autoSql, :data:`BED6_AUTOSQL`): the peak file's
-name and 0-1000 score where it has them (a narrowPeak's), else name
-``<sample>_peak<k>`` and score the peak's mean coverage scaled to the sample's strongest
-peak (when the peak table has it), strand ``.``; labels are BED3 and carry
+name where it has them (a narrowPeak's), else ``<sample>_peak<k>``; the score by the
+rule of every peak file penlearn writes (the file's score, else the peak's mean,
+scaled so that the sample's strongest peak is 1000); strand ``.``; labels are BED3 and carry
 their annotation in the file and track they are in. pybigtools reports bad input by a
 message and a broken file, not an exception, so the input is checked here first (sorted,
 no overlaps in a bigWig, inside the chromosome sizes) and every file is opened again
@@ -37,6 +37,7 @@ import pandas as pd
 
 from penlearn._checks import optional_import
 from penlearn.atomic_files import check_file_name, staged_dir
+from penlearn.peaks.formats.peak_columns import ucsc_scores
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
 
 __all__ = ["LABEL_COLORS", "check_assembly", "write_track_hub"]
@@ -119,7 +120,7 @@ def _bigwig(path: Path, coverage: pd.DataFrame, sizes: dict[str, int], what: str
 
 #: The autoSql of the peaks' bigBed files: BED6 (UCSC's score is an integer 0-1000).
 BED6_AUTOSQL = """table bed6
-"Peaks: BED6, the peak file's name and score, else the mean scaled to 0-1000"
+"Peaks: BED6, the peak file's name, its score (else mean) scaled to 0-1000"
 (
     string chrom;      "Reference sequence chromosome or scaffold"
     uint   chromStart; "Start position in chromosome"
@@ -136,24 +137,20 @@ def _peak_fields(df: pd.DataFrame, sample: str) -> np.ndarray:
 
     The name is the peak file's (``name`` column) when it names every peak of the sample
     apart (a narrowPeak's), else ``<sample>_peak<k>`` (k in genome order; ``penlearn
-    peaks`` BED files name every peak after the sample). The score is the file's when
-    every one given is an integer 0-1000 (UCSC's BED / narrowPeak score; ``.`` is 0),
-    else the mean coverage (``signalValue``, ``mean``, or a ``score`` outside 0-1000 or
-    fractional, as ``penlearn peaks`` BED files hold the peak's mean) scaled to 0-1000
-    by the strongest peak, 1000 for every peak when nothing is known.
+    peaks`` BED files name every peak after the sample). The score follows the one rule
+    of every peak file penlearn writes (:func:`~penlearn.peaks.formats.peak_columns.
+    ucsc_scores`): the file's ``score`` (else the peak's ``mean``, else its
+    ``signalValue``) scaled so that the sample's strongest peak is 1000 (``.``, missing
+    or negative values count 0; scores a ``penlearn peaks`` file holds are unchanged);
+    1000 for every peak when nothing is known.
     """
-    value = next((df[c] for c in ("signalValue", "mean", "score") if c in df.columns), None)
+    value = next((df[c] for c in ("score", "mean", "signalValue") if c in df.columns), None)
     score = np.full(len(df), 1000, dtype=np.int64)
     if value is not None:
         v = pd.to_numeric(value, errors="coerce").to_numpy(float)
-        given = v[np.isfinite(v)]
-        top = given.max() if len(given) else 0.0
-        if value.name == "score" and len(given) and (
-                (given >= 0) & (given <= 1000) & (given == np.rint(given))).all():
-            score = np.nan_to_num(v, nan=0.0).astype(np.int64)
-        elif top > 0:
-            score = np.clip(np.rint(1000 * np.nan_to_num(v, nan=0.0) / top), 0, 1000
-                            ).astype(np.int64)
+        v = np.where(np.isfinite(v) & (v > 0), v, 0.0)
+        if v.max(initial=0.0) > 0:
+            score = ucsc_scores(v)
     names = [f"{_label(sample, 200)}_peak{k}" for k in range(1, len(df) + 1)]
     if "name" in df.columns:
         own = df["name"].astype(object).where(df["name"].notna(), ".").astype(str)

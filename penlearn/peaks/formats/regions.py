@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import not_one_word, require_columns
 
 #: The four peak-label annotations, in this order (their integer codes).
 PEAK_ANNOTATIONS = ("noPeaks", "peakStart", "peakEnd", "peaks")
@@ -79,8 +79,7 @@ def _check_regions(df: pd.DataFrame, columns, name: str, what: str, where=None) 
     loc = where if where is not None else (lambda i: f"{name} row {i}")
     chrom = df["chrom"]
     text = np.array([str(v) for v in chrom], dtype=object)
-    bad = chrom.isna().to_numpy() | np.array([not t or any(c.isspace() for c in t)
-                                              for t in text], dtype=bool)
+    bad = not_one_word(chrom)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{loc(i)}: chrom must be a non-empty name without spaces, got "

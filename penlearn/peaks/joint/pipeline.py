@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.peaks.formats._label_text import expand_groups
+from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
 from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import (
@@ -47,10 +47,12 @@ from penlearn.peaks.joint.windows import (
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
 from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
+from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
-           "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda"]
+           "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda",
+           "shipped_log_lambda"]
 
 #: Fewer labeled windows than this: the joint penalty is the best constant (the log λ of
 #: fewest train label errors), not a learned function of the window features. Below
@@ -94,7 +96,7 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     4.0
     """
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
-    coverage = _string_ids(coverage, "coverage")
+    coverage = text_ids(coverage, "coverage")
     return _window_features(list(window_coverage(coverage, windows, gaps=gaps)), windows,
                             gaps)
 
@@ -102,6 +104,16 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
 def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
     """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
     every sample over all of each window, bases without rows as zeros)."""
+    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    out = feats.groupby(window_ids, sort=False).sum()
+    out.index.name = "sequence_id"
+    return out
+
+
+def _sample_window_features(tables: list, windows: pd.DataFrame, gaps: str
+                            ) -> tuple[pd.DataFrame, np.ndarray]:
+    """The 36 coverage features of each (sample, window), indexed ``<sample> <window>``,
+    and the window id of each row."""
     chrom = dict(zip(windows["window_id"], windows["chrom"].astype(str)))
     cov = pd.concat([t.assign(chrom=chrom[wid]) for wid, t in tables], ignore_index=True)
     cov = cov[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
@@ -110,10 +122,52 @@ def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataF
     per = pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
     per["sequence_id"] = per["sample_id"] + "\t" + per["window_id"].astype(str)
     feats = coverage_features(cov, per, gaps=gaps)
-    feats.index = per["window_id"].astype(str).to_numpy()
-    out = feats.groupby(level=0, sort=False).sum()
-    out.index.name = "sequence_id"
-    return out
+    feats.index = (per["sample_id"] + " " + per["window_id"].astype(str)).to_numpy()
+    return feats, per["window_id"].astype(str).to_numpy()
+
+
+def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
+                       ) -> tuple[pd.Series, str]:
+    """The joint penalty without a penalty, model or labels: the shipped zero-label model
+    (:mod:`penlearn.peaks.pretrained`, as ``penlearn peaks`` uses it) on each sample's
+    coverage of each window, its log λ averaged over the window's samples (λ is the cost
+    of each sample up, as of each single-sample peak). Returns (log λ by window id, the
+    note saying so).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> cov = pd.DataFrame({"sample_id": list("xyz"), "chrom": "chr2", "chromStart": 5,
+    ...                     "chromEnd": 25, "count": [2, 4, 8]})
+    >>> w = pd.DataFrame({"window_id": ["p"], "chrom": ["chr2"], "chromStart": [5],
+    ...                   "chromEnd": [25]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # (20 bases: features clipped to the model's)
+    ...     ll, note = shipped_log_lambda(list(window_coverage(cov, w)), w)
+    >>> ll.index.tolist(), note.startswith("penalty of the shipped zero-label")
+    (['p'], True)
+    """
+    import warnings
+
+    from penlearn.peaks.pretrained import (
+        load_pretrained,
+        predict_log_lambda,
+        short_window_shift,
+    )
+
+    pretrained = load_pretrained()
+    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    with warnings.catch_warnings():  # (joint windows are short by design: said below)
+        warnings.simplefilter("ignore")
+        shift = short_window_shift(feats, pretrained)
+    ll = (predict_log_lambda(feats, pretrained) + shift).to_numpy()
+    log_lambda = pd.Series(ll).groupby(window_ids, sort=False).mean().reindex(
+        windows["window_id"].astype(str))
+    note = (f"penalty of {pretrained.note()}: each window's log λ the mean over its "
+            "samples of the model's log λ of their coverage there, as penlearn peaks "
+            "predicts a window (narrow-mark level; windows shorter than the model's "
+            "shortest lowered as peaks lowers them)")
+    return log_lambda, note
 
 
 def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
@@ -269,29 +323,18 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     if isinstance(groups, str):
         require_columns(coverage, [groups], "coverage")
         per = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str),
-                            "group": coverage[groups].astype(str)}).drop_duplicates()
+                            "group": coverage[groups]})
         where = f"coverage column {groups!r}"
     elif isinstance(groups, pd.DataFrame):
-        require_columns(groups, ["sample_id", "group"], "groups")
-        per = pd.DataFrame({"sample_id": groups["sample_id"].astype(str),
-                            "group": groups["group"].astype(str)}).drop_duplicates()
-        where = "groups"
+        per, where = groups, "groups"
     elif isinstance(groups, Mapping):
         per = pd.DataFrame({"sample_id": [str(k) for k in groups],
-                            "group": [str(v) for v in groups.values()]}).drop_duplicates()
+                            "group": list(groups.values())})
         where = "groups"
     else:
         raise TypeError("groups must be a coverage column name, a mapping sample_id -> "
                         f"group or a DataFrame sample_id, group; got {type(groups).__name__}")
-    dup = per["sample_id"].duplicated(keep=False)
-    if dup.any():  # one sample, two groups: never the last row silently
-        sid = per["sample_id"][dup].iloc[0]
-        both = per.loc[per["sample_id"] == sid, "group"].tolist()[:2]
-        raise ValueError(
-            f"{where}: sample {sid!r} is under two groups, {both[0]!r} and {both[1]!r}; a "
-            "sample id names one sample (one coverage): if these are two samples (as in "
-            "PeakSegJoint's demo.profiles), give each its own id, e.g. "
-            f"'{both[0]}/{sid}' and '{both[1]}/{sid}'")
+    per = check_sample_groups(per, where)  # blanks, one sample under two groups
     mapping = dict(zip(per["sample_id"], per["group"]))
     missing = [s for s in samples if s not in mapping]
     if missing:
@@ -318,17 +361,6 @@ def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd
     every = pd.concat([extent.assign(sample_id=s) for s in groups], ignore_index=True)
     check_labels_in_coverage(every, labels)  # unknown sample, overlap, beyond coverage
     return labels
-
-
-def _string_ids(table: pd.DataFrame, what: str) -> pd.DataFrame:
-    """``table`` with ``sample_id`` as text (missing ids refused: they name no sample)."""
-    ids = table["sample_id"]
-    if ids.isna().any():
-        raise ValueError(f"{what} column 'sample_id' has missing values (row "
-                         f"{int(np.argmax(ids.isna().to_numpy()))})")
-    if pd.api.types.is_string_dtype(ids) and all(isinstance(v, str) for v in ids.unique()):
-        return table
-    return table.assign(sample_id=ids.astype(str))
 
 
 def _window_path(window: pd.DataFrame, solver: Callable, by: str, groups: dict):
@@ -388,7 +420,8 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
 def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 labels: pd.DataFrame | None = None, groups=None,
                 widen: float = DEFAULT_WIDEN, penalty: float | None = None,
-                model: PenaltyModel | None = None, by: str = "sample",
+                log_penalty: float | None = None, model: PenaltyModel | None = None,
+                by: str = "sample",
                 min_windows: int = MIN_LEARN_WINDOWS, gaps: str = "fill",
                 solver: Callable | None = None, learn_options: dict | None = None,
                 executor: Executor | None = None, parts: str | os.PathLike | None = None,
@@ -417,7 +450,13 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     widen : float
         Widening of each cluster (:func:`~penlearn.peaks.joint.windows.joint_windows`).
     penalty : float, optional
-        λ of every window (>= 0).
+        λ of every window (>= 0), checked as every peak function checks it
+        (:func:`~penlearn.peaks.peakseg.penalty.log_penalty_of`: not finite, or beyond
+        e^50, is an error naming the unit). Without ``penalty``, ``log_penalty``, ``model``
+        and ``labels``: the shipped zero-label model's (:func:`shipped_log_lambda`), as
+        ``penlearn peaks``.
+    log_penalty : float, optional
+        log λ of every window (natural log) instead of ``penalty``.
     model : PenaltyModel, optional
         A model of log λ from window features (:func:`joint_features`), e.g. from an
         earlier run with labels.
@@ -469,26 +508,24 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     ValueError
         On bad inputs, with one line: no peaks (no clusters), peaks of a sample the
         coverage lacks, a sample not covering a window, overlapping labels, labels of
-        unknown samples or groups, both or neither of ``penalty`` / ``model`` / labels.
+        unknown samples or groups, both ``penalty`` and ``model``.
     """
     if solver is None:
         from penlearn.peaks.joint.solver import joint_peak as solver
-    if penalty is not None and model is not None:
-        raise ValueError("give at most one of penalty and model")
-    if penalty is None and model is None and labels is None:
-        raise ValueError("give a penalty, a model, or labels to learn the penalty from")
-    if penalty is not None and (isinstance(penalty, (bool, np.bool_))
-                                or not isinstance(penalty, (int, float, np.number))
-                                or not penalty >= 0):
-        raise ValueError(f"penalty must be a number >= 0, got {penalty!r}")
+    for value, what in ((penalty, "penalty"), (log_penalty, "log_penalty")):
+        if isinstance(value, pd.Series):
+            raise TypeError(f"{what} must be one number (every window's), got a Series")
+    given = log_penalty_of(penalty, log_penalty)  # the one penalty check of peaks and joint
+    if given is not None and model is not None:
+        raise ValueError("give at most one of penalty / log_penalty and model")
     if by not in ("sample", "group"):
         raise ValueError(f"by must be 'sample' or 'group', got {by!r}")
     require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
                     "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
     # sample ids are strings throughout: 1 and "1" are one sample, not two
-    coverage = _string_ids(coverage, "coverage")
-    peaks = _string_ids(peaks, "peaks")
+    coverage = text_ids(coverage, "coverage")
+    peaks = text_ids(peaks, "peaks")
     samples = list(pd.unique(coverage["sample_id"]))
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:
@@ -516,13 +553,14 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                                                    sequence_id=w.window_id))
         evaluation = pd.concat(parts, ignore_index=True) if parts else None
     features, note = None, ""
-    if penalty is not None:
-        value = math.log(penalty) if penalty > 0 else -math.inf
-        log_lambda = pd.Series(value, index=windows["window_id"])
-        note = f"penalty λ = {penalty:g} given (log λ = {value:.4g})"
+    if given is not None:
+        log_lambda = pd.Series(given, index=windows["window_id"])
+        note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
         features = _window_features(tables, windows, gaps)
-        if model is None:
+        if model is None and labels is None:  # as penlearn peaks: the shipped model
+            log_lambda, note = shipped_log_lambda(tables, windows, gaps)
+        elif model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "
                                  "the penalty (give --penalty or --model)")
@@ -530,8 +568,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                                                  **(learn_options or {}))
         else:
             c, note = None, "penalty predicted by the given model"
-        log_lambda = (pd.Series(c, index=features.index) if model is None
-                      else pd.Series(model.predict(features), index=features.index))
+        if model is not None or labels is not None:
+            log_lambda = (pd.Series(c, index=features.index) if model is None
+                          else pd.Series(model.predict(features), index=features.index))
     rows = []
     for w in windows.itertuples(index=False):
         v = float(log_lambda.loc[w.window_id])

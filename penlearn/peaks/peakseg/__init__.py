@@ -7,6 +7,7 @@ functions per (sample, window) that penalty learning starts from, coverage featu
 genome-scale prediction with resumable parts.
 """
 
+from penlearn.peaks.peakseg.calls import peak_calls, reported_segments
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.peakseg.evaluation import (
     evaluation_bounds,
@@ -20,6 +21,6 @@ from penlearn.peaks.peakseg.solver import PeakSegModel, PeakSegPath, peakseg, pe
 
 __all__ = [
     "PeakLabelErrors", "PeakSegModel", "PeakSegPath", "PeakSegSearch", "coverage_features",
-    "evaluation_bounds", "fill_gaps", "peak_error_functions", "peak_label_errors", "peakseg",
-    "peakseg_path", "peakseg_search", "predict_peaks",
+    "evaluation_bounds", "fill_gaps", "peak_calls", "peak_error_functions", "peak_label_errors",
+    "peakseg", "peakseg_path", "peakseg_search", "predict_peaks", "reported_segments",
 ]

@@ -29,11 +29,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg._store import warm as warm_peakseg
-from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
+from penlearn.peaks.peakseg.calls import reported_segments
+from penlearn.peaks.peakseg.contigs import (
+    check_gaps,
+    coverage_problems,
+    fill_gaps,
+    one_problem,
+)
 from penlearn.peaks.peakseg.features import sample_windows, window_id
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_counts
 from penlearn.peaks.peakseg.parts import (
@@ -64,10 +71,26 @@ EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "
                       "fn", "possible_fn", "labels", "errors", "peaks", "total_loss", "bounded"]
 
 
+def _solve_ticks(bar, name: str, executor) -> dict:
+    """``on_solve=`` of a window solved in this process (no executor) under a shown
+    ``bar``: each model of its path said on the bar (a window may take minutes); none
+    for workers (their windows tick the bar as each ends)."""
+    if executor is not None or bar.disable:
+        return {}
+    solves = [0]
+
+    def tick(model) -> None:
+        solves[0] += 1
+        bar.set_postfix_str(f"{name}: {solves[0]} models solved (the last: "
+                            f"{int(model.n_peaks)} peaks)")
+    return {"on_solve": tick}
+
+
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                            sequence_id: str = "window",
                            max_peaks: int | None = DEFAULT_MAX_PEAKS,
-                           gaps: str = "fill", tmpdir: str | None = None) -> pd.DataFrame:
+                           gaps: str = "fill", tmpdir: str | None = None,
+                           on_solve=None) -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
 
     Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
@@ -127,7 +150,8 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
 
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir,
+                        on_solve=on_solve)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
@@ -202,8 +226,51 @@ def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = F
     check_coverage(cov, name=f"coverage of {name}", gaps=gaps)
     model = peakseg(cov, math.exp(min(value, 700.0)), gaps=gaps, progress=progress,
                     tmpdir=tmpdir)
-    return model.segments.drop(columns=["first_row", "last_row"]) if segments \
-        else model.peaks
+    segs = reported_segments(model.segments).drop(columns=["first_row", "last_row"])
+    if segments:
+        return segs
+    return segs.loc[segs["status"] == "peak", ["chrom", "chromStart", "chromEnd"]
+                    ].reset_index(drop=True)
+
+
+def _uncovered(segs: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
+    """Background segments of the coverage's bases that no window covers (the zero runs
+    before the first read, after the last and between default windows), each with the
+    mean coverage of its bases, so that segments span every (sample, chromosome)."""
+    done = {(s, c): g for s, c, g in coverage_problems(segs)}
+    rows = []
+    for sid, chrom, g in coverage_problems(coverage):
+        start, end = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
+        count = g["count"].to_numpy(float)
+        have = done.get((sid, chrom))
+        a = have["chromStart"].to_numpy(np.int64) if have is not None else np.empty(0, int)
+        b = have["chromEnd"].to_numpy(np.int64) if have is not None else np.empty(0, int)
+        order = np.argsort(a, kind="stable")
+        lo = np.r_[start.min(), b[order]]
+        hi = np.r_[a[order], end.max()]
+        # the coverage summed over the bases below x: linear within rows, flat in gaps
+        total = np.r_[0.0, np.cumsum(count * (end - start))]
+        xp, fp = np.c_[start, end].ravel(), np.c_[total[:-1], total[1:]].ravel()
+        keep = hi > lo
+        sums = np.interp(hi[keep], xp, fp) - np.interp(lo[keep], xp, fp)
+        rows += [(sid, chrom, int(x), int(y), v / (y - x))
+                 for x, y, v in zip(lo[keep], hi[keep], sums)]
+    if not rows:
+        return segs
+    fill = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "mean"])
+    fill["status"] = "background"
+    fill["sequence_id"] = [window_id(s, c, a, b) for s, c, a, b in
+                           fill[["sample_id", "chrom", "chromStart", "chromEnd"]].itertuples(
+                               index=False)]
+    fill["log_lambda"] = np.nan
+    if "sample_id" not in segs.columns:
+        fill = fill.drop(columns="sample_id")
+    out = pd.concat([segs, fill[[c for c in segs.columns if c in fill.columns]]],
+                    ignore_index=True)
+    keys = [c for c in ("sample_id", "chrom") if c in out.columns]
+    problem = out.groupby(keys, sort=False, dropna=False).ngroup()  # first-seen order
+    order = np.lexsort((out["chromStart"].to_numpy(), problem.to_numpy()))
+    return out.iloc[order].reset_index(drop=True)
 
 
 def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame:
@@ -223,7 +290,8 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
                   log_penalty=None, windows: pd.DataFrame | None = None,
                   gaps: str = "fill", segments: bool = False, executor: Executor | None = None,
                   progress: bool = False, tmpdir: str | None = None,
-                  parts: str | os.PathLike | None = None) -> pd.DataFrame:
+                  parts: str | os.PathLike | None = None, mark: str = "narrow"
+                  ) -> pd.DataFrame:
     """Peaks of every (sample, window) at its penalty: one PeakSeg solve each.
 
     Parameters
@@ -252,7 +320,12 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
         (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`).
     segments : bool
         Return every segment of the models (``status`` background / peak and ``mean``
-        columns too), not only the peaks.
+        columns too), not only the peaks, from each (sample, chromosome)'s first
+        covered base to its last: the bases no window covers (zero runs before the
+        first read, after the last and between the shipped model's windows) are
+        background segments of their own mean, with ``log_lambda`` NaN. Peaks and
+        segments are those reported (:mod:`penlearn.peaks.peakseg.calls`): runs of equal
+        mean joined, each peak strictly above its neighbours.
     executor : concurrent.futures.Executor, optional
         One task per (sample, window): e.g. a ``ProcessPoolExecutor`` or a Dask
         cluster's ``distributed.Client(...).get_executor()``. Default: this process.
@@ -272,6 +345,10 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
         whose key is unchanged instead of solving it again: an interrupted run continues
         where it stopped, with the same result. The folder is created; nothing in it is
         removed (``penlearn peaks`` removes it once its outputs are written).
+    mark : {"narrow", "broad"}
+        Without a penalty: the shipped model's level for narrow marks (the default, as
+        MACS3's: H3K4me3, H3K27ac, CTCF, ATAC, factors) or broad ones (MACS3's ``--broad``:
+        H3K27me3, H3K36me3, H3K9me3, H3K4me1); see :mod:`penlearn.peaks.pretrained`.
 
     Returns
     -------
@@ -307,19 +384,29 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
             raise TypeError(f"{what} must be a number or a Series indexed by window ids, "
                             f"got {type(value).__name__}")
     log_lambda = log_penalty_of(penalty, log_penalty)
+    if mark not in ("narrow", "broad"):
+        raise ValueError(f"mark must be 'narrow' or 'broad' (the shipped model's level when "
+                         f"no penalty is given), got {mark!r}")
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
+    windows = None if windows is None else text_ids(windows, "windows")
     if log_lambda is None:
         from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
 
         pretrained = load_pretrained()
-        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note()}",
+        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note(mark)}",
                       UserWarning, stacklevel=2)
         given = windows
-        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given)
+        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given,
+                                                 mark=mark)
     tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
             if name not in log_lambda.index:
-                raise ValueError(f"log_lambda has no value for window {name!r}")
+                given = ("penalty" if penalty is not None else "log_penalty"
+                         if log_penalty is not None else "log_lambda")
+                raise ValueError(f"{given} has no value for window {name!r} (a Series of "
+                                 "it is indexed by window ids)")
             value = float(log_lambda.loc[name])
         else:
             value = float(log_lambda)
@@ -358,6 +445,8 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
         run_tasks(executor, _solve_window,
                   {i: ((*tasks[i][:3], segments, gaps, tmpdir), here) for i in todo}, finish)
     result = pd.concat(out, ignore_index=True)
+    if segments:
+        result = _uncovered(result, coverage)
     if parts is not None:
         result.attrs.update(parts_reused=len(tasks) - len(todo), windows=len(tasks))
     return result
@@ -458,6 +547,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
         raise ValueError("labels have a sample_id column but coverage has none")
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage, labels = text_ids(coverage, "coverage"), text_ids(labels, "labels")
+    windows = None if windows is None else text_ids(windows, "windows")
     labels = check_labels_in_coverage(coverage, labels, windows=windows)  # none dropped
     tasks = list(_tasks(coverage, labels, windows, gaps))
     if not tasks:
@@ -495,7 +587,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     try:
         run_tasks(executor, window_error_functions,
                   {i: (tasks[i][1:], dict(sequence_id=tasks[i][0], max_peaks=max_peaks,
-                                          gaps=gaps, tmpdir=tmpdir)) for i in todo}, finish)
+                                          gaps=gaps, tmpdir=tmpdir,
+                                          **_solve_ticks(bar, tasks[i][0], executor)))
+                   for i in todo}, finish)
     finally:
         bar.close()
     ev = pd.concat(out, ignore_index=True)

@@ -27,7 +27,7 @@ from math import ceil, floor, sqrt
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import not_one_word, require_columns, text_ids
 from penlearn.peaks.formats.coverage import check_coverage_rows
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
 
@@ -138,7 +138,9 @@ def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
     """The (sample, window) table: given windows, or each sample's chromosome extent.
 
     ``cov`` is a coverage table with a ``sample_id`` column; ``windows`` as for
-    :func:`coverage_features`.
+    :func:`coverage_features`. A chromosome name that BED / bedGraph cannot carry (empty,
+    or with a space or tab: :func:`penlearn._checks.not_one_word`) is refused here, one
+    row per window, before any model is computed — not by the writer after the work.
 
     Examples
     --------
@@ -147,6 +149,10 @@ def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
     >>> sample_windows(cov).values.tolist()
     [['s1', 'chr1', 0, 4]]
     """
+    return _one_word_chroms(_sample_windows(cov, windows))
+
+
+def _sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
     if windows is None and len(cov) and one_problem(cov):  # one chromosome: no grouping
         return pd.DataFrame({"sample_id": cov["sample_id"].iloc[:1].to_numpy(),
                              "chrom": cov["chrom"].iloc[:1].to_numpy(),
@@ -171,6 +177,16 @@ def sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
         return win
     return pd.concat([win.assign(sample_id=s) for s in pd.unique(cov["sample_id"])],
                      ignore_index=True)
+
+
+def _one_word_chroms(win: pd.DataFrame) -> pd.DataFrame:
+    bad = not_one_word(win["chrom"])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"chromosome name {win['chrom'].iloc[i]!r}: must be one word, "
+                         "without spaces or tabs (BED and bedGraph fields are separated by "
+                         "them); rename it in the coverage")
+    return win
 
 
 def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = None, *,
@@ -216,6 +232,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     (['s1/chr1:0-4'], 0.5, (1, 36))
     """
     check_gaps(gaps)
+    coverage = text_ids(coverage, "coverage")
+    windows = None if windows is None else text_ids(windows, "windows")
     cov = fill_gaps(_check_coverage(coverage), gaps)
     has_samples = "sample_id" in coverage.columns
     win = sample_windows(cov, windows)

@@ -16,8 +16,11 @@ atomically (temporary file, then rename), a NumPy ``.npz`` of the table's column
 binary values: the table read equals the table written; text as fixed-width unicode, no
 pickles) and a JSON record of the key, the column dtypes and a checksum of the table
 (:func:`frame_digest` of every column). A reader verifies the content, not only the key:
-a part whose columns or values no longer match its checksum (a damaged or edited file) is
-never trusted; it is computed again, with one warning.
+a part whose columns or values no longer match its checksum (a damaged file: truncated,
+corrupted, edited without its record) is computed again, with one warning. The checksum
+guards against accidents, not against intent: it is no signature (there is no secret to
+sign with), so a part rewritten together with a recomputed checksum is read as written —
+a parts folder is as trusted as the command's inputs (``--no-resume`` discards it).
 
 A folder of parts that a command keeps for a run (``penlearn peaks``' ``OUT.penlearn-parts``)
 is opened by :func:`open_parts_folder`: never through a symbolic link, never a folder that

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn._repr import compact_repr
 from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
@@ -86,7 +86,9 @@ class PeakSegModel:
 
     @property
     def peaks(self) -> pd.DataFrame:
-        """The peak segments as a BED table ``[sample_id,] chrom, chromStart, chromEnd``."""
+        """The model's peak segments as a BED table ``[sample_id,] chrom, chromStart,
+        chromEnd`` (those the penalty pays for; the peaks outputs report are
+        :func:`~penlearn.peaks.peakseg.calls.reported_segments`')."""
         pk = self.segments[self.segments["status"] == "peak"]
         cols = ["chrom", "chromStart", "chromEnd"]
         if "sample_id" in pk.columns:
@@ -386,6 +388,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
     require_columns(coverage, COVERAGE_COLUMNS, "coverage")
+    coverage = text_ids(coverage, "coverage")
     problems = coverage_problems(coverage) if len(coverage) else []
     if len(problems) <= 1:
         return _solve(_Data.from_coverage(coverage, gaps), pen, progress, tmpdir)
@@ -501,6 +504,7 @@ def peakseg_path(
     *,
     gaps: str = "fill",
     tmpdir: str | os.PathLike | None = None,
+    on_solve: Callable[[PeakSegModel], None] | None = None,
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -528,6 +532,8 @@ def peakseg_path(
         Zero-coverage gaps between rows, as for :func:`peakseg`.
     tmpdir : str or path, optional
         Folder of the solver's temporary files, as for :func:`peakseg`.
+    on_solve : callable, optional
+        ``on_solve(model)`` after each penalised solve (progress within a long path).
 
     Returns
     -------
@@ -546,8 +552,14 @@ def peakseg_path(
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
     tmpdir = check_tmpdir(tmpdir)
-    search = crops(lambda pen: _solve(data, pen, tmpdir=tmpdir), _n_peaks, _total_loss,
-                   (math.inf, 0.0), max_size=max_peaks, stop=stop)
+    def solve(pen: float) -> PeakSegModel:
+        model = _solve(data, pen, tmpdir=tmpdir)
+        if on_solve is not None:
+            on_solve(model)
+        return model
+
+    search = crops(solve, _n_peaks, _total_loss, (math.inf, 0.0), max_size=max_peaks,
+                   stop=stop)
     found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
     fits = [found[k] for k in order]

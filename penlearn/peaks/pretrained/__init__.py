@@ -12,8 +12,17 @@ It learned on the UCI problems: gap-separated regions of hg19 chromosomes
 (10^5–10^8 bases), not whole chromosomes. :func:`default_windows` cuts a user's
 coverage alike — each (sample, chromosome) at zero-coverage runs of 50 kb or more (hg19's
 assembly gaps are at least that long), and pieces longer than the longest training
-window into equal parts — and :func:`predict_log_lambda` clips features outside the
-training range to it, naming those windows in one warning.
+window into near-equal parts cut in their lowest coverage — and
+:func:`predict_log_lambda` clips features outside the training range to it, naming those
+windows in one warning.
+
+The level depends on the mark, as MACS3's ``--broad`` does (issue 46 item 5): ``mark=
+"narrow"`` (the default, as MACS3's; H3K4me3, H3K27ac, CTCF, ATAC, factors) adds the
+narrow level learned on the narrow-mark sets (``provenance["marks"]``), ``mark="broad"``
+keeps the level of all 17 sets. Windows shorter than the shortest training window are
+named in a warning, and a narrow mark's are lowered by :data:`SHORT_WINDOW_SHIFT`
+(:func:`short_window_shift`): their coverage dispersion comes mostly from the peaks in
+them, which puts λ above the same sample's on whole chromosomes.
 """
 
 from __future__ import annotations
@@ -28,18 +37,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns, text_ids
+from penlearn._warnings import caller_stacklevel
 from penlearn.fitting.model_file import write_model_file
 from penlearn.learn.model import PenaltyModel
 from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
-__all__ = ["DEFAULT_MODEL_PATH", "MIN_GAP", "Pretrained", "default_log_lambda", "default_windows",
-           "load_pretrained", "predict_log_lambda", "save_pretrained"]
+__all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
+           "default_log_lambda", "default_windows", "load_pretrained", "mark_offset",
+           "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
 #: Zero-coverage runs at least this long separate two windows (bases).
 MIN_GAP = 50_000
+#: The mark classes of ``mark=``: MACS3's default and its ``--broad``.
+MARKS = ("narrow", "broad")
+#: Added to the log λ of a narrow mark's window shorter than every training window
+#: (:func:`short_window_shift`): minus the median excess, rounded to 0.01, of such
+#: windows' log λ over their samples' training windows' (``benchmarks/sharp_marks.py``).
+SHORT_WINDOW_SHIFT = -0.56
 
 
 @dataclass(frozen=True)
@@ -50,8 +68,9 @@ class Pretrained:
     provenance: dict
     path: str
 
-    def note(self) -> str:
-        """One line: which model, learned on what, its leave-one-set-out error.
+    def note(self, mark: str = "narrow") -> str:
+        """One line: which model, learned on what, at which mark's level, its
+        leave-one-set-out error.
 
         Examples
         --------
@@ -59,14 +78,19 @@ class Pretrained:
         True
         """
         p = self.provenance
-        loso = p.get("leave_one_set_out", {}).get("mean")
+        marks = p.get("marks", {})
+        loso = marks.get("leave_one_set_out", p.get("leave_one_set_out", {})).get("mean")
         err = (f"; {loso:.1f} % of labels wrong on a set it never saw (mean of "
                f"{len(p.get('sets', []))}, leave one set out)") if loso is not None else ""
+        level = ""
+        if mark in marks:
+            level = (", at the narrow-mark level (--broad: broad marks)" if mark == "narrow"
+                     else ", at the broad-mark level of all the sets")
         which = ("the shipped zero-label penalty model" if Path(self.path) ==
                  DEFAULT_MODEL_PATH else f"the pretrained penalty model {self.path}")
         return (f"{which} (log λ from each window's coverage dispersion, learned on "
                 f"{p.get('labels', '?')} labels of {len(p.get('sets', []))} public ChIP-seq "
-                f"sets{err})")
+                f"sets{level}{err})")
 
 
 @lru_cache(maxsize=4)
@@ -86,21 +110,104 @@ def load_pretrained(path=None) -> Pretrained:
     """
     path = DEFAULT_MODEL_PATH if path is None else Path(path)
     _, data = _read(str(path))
-    model = PenaltyModel.from_dict(data, source=str(path))
-    provenance = data.get("provenance")
-    if not isinstance(provenance, dict):
-        raise ValueError(f"{path} is not a pretrained model file: no 'provenance' block "
-                         "(write one with penlearn pretrain)")
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a pretrained model file: not a JSON object")
+    model = PenaltyModel.from_dict(data, source=str(path), task="peaks")
+    model.task_ = "peaks"  # (a file of penlearn 0.x: learned on ChIP-seq windows too)
+    provenance = check_provenance(data.get("provenance"), str(path))
     model.provenance_ = provenance
     model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
                          else f"the pretrained penalty model {path}")
     return Pretrained(model, provenance, str(path))
 
 
+def check_provenance(provenance, source: str) -> dict:
+    """The ``provenance`` block of a pretrained model file, checked: what
+    :func:`default_windows` and :meth:`Pretrained.note` read must be there and of its
+    type (``windows.max_bases`` a number > 0, ``sets`` a list of names, ``labels`` a
+    count; when given, ``leave_one_set_out.mean`` a number, ``windows.min_bases`` one up
+    to ``max_bases``, ``marks`` levels with a finite ``intercept``); else a ``ValueError``
+    naming the file and the field.
+
+    Examples
+    --------
+    >>> check_provenance({"windows": {"max_bases": 1e6}, "sets": ["a"]}, "m.json")["sets"]
+    ['a']
+    """
+    def bad(what: str):
+        return ValueError(f"{source} is not a pretrained model file: its 'provenance' block "
+                          f"{what} (write one with penlearn pretrain)")
+
+    if not isinstance(provenance, dict):
+        raise bad("is missing" if provenance is None else "is not an object")
+    windows = provenance.get("windows")
+    mb = windows.get("max_bases") if isinstance(windows, dict) else None
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not 0 < mb < math.inf:
+        raise bad(f"needs windows.max_bases, a number > 0 (got {mb!r})")
+    sets = provenance.get("sets")
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise bad("needs 'sets', a list of set names")
+    labels = provenance.get("labels", 0)
+    if isinstance(labels, bool) or not isinstance(labels, int) or labels < 0:
+        raise bad(f"needs 'labels', a count (got {labels!r})")
+    loso = provenance.get("leave_one_set_out", {})
+    mean = loso.get("mean") if isinstance(loso, dict) else "?"
+    if mean is not None and not _is_number(mean):
+        raise bad(f"has leave_one_set_out.mean {mean!r}, not a number")
+    low = windows.get("min_bases")
+    if low is not None and not (_is_number(low) and 0 < low <= mb):
+        raise bad(f"has windows.min_bases {low!r}, not a number in (0, max_bases]")
+    marks = provenance.get("marks", {})
+    if not isinstance(marks, dict) or not all(
+            isinstance(v, dict) and _is_number(v.get("intercept", 0.0))
+            and math.isfinite(v.get("intercept", 0.0)) for v in marks.values()):
+        raise bad("has 'marks' that are not {mark: {'intercept': number}}")
+    return provenance
+
+
+def _is_number(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float))
+
+
 def save_pretrained(model: PenaltyModel, path) -> None:
     """Write a model of :func:`penlearn.datasets.pretrain.pretrain` with its provenance
     (atomically)."""
+    model.task_ = "peaks"  # learned on ChIP-seq windows: what 'penlearn peaks' computes
     write_model_file(path, {**model.to_dict(), "provenance": model.provenance_})
+
+
+def _stretches(start: np.ndarray, end: np.ndarray, count: np.ndarray) -> tuple:
+    """(starts, ends, counts) of a problem's rows and of the zero gaps between them, sorted."""
+    gap = start[1:] > end[:-1]
+    s = np.r_[start, end[:-1][gap]]
+    order = np.argsort(s, kind="stable")
+    return (s[order], np.r_[end, start[1:][gap]][order],
+            np.r_[count, np.zeros(int(gap.sum()), count.dtype)][order])
+
+
+def _long_piece_edges(a: int, b: int, max_bases: float, stretches: tuple) -> list[int]:
+    """Edges of a piece ``[a, b)`` longer than ``max_bases``: near equal parts, each edge
+    moved, within an eighth of a part, into the lowest-coverage stretch there (the
+    longest, then the nearest, of equals): a peak is not cut unless the coverage is as
+    high everywhere around the cut. Parts have at most ``max_bases`` bases."""
+    starts, ends, counts = stretches
+    k = math.ceil((b - a) / (0.8 * max_bases))
+    part = (b - a) / k
+    radius = part / 8
+    edges = [a]
+    for i in range(1, k):
+        t = a + (b - a) * i // k
+        lo, hi = math.ceil(t - radius), math.floor(t + radius)
+        first, last = np.searchsorted(ends, lo, side="right"), np.searchsorted(starts, hi)
+        s = np.maximum(starts[first:last], lo)
+        e = np.minimum(ends[first:last], hi)
+        if not len(s):
+            edges.append(t)
+            continue
+        mid = (s + e) // 2
+        best = np.lexsort((np.abs(mid - t), s - e, counts[first:last]))[0]
+        edges.append(int(mid[best]))
+    return edges + [b]
 
 
 def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
@@ -109,8 +216,13 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
 
     Each (sample, chromosome) is cut at every zero-coverage run (missing rows or count
     0) of ``min_gap`` bases or more; a piece longer than ``max_bases`` (default: the
-    longest training window) is cut into equal parts. A chromosome without any read is
-    one window.
+    longest training window) is cut into near-equal parts, each cut moved (within an
+    eighth of a part) into the lowest-coverage stretch around it, so that no peak is cut
+    in two where a lower stretch is near (parts of at most ``max_bases``, at least 3/4
+    of the equal part). A chromosome without any read is one window. The bases before
+    the first read, after the last and in the long zero runs are in no window
+    (:func:`~penlearn.peaks.peakseg.evaluation.predict_peaks` reports them as
+    background segments).
 
     Returns
     -------
@@ -128,6 +240,8 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     """
     if max_bases is None:
         max_bases = load_pretrained().provenance["windows"]["max_bases"]
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    coverage = text_ids(coverage, "coverage")
     rows = []
     for sid, chrom, g in coverage_problems(coverage):
         start = g["chromStart"].to_numpy(np.int64)
@@ -140,26 +254,51 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
             cut = np.flatnonzero(s[1:] - e[:-1] >= min_gap)
             firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(reads) - 1]
             pieces = [(int(s[a]), int(e[b])) for a, b in zip(firsts, lasts)]
+        stretches = None
         for a, b in pieces:
-            k = max(1, math.ceil((b - a) / max_bases))
-            edges = [a + (b - a) * i // k for i in range(k + 1)]
-            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(k)]
+            if b - a <= max_bases:
+                rows.append((sid, chrom, a, b))
+                continue
+            if stretches is None:
+                stretches = _stretches(start, end, g["count"].to_numpy())
+            edges = _long_piece_edges(a, b, max_bases, stretches)
+            rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
     out = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd"])
     return out if "sample_id" in coverage.columns else out.drop(columns="sample_id")
 
 
-def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None
-                       ) -> pd.Series:
-    """The pretrained model's log λ of each window, its features clipped to the training
-    range; one warning names the windows clipped (and the features).
+def mark_offset(pretrained: Pretrained | None = None, mark: str = "narrow") -> float:
+    """What ``mark`` adds to the model's log λ: its level (``provenance["marks"]``) minus
+    the model's intercept; 0 for ``"broad"`` and for a model file without levels.
+
+    Examples
+    --------
+    >>> mark_offset(mark="broad"), round(mark_offset(mark="narrow"), 2)
+    (0.0, -0.72)
+    """
+    if mark not in MARKS:
+        raise ValueError(f"mark must be one of {list(MARKS)} (MACS3's default or its "
+                         f"--broad), got {mark!r}")
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    level = pretrained.provenance.get("marks", {}).get(mark, {}).get("intercept")
+    return 0.0 if level is None else float(level) - float(pretrained.model.intercept_)
+
+
+def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                       mark: str = "narrow") -> pd.Series:
+    """The pretrained model's log λ of each window at the level of ``mark``
+    (:func:`mark_offset`), its features clipped to the training range; one warning names
+    the windows clipped (and the features).
 
     Examples
     --------
     >>> X = pd.DataFrame({"log.sd": [1.0], "log.mean": [0.0]}, index=["w"])
-    >>> bool(np.isfinite(predict_log_lambda(X).loc["w"]))
-    True
+    >>> narrow, broad = predict_log_lambda(X), predict_log_lambda(X, mark="broad")
+    >>> round(float(narrow.loc["w"] - broad.loc["w"]), 2)
+    -0.72
     """
     pretrained = load_pretrained() if pretrained is None else pretrained
+    offset = mark_offset(pretrained, mark)
     model = pretrained.model
     cols = list(model.coef_.index)
     A = features.loc[:, cols].to_numpy(float)
@@ -174,19 +313,67 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
                                         else "")
         warnings.warn(f"{len(names)} window(s) have coverage features {which} outside the "
                       f"range of the pretrained model's training windows, clipped to it: "
-                      f"{shown}", stacklevel=2)
+                      f"{shown}", stacklevel=caller_stacklevel())
         A = np.where(np.isnan(A), model.scaling_.mean, A)
         features = pd.DataFrame(np.clip(A, low, high), index=features.index, columns=cols)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # reported above
-        return pd.Series(model.predict(features.loc[:, cols]), index=features.index,
-                         name="log_lambda")
+        return pd.Series(model.predict(features.loc[:, cols]) + offset,
+                         index=features.index, name="log_lambda")
+
+
+def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                       mark: str = "narrow") -> pd.Series:
+    """What a window shorter than the shortest training window adds to its log λ:
+    :data:`SHORT_WINDOW_SHIFT` for a narrow mark, 0 otherwise (and for longer windows);
+    one warning names the short windows.
+
+    The training windows are gap-separated regions of whole chromosomes (0.2–116 Mb).
+    A short region cut around a sharp mark's peaks has a larger coverage dispersion than
+    the same sample's genome-scale windows (the peaks fill more of it), so its λ comes
+    out too high: by a median of +0.56 log units on the 37 samples of the H3K4me3 chunks
+    ``H3K4me3.PGP.immune.chunk2`` and ``H3K4me3.TDH.other.chunk8`` (15–19 kb windows,
+    against the same samples' training windows); +0.44 on the 27 samples of
+    ``H3K4me3_XJ_immune_chunk1`` (8.4 kb, not used to set it); about 0 on broad-mark
+    chunks (``benchmarks/sharp_marks.py``).
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"bases": [8_000.0, 1e6]}, index=["short", "long"])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     short_window_shift(X).tolist()
+    [-0.56, 0.0]
+    """
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    shortest = pretrained.provenance.get("windows", {}).get("min_bases")
+    out = pd.Series(0.0, index=features.index, name="log_lambda")
+    if shortest is None or "bases" not in features.columns:
+        return out
+    short = features["bases"].to_numpy(float) < float(shortest)
+    if short.any():
+        names = [str(i) for i in features.index[short]]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
+                                        else "")
+        what = (f"their log λ lowered by {-SHORT_WINDOW_SHIFT} (a short region around a "
+                "narrow mark's peaks overstates the coverage dispersion)" if mark == "narrow"
+                else "their λ may be off")
+        warnings.warn(f"{len(names)} window(s) are shorter than the shortest window the "
+                      f"pretrained model learned on ({shortest:,.0f} bases): {shown}; "
+                      f"{what}; give whole chromosomes where you can",
+                      stacklevel=caller_stacklevel())
+        if mark == "narrow":
+            out[short] = SHORT_WINDOW_SHIFT
+    return out
 
 
 def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = None, *,
-                       windows: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.Series]:
-    """(windows, log λ per window) of coverage under the pretrained model: ``windows``
-    if given, else :func:`default_windows`.
+                       windows: pd.DataFrame | None = None, mark: str = "narrow"
+                       ) -> tuple[pd.DataFrame, pd.Series]:
+    """(windows, log λ per window) of coverage under the pretrained model at the level of
+    ``mark`` (``"narrow"``, MACS3's default, or ``"broad"``): ``windows`` if given, else
+    :func:`default_windows`, with :func:`short_window_shift` added.
 
     Examples
     --------
@@ -197,8 +384,10 @@ def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = N
     ['chr1:0-60']
     """
     pretrained = load_pretrained() if pretrained is None else pretrained
+    mark_offset(pretrained, mark)  # checks mark before any work
     if windows is None:
         windows = default_windows(coverage,
                                   max_bases=pretrained.provenance["windows"]["max_bases"])
     features = coverage_features(coverage, windows)
-    return windows, predict_log_lambda(features, pretrained)
+    shift = short_window_shift(features, pretrained, mark=mark)
+    return windows, predict_log_lambda(features, pretrained, mark=mark) + shift

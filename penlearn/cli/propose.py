@@ -1,0 +1,89 @@
+"""The command ``propose``: the next windows worth labeling, as a BED file.
+
+``penlearn propose COVERAGE --out windows.bed`` cuts the coverage into windows like the
+shipped model's training windows, and writes the window whose labels would pin the
+penalty's level fastest (:func:`penlearn.propose_windows`; ``--n N``: N windows spread
+over the likely penalties, best first), each with its reason; ``--labels LABELS`` gives
+the labels so far (their windows are never proposed, their errors steer the next
+proposals); ``--model M`` another prior model. One window at a time (label it, propose
+again) learns most per label (``benchmarks/RESULTS.md``, "few_labels"). The
+BED file has the sample (when several) and rank as name, the rank as score (1000 for the
+first, down to 1) and the reason in a ``#`` comment line above each window, so it loads
+in a genome browser as it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from penlearn.atomic_files import check_output, write_text_atomic
+from penlearn.cli._common import _load_model, _Reporter, non_negative_int
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.propose import propose_windows
+
+__all__ = ["bed_text", "cmd_propose"]
+
+
+def bed_text(table) -> str:
+    """The BED text of proposed windows: a ``#`` line with each window's reason above it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [60],
+    ...                   "reason": ["2 model changes"]})
+    >>> bed_text(t).splitlines()
+    ['# 1: 2 model changes', 'chr1\\t0\\t60\\t1\\t1000']
+    """
+    lines = []
+    n = len(table)
+    for rank, r in enumerate(table.itertuples(index=False), start=1):
+        sample = getattr(r, "sample_id", None)
+        name = f"{sample}:{rank}" if sample is not None else str(rank)
+        name = "".join(c if c.isprintable() and not c.isspace() else "_" for c in name)
+        score = int(round(1000 - 999 * (rank - 1) / max(n - 1, 1)))
+        reason = " ".join(str(r.reason).split())
+        lines.append(f"# {rank}: {reason}")
+        lines.append(f"{r.chrom}\t{int(r.chromStart)}\t{int(r.chromEnd)}\t{name}\t{score}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def cmd_propose(args) -> int:
+    """coverage (+ labels so far) -> the next windows worth labeling (BED)."""
+    out = Path(args.out)
+    inputs = [*args.coverage, args.labels, args.model]
+    check_output(out, directory=False, force=args.force, inputs=[i for i in inputs if i])
+    if args.n < 1:
+        raise ValueError(f"--n must be at least 1, got {args.n}")
+    report = _Reporter(args.quiet)
+    coverage = read_coverage(args.coverage[0] if len(args.coverage) == 1 else args.coverage,
+                             progress=not args.quiet)
+    labels = read_peak_labels(args.labels) if args.labels else None
+    model = _load_model(args.model) if args.model else None
+    report("cutting windows, predicting their penalties and sketching their paths")
+    table = propose_windows(coverage, args.n, labeled=labels, model=model,
+                            random_state=args.seed)
+    write_text_atomic(out, bed_text(table))
+    print(f"penlearn propose: wrote {len(table)} window(s) worth labeling to {out}")
+    return 0
+
+
+def register(add) -> None:
+    """``penlearn propose``: its subparser (``add(name, help, handler)``) and arguments."""
+    p = add("propose", "the next windows worth labeling (BED, best first, with reasons)",
+            cmd_propose, force_help="replace an existing --out file (without it: an error)")
+    p.add_argument("coverage", metavar="COVERAGE", nargs="+",
+                   help="coverage (bedGraph / bigWig / BAM file, coverage.csv[.gz], or a "
+                   "folder of them)")
+    p.add_argument("--n", type=non_negative_int, default=1, metavar="N",
+                   help="how many windows (default: %(default)s: label it, then propose "
+                   "again with --labels; a batch spreads over the likely penalties but "
+                   "learns less per label)")
+    p.add_argument("--labels", default=None, metavar="LABELS",
+                   help="the labels so far (labels.csv, BED or the genome-browser text "
+                   "format): their windows are not proposed, their errors steer the rest")
+    p.add_argument("--model", default=None, metavar="MODEL.json",
+                   help="the prior penalty model (default: the shipped zero-label model)")
+    p.add_argument("--seed", type=int, default=0, help="breaks ties (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="WINDOWS.bed", help="BED file to write")

@@ -1,0 +1,242 @@
+"""What every peak file says about a peak: one function computes the columns.
+
+BED, narrowPeak, broadPeak, the summits file and the track hub's bigBeds all take their
+per-peak values from :func:`peak_columns`, so one peak has one score, one fold, one
+p-value and one summit whatever the format:
+
+* ``score``: an integer 0-1000 for genome browsers (UCSC's BED score),
+  ``round(1000 * mean / strongest mean)`` of the peaks of one sample
+  (:func:`ucsc_scores`: the strongest peak 1000, proportional below it);
+* ``signalValue``: the fold of the peak's mean coverage over its background (the mean
+  of the flanking background, given per peak as ``background``);
+* ``pValue``: ``-log10 P(X >= k)``, X Poisson with mean ``background * bases`` and k
+  the peak's coverage summed over its bases (``mean * bases``): the chance of that much
+  coverage on the peak's bases at the background rate;
+* ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value over the
+  peaks of the sample;
+* ``summit``: the offset from ``chromStart`` of the base of highest coverage in the
+  peak (with a control: of treatment minus scaled control); ties: the middle base
+  ``floor((s + e) / 2)`` of the longest run ``[s, e)`` of bases at the highest value
+  (the first such run).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from penlearn._checks import require_columns
+
+__all__ = ["PEAK_VALUE_COLUMNS", "peak_columns", "summit_offsets", "ucsc_scores"]
+
+#: The columns :func:`peak_columns` adds.
+PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
+
+
+def ucsc_scores(values) -> np.ndarray:
+    """Integer 0-1000 scores: ``round(1000 * v / max v)`` (all 0 when max v is 0).
+
+    The one score rule of every peak file penlearn writes and of its track hubs: the
+    strongest peak 1000, the others in proportion. Scores that already follow it (a
+    file whose strongest is 1000) are returned unchanged.
+
+    Examples
+    --------
+    >>> ucsc_scores([5, 9, 12]).tolist()
+    [417, 750, 1000]
+    >>> ucsc_scores([417, 750, 1000]).tolist()
+    [417, 750, 1000]
+    """
+    v = np.asarray(values, dtype=float)
+    if len(v) and not (np.isfinite(v) & (v >= 0)).all():
+        i = int(np.flatnonzero(~(np.isfinite(v) & (v >= 0)))[0])
+        raise ValueError(f"peak scores must be finite numbers >= 0; peak {i} has {v[i]!r}")
+    top = v.max() if len(v) else 0.0
+    if top <= 0:
+        return np.zeros(len(v), np.int64)
+    return np.clip(np.rint(1000 * v / top), 0, 1000).astype(np.int64)
+
+
+def _poisson_log10_sf(k: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """log10 P(X >= k), X ~ Poisson(mu); far tails (below 1e-300) by the leading term
+    ``pmf(k) / (1 - mu / k)`` of the series, finite for any k > mu."""
+    with np.errstate(divide="ignore"):
+        out = stats.poisson.logsf(k - 1, mu) / math.log(10)
+    far = ~np.isfinite(out) | (out < -300)
+    if far.any():
+        kf, mf = k[far], mu[far]
+        log_pmf = kf * np.log(mf) - mf - special.gammaln(kf + 1)
+        out[far] = (log_pmf - np.log1p(-mf / kf)) / math.log(10)
+    return np.minimum(out, 0.0)
+
+
+def _bh_log10(log10_p: np.ndarray) -> np.ndarray:
+    """log10 of the Benjamini-Hochberg adjusted p-values, from log10 p-values."""
+    m = len(log10_p)
+    if not m:
+        return log10_p
+    order = np.argsort(log10_p, kind="stable")
+    adj = log10_p[order] + math.log10(m) - np.log10(np.arange(1, m + 1))
+    adj = np.minimum.accumulate(adj[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(adj, 0.0)
+    return out
+
+
+def _rows_by_problem(coverage: pd.DataFrame | None) -> dict:
+    if coverage is None:
+        return {}
+    require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id=None)
+    out = {}
+    for (sid, chrom), g in cov.groupby(["sample_id", "chrom"], sort=False, dropna=False):
+        g = g.sort_values("chromStart", kind="stable")
+        out[(None if pd.isna(sid) else sid, chrom)] = (
+            g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64),
+            g["count"].to_numpy(float))
+    return out
+
+
+def _values_at(rows, x: np.ndarray) -> np.ndarray:
+    """The coverage of the bases ``x`` (0 where no row covers them)."""
+    if rows is None:
+        return np.zeros(len(x))
+    starts, ends, counts = rows
+    i = np.searchsorted(starts, x, side="right") - 1
+    ok = (i >= 0) & (ends[np.maximum(i, 0)] > x)
+    return np.where(ok, counts[np.maximum(i, 0)], 0.0)
+
+
+def _edges(rows, a: int, b: int) -> np.ndarray:
+    if rows is None:
+        return np.empty(0, np.int64)
+    starts, ends, _ = rows
+    lo, hi = np.searchsorted(ends, a, side="right"), np.searchsorted(starts, b, side="left")
+    return np.r_[starts[lo:hi], ends[lo:hi]]
+
+
+def _summit(treat, control, scale: float, a: int, b: int) -> int:
+    """Offset of the summit base of ``[a, b)`` (see the module's rule)."""
+    cuts = np.r_[a, b, _edges(treat, a, b), _edges(control, a, b)]
+    cuts = np.unique(cuts[(cuts >= a) & (cuts <= b)])
+    lo, hi = cuts[:-1], cuts[1:]
+    value = _values_at(treat, lo)
+    if control is not None:
+        value = value - scale * _values_at(control, lo)
+    top = value == value.max()
+    # runs of consecutive pieces at the top value (pieces are contiguous by construction)
+    first = top & ~np.r_[False, top[:-1]]
+    run = np.cumsum(first) - 1
+    idx = np.flatnonzero(top)
+    length = np.bincount(run[idx], weights=(hi - lo)[idx])
+    best = int(np.argmax(length))  # the longest run, the first of equals
+    members = idx[run[idx] == best]
+    s, e = int(lo[members[0]]), int(hi[members[-1]])
+    return (s + e) // 2 - a
+
+
+def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
+                   control: pd.DataFrame | None = None,
+                   control_scale: float = 1.0) -> np.ndarray:
+    """The summit of every peak: offset from ``chromStart`` (narrowPeak column 10).
+
+    Parameters
+    ----------
+    peaks : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd``.
+    coverage : DataFrame
+        The treatment's per-base coverage, ``[sample_id,] chrom, chromStart, chromEnd,
+        count`` (bedGraph rows; bases without a row count 0).
+    control : DataFrame, optional
+        A control's coverage, the same columns (with ``sample_id``: the control of each
+        treatment sample under that sample's id; without: one control for all). The
+        summit is then that of ``treatment - control_scale * control``.
+    control_scale : float
+        The factor of the control (e.g. treatment depth / control depth).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 14, 20],
+    ...                     "chromEnd": [10, 14, 20, 30], "count": [1, 9, 9, 2]})
+    >>> pk = pd.DataFrame({"chrom": ["chr1"], "chromStart": [5], "chromEnd": [25]})
+    >>> summit_offsets(pk, cov).tolist()  # bases 10-19 at 9: base 15
+    [10]
+    >>> ctl = cov.assign(count=[0, 8, 0, 0])
+    >>> summit_offsets(pk, cov, control=ctl).tolist()  # 1, 9, 2 left: bases 14-19
+    [12]
+    """
+    require_columns(peaks, ["chrom", "chromStart", "chromEnd"], "peaks")
+    if not (isinstance(control_scale, (int, float, np.integer, np.floating))
+            and math.isfinite(control_scale) and control_scale >= 0):
+        raise ValueError(f"control_scale must be a finite number >= 0, got {control_scale!r}")
+    treat, ctrl = _rows_by_problem(coverage), _rows_by_problem(control)
+    shared = control is not None and "sample_id" not in control.columns
+    sids = peaks["sample_id"].tolist() if "sample_id" in peaks.columns else [None] * len(peaks)
+    out = np.empty(len(peaks), np.int64)
+    for i, (sid, chrom, a, b) in enumerate(zip(
+            sids, peaks["chrom"].tolist(), peaks["chromStart"].tolist(),
+            peaks["chromEnd"].tolist())):
+        t = treat.get((sid, chrom)) or treat.get((None, chrom))
+        c = None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
+        out[i] = _summit(t, c, float(control_scale), int(a), int(b))
+    return out
+
+
+def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
+                 control: pd.DataFrame | None = None,
+                 control_scale: float = 1.0) -> pd.DataFrame:
+    """The peaks with ``score, signalValue, pValue, qValue, summit`` (module's rules).
+
+    Parameters
+    ----------
+    peaks : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, mean, background``: the peak's mean
+        coverage and its background's (reads per base; ``background > 0``). Scores and
+        q-values are per sample (``sample_id``), else over all rows.
+    coverage, control, control_scale
+        For the summits (:func:`summit_offsets`); without ``coverage`` the summit is
+        ``-1`` (unknown, as narrowPeak allows).
+
+    Returns
+    -------
+    DataFrame
+        A copy of ``peaks`` with :data:`PEAK_VALUE_COLUMNS` added.
+
+    Examples
+    --------
+    >>> pk = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100], "chromEnd": [10, 120],
+    ...                    "mean": [6.0, 12.0], "background": [2.0, 1.0]})
+    >>> t = peak_columns(pk)
+    >>> t[["score", "signalValue", "summit"]].values.tolist()
+    [[500.0, 3.0, -1.0], [1000.0, 12.0, -1.0]]
+    >>> bool((t["pValue"] >= t["qValue"]).all() and (t["qValue"] > 0).all())
+    True
+    """
+    require_columns(peaks, ["chrom", "chromStart", "chromEnd", "mean", "background"], "peaks")
+    out = peaks.copy()
+    mean = pd.to_numeric(out["mean"], errors="coerce").to_numpy(float)
+    bg = pd.to_numeric(out["background"], errors="coerce").to_numpy(float)
+    if len(out) and not (np.isfinite(mean).all() and np.isfinite(bg).all() and (bg > 0).all()
+                         and (mean >= 0).all()):
+        raise ValueError("peaks columns 'mean' (>= 0) and 'background' (> 0) must be finite")
+    bases = (out["chromEnd"].to_numpy(np.int64) - out["chromStart"].to_numpy(np.int64))
+    group = (pd.factorize(out["sample_id"])[0] if "sample_id" in out.columns
+             else np.zeros(len(out), np.int64))
+    score = np.zeros(len(out), np.int64)
+    log10_p = _poisson_log10_sf(np.rint(mean * bases), bg * bases) if len(out) else mean
+    log10_q = np.zeros(len(out))
+    for g in np.unique(group):
+        rows = np.flatnonzero(group == g)
+        score[rows] = ucsc_scores(mean[rows])
+        log10_q[rows] = _bh_log10(log10_p[rows])
+    out["score"] = score
+    out["signalValue"] = mean / bg
+    out["pValue"] = -log10_p + 0.0
+    out["qValue"] = -log10_q + 0.0
+    out["summit"] = (summit_offsets(out, coverage, control=control,
+                                    control_scale=control_scale)
+                     if coverage is not None else np.full(len(out), -1, np.int64))
+    return out

@@ -1,0 +1,234 @@
+"""``propose_windows``: the next windows worth labeling, from coverage or a UCI set.
+
+The front end of :mod:`penlearn.learn.propose` (the rule, on features and paths): it
+cuts coverage into windows like the shipped model's training windows
+(:func:`penlearn.peaks.pretrained.default_windows`), predicts each window's log λ with
+the prior model (the shipped zero-label model by default), gets each window's path and
+the labeled windows' error functions, and proposes. On a labeled UCI set
+(:class:`penlearn.UCIDataSet`: ``inputs`` and ``evaluation``) the evaluation rows'
+bounds are the paths; only the rows of the windows given as labeled are read with their
+errors.
+
+On coverage, a window's full path would cost a few dozen PeakSeg solves; the proposal
+only needs where its model changes among the likely shifts, so each window is solved at
+:data:`PATH_POINTS` log λ spread over them (the shifts' 5–95 % quantiles) and its peak
+counts there stand for its path (a drop of c peaks between two of them: c changes,
+evenly between them). The labeled windows get their exact (bounded) paths and errors
+(:func:`penlearn.peaks.peakseg.evaluation.peak_error_functions`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from penlearn.learn.level_shift import likely_shifts
+from penlearn.learn.model import PenaltyModel
+from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
+
+__all__ = ["PATH_POINTS", "coverage_paths", "propose_windows"]
+
+#: log λ per window at which coverage windows are solved to sketch their paths.
+PATH_POINTS = 5
+
+
+def _prior(model) -> PenaltyModel:
+    if model is None:
+        from penlearn.peaks.pretrained import load_pretrained
+
+        return load_pretrained().model
+    if isinstance(model, PenaltyModel):
+        return model
+    if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
+        return PenaltyModel.load(model)
+    raise TypeError(f"model must be a PenaltyModel, a model file path or None, got "
+                    f"{type(model).__name__}")
+
+
+def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # clipped features: the proposal only ranks windows
+        return pd.Series(model.predict(features), index=features.index, name="log_lambda")
+
+
+def _from_uci(data, n: int, labeled, model: PenaltyModel, random_state) -> pd.DataFrame:
+    features, evaluation = data.inputs, data.evaluation
+    if features is None:
+        raise ValueError(f"data set {getattr(data, 'name', '')!r} has no inputs (features): "
+                         "the prior model needs them")
+    if isinstance(labeled, (str, bytes)):
+        labeled = [labeled]
+    labeled = list(pd.unique(pd.Series(list(labeled), dtype=object)))
+    unknown = [i for i in labeled if i not in features.index]
+    if unknown:
+        raise ValueError(f"labeled: {unknown[0]!r} is no sequence id of the data set "
+                         f"(e.g. {features.index[0]!r})")
+    log_lambda = _predict(model, features)
+    paths = evaluation.loc[:, list(PATH_COLUMNS)]  # the bounds only: never the errors
+    paths = paths[paths["sequence_id"].isin(features.index)]
+    lab = evaluation[evaluation["sequence_id"].isin(labeled)]
+    return propose_from_paths(paths, log_lambda, n, labeled=lab, exclude=labeled,
+                              random_state=random_state)
+
+
+def coverage_paths(coverage: pd.DataFrame, windows: pd.DataFrame, log_lambda: pd.Series,
+                   shifts) -> pd.DataFrame:
+    """A sketch of each window's path: its peak counts at log λ + s for each ``s`` in
+    ``shifts`` (one PeakSeg solve each), as path rows whose changes sit where the
+    counts drop (``sequence_id, min_log_lambda, max_log_lambda, peaks``).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> w = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [60]})
+    >>> p = coverage_paths(cov, w, pd.Series({"chr1:0-60": 0.0}), [-2.0, 8.0])
+    >>> p["peaks"].tolist()
+    [1, 0]
+    """
+    from penlearn.peaks.peakseg.evaluation import predict_peaks
+
+    shifts = np.sort(np.asarray(shifts, float))
+    counts = []
+    for s in shifts:
+        peaks = predict_peaks(coverage, log_penalty=log_lambda + s, windows=windows)
+        counts.append(peaks.groupby("sequence_id").size().reindex(log_lambda.index,
+                                                                   fill_value=0))
+    C = np.column_stack([c.to_numpy() for c in counts])  # windows × shifts, non-increasing
+    rows = []
+    for i, sid in enumerate(log_lambda.index):
+        at = log_lambda.iloc[i] + shifts
+        cuts = [-np.inf]
+        for j in range(len(shifts) - 1):
+            drop = int(C[i, j] - C[i, j + 1])
+            cuts += list(at[j] + (at[j + 1] - at[j]) * np.arange(1, drop + 1) / (drop + 1))
+        cuts.append(np.inf)
+        peaks = int(C[i, 0])
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            rows.append((sid, a, b, peaks))
+            peaks -= 1
+    out = pd.DataFrame(rows, columns=[*PATH_COLUMNS, "peaks"])
+    out["peaks"] = np.maximum(out["peaks"], 0)
+    return out
+
+
+def _overlapping(windows: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
+    """Which windows overlap a label (same chromosome, and sample when both have one);
+    a label in no window is a ``ValueError``."""
+    hit = np.zeros(len(windows), bool)
+    same_sample = "sample_id" in windows.columns and "sample_id" in labels.columns
+    for r in labels.itertuples(index=False):
+        m = (windows["chrom"].to_numpy() == r.chrom) \
+            & (windows["chromStart"].to_numpy() < r.chromEnd) \
+            & (windows["chromEnd"].to_numpy() > r.chromStart)
+        if same_sample:
+            m &= windows["sample_id"].astype(str).to_numpy() == str(r.sample_id)
+        if not m.any():
+            who = f" of sample {r.sample_id!r}" if same_sample else ""
+            raise ValueError(f"label {r.chrom}:{r.chromStart}-{r.chromEnd}{who} lies in no "
+                             "window of the coverage (another genome, chromosome or sample?)")
+        hit |= m
+    return hit
+
+
+def _regions(windows: pd.DataFrame) -> pd.Series:
+    """The genomic region of each window: windows (of any sample) that overlap, directly
+    or through others, share one (``chrom:start-end`` of their union)."""
+    w = windows.sort_values(["chrom", "chromStart"], kind="stable")
+    chrom = w["chrom"].astype(str).to_numpy()
+    start, end = w["chromStart"].to_numpy(), w["chromEnd"].to_numpy()
+    reach = pd.Series(end).groupby(chrom).cummax().to_numpy()
+    new = np.r_[True, (chrom[1:] != chrom[:-1]) | (start[1:] >= reach[:-1])]
+    cluster = np.cumsum(new)
+    return pd.Series(cluster, index=w["sequence_id"].to_numpy()).reindex(
+        windows["sequence_id"].to_numpy())
+
+
+def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
+                   random_state) -> pd.DataFrame:
+    from penlearn.peaks.peakseg.evaluation import peak_error_functions
+    from penlearn.peaks.peakseg.features import coverage_features
+    from penlearn.peaks.pretrained import default_windows
+
+    windows = default_windows(coverage)
+    features = coverage_features(coverage, windows)
+    windows = windows.assign(sequence_id=features.index.to_numpy())
+    log_lambda = _predict(model, features)
+    labeled_ev = None
+    taken = np.zeros(len(windows), bool)
+    if labels is not None and len(labels):
+        for c in ("chrom", "chromStart", "chromEnd", "annotation"):
+            if c not in labels.columns:
+                raise ValueError(f"labels: no {c!r} column (expected chrom, chromStart, "
+                                 "chromEnd, annotation[, sample_id])")
+        taken = _overlapping(windows, labels)
+        if taken.any():
+            labeled_ev = peak_error_functions(coverage, labels, windows=windows[taken],
+                                              progress=False)
+    grid, w = likely_shifts(labeled_ev, log_lambda)
+    q = np.interp(np.linspace(0.05, 0.95, PATH_POINTS), np.cumsum(w), grid)
+    free = windows[~taken]
+    if len(free) == 0:
+        return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
+    paths = coverage_paths(coverage, free, log_lambda.loc[free["sequence_id"]], q)
+    out = propose_from_paths(paths, log_lambda, n, labeled=labeled_ev,
+                             exclude=windows.loc[taken, "sequence_id"],
+                             groups=_regions(windows), random_state=random_state)
+    where = windows.set_index("sequence_id").loc[out["sequence_id"]]
+    return pd.concat([where.reset_index(drop=True), out.reset_index(drop=True)], axis=1)
+
+
+def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0) -> pd.DataFrame:
+    """The next ``n`` windows worth labeling, best first, each with its reason.
+
+    The rule (measured in ``benchmarks/RESULTS.md``, "few_labels"): the windows whose
+    model-selection paths change most where the penalty's level likely is, given the
+    labels so far (:mod:`penlearn.learn.propose`). It reads features, paths and the
+    labels given so far, never the errors of a window not labeled.
+
+    Parameters
+    ----------
+    data : DataFrame or UCIDataSet
+        Coverage (``[sample_id,] chrom, chromStart, chromEnd, count``; cut into windows
+        like the shipped model's training windows), or a data set with ``inputs``
+        (features) and ``evaluation`` (paths; e.g. :func:`penlearn.load_uci`).
+    n : int
+        How many windows.
+    labeled : sequence of ids, or DataFrame
+        The labels so far: for a data set, the ids of its labeled sequences; for
+        coverage, the labels (``[sample_id,] chrom, chromStart, chromEnd, annotation``,
+        as :func:`penlearn.read_peak_labels` returns). Windows holding a label are never
+        proposed.
+    model : PenaltyModel or path, optional
+        The prior model (default: the shipped zero-label model).
+    random_state : int or None
+        Breaks ties between windows of equal score.
+
+    Returns
+    -------
+    DataFrame
+        ``sequence_id, score, changes, reason`` (coverage: the window's ``[sample_id,]
+        chrom, chromStart, chromEnd`` first), one row per window, best first.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> propose_windows(cov, 1)[["chrom", "chromStart", "chromEnd"]].values.tolist()
+    [['chr1', 0, 60]]
+    """
+    prior = _prior(model)
+    if isinstance(data, pd.DataFrame):
+        if isinstance(labeled, pd.DataFrame) or labeled is None or len(labeled) == 0:
+            return _from_coverage(data, n, labeled if isinstance(labeled, pd.DataFrame)
+                                  else None, prior, random_state)
+        raise TypeError("labeled: for coverage, give the labels as a DataFrame (chrom, "
+                        "chromStart, chromEnd, annotation), e.g. read_peak_labels(path)")
+    if hasattr(data, "inputs") and hasattr(data, "evaluation"):
+        if isinstance(labeled, pd.DataFrame):
+            raise TypeError("labeled: for a data set, give the ids of its labeled sequences")
+        return _from_uci(data, n, labeled, prior, random_state)
+    raise TypeError(f"data must be coverage (a DataFrame) or a data set with inputs and "
+                    f"evaluation (load_uci), got {type(data).__name__}")
