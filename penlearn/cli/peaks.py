@@ -167,7 +167,12 @@ def out_is_folder(text: str) -> bool:
     >>> out_is_folder("peaks/"), out_is_folder("peaks.bed")
     (True, False)
     """
-    return str(text).endswith(("/", os.sep)) or Path(text).is_dir()
+    if str(text).endswith(("/", os.sep)):
+        return True
+    try:  # a name too long for the file system is refused by the output check, not here
+        return Path(text).is_dir()
+    except OSError:
+        return False
 
 
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:

@@ -72,10 +72,26 @@ EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "
                       "fn", "possible_fn", "labels", "errors", "peaks", "total_loss", "bounded"]
 
 
+def _solve_ticks(bar, name: str, executor) -> dict:
+    """``on_solve=`` of a window solved in this process (no executor) under a shown
+    ``bar``: each model of its path said on the bar (a window may take minutes); none
+    for workers (their windows tick the bar as each ends)."""
+    if executor is not None or bar.disable:
+        return {}
+    solves = [0]
+
+    def tick(model) -> None:
+        solves[0] += 1
+        bar.set_postfix_str(f"{name}: {solves[0]} models solved (the last: "
+                            f"{int(model.n_peaks)} peaks)")
+    return {"on_solve": tick}
+
+
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                            sequence_id: str = "window",
                            max_peaks: int | None = DEFAULT_MAX_PEAKS,
-                           gaps: str = "fill", tmpdir: str | None = None) -> pd.DataFrame:
+                           gaps: str = "fill", tmpdir: str | None = None,
+                           on_solve=None) -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
 
     Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
@@ -135,7 +151,8 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
 
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir,
+                        on_solve=on_solve)
     segs = path.segments
     rows = []
     for m in path.models.itertuples(index=False):
@@ -572,7 +589,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     try:
         run_tasks(executor, window_error_functions,
                   {i: (tasks[i][1:], dict(sequence_id=tasks[i][0], max_peaks=max_peaks,
-                                          gaps=gaps, tmpdir=tmpdir)) for i in todo}, finish)
+                                          gaps=gaps, tmpdir=tmpdir,
+                                          **_solve_ticks(bar, tasks[i][0], executor)))
+                   for i in todo}, finish)
     finally:
         bar.close()
     ev = pd.concat(out, ignore_index=True)

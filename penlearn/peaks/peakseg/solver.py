@@ -539,6 +539,7 @@ def peakseg_path(
     *,
     gaps: str = "fill",
     tmpdir: str | os.PathLike | None = None,
+    on_solve: Callable[[PeakSegModel], None] | None = None,
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -566,6 +567,8 @@ def peakseg_path(
         Zero-coverage gaps between rows, as for :func:`peakseg`.
     tmpdir : str or path, optional
         Folder of the solver's temporary files, as for :func:`peakseg`.
+    on_solve : callable, optional
+        ``on_solve(model)`` after each penalised solve (progress within a long path).
 
     Returns
     -------
@@ -584,8 +587,14 @@ def peakseg_path(
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
     tmpdir = check_tmpdir(tmpdir)
-    search = crops(lambda pen: _solve(data, pen, tmpdir=tmpdir), _n_peaks, _total_loss,
-                   (math.inf, 0.0), max_size=max_peaks, stop=stop)
+    def solve(pen: float) -> PeakSegModel:
+        model = _solve(data, pen, tmpdir=tmpdir)
+        if on_solve is not None:
+            on_solve(model)
+        return model
+
+    search = crops(solve, _n_peaks, _total_loss, (math.inf, 0.0), max_size=max_peaks,
+                   stop=stop)
     found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
     fits = [found[k] for k in order]
