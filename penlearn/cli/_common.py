@@ -254,6 +254,32 @@ def _warning_printer(command: str):
     return show
 
 
+def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
+    """A small sample sheet: a CSV (``.csv``) or TSV / whitespace table of strings with
+    (at least) ``columns``, checked; the error names ``option`` and the missing column.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sheet.csv"
+    >>> _ = f.write_text("sample_id,control\\nT1,C\\n")
+    >>> read_sheet(f, ["sample_id", "control"], "--control-sheet").values.tolist()
+    [['T1', 'C']]
+    """
+    sep = "," if str(path).endswith(".csv") else None
+    check_regular_file(path)  # /dev/zero: read without bound
+    try:
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{option} {path} is empty: give a table with the columns "
+                         f"{', '.join(columns)} (one row per sample)") from None
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "
+                         f"(missing {missing[0]!r})")
+    return table[columns]
+
+
 def read_groups_file(path) -> pd.DataFrame:
     """``--groups FILE``: a CSV (``.csv``) or TSV / whitespace table with columns
     ``sample_id, group`` (strings), checked.
@@ -266,16 +292,6 @@ def read_groups_file(path) -> pd.DataFrame:
     >>> read_groups_file(f).values.tolist()
     [['A', 'kidney'], ['B', 'bcell']]
     """
-    sep = "," if str(path).endswith(".csv") else None
-    check_regular_file(path)  # /dev/zero: read without bound
-    try:
-        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"--groups {path} is empty: give a table with the columns "
-                         "sample_id, group (one row per sample)") from None
-    missing = [c for c in ("sample_id", "group") if c not in table.columns]
-    if missing:
-        raise ValueError(f"--groups {path}: needs the columns sample_id, group "
-                         f"(missing {missing[0]!r})")
+    table = read_sheet(path, ["sample_id", "group"], "--groups")
     return check_sample_groups(table, f"--groups {path}")  # the one check of groups
 

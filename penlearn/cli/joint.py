@@ -39,6 +39,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, groups_option, read_groups_file
+from penlearn.cli._controls import add_control_arguments, split_controls
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
@@ -92,8 +93,9 @@ def cmd_joint(args) -> int:
     if not 0 <= args.widen <= MAX_WIDEN:  # caps before casts: no int64 overflow later
         raise ValueError(f"--widen must be a number from 0 to {MAX_WIDEN:g} (times a "
                          f"cluster's width), got {args.widen!r}")
-    inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
-                                            if p]
+    inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups,
+                                                        args.control_sheet) if p] + [
+        c.split("=", 1)[-1] for c in args.control or []]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
     if args.groups and args.group_column:
@@ -102,6 +104,12 @@ def cmd_joint(args) -> int:
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
+    # the control samples are no joint samples; the control acts through --peaks (from
+    # 'penlearn peaks --control ...': no single-sample peak, no joint window there)
+    coverage, controls, _ = split_controls(coverage, args)
+    if controls is not None:
+        report(f"{controls['sample_id'].nunique()} control sample(s) left out of the joint "
+               "model")
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")
@@ -227,4 +235,5 @@ def add_joint_arguments(p) -> None:
                    "interrupted run saved its finished windows (by default the same "
                    "command reuses those whose coverage is unchanged, whatever the "
                    "penalty; the folder is removed once the outputs are written)")
+    add_control_arguments(p)
     add_worker_arguments(p, task="joint window", tmpdir=False)  # no PeakSeg temporary files

@@ -3,6 +3,7 @@ ChIP-seq coverage and peak labels."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import sys
@@ -24,7 +25,9 @@ from penlearn.cli._common import (
     non_negative_int,
     plural,
 )
+from penlearn.cli._controls import add_control_arguments, apply_controls
 from penlearn.cli._workers import workers
+from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty, level_shift
@@ -95,6 +98,11 @@ def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     return x, pretrained.model
 
 
+#: the controls of a labeled folder are segmented at the shipped zero-label penalty
+_SHIPPED = argparse.Namespace(penalty=None, log_penalty=None, model=None, broad=False,
+                              command="learn")
+
+
 def python_call(args, ds, kwargs: dict, few: bool) -> str:
     """The Python statements that learn the same model as this ``penlearn learn`` (no
     ``--fold``): one line, said on stderr, so that a script gets what the command got
@@ -141,8 +149,13 @@ def cmd_learn(args) -> int:
     report = _Reporter(args.quiet)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
+        extra = {} if not (args.control or args.control_sheet) else {
+            "coverage_map": lambda cov: apply_controls(
+                cov, args, report, lambda c: control_segments(_SHIPPED, c, report, tmpdir)
+            )[:2]}
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args))
+                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args),
+                       **extra)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
     task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
@@ -239,4 +252,5 @@ def register(add) -> None:
                    "as learn_penalty's clip=True)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
+    add_control_arguments(p)
 

@@ -153,7 +153,8 @@ def is_peak_folder(path: str | os.PathLike) -> bool:
 def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT_MAX_PEAKS,
                      n_folds: int = 3, seed: int = 1, executor: Executor | None = None,
                      progress: bool = False, cache: bool | str | os.PathLike = False,
-                     tmpdir: str | os.PathLike | None = None, groups=None) -> UCIDataSet:
+                     tmpdir: str | os.PathLike | None = None, groups=None,
+                     coverage_map=None) -> UCIDataSet:
     """A coverage + peak labels folder as a data set (computed, not read).
 
     Parameters
@@ -186,6 +187,12 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
         mapping or a coverage column; default: a ``group`` or ``cell_type`` column of the
         coverage, else ``<group>/<sample>`` folders (:func:`labels_by_group`).
 
+    coverage_map : callable, optional
+        Applied to the coverage once read: it returns (the coverage of the peak models,
+        the coverage of the features) — ``penlearn learn --control``: the treatments with
+        their control as background, and as read, the controls taken out of both. The
+        cache is then not used (its key does not know the map).
+
     Returns
     -------
     UCIDataSet
@@ -215,19 +222,23 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
     if lab_path is None:
         raise FileNotFoundError(f"{folder} has no peak labels ({', '.join(LABEL_FILES)})")
     labels = read_peak_labels(lab_path)
-    where = _cache_file(folder, lab_path, max_peaks, cache, groups) if cache else None
+    where = _cache_file(folder, lab_path, max_peaks, cache, groups) if cache and \
+        coverage_map is None else None
     tables = _read_cache(where) if where is not None else None
     if tables is not None:
         evaluation, features = tables
         extra = {"labels": labels, "cache": where}
     else:
         coverage = read_coverage(folder, progress=progress)
+        plain = coverage
+        if coverage_map is not None:
+            coverage, plain = coverage_map(coverage)
         # each window's table is cached too: an interrupted run continues from them
         evaluation = peak_error_functions(coverage, labels_by_group(labels, coverage, groups),
                                           max_peaks=max_peaks,
                                           executor=executor, progress=progress,
                                           tmpdir=tmpdir, cache=_usable(where))
-        features = coverage_features(coverage)
+        features = coverage_features(plain)
         extra = {"coverage": coverage, "labels": labels}
         if where is not None and where.parent.is_dir():
             _write_cache(where, evaluation, features)

@@ -52,6 +52,7 @@ from penlearn.peaks.peakseg.parts import (
 )
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import (
+    BACKGROUND,
     COVERAGE_COLUMNS,
     check_coverage,
     check_tmpdir,
@@ -215,7 +216,7 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
-        yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
+        yield name, sid, gw[[*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in gw else [])]]
 
 
 def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = False,
@@ -282,8 +283,9 @@ def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame
 
 def _window_key(kind: str, cov: pd.DataFrame, name: str, sid, **fields) -> str:
     """The content key of one window's result (:mod:`penlearn.peaks.peakseg.parts`)."""
+    columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in cov else [])]
     return part_key(kind, sequence_id=name, sample_id=None if sid is None else str(sid),
-                    coverage=frame_digest(cov, COVERAGE_COLUMNS), **fields)
+                    coverage=frame_digest(cov, columns), **fields)
 
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
