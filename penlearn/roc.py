@@ -11,6 +11,7 @@ from a :class:`~penlearn.breakpoints.Breakpoints` set and scores.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -546,6 +547,10 @@ class ChangepointROC:
         self.fn_end = float(ev["fn"].to_numpy(float)[last].sum())
 
     def auc(self, scores: np.ndarray) -> float:
+        """The AUC of ``scores``; NaN when the sequences hold one label class only (no
+        ROC curve: :func:`roc_change` refuses them; a CV fold of one class has no AUC)."""
+        if not (self.possible_fp > 0 and self.possible_fn > 0):
+            return math.nan
         bp = self.bp
         t = bp.value - scores[bp.example]
         _, _, _, fp_b, fn_b, fp_a, fn_a = threshold_groups(t, bp.fp_diff, bp.fn_diff)

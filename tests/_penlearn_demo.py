@@ -1,6 +1,8 @@
-"""Test helpers: run ``penlearn demo`` once per session; read the tables of a report.
+"""Test helpers: run ``penlearn demo`` once per test run; read the tables of a report.
 
-``demo_run`` is shared by test_cli.py and test_browser.py.
+``demo_run`` is shared by test_cli.py, test_learn_models.py and test_browser.py, across the
+xdist workers too: the first worker that asks runs the demo into the run's shared folder
+(``conftest.run_folder``), the others read its outcome back (a run-wide lock).
 
 The demo is the README's main command; it is run through the installed console script
 when there is one next to the Python running the tests (as in the fresh virtual
@@ -9,11 +11,9 @@ environment of ``.ci/run``), else as ``python -m penlearn.cli``.
 
 from __future__ import annotations
 
-import atexit
-import shutil
+import json
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,14 +42,25 @@ def penlearn_command() -> list[str]:
 
 @lru_cache(maxsize=1)
 def demo_run() -> DemoRun:
-    root = Path(tempfile.mkdtemp(prefix="penlearn-demo-test-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    out = root / "penlearn-demo"
-    cmd = (*penlearn_command(), "demo", "--out", str(out), "--quiet")
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=root)
-    return DemoRun(out, proc.returncode, proc.stdout, proc.stderr,
-                   time.perf_counter() - t0, cmd)
+    """``penlearn demo --out DIR --quiet``, run once per test run (in the run's folder,
+    removed at its end); its outcome is kept beside it for the other workers."""
+    from conftest import run_folder, run_lock
+
+    root = run_folder() / "demo"
+    done = root / "outcome.json"
+    with run_lock("demo"):
+        if not done.exists():
+            root.mkdir(exist_ok=True)
+            out = root / "penlearn-demo"
+            cmd = (*penlearn_command(), "demo", "--out", str(out), "--quiet")
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=root)
+            done.write_text(json.dumps({
+                "out": str(out), "returncode": proc.returncode, "stdout": proc.stdout,
+                "stderr": proc.stderr, "seconds": time.perf_counter() - t0, "command": cmd}))
+        run = json.loads(done.read_text())
+    return DemoRun(Path(run["out"]), run["returncode"], run["stdout"], run["stderr"],
+                   run["seconds"], tuple(run["command"]))
 
 
 class _Tables(HTMLParser):

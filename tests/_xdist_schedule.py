@@ -24,16 +24,30 @@ from xdist.scheduler import LoadFileScheduling
 PER_TEST = ("tests/test_notebooks.py", "tests/peaks/test_peak_evaluation.py")
 
 #: rough CPU seconds of the long units (prefix of a test id: a file, or a test of a
-#: PER_TEST file): chunk1's error functions measured (258 s), the others estimated; only
-#: their order matters. Refine them from ``--durations=0`` of an idle run.
+#: PER_TEST file), of both tiers (the README's command, tier 1, and ``-m slow``, tier 2):
+#: from ``--durations=0`` of a whole run (benchmarks/RESULTS.md, "suite time (issue 48)"),
+#: the wall seconds at load ~12 divided by ~5; only their order matters.
 NOTEBOOK = "tests/test_notebooks.py::test_notebook_executes_and_shows_its_figures"
 COSTS = {
+    # tier 2
     "tests/peaks/test_peak_evaluation.py::test_h3k36me3_chunk1_end_to_end": 260,
     "tests/peaks/test_peak_evaluation.py::test_default_table_is_exact": 150,
-    "tests/test_docs.py": 120,
-    "tests/peaks/test_joint_bruteforce.py": 100,
-    "tests/peaks/test_joint_cut_modes.py": 20,
     f"{NOTEBOOK}[": 60,  # chipseq_from_coverage reads chunk1's error functions (above)
+    "tests/peaks/test_reliability.py": 45,  # a cold compile into a read-only mount
+    "tests/core/test_compile_message.py": 40,  # the first demo, cold compiles
+    "tests/peaks/test_peakseg_model.py": 35,
+    # tier 1 (and the rest of tier 2)
+    "tests/test_docs.py": 120,
+    "tests/cli/test_peaks_outputs.py": 50,
+    "tests/cli/test_adversarial_cli.py": 45,
+    "tests/cli/test_cli.py": 40,  # the demo (shared with test_learn_models, test_browser)
+    "tests/tune/test_tune_extrapolation.py": 35,
+    "tests/tune/test_tune_estimator.py": 30,
+    "tests/learn/test_few_labels.py": 30,
+    "tests/cli/test_learn_models.py": 30,
+    "tests/cli/test_resume.py": 30,
+    "tests/peaks/test_joint_bruteforce.py": 20,
+    "tests/peaks/test_joint_cut_modes.py": 20,
 }
 
 #: the cost of a test of an unlisted file

@@ -31,14 +31,37 @@ REFERENCE = reference_folder(REPO)
 SHARED_RUN_ENV = "PENLEARN_TESTS_RUN_FOLDER"
 
 
+#: the numba kernel families (``warm`` functions), compiled in two processes before the
+#: xdist workers start (rough CPU seconds: 45 + 20 and 30 + 30, penlearn._numba_cache)
+WARM_KERNELS = (
+    "from penlearn.peaks.peakseg._store import warm; warm(say=False)\n"
+    "from penlearn.peaks.formats.coverage import _warm_parsers; _warm_parsers()",
+    "from penlearn.changepoint._fp_segment import warm; warm(say=False)\n"
+    "from penlearn.peaks.joint.solver import warm; warm(say=False)",
+)
+
+
 def pytest_configure(config):
     """The controller (or a run without xdist) makes the run's shared folder; the xdist
-    workers it starts inherit its name through the environment."""
+    workers it starts inherit its name through the environment. Before it starts two or
+    more workers, it has numba's kernels compiled into numba's cache (or finds them there):
+    else every worker, and every process pool that a test starts, compiles the same kernels
+    at once on a fresh checkout (20-45 CPU s a family)."""
     if hasattr(config, "workerinput"):
         return
     folder = tempfile.mkdtemp(prefix="penlearn-tests-run-")
     os.environ[SHARED_RUN_ENV] = folder
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    workers = config.getoption("numprocesses", None)
+    if workers and workers != 0:
+        import subprocess
+
+        procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE,
+                                  text=True) for code in WARM_KERNELS]
+        failed = [err for p in procs for err in [p.communicate()[1]] if p.returncode]
+        if failed:
+            raise pytest.UsageError("compiling penlearn's numba kernels failed:\n"
+                                    + "\n".join(failed))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -49,6 +72,34 @@ def pytest_xdist_make_scheduler(config, log):
     from _xdist_schedule import LongestFirst
 
     return LongestFirst(config, log)
+
+
+#: seconds (setup + call + teardown, on an idle core; scaled by the load) above which a
+#: tier-1 test is named at the end of the run
+TIER1_BUDGET = 20.0
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Tier 1 (the README's command: ``-m 'not slow'``) names its tests that took longer
+    than :data:`TIER1_BUDGET`, so that a new expensive test is shrunk or marked ``slow``
+    (tier 2) rather than silently making every developer run longer."""
+    if config.getoption("markexpr", "") != "not slow":
+        return
+    seconds: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for r in reports:
+            if getattr(r, "when", None) and getattr(r, "duration", None) is not None:
+                seconds[r.nodeid] = seconds.get(r.nodeid, 0.0) + r.duration
+    from penlearn._numba_cache import compile_eta
+
+    budget = compile_eta(TIER1_BUDGET)  # the wall time of 20 CPU s at this machine's load
+    over = sorted(((t, n) for n, t in seconds.items() if t > budget), reverse=True)
+    if over:
+        terminalreporter.write_line(
+            f"tier 1: {len(over)} test(s) took over {budget:.0f} s (a budget of "
+            f"{TIER1_BUDGET:.0f} s on an idle core, scaled to this machine's load): shrink "
+            "them or mark them slow (tier 2): "
+            + "; ".join(f"{n} {t:.0f} s" for t, n in over[:10]))
 
 
 def run_folder() -> Path:

@@ -16,6 +16,7 @@ from penlearn.atomic_files import check_added_folder
 from penlearn.changepoint.labels import labels_with_data
 from penlearn.cli._workers import add_worker_arguments
 from penlearn.datasets import read_table
+from penlearn.datasets.peaks import is_peak_folder
 from penlearn.learn import PenaltyModel, subtrain_validation_split
 from penlearn.peaks.formats._label_text import check_sample_groups
 
@@ -142,6 +143,13 @@ def _coverage_folder_arguments(p) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="a folder of coverage + peak labels: compute the model paths even if "
                    "a cached copy exists, and store none")
+    p.add_argument("--groups", default=None, metavar="FILE",
+                   help="each sample's group (cell type), for labels that name groups "
+                   "('chr1:1,001-2,000 peakStart kidney'): a CSV / TSV with columns "
+                   "sample_id, group (default: the coverage's 'group' or 'cell_type' "
+                   "column, else the folder above a '<group>/<sample>' file)")
+    p.add_argument("--group-column", default=None, metavar="COL",
+                   help="a coverage column holding each sample's group (e.g. cell_type)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where the model paths of coverage folders are cached, the same "
                    "for 'learn' and 'report' (default: $PENLEARN_CACHE_DIR, else "
@@ -157,6 +165,26 @@ def _cache_option(args):
         check_added_folder(args.cache_dir, "--cache-dir", inputs=[args.data_dir],
                            outputs={"--out": getattr(args, "out", None)})
     return args.cache_dir or True
+
+
+def groups_option(args):
+    """``--groups FILE`` (its table ``sample_id, group``), ``--group-column COL`` (the
+    name), or None; both given: an error."""
+    if args.groups and args.group_column:
+        raise ValueError("give at most one of --groups FILE and --group-column COL")
+    return read_groups_file(args.groups) if args.groups else args.group_column
+
+
+def _groups_kwarg(args) -> dict:
+    """``groups=`` of :func:`load_data` for a coverage folder (``{}``: a UCI folder has
+    no samples, and the options are refused there)."""
+    groups = groups_option(args)
+    if groups is None:
+        return {}
+    if not is_peak_folder(args.data_dir):
+        raise ValueError("--groups / --group-column apply to a folder of coverage and peak "
+                         f"labels; {args.data_dir} is a UCI-format folder")
+    return {"groups": groups}
 
 
 # --------------------------------------------------------------------------- inputs
@@ -226,6 +254,32 @@ def _warning_printer(command: str):
     return show
 
 
+def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
+    """A small sample sheet: a CSV (``.csv``) or TSV / whitespace table of strings with
+    (at least) ``columns``, checked; the error names ``option`` and the missing column.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "sheet.csv"
+    >>> _ = f.write_text("sample_id,control\\nT1,C\\n")
+    >>> read_sheet(f, ["sample_id", "control"], "--control-sheet").values.tolist()
+    [['T1', 'C']]
+    """
+    sep = "," if str(path).endswith(".csv") else None
+    check_regular_file(path)  # /dev/zero: read without bound
+    try:
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{option} {path} is empty: give a table with the columns "
+                         f"{', '.join(columns)} (one row per sample)") from None
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "
+                         f"(missing {missing[0]!r})")
+    return table[columns]
+
+
 def read_groups_file(path) -> pd.DataFrame:
     """``--groups FILE``: a CSV (``.csv``) or TSV / whitespace table with columns
     ``sample_id, group`` (strings), checked.
@@ -238,16 +292,6 @@ def read_groups_file(path) -> pd.DataFrame:
     >>> read_groups_file(f).values.tolist()
     [['A', 'kidney'], ['B', 'bcell']]
     """
-    sep = "," if str(path).endswith(".csv") else None
-    check_regular_file(path)  # /dev/zero: read without bound
-    try:
-        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"--groups {path} is empty: give a table with the columns "
-                         "sample_id, group (one row per sample)") from None
-    missing = [c for c in ("sample_id", "group") if c not in table.columns]
-    if missing:
-        raise ValueError(f"--groups {path}: needs the columns sample_id, group "
-                         f"(missing {missing[0]!r})")
+    table = read_sheet(path, ["sample_id", "group"], "--groups")
     return check_sample_groups(table, f"--groups {path}")  # the one check of groups
 

@@ -4,8 +4,9 @@
 the folder of single-sample peaks that ``penlearn peaks`` wrote, makes joint windows of
 the clusters of overlapping peaks, fits the exact joint model of each window
 (:func:`penlearn.joint_peak`) and chooses its number of samples up at a penalty: given
-(``--penalty``), predicted by a model (``--model``) or learned from labels
-(``--labels``). It writes, atomically, into the folder OUT:
+(``--penalty``), predicted by a model (``--model``), learned from labels (``--labels``),
+or else the shipped zero-label model's, as ``penlearn peaks`` (each window's log λ the
+mean of the model's over its samples). It writes, atomically, into the folder OUT:
 
 * ``peaks_matrix_sample.tsv`` — ``chrom, chromStart, chromEnd``, one 0/1 column per sample;
 * ``peaks_matrix_group.tsv`` — the same per group (a group is 1 when one of its samples
@@ -37,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, staged_dir
-from penlearn.cli._common import _load_model, _Reporter, read_groups_file
+from penlearn.cli._common import _load_model, _Reporter, groups_option, read_groups_file
+from penlearn.cli._controls import add_control_arguments, split_controls
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
@@ -47,6 +49,7 @@ from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_c
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
 from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
+from penlearn.peaks.pretrained import load_pretrained
 from penlearn.report.joint_page import joint_html
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
@@ -54,17 +57,14 @@ __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
 
 def _groups_arg(args, coverage: pd.DataFrame, table: pd.DataFrame | None = None):
     """``--groups FILE`` (sample_id, group; ``table``: read already) or ``--group-column
-    COL`` or None."""
-    if args.group_column:
-        if args.group_column not in coverage.columns:
-            raise ValueError(f"--group-column {args.group_column!r} is not a column of the "
-                             f"coverage (columns: {', '.join(map(str, coverage.columns))})")
-        return args.group_column
-    if args.groups:
-        return table if table is not None else read_groups_file(args.groups)
-    if "group" in coverage.columns:
+    COL`` or a ``group`` column of the coverage, or None."""
+    given = table if table is not None else groups_option(args)
+    if isinstance(given, str) and given not in coverage.columns:
+        raise ValueError(f"--group-column {given!r} is not a column of the "
+                         f"coverage (columns: {', '.join(map(str, coverage.columns))})")
+    if given is None and "group" in coverage.columns:
         return "group"
-    return None
+    return given
 
 
 def _check_peak_samples(peaks: pd.DataFrame, coverage: pd.DataFrame, folder) -> None:
@@ -90,14 +90,12 @@ def cmd_joint(args) -> int:
     if log_penalty is not None and args.model is not None:
         raise ValueError("give at most one of --penalty P / --log-penalty LOG_λ and --model "
                          "MODEL.json")
-    if log_penalty is None and args.model is None and args.labels is None:
-        raise ValueError("give --penalty P, --log-penalty LOG_λ, --model MODEL.json, or "
-                         "--labels FILE to learn the joint penalty from")
     if not 0 <= args.widen <= MAX_WIDEN:  # caps before casts: no int64 overflow later
         raise ValueError(f"--widen must be a number from 0 to {MAX_WIDEN:g} (times a "
                          f"cluster's width), got {args.widen!r}")
-    inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups)
-                                            if p]
+    inputs = [args.coverage, args.peaks] + [p for p in (args.labels, args.model, args.groups,
+                                                        args.control_sheet) if p] + [
+        c.split("=", 1)[-1] for c in args.control or []]
     check_output(out, directory=True, force=args.force, inputs=inputs)  # inside one too
     check_parts_folder(parts_folder(out), inputs, fresh=args.no_resume)
     if args.groups and args.group_column:
@@ -106,6 +104,12 @@ def cmd_joint(args) -> int:
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
     coverage = read_coverage(args.coverage, progress=not args.quiet)
+    # the control samples are no joint samples; the control acts through --peaks (from
+    # 'penlearn peaks --control ...': no single-sample peak, no joint window there)
+    coverage, controls, _ = split_controls(coverage, args)
+    if controls is not None:
+        report(f"{controls['sample_id'].nunique()} control sample(s) left out of the joint "
+               "model")
     if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
         raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
                          "folder of bedGraph / bigWig files, or a table with sample_id)")
@@ -117,12 +121,17 @@ def cmd_joint(args) -> int:
     labels = read_peak_labels(args.labels) if args.labels else None
     groups = _groups_arg(args, coverage, groups_table)
     parts = _open_parts(args, out, report)
+    shipped = log_penalty is None and args.model is None and labels is None
+    if shipped:  # said before the work, as penlearn peaks does
+        print("penlearn joint: no --penalty, --model or --labels: using "
+              f"{load_pretrained().note()}, averaged over each window's samples", flush=True)
     report("joint windows and models")
     with workers(args) as executor:
         res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
                           log_penalty=log_penalty, model=model, by=args.by, executor=executor,
                           parts=parts, progress=not args.quiet)
-    report(res.note)
+    if not shipped:
+        report(res.note)
     comparison = None
     if labels is not None:
         lab = res.labels
@@ -197,7 +206,9 @@ def add_joint_arguments(p) -> None:
                    "groups noPeaks): without --penalty / --model the joint penalty is "
                    "learned from them; label errors are reported either way")
     p.add_argument("--penalty", type=float, default=None, metavar="P",
-                   help="the penalty λ per sample up of every window (>= 0)")
+                   help="the penalty λ per sample up of every window (>= 0; default, "
+                   "without --model or --labels: the shipped zero-label model's, as "
+                   "'penlearn peaks', averaged over each window's samples)")
     p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",
                    help="log λ (natural log) instead of --penalty")
     p.add_argument("--model", default=None, metavar="MODEL.json",
@@ -224,4 +235,5 @@ def add_joint_arguments(p) -> None:
                    "interrupted run saved its finished windows (by default the same "
                    "command reuses those whose coverage is unchanged, whatever the "
                    "penalty; the folder is removed once the outputs are written)")
+    add_control_arguments(p)
     add_worker_arguments(p, task="joint window", tmpdir=False)  # no PeakSeg temporary files

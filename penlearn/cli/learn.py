@@ -3,6 +3,7 @@ ChIP-seq coverage and peak labels."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import sys
@@ -18,12 +19,15 @@ from penlearn.cli._common import (
     _cache_option,
     _coverage_folder_arguments,
     _fold_split,
+    _groups_kwarg,
     _Reporter,
     _subset_evaluation,
     non_negative_int,
     plural,
 )
+from penlearn.cli._controls import add_control_arguments, apply_controls
 from penlearn.cli._workers import workers
+from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
 from penlearn.datasets.peaks import data_task
 from penlearn.learn import learn_penalty, level_shift
@@ -94,14 +98,64 @@ def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     return x, pretrained.model
 
 
+#: the controls of a labeled folder are segmented at the shipped zero-label penalty
+_SHIPPED = argparse.Namespace(penalty=None, log_penalty=None, model=None, broad=False,
+                              command="learn")
+
+
+def python_call(args, ds, kwargs: dict, few: bool) -> str:
+    """The Python statements that learn the same model as this ``penlearn learn`` (no
+    ``--fold``): one line, said on stderr, so that a script gets what the command got
+    (the shipped prior, the finite feature columns, the targets and the scaling rows).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> a = SimpleNamespace(data_dir="d", groups=None, group_column=None)
+    >>> ds = SimpleNamespace(outputs=None, segmentation=None)
+    >>> python_call(a, ds, {"model": "auto", "random_state": 0}, False)  # doctest: +ELLIPSIS
+    "import penlearn as pl; ...; X = ds.inputs[finite_feature_columns(ds.inputs)]; \
+model = pl.learn_penalty(X.loc[ds.sequence_ids], ds.evaluation, scale_features=X)"
+    """
+    imports = ["import penlearn as pl",
+               "from penlearn.datasets import finite_feature_columns, load_data"]
+    load = f"load_data({str(args.data_dir)!r}"
+    if args.groups:
+        imports.append("from penlearn.cli._common import read_groups_file")
+        load += f", groups=read_groups_file({str(args.groups)!r})"
+    elif args.group_column:
+        load += f", groups={args.group_column!r}"
+    # too few labels: every column (the prior's, even where not finite on every sequence)
+    call = [f"{'ds.inputs' if few else 'X'}.loc[ds.sequence_ids]", "ds.evaluation",
+            "scale_features=X"]
+    if ds.outputs is not None:
+        call.append("targets=ds.outputs")
+    if kwargs.get("segmentation"):
+        call.append(f"segmentation={kwargs['segmentation']!r}")
+    if kwargs.get("prior") is not None:
+        imports.append("from penlearn.peaks.pretrained import load_pretrained")
+        call.append("prior=load_pretrained().model")
+    call += [f"{k}={kwargs[k]!r}" for k in ("model", "line_search", "init", "normalize",
+                                            "clip", "max_steps", "random_state")
+             if k in kwargs and kwargs[k] != getattr(LEARN_DEFAULTS, k)]
+    return "; ".join([*imports, f"ds = {load})",
+                      "X = ds.inputs[finite_feature_columns(ds.inputs)]",
+                      f"model = pl.learn_penalty({', '.join(call)})"])
+
+
 def cmd_learn(args) -> int:
     out = Path(args.out)
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:
+        extra = {} if not (args.control or args.control_sheet) else {
+            "coverage_map": lambda cov: apply_controls(
+                cov, args, report, lambda c: control_segments(_SHIPPED, c, report, tmpdir)
+            )[:2]}
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
+                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args),
+                       **extra)
     train_ids, split, cv_type = _training_data(ds, args.fold, args.cv_type)
     every_column = ds.inputs
     task = data_task(ds)  # (on every column: a UCI ChIP-seq set holds the 36 features)
@@ -131,6 +185,8 @@ def cmd_learn(args) -> int:
         x, kwargs["prior"] = _prior(every_column.loc[x.index] if few else x, report, few,
                                     args.model == "auto" and ev["sequence_id"].nunique()
                                     <= level_shift.SHIFT_MAX_SEQUENCES)
+    if split is None and len(train_ids) == len(ds.sequence_ids):
+        report("the same model in Python: " + python_call(args, ds, kwargs, few))
     with contextlib.redirect_stdout(sys.stderr if not args.quiet else io.StringIO()):
         try:
             model = learn_penalty(x, ev, **kwargs)
@@ -196,4 +252,5 @@ def register(add) -> None:
                    "as learn_penalty's clip=True)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="model file to write")
     _coverage_folder_arguments(p)
+    add_control_arguments(p)
 

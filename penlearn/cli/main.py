@@ -17,6 +17,7 @@ from penlearn._interrupt import interrupt_in_chain
 from penlearn._version import package_version
 from penlearn.atomic_files import Terminated, sigterm_unwinds
 from penlearn.cli import (
+    callpeak,
     demo,
     errors,
     hub,
@@ -34,8 +35,8 @@ from penlearn.cli._common import _Parser, _warning_printer, error_exit
 from penlearn.cli._workers import check_worker_arguments
 
 #: The command modules, in the order ``penlearn --help`` lists them.
-COMMANDS = (demo, segment, learn, predict, peaks, joint, errors, hub, label, propose,
-            pretrain, report)
+COMMANDS = (demo, segment, learn, predict, peaks, callpeak, joint, errors, hub, label,
+            propose, pretrain, report)
 
 DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
               "on bad input, 70 on a bug in penlearn)")
@@ -59,10 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(name: str, help_: str, func, *, force_help: str = FORCE_HELP
-            ) -> argparse.ArgumentParser:
+    def add(name: str, help_: str, func, *, force_help: str = FORCE_HELP,
+            short_quiet: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
-        p.add_argument("-q", "--quiet", action="store_true",
+        p.add_argument(*(["-q"] if short_quiet else []), "--quiet", action="store_true",
                        help="nothing on stderr but errors (no progress, messages or warnings); "
                        "the command's result on stdout stays")
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

@@ -42,6 +42,7 @@ import pandas as pd
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, plural
+from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -123,7 +124,8 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         if value is not None:
             return value, None
         pretrained = load_pretrained()
-        print(f"penlearn peaks: no --penalty or --model: using {pretrained.note(mark)}",
+        print(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
+              f"using {pretrained.note(mark)}",
               flush=True)
         report("coverage features of every window like the model's training windows")
         return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
@@ -131,6 +133,15 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index), None
+
+
+def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None
+                     ) -> pd.DataFrame:
+    """The PeakSeg segments of the control samples, at the penalty the treatments get
+    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
+    log_lambda, windows = _log_lambda(args, controls, report)
+    return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
+                         tmpdir=tmpdir)
 
 
 def _means_path(out: Path, fmt: str) -> Path:
@@ -156,13 +167,20 @@ def out_is_folder(text: str) -> bool:
     >>> out_is_folder("peaks/"), out_is_folder("peaks.bed")
     (True, False)
     """
-    return str(text).endswith(("/", os.sep)) or Path(text).is_dir()
+    if str(text).endswith(("/", os.sep)):
+        return True
+    try:  # a name too long for the file system is refused by the output check, not here
+        return Path(text).is_dir()
+    except OSError:
+        return False
 
 
 def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
     """Fail on outputs that would replace or sit among the inputs (``directory=None``:
     before reading, when the number of samples, so the kind of ``--out``, is not known)."""
-    inputs = [*_coverage_paths(args), args.model, getattr(args, "chrom_sizes", None)]
+    inputs = [*_coverage_paths(args), args.model, getattr(args, "chrom_sizes", None),
+              *(c.split("=", 1)[-1] for c in getattr(args, "control", None) or []),
+              getattr(args, "control_sheet", None)]
     for out in outs:
         check_output(out, directory=directory, force=args.force, inputs=inputs)
 
@@ -229,7 +247,8 @@ def parts_folder(out: Path) -> Path:
 def _manifest(args) -> dict:
     """What the run was made from: the coverage files (size and mtime: a record, the
     parts' own keys are content digests), the model (BLAKE2 of its bytes) or penalty."""
-    files = [f for c in _coverage_paths(args) for f in (
+    files = [f for c in _coverage_paths(args) + [
+        c.split("=", 1)[-1] for c in getattr(args, "control", None) or []] for f in (
         coverage_files(Path(c)) if Path(c).is_dir() else [(None, Path(c))])]
     inputs = {"coverage": [{"path": str(p), "bytes": p.stat().st_size,
                             "mtime_ns": p.stat().st_mtime_ns} for _, p in files],
@@ -276,19 +295,27 @@ def cmd_peaks(args) -> int:
         args, given, {"coverage": coverage}, "the bigWig files")
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
+    named = args.control or args.control_sheet or "control" in coverage.columns
+    coverage, plain, controls, pairs = apply_controls(
+        coverage, args, report, lambda c: control_segments(args, c, report, tmpdir),
+        given if given is not None or not named else
+        coverage_chrom_sizes(paths[0] if len(paths) == 1 else paths))
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
     _check_outputs(args, [out] + ([means] if means else []), several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
-    log_lambda, windows = _log_lambda(args, coverage, report)
+    log_lambda, windows = _log_lambda(args, plain, report)  # the treatments' own rows
     parts = _open_parts(args, out, report)
     report(f"peak models of {plural(len(samples), 'sample')}")
     with workers(args) as executor:
         segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
                              segments=True, executor=executor, progress=not args.quiet,
                              tmpdir=tmpdir, parts=parts)
+    if pairs and args.control_rule == "filter":
+        segs, dropped = drop_control_peaks(segs, controls, pairs)
+        report(f"{dropped} peak(s) dropped: the control is up there")
     reused = segs.attrs.get("parts_reused", 0)
     note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
         if reused else ""
@@ -380,4 +407,5 @@ def add_peaks_arguments(p) -> None:
                    "interrupted run saved its finished windows (by default the same "
                    "command reuses those whose coverage and log λ are unchanged; the "
                    "folder is removed once the outputs are written)")
+    add_control_arguments(p)
     add_worker_arguments(p)

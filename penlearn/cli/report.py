@@ -14,6 +14,7 @@ from penlearn.cli._common import (
     _cache_option,
     _coverage_folder_arguments,
     _fold_split,
+    _groups_kwarg,
     _load_model,
     _parse_named,
     _subset_evaluation,
@@ -34,7 +35,7 @@ def cmd_report(args) -> int:
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
     with workers(args) as executor:  # a coverage + labels folder: learn's cached paths
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
-                       cache=_cache_option(args), tmpdir=tmpdir)
+                       cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args))
     ids = list(ds.sequence_ids)
     if args.fold is not None:
         split, cv_type = _fold_split(ds, args.fold, args.cv_type)

@@ -35,17 +35,62 @@ from penlearn._warnings import caller_stacklevel
 from penlearn.atomic_files import write_bytes_atomic
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.datasets.uci import UCIDataSet, _find, assign_folds, load_uci
+from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.joint.pipeline import _groups_of
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, peak_error_functions
 from penlearn.peaks.peakseg.features import FEATURE_COLUMNS, coverage_features
 from penlearn.peaks.peakseg.parts import code_digest, default_cache_dir
 
-__all__ = ["LABEL_FILES", "data_task", "default_cache_dir", "is_peak_folder", "load_data",
-           "load_peak_folder"]
+__all__ = ["GROUP_COLUMNS", "LABEL_FILES", "data_task", "default_cache_dir", "is_peak_folder",
+           "labels_by_group", "load_data", "load_peak_folder"]
 
 #: Where a peak folder's labels are looked for, in this order.
 LABEL_FILES = ("labels.csv", "labels.tsv", "labels.bed", "labels.txt")
+#: Coverage columns taken as each sample's group (cell type) when no groups are given,
+#: in this order: what labels of the genome-browser text format may name.
+GROUP_COLUMNS = ("group", "cell_type")
+#: Where groups come from, said when a label names an unknown one.
+GROUPS_FROM = ("a sample's group comes from groups= (penlearn learn --groups FILE: "
+               "sample_id, group), else a coverage column (--group-column COL; by default "
+               f"{' or '.join(repr(c) for c in GROUP_COLUMNS)}), else the folder above it in "
+               "a '<group>/<sample>' id")
+
+
+def labels_by_group(labels: pd.DataFrame, coverage: pd.DataFrame, groups=None
+                    ) -> pd.DataFrame:
+    """Labels of the genome-browser text format that list groups or samples, one row per
+    (sample, label) (:func:`~penlearn.peaks.formats._label_text.expand_groups`); other
+    labels as they are.
+
+    Each sample's group: ``groups`` (a table ``sample_id, group``, a mapping or a coverage
+    column name, checked as ``joint_peaks`` checks it), else the first of
+    :data:`GROUP_COLUMNS` in the coverage, else the folder above the sample in a
+    ``<group>/<sample>`` id (as ``penlearn errors``), else the sample itself.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["A", "B"], "chrom": "chr1", "chromStart": 0,
+    ...                     "chromEnd": 9, "count": 1, "cell_type": ["kidney", "bcell"]})
+    >>> lab = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [9],
+    ...                     "annotation": ["peaks"], "groups": ["kidney"], "window": 0})
+    >>> labels_by_group(lab, cov)[["sample_id", "annotation"]].values.tolist()
+    [['A', 'peaks'], ['B', 'noPeaks']]
+    """
+    if "groups" not in labels.columns or "sample_id" in labels.columns \
+            or not (labels["groups"].astype(str).str.strip() != "").any():
+        return labels
+    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    if groups is None:
+        groups = next((c for c in GROUP_COLUMNS if c in coverage.columns), None)
+    mapping = {s: s.split("/")[-2] if "/" in s else s for s in samples} if groups is None \
+        else _groups_of(coverage.assign(sample_id=coverage["sample_id"].astype(str)),
+                        samples, groups)[0]
+    try:
+        return expand_groups(labels, mapping)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; {GROUPS_FROM}") from None
 
 
 def _labels_file(folder: Path) -> Path | None:
@@ -108,7 +153,8 @@ def is_peak_folder(path: str | os.PathLike) -> bool:
 def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT_MAX_PEAKS,
                      n_folds: int = 3, seed: int = 1, executor: Executor | None = None,
                      progress: bool = False, cache: bool | str | os.PathLike = False,
-                     tmpdir: str | os.PathLike | None = None) -> UCIDataSet:
+                     tmpdir: str | os.PathLike | None = None, groups=None,
+                     coverage_map=None) -> UCIDataSet:
     """A coverage + peak labels folder as a data set (computed, not read).
 
     Parameters
@@ -135,6 +181,17 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
     tmpdir : path, optional
         Folder of the PeakSeg solver's temporary files (see
         :func:`~penlearn.peaks.peakseg.solver.peakseg`); not part of the cache key.
+    groups : DataFrame, mapping or str, optional
+        Each sample's group, for labels of the genome-browser text format that name
+        groups (``chr1:1,001-2,000 peakStart kidney``): a table ``sample_id, group``, a
+        mapping or a coverage column; default: a ``group`` or ``cell_type`` column of the
+        coverage, else ``<group>/<sample>`` folders (:func:`labels_by_group`).
+
+    coverage_map : callable, optional
+        Applied to the coverage once read: it returns (the coverage of the peak models,
+        the coverage of the features) — ``penlearn learn --control``: the treatments with
+        their control as background, and as read, the controls taken out of both. The
+        cache is then not used (its key does not know the map).
 
     Returns
     -------
@@ -165,18 +222,23 @@ def load_peak_folder(path: str | os.PathLike, *, max_peaks: int | None = DEFAULT
     if lab_path is None:
         raise FileNotFoundError(f"{folder} has no peak labels ({', '.join(LABEL_FILES)})")
     labels = read_peak_labels(lab_path)
-    where = _cache_file(folder, lab_path, max_peaks, cache) if cache else None
+    where = _cache_file(folder, lab_path, max_peaks, cache, groups) if cache and \
+        coverage_map is None else None
     tables = _read_cache(where) if where is not None else None
     if tables is not None:
         evaluation, features = tables
         extra = {"labels": labels, "cache": where}
     else:
         coverage = read_coverage(folder, progress=progress)
+        plain = coverage
+        if coverage_map is not None:
+            coverage, plain = coverage_map(coverage)
         # each window's table is cached too: an interrupted run continues from them
-        evaluation = peak_error_functions(coverage, labels, max_peaks=max_peaks,
+        evaluation = peak_error_functions(coverage, labels_by_group(labels, coverage, groups),
+                                          max_peaks=max_peaks,
                                           executor=executor, progress=progress,
                                           tmpdir=tmpdir, cache=_usable(where))
-        features = coverage_features(coverage)
+        features = coverage_features(plain)
         extra = {"coverage": coverage, "labels": labels}
         if where is not None and where.parent.is_dir():
             _write_cache(where, evaluation, features)
@@ -237,13 +299,24 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _cache_file(folder: Path, labels: Path, max_peaks, cache) -> Path:
-    """The cache file of this folder's contents and path options."""
+def _groups_key(groups):
+    """``groups`` (of :func:`load_peak_folder`) as JSON text for the cache key."""
+    if groups is None or isinstance(groups, str):
+        return groups
+    if isinstance(groups, pd.DataFrame):
+        groups = dict(zip(groups["sample_id"].astype(str), groups["group"].astype(str)))
+    return sorted((str(k), str(v)) for k, v in dict(groups).items())
+
+
+def _cache_file(folder: Path, labels: Path, max_peaks, cache, groups=None) -> Path:
+    """The cache file of this folder's contents, path options and sample groups."""
     files = [(sid, p.relative_to(folder).as_posix(), _digest(p))
              for sid, p in coverage_files(folder)]
-    key = json.dumps({"format": _CACHE_FORMAT, "penlearn": package_version(),
-                      "code": code_digest(), "max_peaks": max_peaks, "coverage": files,
-                      "labels": [labels.name, _digest(labels)]}, sort_keys=True)
+    key = {"format": _CACHE_FORMAT, "penlearn": package_version(), "code": code_digest(),
+           "max_peaks": max_peaks, "coverage": files, "labels": [labels.name, _digest(labels)]}
+    if groups is not None:  # (absent otherwise: the keys of earlier caches unchanged)
+        key["groups"] = _groups_key(groups)
+    key = json.dumps(key, sort_keys=True)
     name = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
     root = default_cache_dir() if cache is True else Path(cache)
     return root / f"peaks-{name}.csv.gz"

@@ -35,10 +35,12 @@ from penlearn.learn.options import CANDIDATES
 __all__ = ["CANDIDATES", "choice_summary", "group_folds", "one_se_choice"]
 
 
-def group_folds(groups: pd.Series, k: int, rng) -> pd.Series:
+def group_folds(groups: pd.Series, k: int, rng, min_train: int = 1) -> pd.Series:
     """Deal whole groups into ``k`` folds of about equal numbers of sequences
     (:func:`penlearn._folds.deal_folds`); with fewer than ``k`` groups every sequence is
-    its own group.
+    its own group. When a fold would leave fewer than ``min_train`` sequences to learn
+    on (few sequences, or one large group), every sequence is its own fold (leave one
+    out).
 
     Parameters
     ----------
@@ -47,11 +49,13 @@ def group_folds(groups: pd.Series, k: int, rng) -> pd.Series:
     k : int
         The number of folds (>= 2).
     rng : int or numpy Generator
+    min_train : int
+        The fewest sequences each fold must leave to learn on.
 
     Returns
     -------
     Series
-        The fold (0..k−1) of each sequence, indexed as ``groups``.
+        The fold (0..k−1, or 0..n−1 left one out) of each sequence, indexed as ``groups``.
 
     Examples
     --------
@@ -59,10 +63,15 @@ def group_folds(groups: pd.Series, k: int, rng) -> pd.Series:
     >>> f = group_folds(g, 3, np.random.default_rng(0))
     >>> bool((f.groupby(g).nunique() == 1).all()), sorted(f.value_counts().tolist())
     (True, [2, 2, 2])
+    >>> group_folds(pd.Series([0, 1, 2], index=list("abc")), 2, 0, min_train=2).tolist()
+    [0, 1, 2]
     """
     if groups.nunique() < k:
         groups = pd.Series(np.arange(len(groups)), index=groups.index)
-    return deal_folds(groups, k, rng)
+    fold = deal_folds(groups, k, rng)
+    if len(fold) - fold.value_counts().max() < min_train:
+        fold = pd.Series(np.arange(len(fold)), index=fold.index, name="fold")
+    return fold
 
 
 def one_se_choice(errors: pd.DataFrame, aucs: pd.DataFrame | None = None,
@@ -141,6 +150,9 @@ def choice_summary(choice: dict) -> str:
     if "auc" in choice and choice.get("rule") == "1se-auc":
         text += "; AUC " + ", ".join(f"{c} {a:.4f}" for c, a in choice["auc"].items())
     text += ")"
+    if choice.get("prior") and choice["chosen"] != "prior":  # who "prior" was
+        text += (f"; prior: {choice['prior']}, a candidate in the constant's place "
+                 "(learn_penalty(prior=...))")
     if choice["chosen"] in ("constant", "prior"):
         text += ("; learning fell back to " + ("a constant penalty" if choice["chosen"] ==
                                                "constant" else "the prior, shifted to the "

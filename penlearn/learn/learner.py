@@ -153,8 +153,9 @@ def learn_penalty(
         17 ChIP-seq sets to beat the learned models there, ``benchmarks/RESULTS.md``,
         "few_labels"). Otherwise a model to start from when the labels are too few to
         learn and validate one
-        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, or one label
-        class only) and neither ``validation`` nor ``folds`` is given: its log λ shifted
+        (:func:`penlearn.learn.prior.too_few_labels`: one labeled sequence, one label
+        class only, or with ``model="auto"`` two labeled sequences, too few for its
+        cross-validation) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
         ChIP-seq coverage features, the shipped zero-label model,
         ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
@@ -218,11 +219,18 @@ def learn_penalty(
     if prior is not None:  # the one task check of every model a command or prior= takes
         task = task or "peaks"
         check_model_task(getattr(prior, "task_", None), task, "prior")
+    if opts.model == "auto" and isinstance(validation, tuple) and len(validation) == 2:
+        # auto cross-validates over subtrain and validation together: counted together
+        both = too_few_labels(pd.concat([evaluation, validation[1]]), "auto")
+        if both is not None:
+            features = pd.concat([features, validation[0]])
+            evaluation, validation = pd.concat([evaluation, validation[1]]), None
     if prior is not None and validation is None and folds is None and opts.model == "auto" \
             and evaluation["sequence_id"].nunique() <= level_shift.SHIFT_MAX_SEQUENCES:
         return _with_task(level_shift.shifted_prior(prior, features, evaluation,
                                                     level_shift.few_reason(evaluation)), task)
-    reason = too_few_labels(evaluation) if validation is None and folds is None else None
+    reason = too_few_labels(evaluation, opts.model) if validation is None and folds is None \
+        else None
     if reason is not None:
         if prior is None:
             prior = constant_model(features.columns, best_constant_log_lambda(evaluation))

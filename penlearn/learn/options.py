@@ -23,8 +23,8 @@ from penlearn._checks import check_number as _number
 from penlearn.fitting.descent import LINE_SEARCHES, NORMALIZES, SELECTIONS, descent_options
 from penlearn.learn.shrink import check_shrink
 
-__all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "LINE_SEARCHES", "MODELS",
-           "NORMALIZES", "SELECTIONS",
+__all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "LINE_SEARCHES",
+           "MIN_SEQUENCES", "MIN_SEQUENCES_AUTO", "MODELS", "NORMALIZES", "SELECTIONS",
            "BoostingOptions", "LearnOptions", "boosting_options", "learn_options", "with_options"]
 
 #: The model classes of ``learn_penalty(model=...)``: ``"auto"`` chooses among
@@ -32,6 +32,12 @@ __all__ = ["CANDIDATES", "CV_RULES", "DEFAULT_MODEL", "INITS", "LEVELS", "LINE_S
 MODELS = ("linear", "boosting", "constant", "auto")
 #: The candidates of ``model="auto"``, simplest first.
 CANDIDATES = ("constant", "linear", "boosting")
+#: Fewer labeled sequences than this are too few to learn and validate a model
+#: (:mod:`penlearn.learn.prior`: the few-labels rule).
+MIN_SEQUENCES = 2
+#: ``model="auto"`` chooses by cross-validation: each fold learns (and validates) on at
+#: least :data:`MIN_SEQUENCES` sequences and tests on one, so it needs one more.
+MIN_SEQUENCES_AUTO = MIN_SEQUENCES + 1
 #: The rules of ``model="auto"`` among the candidates tied on CV label errors (one
 #: standard error): the largest CV AUC, or the simplest (:mod:`penlearn.learn.choice`).
 CV_RULES = ("1se-auc", "1se")

@@ -41,6 +41,8 @@ from penlearn.learn.level import choose_level, label_errors_at
 from penlearn.learn.options import (
     DEFAULT_MODEL,
     LEVELS,
+    MIN_SEQUENCES,
+    MIN_SEQUENCES_AUTO,
     MODELS,
     BoostingOptions,
     LearnOptions,
@@ -296,6 +298,15 @@ def _check_linear_options(o: LearnOptions, scaling: FeatureScaling) -> None:
         initial_weights(o.init, len(scaling.columns), np.random.default_rng(0))
 
 
+def _choice_bar(progress: bool, total: int, what: str):
+    """The progress bar of ``model="auto"``'s cross-validation (a tqdm bar, disabled
+    without ``progress``): one step per candidate fit on a fold."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not progress, unit="fit", leave=False,
+                desc=f"choosing the model (cross-validation over {what.split(' (')[0]})")
+
+
 def _fit_auto(features, evaluation, validation, folds, targets, scale_features, groups,
               o: LearnOptions, prior=None) -> PenaltyFit:
     """``model="auto"``: each candidate scored by K-fold CV over whole groups, the one
@@ -316,18 +327,27 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     if what != "sequences" and g.nunique() < o.cv_folds:  # group_folds: one sequence a group
         what = (f"sequences (only {g.nunique()} {what[:-1] if g.nunique() == 1 else what},"
                 f" fewer than the {o.cv_folds} folds)")
-    fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state))
+    if len(ids) < MIN_SEQUENCES_AUTO:
+        raise ValueError(f"model='auto' needs at least {MIN_SEQUENCES_AUTO} training sequences "
+                         f"for its cross-validation, got {len(ids)} (learn_penalty learns "
+                         "fewer by its few-labels rule: penlearn.learn.prior)")
+    fold = group_folds(g, o.cv_folds, np.random.default_rng(o.random_state),
+                       min_train=MIN_SEQUENCES)
+    if fold.nunique() > o.cv_folds:
+        what = f"sequences (left one out: {o.cv_folds} folds would leave too few to learn on)"
     ev_ids = ev["sequence_id"]
     order = o.candidates if prior is None else \
         (o.candidates[:1] + ("prior",) + o.candidates[1:])
     errors = {c: [] for c in order}
     aucs = {c: [] for c in order}
+    bar = _choice_bar(o.progress, int(fold.nunique()) * len(order), what)
     for k in sorted(fold.unique()):
         tr, te = list(fold.index[fold != k]), list(fold.index[fold == k])
         ev_te = ev[ev_ids.isin(te)]
         roc = ChangepointROC(ev_te, te)
         n_labels = max(roc.possible_fp + roc.possible_fn, 1.0)
         for c in order:
+            bar.set_postfix_str(f"fold {k + 1}: {c}")
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -342,6 +362,8 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
             except ValueError:  # e.g. one class only in a part: out of the choice
                 errors[c].append(np.nan)
                 aucs[c].append(np.nan)
+            bar.update()
+    bar.close()
     errors, aucs = pd.DataFrame(errors), pd.DataFrame(aucs)
     rule_aucs = aucs if o.cv_rule == "1se-auc" else None
     chosen, table = one_se_choice(errors, rule_aucs, order)  # every candidate's record
@@ -357,7 +379,7 @@ def _fit_auto(features, evaluation, validation, folds, targets, scale_features, 
     choice = {"chosen": chosen, "folds": int(fold.nunique()), "groups": what,
               "rule": o.cv_rule, "errors": table["mean"].to_dict(),
               "se": table["se"].to_dict(),
-              "auc": {c: float(np.nanmean(aucs[c])) for c in table.index},
+              "auc": {c: float(aucs[c].mean()) for c in table.index},  # (NaN: skipped)
               "fold_errors": {c: [float(e) for e in errors[c]] for c in table.index}}
     if prior is not None:
         choice["prior"] = getattr(prior, "prior_name_", "a prior penalty model")

@@ -26,19 +26,23 @@ import pandas as pd
 from penlearn.aum import threshold_groups
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.learn.model import PenaltyModel
+from penlearn.learn.options import MIN_SEQUENCES, MIN_SEQUENCES_AUTO
 
-__all__ = ["MIN_SEQUENCES", "PRIOR_MAX_SEQUENCES", "check_prior", "constant_model",
+__all__ = ["MIN_SEQUENCES", "MIN_SEQUENCES_AUTO", "PRIOR_MAX_SEQUENCES", "check_prior",
+           "constant_model",
            "nearest_min_error_shift", "shift_prior", "too_few_labels"]
 
-#: Fewer labeled sequences than this are too few to learn and validate a model.
-MIN_SEQUENCES = 2
 #: More labeled sequences than this: a prior is not used (the issue's "few labels": the
 #: sets of at most 100 labeled sequences, where it was measured to help).
 PRIOR_MAX_SEQUENCES = 100
 
 
-def too_few_labels(evaluation: pd.DataFrame) -> str | None:
+def too_few_labels(evaluation: pd.DataFrame, model: str | None = None) -> str | None:
     """Why the labels of ``evaluation`` are too few to learn a model, or None.
+
+    ``model="auto"`` needs :data:`MIN_SEQUENCES_AUTO` labeled sequences (its
+    cross-validation learns each fold on at least :data:`MIN_SEQUENCES` and tests on
+    one); any other model :data:`MIN_SEQUENCES` (one to learn on, one to validate on).
 
     Examples
     --------
@@ -47,6 +51,10 @@ def too_few_labels(evaluation: pd.DataFrame) -> str | None:
     ...     "possible_fp": 1, "possible_fn": 0})
     >>> too_few_labels(ev)
     '1 labeled sequence (at least 2 are needed to learn and validate a model)'
+    >>> two = pd.concat([ev, ev.assign(sequence_id="b", possible_fn=1)])
+    >>> too_few_labels(two, "auto")  # doctest: +NORMALIZE_WHITESPACE
+    '2 labeled sequences (at least 3 are needed to choose a model by cross-validation:
+    each fold learns on 2 and tests on 1)'
     """
     n = evaluation["sequence_id"].nunique()
     if n < MIN_SEQUENCES:
@@ -57,6 +65,10 @@ def too_few_labels(evaluation: pd.DataFrame) -> str | None:
         return "no label where a peak or change is expected (only one label class)"
     if not (first["possible_fp"] > 0).any():
         return "no label where no peak or change is allowed (only one label class)"
+    if model == "auto" and n < MIN_SEQUENCES_AUTO:
+        return (f"{n} labeled sequences (at least {MIN_SEQUENCES_AUTO} are needed to choose "
+                f"a model by cross-validation: each fold learns on {MIN_SEQUENCES} and tests "
+                "on 1)")
     return None
 
 

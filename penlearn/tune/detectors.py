@@ -303,3 +303,42 @@ def detector_repr(detector) -> str:
         if hasattr(detector, name):
             params[name] = getattr(detector, name)
     return f"{type(detector).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+
+
+#: Where skchange's default cost (L2Cost, of a detector whose ``cost`` is None) keeps its
+#: numba kernels (a missing module is skipped: only the announcement depends on it).
+_SKCHANGE_DEFAULT_COST = "skchange.interval_scorers._costs.l2_cost"
+
+
+def announce_compile(detector, say: bool = True) -> bool:
+    """Say, once per process and before the first path, that a skchange detector's numba
+    kernels are being compiled (skchange compiles them on first use and caches them; a
+    first path may take a minute): the line of penlearn's own kernels
+    (:func:`penlearn._numba_cache.warm_kernels`), only when they are not cached yet.
+    Returns True when announced (ruptures compiles nothing: False).
+
+    Examples
+    --------
+    >>> class Pen:  # neither ruptures nor skchange
+    ...     pass
+    >>> announce_compile(Pen())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: ...
+    """
+    import sys
+
+    from penlearn._numba_cache import warm_kernels
+
+    if check_detector(detector) != "skchange":
+        return False
+    params = detector.get_params(deep=False)
+    modules = {type(detector).__module__}
+    modules |= {type(v).__module__ for v in params.values()
+                if type(v).__module__.startswith("skchange")}
+    if "cost" in params and params["cost"] is None:
+        modules.add(_SKCHANGE_DEFAULT_COST)
+    kernels = [obj for m in sorted(modules) if m in sys.modules
+               for obj in vars(sys.modules[m]).values()
+               if hasattr(obj, "signatures") and hasattr(obj, "_cache")]
+    return warm_kernels(f"skchange {type(detector).__name__}", kernels, lambda: None, say)

@@ -37,6 +37,7 @@ from penlearn._folds import check_n_folds
 from penlearn.changepoint.labels import check_labels, id_type_hint, label_errors
 from penlearn.learn import learn_penalty
 from penlearn.tune.detectors import (
+    announce_compile,
     check_detector,
     detector_params,
     detector_repr,
@@ -467,6 +468,8 @@ class SupervisedPenalty:
                  cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0)))
         from tqdm.auto import tqdm
 
+        if progress:  # a third-party compile of a minute: said, as penlearn's own
+            announce_compile(self.detector)
         bar = tqdm(total=len(ids) + (0 if folds is None else folds.nunique()) + 1,
                    desc="fit: paths", unit="step", disable=not progress)
         self.paths_ = {}

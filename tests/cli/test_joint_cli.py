@@ -88,8 +88,9 @@ def check_matrix_against_models(out: Path, cov: pd.DataFrame, groups=None):
         assert s["samples_up"] == k and s["chromEnd"] == b
         assert s["loss_decrease"] == pytest.approx(fit.loss[0] - fit.loss[k], rel=1e-5)
     assert len(matrix) == len(summary) == len(bed) == n_up
-    # UCSC's integer 0-1000 score (issue 48 (9): it was the float count of samples up)
-    assert bed["score"].tolist() == np.rint(
+    # UCSC's integer 0-1000 score (issue 48 (9): it was the float count of samples up);
+    # an empty BED file has no columns to read
+    assert n_up == 0 or bed["score"].tolist() == np.rint(
         1000 * summary["samples_up"].to_numpy() / len(samples)).tolist()
 
 
@@ -138,7 +139,10 @@ def test_joint_bad_inputs_one_line_errors(tmp_path, capsys):
     inp = make_inputs(tmp_path)
     cov, pk, out = str(inp["coverage"]), str(inp["peaks"]), str(tmp_path / "out")
     base = ["joint", cov, "--peaks", pk, "--out", out]
-    one_line_error(capsys, base, "--penalty", "--model", "--labels")
+    # (without any of --penalty, --model, --labels: the shipped model's penalty,
+    # test_joint_default_penalty.py); both --penalty and --model: refused
+    one_line_error(capsys, base + ["--penalty", "1", "--model", tmp_path / "m.json"],
+                   "--penalty", "--model")
     # overlapping labels
     bad = tmp_path / "overlap.csv"
     bad.write_text("sample_id,chrom,chromStart,chromEnd,annotation\n"

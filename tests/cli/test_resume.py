@@ -52,6 +52,7 @@ def _saved(parts):
     return sorted(parts.glob("peaks-*.npz")) if parts.is_dir() else []
 
 
+@pytest.mark.slow  # tier 2: a run killed mid-way in a child process, then resumed
 def test_killed_run_resumes_with_identical_outputs(tmp_path):
     data = _samples(tmp_path / "data", n=8, rows=20000)
     argv = ["peaks", data, "--penalty", 1000, "--means", "bedGraph", "--track", "t"]

@@ -45,8 +45,9 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("sig,code,word", [(signal.SIGTERM, 143, "terminated"),
-                                           (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize("sig,code,word", [
+    pytest.param(signal.SIGTERM, 143, "terminated", marks=pytest.mark.slow),  # tier 2
+    (signal.SIGINT, 130, "interrupted")])
 def test_jobs_workers_stop_within_seconds_of_the_signal(tmp_path, sig, code, word):
     rng = np.random.default_rng(3)
     folder = tmp_path / "cov"

@@ -62,7 +62,6 @@ def _joint_cases(d: Path):
     for name, extra in {"--penalty -1": ["--penalty", -1], "--penalty nan": ["--penalty", "nan"],
                         "--widen inf": ["--penalty", 1, "--widen", "inf"],
                         "--widen -1": ["--penalty", 1, "--widen", -1],
-                        "no penalty, model nor labels": [],
                         "--group-column absent": ["--penalty", 1, "--group-column", "cell"],
                         }.items():
         yield f"joint {name}", error(lambda e=extra: joint(*e, out=root / "o_bad"))

@@ -245,3 +245,62 @@ def test_cli_learn_with_few_labeled_sequences_passes_the_shipped_model(tmp_path,
     assert set(m.choice_["errors"]) == {"constant", "prior", "linear", "boosting"}
     assert m.choice_["prior"].startswith("the shipped zero-label penalty model")
     assert m.level_["model"] == "linear"  # the learners' choice: the prior stays out
+
+
+# --------------------------------------------------------------------------- issue 48 item 1
+
+
+def test_two_labeled_sequences_learn_by_the_few_labels_rule():
+    # each 0 errors for log λ in (y − 1, y + 1): y = 0 and 3 share no such log λ
+    X, ev = _constant_set(2)
+    ev = _ev([r for i, y in (("s000", 0.0), ("s001", 3.0)) for r in [
+        (i, -np.inf, y - 1, 1, 0, 1, 1), (i, y - 1, y + 1, 0, 0, 1, 1),
+        (i, y + 1, np.inf, 0, 1, 1, 1)]])
+    assert too_few_labels(ev) is None  # a linear model can learn on 1, validate on 1 ...
+    reason = too_few_labels(ev, "auto")  # ... auto cannot cross-validate
+    assert reason == ("2 labeled sequences (at least 3 are needed to choose a model by "
+                      "cross-validation: each fold learns on 2 and tests on 1)")
+    m = learn_penalty(X, ev, progress=False)
+    assert m.level_["rule"] == "prior" and m.level_["reason"] == reason
+    # the best constant (1 error: inside (−1, 1) or (2, 4)), left where it is
+    assert m.predict(X).tolist() == [3.0, 3.0]
+    assert m.describe() == ("the best constant penalty of the labels, its log λ shifted by "
+                            f"+0 to fit the 4 labels given; learned nothing more: {reason}")
+    p = learn_penalty(X, ev, prior=_fitted_prior(1.0, 5.0), progress=False)  # level_shift
+    assert p.coef_.to_dict() == {"x": 1.0} and p.level_["rule"] == "prior"
+    # the same two sequences given as training + validation: counted together
+    v = learn_penalty(X.iloc[:1], ev[ev["sequence_id"] == "s000"], progress=False,
+                      validation=(X.iloc[1:], ev[ev["sequence_id"] == "s001"]))
+    assert v.predict(X).tolist() == [3.0, 3.0] and v.level_["reason"] == reason
+
+
+def test_auto_leaves_one_out_when_its_folds_leave_too_few_to_learn_on():
+    X, ev = _linear_set(3)
+    m = learn_penalty(X, ev, cv_folds=2, progress=False)  # 2 folds: one learns on 1
+    assert m.choice_["folds"] == 3
+    assert m.choice_["groups"].startswith("sequences (left one out")
+    assert all(len(e) == 3 for e in m.choice_["fold_errors"].values())
+
+
+def test_segment_folder_with_two_labeled_sequences_learns(tmp_path, capsys):
+    from penlearn.datasets.simulate import simulate
+
+    data = simulate(2, seed=5, n_points=(60, 80))
+    data.sequences.to_csv(tmp_path / "s.csv", index=False)
+    data.labels.to_csv(tmp_path / "l.csv", index=False)
+    assert main(["segment", str(tmp_path / "s.csv"), str(tmp_path / "l.csv"),
+                 "--max-segments", "4", "--out", str(tmp_path / "seg"), "-q"]) == 0
+    code = main(["learn", str(tmp_path / "seg"), "--out", str(tmp_path / "m.json")])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    m = PenaltyModel.load(tmp_path / "m.json")
+    assert m.level_["rule"] == "prior" and m.level_["reason"].startswith("2 labeled sequences")
+    assert "the best constant penalty of the labels" in stdout
+
+
+def test_describe_names_a_prior_that_was_only_a_candidate():
+    X, ev = _linear_set()
+    b = learn_penalty(X, ev, prior=_fitted_prior(-3.0, 0.0), progress=False)
+    assert b.level_["model"] != "prior"
+    assert ("; prior: the test prior, a candidate in the constant's place "
+            "(learn_penalty(prior=...))") in b.describe()

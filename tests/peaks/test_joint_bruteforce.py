@@ -168,16 +168,27 @@ def solve_core(Y: np.ndarray, unit: np.ndarray, leaf: int = LEAF_PAIRS):
     return loss, bi, bj, _up_matrix(grid, unit, n, best, bi, bj), proven
 
 
-def test_solver_core_equals_brute_force_on_1000_windows():
+@pytest.mark.parametrize("first, last", [(0, 200), pytest.param(200, 1000, marks=pytest.mark.slow)])
+def test_solver_core_equals_brute_force_on_1000_windows(first, last):
     """1,000 seeded windows, samples and groups (2,000 problems), through the solver's
     core, each solved twice: as shipped (a small window is one leaf, searched base by
     base) and with leaf = 1 (the bounds, feasibility tests and cut bounds decide every
     block). The tables around the core are tested on fewer windows below, where pandas
-    dominates the time."""
+    dominates the time.
+
+    The battery is one seeded stream cut in two, no window twice: windows 0-199 in tier 1
+    (every developer run) and 200-999 in tier 2 (``slow``, CI). 200 windows already hold
+    every kind of case the assertions ask for (1-4 samples, 3-12 bases, the three count
+    ranges, late and early ends, ~380 of 400 problems with a k that has no model); a peak
+    end inside a run, which the leaf = 1 search must find between row boundaries, occurs
+    in 9 of the 1,000 windows (none of the first 200): tier 2 asserts it occurs.
+    """
     rng = np.random.default_rng(2026)
     missing = inside = 0
-    for _ in range(1000):
+    for i in range(last):
         Y, _, _, groups = random_window(rng)
+        if i < first:
+            continue
         gnames = sorted(set(groups))
         cuts = {c for y in Y for c in np.flatnonzero(np.diff(y)) + 1}
         for unit in (np.arange(len(Y)), np.array([gnames.index(g) for g in groups])):
@@ -194,7 +205,9 @@ def test_solver_core_equals_brute_force_on_1000_windows():
                         pytest.approx(loss[k], rel=1e-10, abs=1e-10)
                     inside += a not in cuts or b not in cuts
             missing += int(np.isnan(expected).any())
-    assert missing > 150 and inside >= 5  # NaN models and peak ends inside runs occur
+    n = 2 * (last - first)  # problems: samples and groups of each window
+    assert missing > 0.8 * n  # NaN models occur (a k that no peak can have)
+    assert inside >= 5 or first == 0  # peak ends inside runs occur (windows 200-999: 9)
 
 
 def test_seeded_random_windows_equal_brute_force():

@@ -64,6 +64,7 @@ def test_predict_peaks_log_lambda_type_is_checked(bad):
         predict_peaks(cov, log_penalty=bad)
 
 
+@pytest.mark.slow  # tier 2: the command with process pools, end to end
 def test_cli_peaks_jobs_gives_the_same_files(tmp_path):
     folder, _ = _folder(tmp_path, small=True)
     outs = {}
@@ -119,6 +120,7 @@ def test_unwritable_cache_warns_once_and_computes(tmp_path):
     assert len(ds.inputs) == 2
 
 
+@pytest.mark.slow  # tier 2: learn with process pools and its cache, end to end
 def test_cli_learn_on_a_coverage_folder_with_jobs_and_cache(tmp_path):
     folder, _ = _folder(tmp_path, small=True)
     cache = tmp_path / "cache"

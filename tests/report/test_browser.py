@@ -61,6 +61,7 @@ def report():
     return run.out / "report.html"
 
 
+@pytest.mark.slow  # tier 2: headless Chromium renders the demo's report
 def test_screenshot_of_the_demo_report(report, tmp_path):
     browser = chromium()
     shot = tmp_path / "report.png"

@@ -51,7 +51,8 @@ from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["MIN_LEARN_WINDOWS", "JointPeaks", "joint_features", "joint_peaks",
-           "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda"]
+           "label_error_comparison", "learn_joint_penalty", "min_error_log_lambda",
+           "shipped_log_lambda"]
 
 #: Fewer labeled windows than this: the joint penalty is the best constant (the log λ of
 #: fewest train label errors), not a learned function of the window features. Below
@@ -103,6 +104,16 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
 def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
     """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
     every sample over all of each window, bases without rows as zeros)."""
+    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    out = feats.groupby(window_ids, sort=False).sum()
+    out.index.name = "sequence_id"
+    return out
+
+
+def _sample_window_features(tables: list, windows: pd.DataFrame, gaps: str
+                            ) -> tuple[pd.DataFrame, np.ndarray]:
+    """The 36 coverage features of each (sample, window), indexed ``<sample> <window>``,
+    and the window id of each row."""
     chrom = dict(zip(windows["window_id"], windows["chrom"].astype(str)))
     cov = pd.concat([t.assign(chrom=chrom[wid]) for wid, t in tables], ignore_index=True)
     cov = cov[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
@@ -111,10 +122,52 @@ def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataF
     per = pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
     per["sequence_id"] = per["sample_id"] + "\t" + per["window_id"].astype(str)
     feats = coverage_features(cov, per, gaps=gaps)
-    feats.index = per["window_id"].astype(str).to_numpy()
-    out = feats.groupby(level=0, sort=False).sum()
-    out.index.name = "sequence_id"
-    return out
+    feats.index = (per["sample_id"] + " " + per["window_id"].astype(str)).to_numpy()
+    return feats, per["window_id"].astype(str).to_numpy()
+
+
+def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
+                       ) -> tuple[pd.Series, str]:
+    """The joint penalty without a penalty, model or labels: the shipped zero-label model
+    (:mod:`penlearn.peaks.pretrained`, as ``penlearn peaks`` uses it) on each sample's
+    coverage of each window, its log λ averaged over the window's samples (λ is the cost
+    of each sample up, as of each single-sample peak). Returns (log λ by window id, the
+    note saying so).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> cov = pd.DataFrame({"sample_id": list("xyz"), "chrom": "chr2", "chromStart": 5,
+    ...                     "chromEnd": 25, "count": [2, 4, 8]})
+    >>> w = pd.DataFrame({"window_id": ["p"], "chrom": ["chr2"], "chromStart": [5],
+    ...                   "chromEnd": [25]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # (20 bases: features clipped to the model's)
+    ...     ll, note = shipped_log_lambda(list(window_coverage(cov, w)), w)
+    >>> ll.index.tolist(), note.startswith("penalty of the shipped zero-label")
+    (['p'], True)
+    """
+    import warnings
+
+    from penlearn.peaks.pretrained import (
+        load_pretrained,
+        predict_log_lambda,
+        short_window_shift,
+    )
+
+    pretrained = load_pretrained()
+    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    with warnings.catch_warnings():  # (joint windows are short by design: said below)
+        warnings.simplefilter("ignore")
+        shift = short_window_shift(feats, pretrained)
+    ll = (predict_log_lambda(feats, pretrained) + shift).to_numpy()
+    log_lambda = pd.Series(ll).groupby(window_ids, sort=False).mean().reindex(
+        windows["window_id"].astype(str))
+    note = (f"penalty of {pretrained.note()}: each window's log λ the mean over its "
+            "samples of the model's log λ of their coverage there, as penlearn peaks "
+            "predicts a window (narrow-mark level; windows shorter than the model's "
+            "shortest lowered as peaks lowers them)")
+    return log_lambda, note
 
 
 def learn_joint_penalty(features: pd.DataFrame, evaluation: pd.DataFrame, *,
@@ -399,7 +452,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     penalty : float, optional
         λ of every window (>= 0), checked as every peak function checks it
         (:func:`~penlearn.peaks.peakseg.penalty.log_penalty_of`: not finite, or beyond
-        e^50, is an error naming the unit).
+        e^50, is an error naming the unit). Without ``penalty``, ``log_penalty``, ``model``
+        and ``labels``: the shipped zero-label model's (:func:`shipped_log_lambda`), as
+        ``penlearn peaks``.
     log_penalty : float, optional
         log λ of every window (natural log) instead of ``penalty``.
     model : PenaltyModel, optional
@@ -453,7 +508,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     ValueError
         On bad inputs, with one line: no peaks (no clusters), peaks of a sample the
         coverage lacks, a sample not covering a window, overlapping labels, labels of
-        unknown samples or groups, both or neither of ``penalty`` / ``model`` / labels.
+        unknown samples or groups, both ``penalty`` and ``model``.
     """
     if solver is None:
         from penlearn.peaks.joint.solver import joint_peak as solver
@@ -463,8 +518,6 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     given = log_penalty_of(penalty, log_penalty)  # the one penalty check of peaks and joint
     if given is not None and model is not None:
         raise ValueError("give at most one of penalty / log_penalty and model")
-    if given is None and model is None and labels is None:
-        raise ValueError("give a penalty, a model, or labels to learn the penalty from")
     if by not in ("sample", "group"):
         raise ValueError(f"by must be 'sample' or 'group', got {by!r}")
     require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
@@ -505,7 +558,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
         features = _window_features(tables, windows, gaps)
-        if model is None:
+        if model is None and labels is None:  # as penlearn peaks: the shipped model
+            log_lambda, note = shipped_log_lambda(tables, windows, gaps)
+        elif model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "
                                  "the penalty (give --penalty or --model)")
@@ -513,8 +568,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                                                  **(learn_options or {}))
         else:
             c, note = None, "penalty predicted by the given model"
-        log_lambda = (pd.Series(c, index=features.index) if model is None
-                      else pd.Series(model.predict(features), index=features.index))
+        if model is not None or labels is not None:
+            log_lambda = (pd.Series(c, index=features.index) if model is None
+                          else pd.Series(model.predict(features), index=features.index))
     rows = []
     for w in windows.itertuples(index=False):
         v = float(log_lambda.loc[w.window_id])

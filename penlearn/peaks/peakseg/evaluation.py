@@ -52,6 +52,7 @@ from penlearn.peaks.peakseg.parts import (
 )
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import (
+    BACKGROUND,
     COVERAGE_COLUMNS,
     PeakSegPath,
     check_coverage,
@@ -73,10 +74,26 @@ EVALUATION_COLUMNS = ["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "
                       "fn", "possible_fn", "labels", "errors", "peaks", "total_loss", "bounded"]
 
 
+def _solve_ticks(bar, name: str, executor) -> dict:
+    """``on_solve=`` of a window solved in this process (no executor) under a shown
+    ``bar``: each model of its path said on the bar (a window may take minutes); none
+    for workers (their windows tick the bar as each ends)."""
+    if executor is not None or bar.disable:
+        return {}
+    solves = [0]
+
+    def tick(model) -> None:
+        solves[0] += 1
+        bar.set_postfix_str(f"{name}: {solves[0]} models solved (the last: "
+                            f"{int(model.n_peaks)} peaks)")
+    return {"on_solve": tick}
+
+
 def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
                            sequence_id: str = "window",
                            max_peaks: int | None = DEFAULT_MAX_PEAKS,
-                           gaps: str = "fill", tmpdir: str | None = None) -> pd.DataFrame:
+                           gaps: str = "fill", tmpdir: str | None = None,
+                           on_solve=None) -> pd.DataFrame:
     """The error functions of one sample's window: its PeakSeg path and label errors.
 
     Every row is exact: its ``fp`` / ``fn`` are those of the optimal model for every
@@ -131,7 +148,8 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ([0], True)
     """
     lab = check_peak_labels(labels)
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir,
+                        on_solve=on_solve)
     return path_error_functions(path, lab, sequence_id=sequence_id)
 
 
@@ -222,7 +240,7 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
-        yield name, sid, gw[["chrom", "chromStart", "chromEnd", "count"]]
+        yield name, sid, gw[[*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in gw else [])]]
 
 
 def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = False,
@@ -289,8 +307,9 @@ def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame
 
 def _window_key(kind: str, cov: pd.DataFrame, name: str, sid, **fields) -> str:
     """The content key of one window's result (:mod:`penlearn.peaks.peakseg.parts`)."""
+    columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in cov else [])]
     return part_key(kind, sequence_id=name, sample_id=None if sid is None else str(sid),
-                    coverage=frame_digest(cov, COVERAGE_COLUMNS), **fields)
+                    coverage=frame_digest(cov, columns), **fields)
 
 
 def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
@@ -594,7 +613,9 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     try:
         run_tasks(executor, window_error_functions,
                   {i: (tasks[i][1:], dict(sequence_id=tasks[i][0], max_peaks=max_peaks,
-                                          gaps=gaps, tmpdir=tmpdir)) for i in todo}, finish)
+                                          gaps=gaps, tmpdir=tmpdir,
+                                          **_solve_ticks(bar, tasks[i][0], executor)))
+                   for i in todo}, finish)
     finally:
         bar.close()
     ev = pd.concat(out, ignore_index=True)

@@ -39,6 +39,10 @@ from penlearn.peaks.peakseg._store import check_tmpdir
 from penlearn.peaks.peakseg.contigs import check_gaps, coverage_problems, fill_gaps
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
+#: An optional coverage column: each row's expected coverage relative to the model's
+#: mean (a control's; :mod:`penlearn.peaks.peakseg.controls`). With it the model's
+#: segment means are folds over it: counts of mean ``m · background``.
+BACKGROUND = "background"
 SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
 # Costs within this relative distance count as a tie, which goes to the model whose last
 # change is the latest (see the kernel); equal-cost models differ by rounding only.
@@ -226,6 +230,7 @@ class _Data:
     start: np.ndarray
     y: np.ndarray
     w: np.ndarray
+    width: np.ndarray | None = None  # the rows' bases when ``w`` holds weighted ones
 
     @classmethod
     def from_coverage(cls, coverage: pd.DataFrame, gaps: str = "fill",
@@ -237,11 +242,41 @@ class _Data:
         y = cov["count"].to_numpy().astype(float)
         start = cov["chromStart"].to_numpy()
         w = np.subtract(cov["chromEnd"].to_numpy(), start, dtype=np.float64)  # exact
-        return cls(chrom=cov["chrom"].iloc[0], start=start, y=y, w=w)
+        if BACKGROUND not in coverage.columns:
+            return cls(chrom=cov["chrom"].iloc[0], start=start, y=y, w=w)
+        b = background_column(coverage, len(cov), name)
+        # Poisson counts of mean m·b_i: Σ w b m − y log(m b) = Σ (w b)(m − (y / b) log m)
+        # + const, the loss of the data y / b at the weights w·b (the fold m per segment)
+        return cls(chrom=cov["chrom"].iloc[0], start=start, y=y / b, w=w * b, width=w)
 
     def end(self, rows) -> np.ndarray:
         """``chromEnd`` of the given rows."""
-        return self.start[rows] + self.w[rows].astype(np.int64)
+        w = self.w if self.width is None else self.width
+        return self.start[rows] + w[rows].astype(np.int64)
+
+
+def background_column(coverage: pd.DataFrame, rows: int, name: str = "coverage"
+                      ) -> np.ndarray:
+    """The ``background`` column of one problem's coverage, checked: finite, > 0, and the
+    rows contiguous (``rows``: their number once gaps are filled), since a gap's bases
+    would have no background.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"count": [1, 2], "background": [1.0, 2.5]})
+    >>> background_column(cov, 2).tolist()
+    [1.0, 2.5]
+    """
+    if rows != len(coverage):
+        raise ValueError(f"{name} with a 'background' column must have no gaps (every "
+                         "base a row: its background is needed)")
+    b = pd.to_numeric(coverage[BACKGROUND], errors="coerce").to_numpy(float)
+    bad = ~(np.isfinite(b) & (b > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name} column 'background' must hold finite numbers > 0; row "
+                         f"{i} has {coverage[BACKGROUND].iloc[i]!r}")
+    return b
 
 
 def _run_loss(W: float, S: float) -> tuple[float, float]:
@@ -282,7 +317,7 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
             "last_row": last,
         }
     )
-    bases = int(data.end(-1) - data.start[0])
+    bases = int(data.end(len(data.y) - 1) - data.start[0])
     pen_cost = total + (penalty * n_peaks if n_peaks else 0.0)
     loss = pd.DataFrame(
         {
@@ -504,6 +539,7 @@ def peakseg_path(
     *,
     gaps: str = "fill",
     tmpdir: str | os.PathLike | None = None,
+    on_solve: Callable[[PeakSegModel], None] | None = None,
 ) -> PeakSegPath:
     """Every model on the lower convex hull of (peaks, total_loss), found exactly.
 
@@ -531,6 +567,8 @@ def peakseg_path(
         Zero-coverage gaps between rows, as for :func:`peakseg`.
     tmpdir : str or path, optional
         Folder of the solver's temporary files, as for :func:`peakseg`.
+    on_solve : callable, optional
+        ``on_solve(model)`` after each penalised solve (progress within a long path).
 
     Returns
     -------
@@ -549,8 +587,14 @@ def peakseg_path(
     data = _Data.from_coverage(coverage, gaps)
     max_peaks = _check_max_peaks(max_peaks)
     tmpdir = check_tmpdir(tmpdir)
-    search = crops(lambda pen: _solve(data, pen, tmpdir=tmpdir), _n_peaks, _total_loss,
-                   (math.inf, 0.0), max_size=max_peaks, stop=stop)
+    def solve(pen: float) -> PeakSegModel:
+        model = _solve(data, pen, tmpdir=tmpdir)
+        if on_solve is not None:
+            on_solve(model)
+        return model
+
+    search = crops(solve, _n_peaks, _total_loss, (math.inf, 0.0), max_size=max_peaks,
+                   stop=stop)
     found, solves, bound = search.models, search.n_solves, search.bound
     order = sorted(found)
     fits = [found[k] for k in order]

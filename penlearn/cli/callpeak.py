@@ -1,0 +1,367 @@
+"""The command ``callpeak``: penlearn in MACS3's place, with MACS3's command shape.
+
+``penlearn callpeak -t T.bam [T2.bam ...] [-c C.bam ...] -f BAM|BAMPE|BED|FRAG -n NAME
+--outdir DIR`` reads the reads as MACS3 does (:mod:`penlearn.peaks.formats.reads`: several
+treatments pooled into one sample, several controls into one), estimates the fragment
+size of single-end reads (:mod:`penlearn.peaks.formats.fragment_size`) unless given,
+calls the PeakSeg peaks of the treatment's fragment pileup at the shipped zero-label
+penalty (or ``--model`` / ``--penalty``), with the control as the background of the model
+(:mod:`penlearn.peaks.peakseg.controls`), and writes MACS3's files:
+
+* ``NAME_peaks.narrowPeak`` (``--broad``: ``NAME_peaks.broadPeak``);
+* ``NAME_summits.bed``: one summit per peak;
+* ``NAME_peaks.xls``: the peaks table (tab-separated, ``#`` comment lines first, as MACS3's);
+* ``-B``/``--bdg``: ``NAME_treat_pileup.bdg`` and, with a control,
+  ``NAME_control_lambda.bdg`` (``--SPMR``: per million fragments).
+
+MACS3's cutoffs have no place here (the number of peaks is the penalty's choice): they
+are refused with one line saying what penlearn does instead; options that only tune what
+penlearn does not do are accepted and ignored (:data:`IGNORED`), each with a warning.
+The table in ``docs/chipseq.md`` ("Coming from MACS3") lists every option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from penlearn.atomic_files import check_output, write_text_atomic
+from penlearn.cli._common import _Reporter
+from penlearn.cli.peaks import _log_lambda, control_segments
+from penlearn.peaks.formats.bam import is_bam
+from penlearn.peaks.formats.bed import write_bedgraph
+from penlearn.peaks.formats.fragment_size import estimate_fragment_size
+from penlearn.peaks.formats.narrowpeak import (
+    narrowpeak_table,
+    write_broadpeak,
+    write_narrowpeak,
+    write_summits,
+)
+from penlearn.peaks.formats.reads import Reads, fragment_coverage, read_reads
+from penlearn.peaks.peakseg.calls import peak_calls
+from penlearn.peaks.peakseg.controls import (
+    CONTROL_RULES,
+    control_background,
+    mark_control_peaks,
+)
+from penlearn.peaks.peakseg.evaluation import predict_peaks
+
+__all__ = ["GENOME_SIZES", "IGNORED", "REFUSED", "cmd_callpeak", "genome_size"]
+
+#: MACS3's shortcuts of -g (effective genome sizes of MACS3 3.0)
+GENOME_SIZES = {"hs": 2.9e9, "mm": 2.7e9, "ce": 1e8, "dm": 1.2e8}
+
+_PENALTY = ("the penalty (the shipped zero-label model's, or --model MODEL.json learned "
+            "from labels with 'penlearn learn', or --penalty λ)")
+#: option -> what penlearn does instead (refused: exit 2 with this line)
+REFUSED = {
+    "-q/--qvalue": f"penlearn has no q-value cutoff: the number of peaks is chosen by {_PENALTY}",
+    "-p/--pvalue": f"penlearn has no p-value cutoff: the number of peaks is chosen by {_PENALTY}",
+    "--min-length": f"peak lengths are the model's: chosen by {_PENALTY}",
+    "--max-gap": f"nearby peaks are merged or not by the model: chosen by {_PENALTY}",
+    "--cutoff-analysis": "no cutoff to analyse: learn the penalty from labels instead "
+                         "('penlearn learn')",
+    "--nolambda": "the control is the background of the model (--control-rule); without "
+                  "-c the treatment alone is modelled",
+    "--down-sample": "the control is a relative background: no depth scaling is needed",
+    "--barcodes": "not supported: filter the fragment file to the barcodes first",
+    "--trackline": "not supported by callpeak: use 'penlearn peaks --track NAME'",
+}
+#: option -> why ignoring it is harmless (accepted with a warning)
+IGNORED = {
+    "--call-summits": "penlearn writes one summit per peak (no sub-peaks)",
+    "--broad-cutoff": "with --broad the peaks are the model's, no second cutoff",
+    "-s/--tsize": "read lengths are taken from the alignments",
+    "--bw": "the fragment size is estimated in 1 kb enriched windows",
+    "--scale-to": "the control is a relative background: no depth scaling is needed",
+    "--ratio": "the control is a relative background: no depth scaling is needed",
+    "--buffer-size": "no buffer to size",
+    "--seed": "nothing random",
+    "--tempdir": "no temporary files of reads",
+    "--verbose": "use --quiet for no progress lines",
+    "--slocal": "the control's local level is its PeakSeg segments, no fixed windows",
+    "--llocal": "the control's local level is its PeakSeg segments, no fixed windows",
+}
+
+
+def genome_size(text: str) -> float:
+    """``-g``: a MACS3 shortcut (hs, mm, ce, dm) or a number (``2.7e9``).
+
+    Examples
+    --------
+    >>> genome_size("hs"), genome_size("1.2e7")
+    (2900000000.0, 12000000.0)
+    """
+    if str(text).lower() in GENOME_SIZES:
+        return GENOME_SIZES[str(text).lower()]
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be hs, mm, ce, dm or a number of bases, "
+                                         f"got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def _pooled(paths, fmt: str, args) -> Reads:
+    """The reads of several files as one sample (MACS3 pools ``-t A B``)."""
+    out = None
+    for p in paths:
+        f = fmt if fmt != "AUTO" else ("BAM" if is_bam(p) else "BED")
+        r = read_reads(p, f, keep_dup=args.keep_dup, genome_size=args.gsize,
+                       max_count=args.max_count)
+        if out is None:
+            out = r
+            continue
+        if out.paired != r.paired:
+            raise ValueError(f"{p}: paired and single-end reads cannot be pooled")
+        for c, cols in r.chroms.items():
+            old = out.chroms.get(c)
+            out.chroms[c] = cols if old is None else tuple(
+                np.concatenate([a, b]) for a, b in zip(old, cols))
+        if r.sizes:
+            out.sizes = {**(out.sizes or {}), **r.sizes}
+    return out
+
+
+def _shifted(reads: Reads, shift: int) -> Reads:
+    """5′ ends moved ``shift`` bases 3′-ward (MACS3's ``--shift``; negative: 5′-ward)."""
+    if not shift or reads.paired:
+        return reads
+    chroms = {c: (s + np.where(r, -shift, shift), e + np.where(r, -shift, shift), r, w)
+              for c, (s, e, r, w) in reads.chroms.items()}
+    return Reads(reads.paired, chroms, reads.sizes)
+
+
+def _fragment_size(reads: Reads, args, report) -> int | None:
+    if reads.paired:
+        return None
+    if args.extsize is not None or args.nomodel:
+        return args.extsize or 200
+    try:
+        d = estimate_fragment_size(reads, mfold=tuple(args.mfold), min_size=args.d_min)
+    except ValueError:
+        if not args.fix_bimodal:
+            raise
+        d = args.extsize or 200
+        report(f"fragment size not estimated: --fix-bimodal, {d} bp")
+        return d
+    report(f"fragment size {d} bp (strand cross-correlation in enriched windows)")
+    return d
+
+
+def _xls(table: pd.DataFrame, summit: np.ndarray, pileup: np.ndarray, path: Path,
+         header: list[str], control_up=None) -> None:
+    """MACS3's ``NAME_peaks.xls``: ``#`` lines, then chr, start (1-based), end, length,
+    abs_summit (1-based), pileup, -log10(pvalue), fold_enrichment, -log10(qvalue), name."""
+    xls = pd.DataFrame({
+        "chr": table["chrom"].to_numpy(), "start": table["chromStart"].to_numpy() + 1,
+        "end": table["chromEnd"].to_numpy(),
+        "length": (table["chromEnd"] - table["chromStart"]).to_numpy(),
+        "abs_summit": summit + 1, "pileup": pileup,
+        "-log10(pvalue)": table["pValue"].to_numpy(),
+        "fold_enrichment": table["signalValue"].to_numpy(),
+        "-log10(qvalue)": table["qValue"].to_numpy(), "name": table["name"].to_numpy()})
+    if control_up is not None:
+        xls["control_up"] = control_up
+    text = "".join(f"# {h}\n" for h in header) + "\n" + xls.to_csv(
+        sep="\t", index=False, lineterminator="\n")
+    write_text_atomic(path, text)
+
+
+def _bdg(coverage: pd.DataFrame, path: Path, scale: float) -> None:
+    cov = coverage[["chrom", "chromStart", "chromEnd", "count"]]
+    if scale != 1.0:
+        cov = cov.assign(count=(cov["count"] * scale).round(5))
+    write_bedgraph(cov.rename(columns={"count": "mean"}), path)
+
+
+def _outputs(args) -> dict:
+    out = Path(args.outdir)
+    kind = "broadPeak" if args.broad else "narrowPeak"
+    files = {"peaks": out / f"{args.name}_peaks.{kind}",
+             "summits": out / f"{args.name}_summits.bed",
+             "xls": out / f"{args.name}_peaks.xls"}
+    if args.bdg:
+        files["treat"] = out / f"{args.name}_treat_pileup.bdg"
+        if args.control:
+            files["lambda"] = out / f"{args.name}_control_lambda.bdg"
+    return files
+
+
+def _refuse(args) -> None:
+    """One line for the first MACS3 option penlearn refuses; a warning for each ignored."""
+    for opt, why in REFUSED.items():
+        if getattr(args, _dest(opt)) not in (None, False):
+            raise ValueError(f"{opt.split('/')[-1]} is MACS3's, not penlearn's: {why}")
+    for opt, why in IGNORED.items():
+        if getattr(args, _dest(opt)) not in (None, False):
+            warnings.warn(f"{opt.split('/')[-1]} ignored: {why}", stacklevel=2)
+
+
+def _dest(opt: str) -> str:
+    return "macs_" + re.sub(r"\W", "_", opt.split("/")[-1].lstrip("-"))
+
+
+def cmd_callpeak(args) -> int:
+    """reads -> fragment pileup (+ control background) -> PeakSeg peaks -> MACS3's files."""
+    _refuse(args)
+    if args.format in ("BAMPE", "FRAG") and (args.extsize or args.nomodel or args.shift):
+        raise ValueError(f"-f {args.format}: the fragments are read as they are; "
+                         "--extsize, --nomodel and --shift apply to single-end reads")
+    if not re.fullmatch(r"[^/\x00]+", args.name):
+        raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/')")
+    files = _outputs(args)
+    Path(args.outdir).mkdir(parents=True, exist_ok=True)
+    inputs = [*args.treatment, *(args.control or []), args.model]
+    for f in files.values():
+        check_output(f, directory=False, force=True, inputs=inputs)
+    report = _Reporter(args.quiet)
+    report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
+    treat = _pooled(args.treatment, args.format, args)
+    d = _fragment_size(treat, args, report)
+    treat_cov = fragment_coverage(_shifted(treat, args.shift), d)
+    sizes = treat.sizes
+    cov, control_cov = treat_cov, None
+    if args.control:
+        report(f"reading {len(args.control)} control file(s)")
+        ctrl = _pooled(args.control, args.format, args)
+        # MACS3 extends the control's reads by the treatment's fragment size too
+        control_cov = fragment_coverage(_shifted(ctrl, args.shift), d)
+        sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
+        report("peak model of the control")
+        c_segs = control_segments(args, control_cov.assign(sample_id="control"), report)
+        if args.control_rule == "background":
+            cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
+    log_lambda, windows = _log_lambda(args, treat_cov, report)
+    report("peak model of the treatment")
+    segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+    # the peak columns of every penlearn peak file (summit of treatment - scaled control)
+    scale = {} if control_cov is None else {
+        "control": control_cov, "control_scale": treat.total / ctrl.total}
+    calls = peak_calls(segs, treat_cov, **scale)
+    up = None
+    if control_cov is not None and args.control_rule == "filter":
+        up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])[
+            "control_up"].to_numpy()
+        report(f"{int(up.sum())} peak(s) where the control is up: dropped")
+        calls, up = calls[~up].reset_index(drop=True), None
+    table = narrowpeak_table(calls, args.name)
+    summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
+    pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
+    (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
+    write_summits(table, files["summits"])
+    n_frag = treat.total
+    header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
+              f"treatment files: {' '.join(args.treatment)}",
+              f"control files: {' '.join(args.control or []) or 'none'}",
+              f"format: {args.format}; fragments: {n_frag}; fragment size: "
+              f"{d if d is not None else 'paired (as read)'}",
+              f"control rule: {args.control_rule if args.control else 'no control'}"]
+    _xls(table, summit, pileup, files["xls"], header, up)
+    if args.bdg:
+        scale = 1e6 / n_frag if args.SPMR else 1.0
+        _bdg(treat_cov, files["treat"], scale)
+        if "lambda" in files:
+            lam = cov if "background" in cov else treat_cov.assign(background=1.0)
+            mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
+                                    - treat_cov["chromStart"]))
+            _bdg(lam.assign(count=lam["background"] * mean), files["lambda"], scale)
+    print(f"penlearn callpeak: wrote {len(table)} peaks to {files['peaks']}")
+    return 0
+
+
+def _pileup_at(coverage: pd.DataFrame, chroms: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The coverage at each (chrom, position)."""
+    out = np.zeros(len(pos), np.int64)
+    for c, g in coverage.groupby("chrom", sort=False):
+        m = chroms == c
+        if m.any():
+            s = g["chromStart"].to_numpy()
+            k = np.searchsorted(s, pos[m], side="right") - 1
+            inside = (k >= 0) & (pos[m] < g["chromEnd"].to_numpy()[np.maximum(k, 0)])
+            out[m] = np.where(inside, g["count"].to_numpy()[np.maximum(k, 0)], 0)
+    return out
+
+
+def register(add) -> None:
+    """``penlearn callpeak``: its subparser and arguments."""
+    p = add("callpeak", "MACS3's callpeak command shape: peaks of ChIP-seq / ATAC-seq reads "
+            "(BAM, BAMPE, BED, FRAG) with an optional control, written as MACS3 writes them "
+            "(NAME_peaks.narrowPeak, NAME_summits.bed, NAME_peaks.xls)", cmd_callpeak,
+            force_help="accepted (MACS3 replaces its outputs: so does callpeak)",
+            short_quiet=False)  # -q is MACS3's --qvalue
+    p.add_argument("-t", "--treatment", nargs="+", required=True, metavar="FILE",
+                   help="treatment reads (several files are pooled into one sample)")
+    p.add_argument("-c", "--control", nargs="+", default=None, metavar="FILE",
+                   help="control (input) reads, pooled")
+    p.add_argument("-f", "--format", default="AUTO",
+                   choices=("AUTO", "BAM", "BAMPE", "BED", "FRAG"),
+                   help="BAM: single-end reads (first mates of proper pairs); BAMPE: "
+                   "fragments of proper pairs; BED: BED6 reads; FRAG: fragments.tsv.gz "
+                   "(chrom, start, end, barcode, count); AUTO: BAM or BED by content "
+                   "(default: %(default)s)")
+    p.add_argument("-g", "--gsize", type=genome_size, default=GENOME_SIZES["hs"],
+                   metavar="SIZE", help="effective genome size (hs, mm, ce, dm or a number): "
+                   "for --keep-dup auto only (the background is taken over the BAM "
+                   "header's chromosomes) (default: hs)")
+    p.add_argument("-n", "--name", default="NA", help="prefix of the output files "
+                   "(default: %(default)s)")
+    p.add_argument("--outdir", default=".", help="output folder (default: the current one)")
+    p.add_argument("--keep-dup", default="1", metavar="N",
+                   help="reads kept at one location: an integer, 'all' or 'auto' (FRAG: "
+                   "not applied) (default: %(default)s)")
+    p.add_argument("--max-count", type=int, default=None, metavar="N",
+                   help="FRAG: count each fragment at most N times")
+    p.add_argument("--nomodel", action="store_true",
+                   help="no fragment-size estimate: extend reads to --extsize (200 if not "
+                   "given)")
+    p.add_argument("--extsize", type=int, default=None, metavar="D",
+                   help="the fragment size of single-end reads (default: estimated)")
+    p.add_argument("--shift", type=int, default=0, metavar="S",
+                   help="move each read's 5' end S bases 3'-ward before extending "
+                   "(negative: 5'-ward, e.g. --shift -100 --extsize 200 for ATAC cut sites)")
+    p.add_argument("-m", "--mfold", nargs=2, type=float, default=[5.0, 50.0],
+                   metavar=("LOW", "HIGH"), help="enriched windows of the fragment-size "
+                   "estimate: LOW-HIGH times the mean reads (default: 5 50)")
+    p.add_argument("--d-min", type=int, default=20, metavar="D",
+                   help="smallest fragment size estimated (default: %(default)s)")
+    p.add_argument("--fix-bimodal", action="store_true",
+                   help="when the fragment size cannot be estimated use --extsize (200 if "
+                   "not given) instead of failing")
+    p.add_argument("--broad", action="store_true",
+                   help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
+                   ".narrowPeak, and (no --penalty / --model) the shipped model's level of "
+                   "broad marks (as 'penlearn peaks --broad')")
+    p.add_argument("-B", "--bdg", action="store_true",
+                   help="also write NAME_treat_pileup.bdg (and NAME_control_lambda.bdg)")
+    p.add_argument("--SPMR", action="store_true",
+                   help="-B: the pileups per million fragments")
+    p.add_argument("--control-rule", choices=CONTROL_RULES, default="background",
+                   help="how the control enters (see 'penlearn peaks --help') (default: "
+                   "%(default)s)")
+    p.add_argument("--penalty", type=float, default=None, metavar="λ",
+                   help="the penalty λ of every window")
+    p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",
+                   help="log λ of every window")
+    p.add_argument("--model", default=None, metavar="MODEL.json",
+                   help="a model from 'penlearn learn': each window's log λ predicted from "
+                   "its coverage features (none: the shipped zero-label model)")
+    for opt in REFUSED:
+        p.add_argument(*opt.split("/"), dest=_dest(opt), nargs="?", const=True,
+                       default=None, help=argparse.SUPPRESS)
+    for opt in IGNORED:
+        if opt == "--verbose":
+            p.add_argument("--verbose", dest=_dest(opt), default=None, help=argparse.SUPPRESS)
+        elif opt == "--call-summits":
+            p.add_argument(opt, dest=_dest(opt), action="store_true",
+                           help="accepted: " + IGNORED[opt])
+        else:
+            p.add_argument(*opt.split("/"), dest=_dest(opt), default=None,
+                           help=argparse.SUPPRESS)

@@ -1,0 +1,122 @@
+"""``penlearn callpeak``: MACS3's command shape (nf-core/chipseq's call), its refusals,
+its output files, on small simulated BAM files."""
+
+from __future__ import annotations
+
+import shlex
+
+import pandas as pd
+import pytest
+
+from penlearn.cli.main import build_parser, main
+from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not installed")
+
+#: nf-core/chipseq's MACS3 call (modules/nf-core/macs3/callpeak: its args from the
+#: pipeline's modules.config, then --gsize, --format, --name, --treatment, --control)
+NF_CORE = ("callpeak --keep-dup all --bdg --SPMR --gsize 2000000 --format {fmt} --name "
+           "WT_REP1 --treatment {t} --control {c}")
+
+
+@pytest.fixture(scope="module")
+def bams(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bams")
+    design = plant_regions({"chr1": 1_200_000, "chr2": 400_000}, 12, 8, seed=3)
+    files = {}
+    for paired in (False, True):
+        sfx = "pe" if paired else "se"
+        files[f"t_{sfx}"] = d / f"t_{sfx}.bam"
+        files[f"c_{sfx}"] = d / f"c_{sfx}.bam"
+        write_reads_bam(files[f"t_{sfx}"], design, background=15000, per_peak=150,
+                        sticky_fold=5, paired=paired, seed=1)
+        write_reads_bam(files[f"c_{sfx}"], design, background=15000, sticky_fold=5,
+                        paired=paired, seed=2)
+    return files, design
+
+
+def _run(argv: str, cwd) -> int:
+    return main(shlex.split(argv) + ["--quiet"])
+
+
+@pytest.mark.parametrize("fmt", ["BAM", "BAMPE"])
+def test_nf_core_call_writes_the_files_it_hands_on(bams, tmp_path, monkeypatch, fmt):
+    files, design = bams
+    sfx = "pe" if fmt == "BAMPE" else "se"
+    monkeypatch.chdir(tmp_path)  # MACS3's default --outdir: the current folder
+    assert _run(NF_CORE.format(fmt=fmt, t=files[f"t_{sfx}"], c=files[f"c_{sfx}"]),
+                tmp_path) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["WT_REP1_control_lambda.bdg", "WT_REP1_peaks.narrowPeak",
+                     "WT_REP1_peaks.xls", "WT_REP1_summits.bed", "WT_REP1_treat_pileup.bdg"]
+    peaks = pd.read_csv(tmp_path / "WT_REP1_peaks.narrowPeak", sep="\t", header=None)
+    assert peaks.shape[1] == 10
+    assert (peaks[9] >= 0).all() and (peaks[9] < peaks[2] - peaks[1]).all()
+    found = sum(((peaks[0] == c) & (peaks[1] <= x) & (peaks[2] > x)).any()
+                for c, x in design.peaks[["chrom", "centre"]].itertuples(index=False))
+    assert found == len(design.peaks)
+    sticky = sum(((peaks[0] == c) & (peaks[1] < e) & (peaks[2] > s)).any()
+                 for c, s, e in design.sticky[["chrom", "chromStart", "chromEnd"]].itertuples(
+                     index=False))
+    assert sticky == 0
+    summits = pd.read_csv(tmp_path / "WT_REP1_summits.bed", sep="\t", header=None)
+    assert (summits[1] == peaks[1] + peaks[9]).all()
+    xls = pd.read_csv(tmp_path / "WT_REP1_peaks.xls", sep="\t", comment="#")
+    assert list(xls.columns[:5]) == ["chr", "start", "end", "length", "abs_summit"]
+    assert (xls["start"] == peaks[1] + 1).all()
+
+
+def test_broad_writes_broadpeak_with_nine_columns(bams, tmp_path):
+    files, _ = bams
+    assert _run(f"callpeak -t {files['t_se']} -c {files['c_se']} -f BAM -n B --outdir "
+                f"{tmp_path} --broad --broad-cutoff 0.1 --extsize 200", tmp_path) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "B_peaks.broadPeak", "B_peaks.xls", "B_summits.bed"]
+    assert pd.read_csv(tmp_path / "B_peaks.broadPeak", sep="\t", header=None).shape[1] == 9
+
+
+@pytest.mark.parametrize("option, says", [
+    ("-q 0.05", "--qvalue is MACS3's, not penlearn's: penlearn has no q-value cutoff"),
+    ("--qvalue 0.05", "no q-value cutoff: the number of peaks is chosen by the penalty"),
+    ("-p 1e-5", "--pvalue is MACS3's"),
+    ("--nolambda", "--nolambda is MACS3's"),
+    ("--min-length 200", "--min-length is MACS3's"),
+    ("--max-gap 30", "--max-gap is MACS3's"),
+])
+def test_cutoffs_are_refused_with_one_line_saying_what_instead(bams, tmp_path, capsys,
+                                                                option, says):
+    files, _ = bams
+    code = _run(f"callpeak -t {files['t_se']} -f BAM -n X --outdir {tmp_path} {option}",
+                tmp_path)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and err[0].startswith("penlearn callpeak: error: ")
+    assert says in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ignored_options_warn_and_parse():
+    args = build_parser().parse_args(shlex.split(
+        "callpeak -t a.bam -c b.bam -f BAMPE -g hs -n N --outdir o --keep-dup all -B --SPMR "
+        "--call-summits --broad --broad-cutoff 0.1 --bw 300 --buffer-size 100000 "
+        "--verbose 2 --seed 1"))
+    assert args.treatment == ["a.bam"] and args.control == ["b.bam"]
+    assert args.gsize == 2.9e9 and args.keep_dup == "all" and args.bdg and args.SPMR
+    assert args.macs_call_summits and args.macs_broad_cutoff == "0.1"
+
+
+def test_single_end_options_refused_on_paired_fragments(bams, tmp_path, capsys):
+    files, _ = bams
+    assert _run(f"callpeak -t {files['t_pe']} -f BAMPE --extsize 150 -n X --outdir "
+                f"{tmp_path}", tmp_path) == 1
+    assert "-f BAMPE: the fragments are read as they are" in capsys.readouterr().err
+
+
+def test_without_a_control_sticky_regions_are_called(bams, tmp_path):
+    files, design = bams
+    assert _run(f"callpeak -t {files['t_se']} -f BAM -n N --outdir {tmp_path} "
+                "--extsize 200", tmp_path) == 0
+    peaks = pd.read_csv(tmp_path / "N_peaks.narrowPeak", sep="\t", header=None)
+    sticky = sum(((peaks[0] == c) & (peaks[1] < e) & (peaks[2] > s)).any()
+                 for c, s, e in design.sticky[["chrom", "chromStart", "chromEnd"]].itertuples(
+                     index=False))
+    assert sticky > len(design.sticky) // 2  # what the control is there for

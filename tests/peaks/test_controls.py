@@ -1,0 +1,206 @@
+"""Control samples: the background rule (the Poisson model with the control as its
+background) and the filter rule (PeakSegPipeline's: a peak where the control is up is
+dropped), and nothing changed without a control."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, need
+
+from penlearn.cli.main import main
+from penlearn.peaks.peakseg.controls import (
+    control_background,
+    control_of,
+    mark_control_peaks,
+)
+from penlearn.peaks.peakseg.evaluation import predict_peaks
+from penlearn.peaks.peakseg.solver import peakseg
+
+
+def _bins(counts, width=50, chrom="chr1"):
+    s = np.arange(len(counts)) * width
+    return pd.DataFrame({"chrom": chrom, "chromStart": s, "chromEnd": s + width,
+                         "count": np.asarray(counts, np.int64)})
+
+
+def _sample(seed=1, n=4000):
+    """A treatment with a true peak (bins 1000-1009) and a sticky region (2000-2029) up
+    in its control too."""
+    rng = np.random.default_rng(seed)
+    t, c = rng.poisson(2, n), rng.poisson(2, n)
+    t[1000:1010] += rng.poisson(20, 10)
+    t[2000:2030] += rng.poisson(15, 30)
+    c[2000:2030] += rng.poisson(15, 30)
+    return _bins(t), _bins(c)
+
+
+def test_a_constant_background_gives_the_same_peaks_means_divided():
+    t, _ = _sample()
+    plain = peakseg(t, 200.0).segments
+    scaled = peakseg(t.assign(background=4.0), 200.0).segments
+    assert (plain[["chromStart", "chromEnd", "status"]].values.tolist()
+            == scaled[["chromStart", "chromEnd", "status"]].values.tolist())
+    np.testing.assert_allclose(scaled["mean"], plain["mean"] / 4.0, rtol=1e-12)
+
+
+def test_background_is_the_control_segment_mean_over_its_genome_mean():
+    t = _bins([2] * 600)  # 30 kb
+    c = _bins([1] * 280 + [21] * 40 + [1] * 280)  # 2 kb at 21 in the middle
+    segs = peakseg(c, 1000.0).segments
+    assert segs["status"].tolist() == ["background", "peak", "background"]
+    b = control_background(t, c, segs)
+    lam = (560 + 40 * 21) / 600
+    assert b["chromStart"].tolist() == [0, 14000, 16000]  # the treatment's extent
+    assert b["chromEnd"].tolist() == [14000, 16000, 30000]
+    assert b["count"].tolist() == [2, 2, 2]
+    assert b["background"].tolist() == [1.0, 21 / lam, 1.0]
+
+
+def test_background_fills_gaps_within_the_treatments_extent():
+    t = pd.DataFrame({"chrom": "chr1", "chromStart": [100, 300], "chromEnd": [200, 350],
+                      "count": [3, 1]})
+    c = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [120], "count": [4]})
+    segs = c.rename(columns={"count": "mean"})
+    b = control_background(t, c, segs, chrom_sizes={"chr1": 480})  # λ_bg = 1
+    assert b.values.tolist() == [["chr1", 100, 120, 3, 4.0], ["chr1", 120, 200, 3, 1.0],
+                                 ["chr1", 200, 300, 0, 1.0], ["chr1", 300, 350, 1, 1.0]]
+
+
+def test_background_rule_drops_the_sticky_region_keeps_the_true_peak():
+    t, c = _sample()
+    alone = predict_peaks(t, penalty=1000.0)
+    segs = peakseg(c, 1000.0).segments
+    with_control = predict_peaks(control_background(t, c, segs), penalty=1000.0)
+    spans = lambda p: list(zip(p["chromStart"], p["chromEnd"]))  # noqa: E731
+    assert any(s <= 100_000 < e for s, e in spans(alone))  # the sticky region, no control
+    assert spans(with_control) == [(50_000, 50_500)]  # the true peak alone
+
+
+def test_filter_rule_marks_peaks_overlapping_a_control_peak():
+    peaks = pd.DataFrame({"chrom": ["chr1", "chr1", "chr2"], "chromStart": [10, 100, 100],
+                          "chromEnd": [20, 200, 200]})
+    ctrl = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [20, 199],
+                         "chromEnd": [50, 300]})
+    # touching (20) is no overlap; 199-200 is one base of overlap; chr2 has no control peak
+    assert mark_control_peaks(peaks, ctrl)["control_up"].tolist() == [False, True, False]
+
+
+def test_control_of_shared_and_paired_and_mismatched():
+    assert control_of(["a", "b"], ["c"]) == {"a": "c", "b": "c"}
+    with pytest.raises(ValueError, match="one per treatment"):
+        control_of(["a", "b", "d"], ["c1", "c2"])
+
+
+def _write(table, path):
+    table.to_csv(path, sep="\t", header=False, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("rule", ["background", "filter"])
+def test_peaks_command_with_a_control_drops_the_sticky_region(tmp_path, rule):
+    t, c = _sample()
+    tf, cf = _write(t, tmp_path / "t.bedGraph"), _write(c, tmp_path / "c.bedGraph")
+    out = tmp_path / f"{rule}.bed"
+    assert main(["peaks", tf, "--control", cf, "--control-rule", rule, "--penalty", "1000",
+                 "--out", str(out), "-q"]) == 0
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert [(int(r[1]), int(r[2])) for r in rows] == [(50_000, 50_500)]
+
+
+def test_peaks_command_without_a_control_is_unchanged(tmp_path):
+    t, _ = _sample()
+    tf = _write(t, tmp_path / "t.bedGraph")
+    out = tmp_path / "p.bed"
+    assert main(["peaks", tf, "--penalty", "1000", "--out", str(out), "-q"]) == 0
+    expected = predict_peaks(t, penalty=1000.0)
+    rows = [line.split("\t")[:3] for line in out.read_text().splitlines()]
+    assert rows == [[c, str(s), str(e)] for c, s, e in
+                    expected[["chrom", "chromStart", "chromEnd"]].itertuples(index=False)]
+
+
+def test_control_sheet_and_control_column_name_each_samples_control(tmp_path):
+    t, c = _sample()
+    t2, _ = _sample(seed=2)
+    table = pd.concat([t.assign(sample_id="T1", control="C"),
+                       t2.assign(sample_id="T2", control="C"),
+                       c.assign(sample_id="C", control="")], ignore_index=True)
+    csv = tmp_path / "coverage.csv"
+    table[["sample_id", "chrom", "chromStart", "chromEnd", "count", "control"]].to_csv(
+        csv, index=False)
+    out = tmp_path / "by_column"
+    assert main(["peaks", str(csv), "--penalty", "1000", "--out", str(out), "-q"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["T1.bed", "T2.bed"]  # C: a control
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("sample_id,control\nT1,C\nT2,C\n")
+    plain = tmp_path / "plain.csv"
+    table.drop(columns="control").to_csv(plain, index=False)
+    out2 = tmp_path / "by_sheet"
+    assert main(["peaks", str(plain), "--control-sheet", str(sheet), "--penalty", "1000",
+                 "--out", str(out2), "-q"]) == 0
+    for name in ("T1.bed", "T2.bed"):
+        assert (out / name).read_text() == (out2 / name).read_text()
+        rows = [line.split("\t") for line in (out / name).read_text().splitlines()]
+        assert not [r for r in rows if int(r[1]) < 101_500 and int(r[2]) > 100_000]
+
+
+def test_a_control_that_is_neither_sample_nor_file_is_named(tmp_path, capsys):
+    t, _ = _sample()
+    tf = _write(t, tmp_path / "t.bedGraph")
+    assert main(["peaks", tf, "--control", str(tmp_path / "nope.bedGraph"), "--penalty",
+                 "1000", "--out", str(tmp_path / "p.bed"), "-q"]) == 1
+    assert "nope.bedGraph" in capsys.readouterr().err
+
+
+def _labeled_folder(tmp_path):
+    t, c = _sample()
+    t2, _ = _sample(seed=2)
+    d = tmp_path / "labeled"
+    d.mkdir()
+    table = pd.concat([t.assign(sample_id="T1"), t2.assign(sample_id="T2"),
+                       c.assign(sample_id="C")], ignore_index=True)
+    table[["sample_id", "chrom", "chromStart", "chromEnd", "count"]].to_csv(
+        d / "coverage.csv", index=False)
+    # the sticky region labeled noPeaks, the true peak peakStart, in both treatments
+    (d / "labels.csv").write_text(
+        "sample_id,chrom,chromStart,chromEnd,annotation\n"
+        "T1,chr1,99000,103000,noPeaks\nT1,chr1,49000,50300,peakStart\n"
+        "T2,chr1,99000,103000,noPeaks\nT2,chr1,49000,50300,peakStart\n")
+    return d
+
+
+def test_learn_with_a_control_evaluates_the_treatments_with_their_background(tmp_path):
+    from penlearn.datasets.peaks import load_peak_folder
+
+    d = _labeled_folder(tmp_path)
+    plain = load_peak_folder(d)
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("sample_id,control\nT1,C\nT2,C\n")
+    import argparse
+
+    from penlearn.cli._controls import apply_controls
+    from penlearn.cli.peaks import control_segments
+
+    args = argparse.Namespace(control=None, control_sheet=str(sheet),
+                              control_rule="background", penalty=1000.0, log_penalty=None,
+                              model=None, broad=False, command="learn")
+    with_c = load_peak_folder(d, coverage_map=lambda cov: apply_controls(
+        cov, args, lambda m: None, lambda c: control_segments(args, c, lambda m: None))[:2])
+    # the same windows and features (of the treatments' counts), other error functions
+    assert list(with_c.inputs.index) == list(plain.inputs.index)
+    pd.testing.assert_frame_equal(with_c.inputs, plain.inputs)
+    assert not with_c.evaluation.equals(plain.evaluation)
+    assert main(["learn", str(d), "--control-sheet", str(sheet), "--model", "constant",
+                 "--out", str(tmp_path / "m.json"), "--no-cache", "-q"]) == 0
+
+
+def test_labeled_raw_coverage_without_a_control_gives_the_peaks_of_before(tmp_path):
+    """Mono27ac (labeled raw coverage, no control): the BED file at λ = 5000 is byte for
+    byte the one main (86d757c, without control samples) writes."""
+    cov = need(DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz")
+    out = tmp_path / "mono.bed"
+    assert main(["peaks", str(cov), "--penalty", "5000", "--out", str(out), "-q"]) == 0
+    assert hashlib.md5(out.read_bytes()).hexdigest() == "5f459fa2bef300545503207b82ae2c1c"
