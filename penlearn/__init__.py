@@ -87,12 +87,15 @@ from penlearn.line_search import (
     line_search_lines,
 )
 from penlearn.report import roc_change_report
+from penlearn.label import LabelPage, label_page
 from penlearn.tune import SupervisedPenalty, detector_path
 from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 
 __version__ = package_version()
 
 __all__ = [
+    "LabelPage",
+    "label_page",
     "SupervisedPenalty",
     "detector_path",
     "predict_peaks",

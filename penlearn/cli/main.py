@@ -22,6 +22,7 @@ from penlearn.cli import (
     errors,
     hub,
     joint,
+    label,
     learn,
     peaks,
     predict,
@@ -34,8 +35,8 @@ from penlearn.cli._common import _Parser, _warning_printer, error_exit
 from penlearn.cli._workers import check_worker_arguments
 
 #: The command modules, in the order ``penlearn --help`` lists them.
-COMMANDS = (demo, segment, learn, predict, peaks, callpeak, joint, errors, hub, propose,
-            pretrain, report)
+COMMANDS = (demo, segment, learn, predict, peaks, callpeak, joint, errors, hub, label,
+            propose, pretrain, report)
 
 DEBUG_HELP = ("on an error, show Python's traceback (default: one line on stderr: exit 1 "
               "on bad input, 70 on a bug in penlearn)")

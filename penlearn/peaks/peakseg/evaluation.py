@@ -54,6 +54,7 @@ from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import (
     BACKGROUND,
     COVERAGE_COLUMNS,
+    PeakSegPath,
     check_coverage,
     check_tmpdir,
     peakseg,
@@ -61,7 +62,8 @@ from penlearn.peaks.peakseg.solver import (
 )
 
 __all__ = ["DEFAULT_MAX_PEAKS", "EVALUATION_COLUMNS", "evaluation_bounds",
-           "peak_error_functions", "predict_peaks", "window_error_functions"]
+           "path_error_functions", "peak_error_functions", "predict_peaks",
+           "window_error_functions"]
 
 #: Default bound of each (sample, window)'s path: models with at most this many peaks.
 #: Chosen so that the bound lies well below every label's minimum-error interval in
@@ -146,20 +148,42 @@ def window_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     ([0], True)
     """
     lab = check_peak_labels(labels)
+    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir,
+                        on_solve=on_solve)
+    return path_error_functions(path, lab, sequence_id=sequence_id)
+
+
+def path_error_functions(path: PeakSegPath, labels: pd.DataFrame, *,
+                         sequence_id: str = "window") -> pd.DataFrame:
+    """The error functions of labels on a path of peak models already computed: the
+    rows of :func:`window_error_functions` without solving anything (a labeling page
+    keeps each window's path and re-counts the errors when the labels change).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> path = peakseg_path(cov)
+    >>> lab = pd.DataFrame({"chrom": ["chr1"], "chromStart": [15], "chromEnd": [25],
+    ...                     "annotation": ["peakStart"]})
+    >>> path_error_functions(path, lab)[["peaks", "errors"]].values.tolist()
+    [[0, 1], [1, 0]]
+    """
+    lab = check_peak_labels(labels)
     codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
     l_start = lab["chromStart"].to_numpy(np.int64)
     l_end = lab["chromEnd"].to_numpy(np.int64)
     l_code = np.array([codes[a] for a in lab["annotation"]], dtype=np.int64)
-
-    path = peakseg_path(coverage, max_peaks=max_peaks, gaps=gaps, tmpdir=tmpdir,
-                        on_solve=on_solve)
     segs = path.segments
+    segs = segs[segs["status"] == "peak"]
+    k = segs["peaks"].to_numpy(np.int64)
+    order = np.argsort(k, kind="stable")  # each model's peaks: one slice, in genome order
+    k, starts = k[order], segs["chromStart"].to_numpy(np.int64)[order]
+    ends = segs["chromEnd"].to_numpy(np.int64)[order]
     rows = []
     for m in path.models.itertuples(index=False):
-        peaks = segs[(segs["peaks"] == m.peaks) & (segs["status"] == "peak")]
-        tp, ptp, fp, pfp = peak_label_counts(peaks["chromStart"].to_numpy(np.int64),
-                                             peaks["chromEnd"].to_numpy(np.int64),
-                                             l_start, l_end, l_code)
+        a, b = np.searchsorted(k, [m.peaks, m.peaks + 1])
+        tp, ptp, fp, pfp = peak_label_counts(starts[a:b], ends[a:b], l_start, l_end, l_code)
         fn = ptp - tp
         rows.append((sequence_id, m.min_log_lambda, m.max_log_lambda, int(fp.sum()),
                      int(pfp.sum()), int(fn.sum()), int(ptp.sum()), len(lab),

@@ -1,0 +1,126 @@
+"""The command ``label``: the labeling page in the browser (:mod:`penlearn.label`).
+
+``penlearn label COVERAGE... --labels labels.csv`` serves the page on 127.0.0.1, prints its
+URL (with a random token, as Jupyter does) and opens the browser; it serves until Ctrl-C.
+Every label is written to ``--labels`` at once (atomically), so stopping the command, or
+killing it, loses nothing; the same command later resumes.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from penlearn.atomic_files import check_output
+from penlearn.cli._common import _load_model, _Reporter, non_negative_int
+from penlearn.label.server import LabelServer
+from penlearn.label.state import LabelState
+from penlearn.label.windows import DEFAULT_WINDOW_BASES
+from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.peakseg._store import warm
+from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
+
+__all__ = ["cmd_label", "register"]
+
+
+def _positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise ValueError(f"must be >= 1, got {text}")
+    return value
+
+
+def _check_labels_path(labels: Path, coverage: list[str]) -> None:
+    """The labels file is written: it must not be a coverage file or a folder."""
+    if labels.is_dir():
+        raise ValueError(f"--labels {labels} is a folder: give the labels file (it is "
+                         "created if absent)")
+    inputs = []
+    for c in coverage:
+        p = Path(c)
+        inputs += [f for _, f in coverage_files(p)] if p.is_dir() else [p]
+    for p in inputs:
+        if p.resolve() == labels.resolve():
+            raise ValueError(f"--labels {labels} is a coverage input: give another file")
+    if not labels.parent.is_dir():
+        raise ValueError(f"--labels {labels}: its folder {labels.parent} does not exist")
+
+
+def cmd_label(args) -> int:
+    labels = Path(args.labels)
+    _check_labels_path(labels, args.coverage)
+    out = None if args.out is None else Path(args.out)
+    if out is not None:
+        check_output(out, directory=False, force=args.force,
+                     inputs=[*args.coverage, labels, args.model])
+    report = _Reporter(args.quiet)
+    model = None if args.model is None else _load_model(args.model, task="peaks")
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"penlearn label: warning: listening on {args.host}: anyone who reaches this "
+              "address and has the URL's token can read the coverage and change the labels",
+              file=sys.stderr)
+    warm(say=not args.quiet)  # compiled before the page asks for peaks
+    paths = args.coverage[0] if len(args.coverage) == 1 else list(args.coverage)
+    coverage = read_coverage(paths, progress=not args.quiet)
+    report(f"windows of at most {args.window_size:,} bases, peaks of the "
+           f"{'given' if model is not None else 'shipped zero-label'} model")
+    state = LabelState(coverage, labels, model=model, model_out=out,
+                       window_bases=args.window_size, max_peaks=args.max_peaks)
+    if len(state.labels):
+        report(f"resuming: {len(state.labels)} labels in {labels}")
+    server = LabelServer(state, host=args.host, port=args.port,
+                         start_window=state.resume_window())
+    state.prepare(server.start_window)
+    print(f"penlearn label: {len(state.samples)} samples, {len(state.windows)} windows; "
+          f"labels are saved to {labels}"
+          + (f", the model to {out}" if out is not None else "")
+          + "\npenlearn label: open this URL (Ctrl-C stops the server):\n"
+          f"    {server.url}", flush=True)
+    if not args.no_browser:
+        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("penlearn label: stopped; every label is in " + str(labels), file=sys.stderr)
+    finally:
+        server.server_close()
+        state.close()
+    return 0
+
+
+def register(add) -> None:
+    """``penlearn label``: its subparser (``add(name, help, handler)``) and arguments."""
+    p = add("label", "label peaks in the browser: a local page shows one window of the "
+            "coverage at a time in igv.js; select a region on the ruler (shift-drag) and "
+            "press n (noPeaks), s (peakStart), e (peakEnd) or p (peaks); each label is "
+            "saved to --labels, the penalty re-learned and the peaks redrawn at once",
+            cmd_label, force_help="replace an existing --out model file")
+    p.add_argument("coverage", nargs="+", metavar="COVERAGE",
+                   help="bedGraph / bigWig / BAM files (one per sample), a coverage.csv "
+                   "with sample_id, or a folder of them (as penlearn peaks)")
+    p.add_argument("--labels", required=True, metavar="LABELS.csv",
+                   help="the labels file: read if it exists (the page resumes), written "
+                   "atomically after every change (sample_id, chrom, chromStart, chromEnd, "
+                   "annotation: what penlearn learn and penlearn errors read)")
+    p.add_argument("--model", default=None, metavar="MODEL.json",
+                   help="the model before any label (default: the shipped zero-label "
+                   "model); labels then re-learn from the shipped model, as penlearn learn")
+    p.add_argument("--out", default=None, metavar="MODEL.json",
+                   help="where the page's 'Save model' button writes the learned model "
+                   "(what penlearn learn writes; without --out the button is off)")
+    p.add_argument("--window-size", type=_positive_int, default=DEFAULT_WINDOW_BASES,
+                   metavar="BASES",
+                   help="longest window shown at a time (default: %(default)s)")
+    p.add_argument("--max-peaks", type=non_negative_int, default=DEFAULT_MAX_PEAKS,
+                   metavar="K",
+                   help="bound of each window's path of peak models, computed once per "
+                   "window shown (default: %(default)s, as penlearn learn)")
+    p.add_argument("--port", type=non_negative_int, default=0,
+                   help="port to listen on (default: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: %(default)s, this machine only; "
+                   "another address is warned about)")
+    p.add_argument("--no-browser", action="store_true",
+                   help="print the URL only, do not open a browser")

@@ -1,0 +1,438 @@
+"""What the labeling page holds: the coverage cut into windows, each window's path of
+peak models, the labels (one file, written atomically on every change) and the penalty
+model re-learned from them.
+
+A window's path of PeakSeg models (:func:`~penlearn.peaks.peakseg.solver.peakseg_path`,
+penalty → peaks) is computed once, when the window is first shown; a label then only
+re-counts errors on the paths (:func:`~penlearn.peaks.peakseg.evaluation.path_error_functions`),
+re-learns the penalty (``learn_penalty(..., prior=the shipped model)``: with few labels its
+level shifted to them, with more the learners of ``model="auto"``; as ``penlearn learn``
+does) and picks each sample's model on its path: nothing is solved again.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from penlearn.atomic_files import write_text_atomic
+from penlearn.label.learning import full_refit, quick_refit, rankable
+from penlearn.label.windows import (
+    DEFAULT_WINDOW_BASES,
+    next_window,
+    page_windows,
+    window_coverage,
+    window_ids,
+)
+from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
+from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
+from penlearn.peaks.peakseg.features import coverage_features
+from penlearn.peaks.peakseg.labels import peak_label_counts
+from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
+from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
+
+__all__ = ["LABEL_FILE_COLUMNS", "LabelState", "read_label_file"]
+
+#: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
+LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
+_UNDO = 200  # changes kept for undo
+#: Seconds the background learner waits after a change (a later change makes it skip).
+LEARN_DELAY = 0.5
+
+
+def read_label_file(path: Path, samples) -> pd.DataFrame:
+    """The labels of ``path`` (absent: none) as :data:`LABEL_FILE_COLUMNS`; a label
+    without ``sample_id`` holds for every sample, one row each.
+
+    Examples
+    --------
+    >>> read_label_file(Path("no-such-labels.csv"), ["a"]).shape
+    (0, 5)
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return pd.DataFrame({c: pd.Series(dtype=object if c in ("sample_id", "chrom",
+                                                                 "annotation") else np.int64)
+                             for c in LABEL_FILE_COLUMNS})
+    lab = read_peak_labels(path)
+    if "sample_id" not in lab.columns:
+        lab = pd.concat([lab.assign(sample_id=str(s)) for s in samples], ignore_index=True)
+    lab = lab.assign(sample_id=lab["sample_id"].astype(str), chrom=lab["chrom"].astype(str))
+    return _sorted(lab[LABEL_FILE_COLUMNS])
+
+
+def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
+    lab = lab.astype({"sample_id": object, "chrom": object, "chromStart": np.int64,
+                      "chromEnd": np.int64, "annotation": object})
+    return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
+        .reset_index(drop=True)
+
+
+def _label_text(lab: pd.DataFrame) -> str:
+    return lab[LABEL_FILE_COLUMNS].to_csv(index=False, lineterminator="\n")
+
+
+class LabelState:
+    """The page's data and model (thread safe: every change under one lock).
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``sample_id, chrom, chromStart, chromEnd, count`` (a table without ``sample_id``
+        is one sample, ``"sample"``).
+    labels_path : path
+        The labels file, read if it exists (resume) and rewritten on every change.
+    model : PenaltyModel, optional
+        The starting model (default: the shipped zero-label model).
+    window_bases : int
+        Longest page window (:func:`~penlearn.label.windows.page_windows`).
+    max_peaks : int
+        Bound of each (sample, window)'s path of peak models.
+    model_out : path, optional
+        Where "Save model" writes.
+    """
+
+    def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
+                 window_bases: int = DEFAULT_WINDOW_BASES,
+                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+        if "sample_id" not in coverage.columns:
+            coverage = coverage.assign(sample_id="sample")
+        coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
+        self.samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+        self.windows = page_windows(coverage, window_bases)
+        self.ids = window_ids(self.samples, self.windows)
+        self.ids_by = {(r.sample_id, r.window): r.sequence_id
+                       for r in self.ids.itertuples(index=False)}
+        self.cov = window_coverage(coverage, self.windows)
+        have = self.ids[[(r.sample_id, r.window) in self.cov
+                         for r in self.ids.itertuples(index=False)]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # log of 0 features of empty windows
+            self.features = coverage_features(
+                coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
+                                "sequence_id"]])
+        self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        self.labels_path = Path(labels_path)
+        self.model_out = None if model_out is None else Path(model_out)
+        self.max_peaks = max_peaks
+        self.pretrained = load_pretrained()
+        self.start_model = model
+        self.lock = threading.RLock()
+        self._paths: dict = {}
+        self._path_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="penlearn-paths")
+        self._solved: dict = {}
+        self._undo: list[pd.DataFrame] = []
+        self._seen: set[int] = set()
+        self._errors: dict = {}
+        self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
+        self._learning = None
+        self.model_version = 0
+        self.base_model = model if rankable(model) else load_pretrained().model
+        self.version = 0
+        self.labels = read_label_file(self.labels_path, self.samples)
+        self._file_key = self._stat()
+        self.refit()
+
+    # -- labels --------------------------------------------------------------------------
+    def _stat(self):
+        try:
+            st = self.labels_path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _reread_if_changed(self) -> None:
+        """Another writer (a second page on the same file) changed it: take its labels
+        as the base of this change (changes are operations, not whole tables)."""
+        key = self._stat()
+        if key != self._file_key:
+            self.labels = read_label_file(self.labels_path, self.samples)
+            self._file_key = key
+
+    def _write(self, lab: pd.DataFrame) -> None:
+        write_text_atomic(self.labels_path, _label_text(lab))
+        self._undo.append(self.labels)
+        del self._undo[:-_UNDO]
+        self.labels = lab
+        self._file_key = self._stat()
+        self.version += 1
+
+    def window_of_region(self, chrom: str, start: int, end: int) -> int:
+        """The index of the page window that holds ``[start, end)`` (ValueError if none)."""
+        w = self.windows
+        inside = np.flatnonzero((w["chrom"].to_numpy() == chrom)
+                                & (w["chromStart"].to_numpy() <= start)
+                                & (w["chromEnd"].to_numpy() >= end))
+        if len(inside) == 0:
+            raise ValueError(f"{chrom}:{start}-{end} is not inside one window of the page")
+        return int(inside[0])
+
+    def add_label(self, chrom: str, start: int, end: int, annotation: str, samples) -> int:
+        """Label ``[start, end)`` of ``samples`` with ``annotation``; labels of those
+        samples overlapping it are replaced. Returns the number of labels written."""
+        if annotation not in PEAK_ANNOTATIONS:
+            raise ValueError(f"annotation must be one of {list(PEAK_ANNOTATIONS)}, got "
+                             f"{annotation!r}")
+        if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start < end:
+            raise ValueError("start and end must be integers with 0 <= start < end")
+        bad = [s for s in samples if s not in self.samples]
+        if bad or not samples:
+            raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
+        self.window_of_region(chrom, start, end)
+        with self.lock:
+            self._reread_if_changed()
+            lab = self.labels
+            over = (lab["sample_id"].isin(samples) & (lab["chrom"] == chrom)
+                    & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
+            new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
+                                "chromStart": start, "chromEnd": end,
+                                "annotation": annotation})
+            self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)))
+            self.refit()
+            return len(new)
+
+    def delete_label(self, sample: str, chrom: str, start: int, end: int) -> int:
+        """Delete the label of ``sample`` at exactly ``[start, end)``; returns 0 or 1."""
+        with self.lock:
+            self._reread_if_changed()
+            lab = self.labels
+            hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
+                   & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
+            if not hit.any():
+                return 0
+            self._write(lab[~hit].reset_index(drop=True))
+            self.refit()
+            return 1
+
+    def undo(self) -> bool:
+        """Go back to the labels before the last change (False: nothing to undo)."""
+        with self.lock:
+            if not self._undo:
+                return False
+            before = self._undo.pop()
+            write_text_atomic(self.labels_path, _label_text(before))
+            self.labels = before
+            self._file_key = self._stat()
+            self.version += 1
+            self.refit()
+            return True
+
+    # -- paths and peaks ------------------------------------------------------------------
+    def _future(self, key):
+        with self._path_lock:
+            if key not in self._paths:
+                cov = self.cov.get(key)
+                self._paths[key] = self._pool.submit(
+                    lambda: None if cov is None else peakseg_path(cov, max_peaks=self.max_peaks))
+            return self._paths[key]
+
+    def path(self, sample: str, window: int):
+        """The path of peak models of a (sample, window), computed once (None: no rows)."""
+        return self._future((sample, window)).result()
+
+    def prepare(self, window: int) -> None:
+        """Start computing the paths of a window's samples in the background."""
+        for s in self.samples:
+            self._future((s, window))
+
+    def has_path(self, window: int) -> bool:
+        """Whether every path of the window is computed."""
+        return all((s, window) in self._paths and self._paths[(s, window)].done()
+                   for s in self.samples)
+
+    def close(self) -> None:
+        """Stop the background computations (those running finish)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._learner.shutdown(wait=False, cancel_futures=True)
+
+    def peaks(self, sample: str, window: int) -> pd.DataFrame:
+        """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
+        the path's model at its log λ (a solve at that λ only before the path is
+        computed or below its bound)."""
+        cov = self.cov.get((sample, window))
+        if cov is None:
+            return pd.DataFrame({"chromStart": [], "chromEnd": []}, dtype=np.int64)
+        ll = float(self.log_lambda[self.ids_by[(sample, window)]])
+        fut = self._paths.get((sample, window))
+        path = fut.result() if fut is not None and fut.done() else None
+        m = path.models if path is not None else pd.DataFrame(
+            {"min_log_lambda": [], "max_log_lambda": [], "peaks": []})
+        hit = m[(m["min_log_lambda"] <= ll) & (ll < m["max_log_lambda"])]
+        if len(hit):
+            k = int(hit["peaks"].iloc[0])
+            segs = path.segments
+            segs = segs[(segs["peaks"] == k) & (segs["status"] == "peak")]
+        else:  # path not computed yet, or below its bound: one solve, kept
+            key = (sample, window, ll)
+            if key not in self._solved:
+                self._solved[key] = peakseg(cov, math.exp(ll)).peaks
+            segs = self._solved[key]
+        return segs[["chromStart", "chromEnd"]].reset_index(drop=True)
+
+    # -- learning ---------------------------------------------------------------------------
+    def learn_labels(self) -> pd.DataFrame:
+        """The labels inside one window, with the window index (the others are shown but
+        not learned from)."""
+        lab = self.labels
+        w = self.windows
+        win = np.full(len(lab), -1)
+        for i, r in enumerate(lab.itertuples(index=False)):
+            inside = np.flatnonzero((w["chrom"].to_numpy() == r.chrom)
+                                    & (w["chromStart"].to_numpy() <= r.chromStart)
+                                    & (w["chromEnd"].to_numpy() >= r.chromEnd))
+            win[i] = inside[0] if len(inside) else -1
+        return lab.assign(window=win)
+
+    def evaluation(self) -> pd.DataFrame:
+        """The error functions of every labeled (sample, window), from the kept paths."""
+        lab = self.learn_labels()
+        lab = lab[lab["window"] >= 0]
+        parts = []
+        for (sid, i), g in lab.groupby(["sample_id", "window"], sort=True):
+            if (sid, int(i)) not in self.cov:
+                continue
+            key = (sid, int(i), tuple(map(tuple, g[LABEL_FILE_COLUMNS[2:]].to_numpy())))
+            if key not in self._errors:  # only the (sample, window)s whose labels changed
+                self._errors[key] = path_error_functions(
+                    self.path(sid, int(i)), g, sequence_id=self.ids_by[(sid, int(i))])
+            parts.append(self._errors[key])
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+    def refit(self) -> None:
+        """Re-learn from the labels so far: at once the quick refit (the current ranking,
+        its level shifted to the labels), then in the background what ``penlearn learn``
+        learns (:mod:`penlearn.label.learning`); its model replaces the quick one if no
+        label changed meanwhile (``model_version`` counts the models)."""
+        with self.lock:
+            ev = self.evaluation()
+            self.evaluation_ = ev
+            if len(ev) == 0:
+                self._set_model(self.start_model, "the shipped zero-label model"
+                                if self.start_model is None else "the given model")
+                return
+            model = quick_refit(self.base_model, self.features, ev)
+            self._set_model(model, model.describe())
+            version = self.version
+            self._learning = self._learner.submit(self._learn, version, ev)
+
+    def _learn(self, version: int, ev: pd.DataFrame) -> None:
+        time.sleep(LEARN_DELAY)  # labels often come in bursts: learn after the last one
+        if version != self.version:
+            return  # a later change queued its own
+        model = full_refit(self.features, ev, self.pretrained.model)
+        with self.lock:
+            if version != self.version:
+                return
+            if rankable(model):
+                self.base_model = model
+            self._set_model(model, model.describe())
+
+    def _set_model(self, model, note: str) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # clipped features: said in the docs
+            if model is None:
+                ll = predict_log_lambda(self.features, self.pretrained)
+            else:
+                ll = pd.Series(model.predict(self.features), index=self.features.index)
+        self.model, self.model_note, self.log_lambda = model, note, ll
+        self.model_version += 1
+
+    def wait_learning(self, timeout: float | None = None) -> None:
+        """Wait for the background learner (its model is then the page's)."""
+        fut = self._learning
+        if fut is not None:
+            fut.result(timeout)
+
+    def save_model(self) -> Path:
+        """Write what ``penlearn learn`` learns from the labels so far (the background
+        learner's model, waited for) where ``model_out`` says."""
+        if self.model_out is None:
+            raise ValueError("no model file was given (penlearn label --out MODEL.json)")
+        self.wait_learning()
+        with self.lock:
+            model = self.model if self.model is not None else self.pretrained.model
+            model.save(self.model_out)
+        return self.model_out
+
+    # -- the page's view ---------------------------------------------------------------------
+    def label_status(self, sample: str, window: int, lab: pd.DataFrame,
+                     peaks: pd.DataFrame) -> list[str]:
+        """``correct`` / ``FP`` / ``FN`` of each label of ``lab`` under ``peaks``."""
+        if len(lab) == 0:
+            return []
+        codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
+        tp, ptp, fp, _ = peak_label_counts(
+            peaks["chromStart"].to_numpy(np.int64), peaks["chromEnd"].to_numpy(np.int64),
+            lab["chromStart"].to_numpy(np.int64), lab["chromEnd"].to_numpy(np.int64),
+            np.array([codes[a] for a in lab["annotation"]], dtype=np.int64))
+        return ["FP" if f > 0 else "FN" if p - t > 0 else "correct"
+                for t, p, f in zip(tp, ptp, fp)]
+
+    def view(self, window: int, coverage: bool = True) -> dict:
+        """Everything the page draws of one window (JSON-ready; ``coverage=False``: the
+        coverage rows left out, for a redraw after a label)."""
+        if not 0 <= window < len(self.windows):
+            raise ValueError(f"window must be in 0..{len(self.windows) - 1}")
+        w = self.windows.iloc[window]
+        chrom, a, b = str(w["chrom"]), int(w["chromStart"]), int(w["chromEnd"])
+        with self.lock:
+            lab = self.labels
+            samples = []
+            errors = 0
+            for s in self.samples:
+                cov = self.cov.get((s, window))
+                pk = self.peaks(s, window)
+                la = lab[(lab["sample_id"] == s) & (lab["chrom"] == chrom)
+                         & (lab["chromStart"] < b) & (lab["chromEnd"] > a)]
+                status = self.label_status(s, window, la, pk)
+                errors += sum(x != "correct" for x in status)
+                sid = self.ids_by[(s, window)]
+                samples.append({
+                    "id": s,
+                    "log_lambda": float(self.log_lambda[sid]) if sid in self.log_lambda
+                    else None,
+                    "coverage": [] if cov is None or not coverage else
+                    cov[["chromStart", "chromEnd", "count"]].to_numpy().tolist(),
+                    "peaks": pk.to_numpy().tolist(),
+                    "labels": [[int(r.chromStart), int(r.chromEnd), r.annotation, st]
+                               for r, st in zip(la.itertuples(index=False), status)]})
+            labeled = sorted({int(i) for i in self.learn_labels()["window"] if i >= 0})
+            self.prepare(window)
+            return {"window": {"index": window, "chrom": chrom, "start": a, "end": b,
+                               "count": len(self.windows)},
+                    "samples": samples, "version": self.version,
+                    "model": self.model_note, "errors": errors,
+                    "labels": len(lab), "labeled_windows": labeled,
+                    "undo": len(self._undo) > 0, "model_version": self.model_version}
+
+    def next_window(self, current: int) -> int | None:
+        """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)
+        among those neither labeled nor left by "Next" before (None: none left)."""
+        with self.lock:
+            self._seen.add(int(current))
+            labeled = {int(i) for i in self.learn_labels()["window"] if i >= 0}
+            labeled |= self._seen  # left by "Next": not proposed again this session
+            model = self.model if self.model is not None else self.pretrained.model
+            cols = [c for c, v in getattr(model, "coef_", pd.Series(dtype=float)).items()
+                    if v != 0]
+        return next_window(self.features, self.window_of, labeled, current, cols)
+
+    def resume_window(self) -> int:
+        """Where a reopened page starts: the last window (genome order) holding a label,
+        else the first."""
+        win = [int(i) for i in self.learn_labels()["window"] if i >= 0]
+        return max(win) if win else 0
+
+    def chrom_sizes(self) -> dict[str, int]:
+        """Each chromosome's extent in the coverage (the page's reference: names and
+        lengths only, no sequence)."""
+        return {str(c): int(g["chromEnd"].max())
+                for c, g in self.windows.groupby("chrom", sort=False)}

@@ -1,0 +1,281 @@
+// penlearn label: the page. igv.js draws one window at a time; this script asks the
+// server (same origin, token in a cookie) for the window's coverage, peaks and labels,
+// turns igv.js regions of interest into labels, and redraws after every change.
+"use strict";
+
+const COLORS = {  // the UCSC hub colours of penlearn.peaks.formats.hub.LABEL_COLORS
+  noPeaks: "rgb(246,244,191)", peakStart: "rgb(255,175,175)",
+  peakEnd: "rgb(255,76,76)", peaks: "rgb(164,69,238)",
+};
+const ERROR_COLORS = {FP: "rgb(214,39,40)", FN: "rgb(31,119,180)"};
+const KEYS = {n: "noPeaks", s: "peakStart", e: "peakEnd", p: "peaks"};
+
+const page = {
+  browser: null, samples: [], windows: 0, current: 0, view: null, roi: null,
+  busy: false, timings: [], loads: 0, errors: [],
+};
+window.penlearn = page;  // read by the tests (timings, view, loads)
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  };
+  const res = await fetch(path, {credentials: "same-origin", ...opts});
+  const data = await res.json();
+  if (!res.ok) throw new Error(data.error || res.statusText);
+  return data;
+}
+
+function say(text, cls) {
+  const el = document.getElementById("selection");
+  el.textContent = text;
+  el.className = cls || "";
+}
+
+function trackConfigs(view, parts) {
+  const w = view.window;
+  const out = [];
+  view.samples.forEach((s, i) => {
+    if (parts.includes("coverage")) {
+      out.push({
+        type: "wig", name: `${s.id} coverage`, order: 10 * i, height: 50, color: "#555",
+        autoscale: true, removable: false,
+        features: s.coverage.map(([a, b, c]) => ({chr: w.chrom, start: a, end: b, value: c})),
+      });
+    }
+    if (parts.includes("peaks")) {
+      out.push({
+        type: "annotation", name: `${s.id} peaks`, order: 10 * i + 1, height: 18,
+        displayMode: "COLLAPSED", color: "#1f77b4", removable: false,
+        features: s.peaks.map(([a, b]) => ({chr: w.chrom, start: a, end: b, name: "peak"})),
+      });
+    }
+    if (parts.includes("labels")) {
+      const feats = [];
+      for (const [a, b, ann, st] of s.labels) {
+        feats.push({chr: w.chrom, start: a, end: b, name: ann, color: COLORS[ann],
+                    sample: s.id, annotation: ann, status: st});
+        if (st !== "correct") {  // a second row: the error, coloured
+          feats.push({chr: w.chrom, start: a, end: b, name: st, color: ERROR_COLORS[st],
+                      sample: s.id, annotation: ann, status: st});
+        }
+      }
+      out.push({
+        type: "annotation", name: `${s.id} labels`, order: 10 * i + 2, height: 56,
+        displayMode: "EXPANDED", expandedRowHeight: 22, removable: false, features: feats,
+      });
+    }
+  });
+  return out;
+}
+
+async function replaceTracks(view, parts) {
+  const names = new Set(trackConfigs(view, parts).map(c => c.name));
+  for (const t of page.browser.findTracks(t => names.has(t.name))) {
+    page.browser.removeTrack(t);
+  }
+  await Promise.all(trackConfigs(view, parts).map(c => page.browser.loadTrack(c)));
+}
+
+function showStatus(view) {
+  const w = view.window;
+  document.getElementById("where").textContent =
+    `window ${w.index + 1} of ${w.count} · ${w.chrom}:${(w.start + 1).toLocaleString()}-` +
+    `${w.end.toLocaleString()} · ${view.labels} labels in ${view.labeled_windows.length} ` +
+    `window(s) · label errors in view: ${view.errors}`;
+  document.getElementById("model").textContent = `model: ${view.model}`;
+  document.getElementById("undo").disabled = !view.undo;
+}
+
+async function load(index, {keepTracks = false} = {}) {
+  const moved = !page.view || page.view.window.index !== index;
+  const redraw = keepTracks && !moved;  // the coverage is drawn already
+  const view = await api(`/api/window?i=${index}${redraw ? "&coverage=0" : ""}`);
+  page.view = view;
+  page.current = index;
+  history.replaceState(null, "", `#w=${index}`);
+  if (!redraw) {
+    page.browser.clearROIs();
+    page.roi = null;
+    await replaceTracks(view, ["coverage", "peaks", "labels"]);
+    const w = view.window;
+    await page.browser.search(`${w.chrom}:${w.start + 1}-${w.end}`);
+  } else {
+    await replaceTracks(view, ["peaks", "labels"]);
+  }
+  showStatus(view);
+  page.loads += 1;
+  document.body.dataset.loads = String(page.loads);
+  return view;
+}
+
+async function change(body, path) {
+  const t0 = performance.now();
+  await api(path, body);
+  await load(page.current, {keepTracks: true});
+  const ms = performance.now() - t0;
+  page.timings.push(ms);
+  document.getElementById("timing").textContent =
+    `· last change saved, re-learned and redrawn in ${Math.round(ms)} ms`;
+}
+
+let queue = Promise.resolve();
+function guarded(fn) {  // one change or load at a time, in order: no key is dropped
+  const run = async () => {
+    page.busy = true;
+    try {
+      await fn();
+    } catch (err) {
+      page.errors.push(String(err.message || err));
+      say(`error: ${err.message || err}`, "fp");
+    } finally {
+      page.busy = false;
+    }
+  };
+  queue = queue.then(run, run);
+  return queue;
+}
+
+function label(annotation) {
+  return guarded(async () => {
+    if (!page.roi) {
+      say("select a region first: shift-drag on the ruler", "fp");
+      return;
+    }
+    const w = page.view.window;
+    const start = Math.max(w.start, Math.round(page.roi.start));
+    const end = Math.min(w.end, Math.round(page.roi.end));
+    if (page.roi.chr !== w.chrom || end <= start) {
+      say("the region must be inside this window", "fp");
+      return;
+    }
+    const scope = document.getElementById("scope").value;
+    await change({chrom: w.chrom, start, end, annotation,
+                  samples: scope === "all" ? "all" : [scope]}, "/api/label");
+    page.browser.clearROIs();
+    page.roi = null;
+    say(`${annotation} ${w.chrom}:${start + 1}-${end} saved`);
+  });
+}
+
+function hideMenu() {
+  document.getElementById("menu").hidden = true;
+}
+
+function labelMenu(feature, x, y) {
+  const menu = document.getElementById("menu");
+  menu.innerHTML = "";
+  const title = document.createElement("div");
+  title.textContent = `${feature.sample}: ${feature.annotation} (${feature.status})`;
+  menu.appendChild(title);
+  const w = page.view.window;
+  for (const ann of Object.keys(COLORS)) {
+    if (ann === feature.annotation) continue;
+    const b = document.createElement("button");
+    b.textContent = `change to ${ann}`;
+    b.onclick = () => { hideMenu(); guarded(() => change(
+      {chrom: w.chrom, start: feature.start, end: feature.end, annotation: ann,
+       samples: [feature.sample]}, "/api/label")); };
+    menu.appendChild(b);
+  }
+  const del = document.createElement("button");
+  del.textContent = "delete";
+  del.className = "delete";
+  del.onclick = () => { hideMenu(); guarded(() => change(
+    {sample: feature.sample, chrom: w.chrom, start: feature.start, end: feature.end},
+    "/api/delete")); };
+  menu.appendChild(del);
+  const close = document.createElement("button");
+  close.textContent = "cancel";
+  close.onclick = hideMenu;
+  menu.appendChild(close);
+  menu.style.left = `${Math.min(x, window.innerWidth - 220)}px`;
+  menu.style.top = `${y}px`;
+  menu.hidden = false;
+}
+
+let lastClick = {x: 0, y: 0};
+let mouseDown = false;  // no redraw under a drag on the ruler
+document.addEventListener("mousedown", ev => {
+  lastClick = {x: ev.clientX, y: ev.clientY};
+  mouseDown = true;
+}, true);
+document.addEventListener("mouseup", () => { mouseDown = false; }, true);
+
+async function main() {
+  const st = await api("/api/state");
+  page.samples = st.samples;
+  page.windows = st.windows;
+  const scope = document.getElementById("scope");
+  for (const s of st.samples) {
+    const o = document.createElement("option");
+    o.value = s;
+    o.textContent = s;
+    scope.appendChild(o);
+  }
+  document.getElementById("save").disabled = !st.model_out;
+  const m = /#w=(\d+)/.exec(location.hash);
+  const first = m && Number(m[1]) < st.windows ? Number(m[1]) : st.start;
+  const w0 = (await api(`/api/window?i=${first}`)).window;
+  page.browser = await igv.createBrowser(document.getElementById("igv"), {
+    locus: `${w0.chrom}:${w0.start + 1}-${w0.end}`,
+    reference: {id: "penlearn", name: "coverage", format: "chromsizes",
+                fastaURL: "chrom.sizes", wholeGenomeView: false},
+    loadDefaultGenomes: false, showIdeogram: false, showCircularViewButton: false,
+    showSVGButton: false, showTrackLabels: true, tracks: [],
+  });
+  page.browser.on("roiadded", roi => {
+    page.roi = roi;
+    say(`selected ${roi.chr}:${Math.round(roi.start) + 1}-${Math.round(roi.end)}: ` +
+        "press n, s, e or p (or a button)");
+  });
+  page.browser.on("roiremoved", () => { page.roi = null; say(""); });
+  page.browser.on("trackclick", (track, data, loc, features) => {
+    if (!track.name || !track.name.endsWith(" labels") || !features || !features.length) {
+      return undefined;
+    }
+    labelMenu(features[0], lastClick.x, lastClick.y);
+    return false;
+  });
+  await load(first);
+  document.body.dataset.ready = "1";
+}
+
+document.addEventListener("keydown", ev => {
+  if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT" || ev.ctrlKey ||
+      ev.metaKey || ev.altKey) return;
+  if (KEYS[ev.key]) { label(KEYS[ev.key]); ev.preventDefault(); }
+  else if (ev.key === "u") { document.getElementById("undo").click(); }
+  else if (ev.key === "Enter") { document.getElementById("next").click(); }
+  else if (ev.key === "Escape") { hideMenu(); }
+});
+for (const b of document.querySelectorAll("button.ann")) {
+  b.addEventListener("click", () => label(b.dataset.ann));
+}
+document.getElementById("undo").onclick = () => guarded(() => change({}, "/api/undo"));
+document.getElementById("next").onclick = () => guarded(async () => {
+  const r = await api(`/api/next?from=${page.current}`);
+  if (r.next === null) { say("every window holds a label"); return; }
+  await load(r.next);
+});
+document.getElementById("prev").onclick = () => guarded(
+  () => load((page.current - 1 + page.windows) % page.windows));
+document.getElementById("save").onclick = () => guarded(async () => {
+  const r = await api("/api/save-model", {});
+  say(`model saved to ${r.saved}`);
+});
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && page.view) guarded(() => load(page.current, {keepTracks: true}));
+});
+
+// the background learner's model, when it lands: the peaks and the errors redrawn
+setInterval(() => {
+  if (page.busy || !page.view || document.hidden || mouseDown || page.roi) return;
+  api("/api/version").then(v => {
+    if (!page.busy && page.view && v.model_version !== page.view.model_version) {
+      guarded(() => load(page.current, {keepTracks: true}));
+    }
+  }).catch(() => {});
+}, 1500);
+
+main().catch(err => { page.errors.push(String(err)); say(`error: ${err}`, "fp"); });

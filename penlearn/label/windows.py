@@ -1,0 +1,172 @@
+"""The windows of the labeling page: one genomic region shown at a time, common to all
+samples, and the rule that picks the next one worth labeling.
+
+The page's windows are cut like the shipped model's training windows
+(:func:`penlearn.peaks.pretrained.default_windows`: each chromosome cut at zero-coverage
+runs of 50 kb, here over the union of the samples) and then into equal parts of at most
+``window_bases``; each (sample, window) is one labeled sequence of the learning problem.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
+from penlearn.peaks.peakseg.features import window_id
+from penlearn.peaks.pretrained import default_windows
+
+__all__ = ["DEFAULT_WINDOW_BASES", "next_window", "page_windows", "window_coverage", "window_ids"]
+
+#: Default width of a page window (bases): a few broad peaks or many sharp ones in view.
+DEFAULT_WINDOW_BASES = 200_000
+
+
+def page_windows(coverage: pd.DataFrame, window_bases: int = DEFAULT_WINDOW_BASES
+                 ) -> pd.DataFrame:
+    """The windows the page shows, in genome order: ``chrom, chromStart, chromEnd``.
+
+    Parameters
+    ----------
+    coverage : DataFrame
+        ``[sample_id,] chrom, chromStart, chromEnd, count``.
+    window_bases : int
+        Longest window; a covered stretch longer than this is cut into equal parts.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a", "a", "b"], "chrom": "chr1",
+    ...                     "chromStart": [0, 100, 50], "chromEnd": [100, 400, 300],
+    ...                     "count": [1, 2, 3]})
+    >>> page_windows(cov, 200).values.tolist()
+    [['chr1', 0, 200], ['chr1', 200, 400]]
+    """
+    if isinstance(window_bases, bool) or not isinstance(window_bases, (int, np.integer)) \
+            or window_bases < 1:
+        raise ValueError(f"window_bases must be an integer >= 1, got {window_bases!r}")
+    pieces = default_windows(coverage, max_bases=math.inf)
+    rows = []
+    for chrom, g in pieces.groupby("chrom", sort=False):
+        g = g.sort_values("chromStart")
+        merged: list[list[int]] = []
+        for a, b in zip(g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], int(b))
+            else:
+                merged.append([int(a), int(b)])
+        for a, b in merged:
+            k = max(1, math.ceil((b - a) / window_bases))
+            edges = [a + (b - a) * i // k for i in range(k + 1)]
+            rows += [(str(chrom), edges[i], edges[i + 1]) for i in range(k)]
+    return pd.DataFrame(rows, columns=["chrom", "chromStart", "chromEnd"])
+
+
+def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame
+                    ) -> dict[tuple[str, int], pd.DataFrame]:
+    """Each (sample, window)'s coverage rows, gaps filled with zeros and clipped to the
+    window: ``{(sample_id, window index): chrom, chromStart, chromEnd, count}`` (pairs
+    without a read row left out).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": [0, 150],
+    ...                     "chromEnd": [100, 400], "count": [1, 2]})
+    >>> w = window_coverage(cov, page_windows(cov, 200))
+    >>> w[("a", 0)][["chromStart", "chromEnd", "count"]].values.tolist()
+    [[0, 100, 1], [100, 150, 0], [150, 200, 2]]
+    """
+    out = {}
+    for sid, chrom, g in coverage_problems(coverage):
+        filled = fill_gaps(g[["chrom", "chromStart", "chromEnd", "count"]],
+                           name=f"coverage of sample {sid!r}, {chrom}")
+        lo = filled["chromStart"].to_numpy(np.int64)
+        hi = filled["chromEnd"].to_numpy(np.int64)
+        for i in np.flatnonzero(windows["chrom"].to_numpy() == str(chrom)):
+            a, b = int(windows["chromStart"].iat[i]), int(windows["chromEnd"].iat[i])
+            first, last = np.searchsorted(hi, a, side="right"), np.searchsorted(lo, b)
+            if first >= last:
+                continue
+            part = filled.iloc[first:last].copy()
+            part["chromStart"] = np.maximum(part["chromStart"].to_numpy(np.int64), a)
+            part["chromEnd"] = np.minimum(part["chromEnd"].to_numpy(np.int64), b)
+            out[(str(sid), int(i))] = part.reset_index(drop=True)
+    return out
+
+
+def window_ids(samples, windows: pd.DataFrame) -> pd.DataFrame:
+    """The (sample, window) table with the learning sequence ids: ``sample_id, chrom,
+    chromStart, chromEnd, window, sequence_id`` (ids of
+    :func:`~penlearn.peaks.peakseg.features.window_id`).
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [9]})
+    >>> window_ids(["a"], w)["sequence_id"].tolist()
+    ['a/chr1:0-9']
+    """
+    rows = [(str(s), str(w.chrom), int(w.chromStart), int(w.chromEnd), i,
+             window_id(s, w.chrom, w.chromStart, w.chromEnd))
+            for i, w in enumerate(windows.itertuples(index=False)) for s in samples]
+    return pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+                                       "window", "sequence_id"])
+
+
+def next_window(features: pd.DataFrame, windows_of: pd.Series, labeled, current: int,
+                columns) -> int | None:
+    """The next window worth labeling: the one the current model is least sure of.
+
+    A stand-in until ``penlearn.learn.propose_windows`` (issue 44) lands; the page calls
+    only this function, so swapping the rule in is a change here alone. The rule: among
+    the windows without a label, the one whose samples' features (the model's own
+    ``columns``, standardised) lie farthest from every labeled (sample, window) — the
+    model has seen nothing like it, so its penalty there is the least sure; with no
+    label yet, the window farthest from the mean of all windows. Ties: genome order
+    after ``current``.
+
+    Parameters
+    ----------
+    features : DataFrame
+        Feature rows of every (sample, window), indexed by sequence id.
+    windows_of : Series
+        The window index of each sequence id.
+    labeled : iterable of int
+        The windows holding a label.
+    current : int
+        The window in view (never proposed).
+    columns : list of str
+        The feature columns the current model uses (none: all finite columns).
+
+    Returns
+    -------
+    int or None
+        A window index, or None when every window holds a label.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"x": [0.0, 0.1, 5.0]}, index=["a", "b", "c"])
+    >>> next_window(f, pd.Series([0, 1, 2], index=f.index), {0}, 0, ["x"])
+    2
+    """
+    labeled = set(int(i) for i in labeled)
+    win = windows_of.reindex(features.index).to_numpy(np.int64)
+    n = int(win.max()) + 1 if len(win) else 0
+    free = [i for i in range(n) if i not in labeled and i != current]
+    if not free:
+        return None
+    cols = [c for c in columns if c in features.columns] or list(features.columns)
+    x = features[cols].to_numpy(float)
+    x = np.where(np.isfinite(x), x, np.nan)
+    keep = ~np.all(np.isnan(x), axis=0)
+    x = x[:, keep]
+    if x.shape[1] == 0:
+        return free[0]
+    mu, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+    z = np.nan_to_num((x - mu) / np.where(sd > 0, sd, 1.0))
+    ref = z[np.isin(win, list(labeled))] if labeled else np.zeros((1, z.shape[1]))
+    dist = np.sqrt(((z[:, None, :] - ref[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
+    score = pd.Series(dist).groupby(win).mean()
+    order = sorted(free, key=lambda i: (-round(float(score.get(i, 0.0)), 9),
+                                        (i - current) % n))
+    return order[0]
