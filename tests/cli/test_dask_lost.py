@@ -120,9 +120,9 @@ class _Stuck:
 
 @pytest.mark.parametrize("workers", [0, None])
 def test_watchdog_fails_pending_tasks_after_the_timeout(workers):
+    t = time.monotonic()  # before the executor: its clock starts no earlier than this
     ex = WatchedExecutor(_Stuck(workers), "tcp://10.0.0.1:8786", 0.4)
     fut = ex.submit(print, "never")
-    t = time.monotonic()
     with pytest.raises(WorkersLost, match=r"^--scheduler tcp://10\.0\.0\.1:8786: no worker "
                        r"for 0\.4 s"):
         fut.result(timeout=10)

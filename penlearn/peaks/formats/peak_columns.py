@@ -26,7 +26,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from penlearn._checks import require_columns
 
@@ -63,6 +62,8 @@ def ucsc_scores(values) -> np.ndarray:
 def _poisson_log10_sf(k: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """log10 P(X >= k), X ~ Poisson(mu); far tails (below 1e-300) by the leading term
     ``pmf(k) / (1 - mu / k)`` of the series, finite for any k > mu."""
+    from scipy import special, stats  # here: `import penlearn` stays light (no SciPy)
+
     with np.errstate(divide="ignore"):
         out = stats.poisson.logsf(k - 1, mu) / math.log(10)
     far = ~np.isfinite(out) | (out < -300)
