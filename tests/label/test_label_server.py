@@ -67,6 +67,13 @@ def _label(page, start, end, ann="peakStart", samples="all"):
                                      "annotation": ann, "samples": samples})
 
 
+def test_the_handle_shows_its_url(page):
+    text = repr(page)
+    assert text == f"LabelPage({page.url})" and "\n" not in text
+    assert page.url.startswith("http://127.0.0.1:") and "token=" in page.url
+    assert f'src="{page.url}"' in page._repr_html_().replace("&amp;", "&")
+
+
 def test_every_request_needs_the_token(page):
     base, token = page.url.split("/?token=")
     for path in ("/", "/static/igv.min.js", "/static/label.js", "/api/state",
