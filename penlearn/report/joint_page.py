@@ -74,7 +74,7 @@ def joint_html(res: JointPeaks, comparison: pd.DataFrame | None = None) -> str:
         The result of :func:`~penlearn.peaks.joint.pipeline.joint_peaks`.
     comparison : DataFrame, optional
         Each label's status with the single-sample and with the joint peaks
-        (:func:`~penlearn.peaks.joint.pipeline.label_error_comparison`).
+        (:func:`~penlearn.peaks.joint.comparison.label_error_comparison`).
 
     Returns
     -------

@@ -36,6 +36,7 @@ from penlearn._executor import run_tasks
 from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
+from penlearn.peaks.joint.comparison import label_error_comparison
 from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
 from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import (
@@ -45,7 +46,7 @@ from penlearn.peaks.joint.windows import (
     window_coverage,
 )
 from penlearn.peaks.peakseg.features import coverage_features
-from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_errors
+from penlearn.peaks.peakseg.labels import check_labels_in_coverage
 from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.roc import best_constant_log_lambda
@@ -583,31 +584,6 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     return JointPeaks(windows=windows, paths=paths, calls=calls, samples=samples,
                       groups=group_of, evaluation=evaluation, features=features, model=model,
                       note=note, labels=lab, fits=fits, reused=reused)
-
-
-def label_error_comparison(single: pd.DataFrame, joint: pd.DataFrame,
-                           labels: pd.DataFrame) -> pd.DataFrame:
-    """Per label, the status of single-sample and joint peaks (``single``, ``joint``).
-
-    Both peak tables are ``sample_id, chrom, chromStart, chromEnd``; labels per sample
-    (as :func:`joint_peaks` checked them). Labels outside every joint window count with
-    no joint peak.
-
-    Examples
-    --------
-    >>> lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["c"], "chromStart": [0],
-    ...                     "chromEnd": [10], "annotation": ["peaks"]})
-    >>> pk = pd.DataFrame({"sample_id": ["a"], "chrom": ["c"], "chromStart": [5],
-    ...                    "chromEnd": [8]})
-    >>> label_error_comparison(pk, pk.iloc[:0], lab)[["single", "joint"]].values.tolist()
-    [['correct', 'false negative']]
-    """
-    s = peak_label_errors(single, labels).label_errors
-    j = peak_label_errors(joint, labels).label_errors
-    out = s[["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]].copy()
-    out["single"] = s["status"].to_numpy()
-    out["joint"] = j["status"].to_numpy()
-    return out
 
 
 JointPeaks.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)

@@ -33,11 +33,11 @@ from penlearn._checks import require_columns, text_ids
 from penlearn._executor import run_tasks
 from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats.regions import LABEL_COLUMNS, PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.peakseg._flanks import uncovered_segments
 from penlearn.peaks.peakseg._store import warm as warm_peakseg
 from penlearn.peaks.peakseg.calls import reported_segments
 from penlearn.peaks.peakseg.contigs import (
     check_gaps,
-    coverage_problems,
     fill_gaps,
     one_problem,
 )
@@ -258,46 +258,6 @@ def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = F
                     ].reset_index(drop=True)
 
 
-def _uncovered(segs: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFrame:
-    """Background segments of the coverage's bases that no window covers (the zero runs
-    before the first read, after the last and between default windows), each with the
-    mean coverage of its bases, so that segments span every (sample, chromosome)."""
-    done = {(s, c): g for s, c, g in coverage_problems(segs)}
-    rows = []
-    for sid, chrom, g in coverage_problems(coverage):
-        start, end = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
-        count = g["count"].to_numpy(float)
-        have = done.get((sid, chrom))
-        a = have["chromStart"].to_numpy(np.int64) if have is not None else np.empty(0, int)
-        b = have["chromEnd"].to_numpy(np.int64) if have is not None else np.empty(0, int)
-        order = np.argsort(a, kind="stable")
-        lo = np.r_[start.min(), b[order]]
-        hi = np.r_[a[order], end.max()]
-        # the coverage summed over the bases below x: linear within rows, flat in gaps
-        total = np.r_[0.0, np.cumsum(count * (end - start))]
-        xp, fp = np.c_[start, end].ravel(), np.c_[total[:-1], total[1:]].ravel()
-        keep = hi > lo
-        sums = np.interp(hi[keep], xp, fp) - np.interp(lo[keep], xp, fp)
-        rows += [(sid, chrom, int(x), int(y), v / (y - x))
-                 for x, y, v in zip(lo[keep], hi[keep], sums)]
-    if not rows:
-        return segs
-    fill = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd", "mean"])
-    fill["status"] = "background"
-    fill["sequence_id"] = [window_id(s, c, a, b) for s, c, a, b in
-                           fill[["sample_id", "chrom", "chromStart", "chromEnd"]].itertuples(
-                               index=False)]
-    fill["log_lambda"] = np.nan
-    if "sample_id" not in segs.columns:
-        fill = fill.drop(columns="sample_id")
-    out = pd.concat([segs, fill[[c for c in segs.columns if c in fill.columns]]],
-                    ignore_index=True)
-    keys = [c for c in ("sample_id", "chrom") if c in out.columns]
-    problem = out.groupby(keys, sort=False, dropna=False).ngroup()  # first-seen order
-    order = np.lexsort((out["chromStart"].to_numpy(), problem.to_numpy()))
-    return out.iloc[order].reset_index(drop=True)
-
-
 def _with_ids(table: pd.DataFrame, value: float, name: str, sid) -> pd.DataFrame:
     peaks = table.assign(sequence_id=name, log_lambda=value)
     if sid is not None:
@@ -472,7 +432,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
                   {i: ((*tasks[i][:3], segments, gaps, tmpdir), here) for i in todo}, finish)
     result = pd.concat(out, ignore_index=True)
     if segments:
-        result = _uncovered(result, coverage)
+        result = uncovered_segments(result, coverage)
     if parts is not None:
         result.attrs.update(parts_reused=len(tasks) - len(todo), windows=len(tasks))
     return result

@@ -35,14 +35,11 @@ from penlearn._checks import require_columns, text_ids
 from penlearn._repr import compact_repr
 from penlearn.changepoint.crops import crops, crossing
 from penlearn.changepoint.model_selection import model_selection
+from penlearn.peaks.peakseg._background import BACKGROUND, background_column
 from penlearn.peaks.peakseg._store import check_tmpdir
 from penlearn.peaks.peakseg.contigs import check_gaps, coverage_problems, fill_gaps
 
 COVERAGE_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
-#: An optional coverage column: each row's expected coverage relative to the model's
-#: mean (a control's; :mod:`penlearn.peaks.peakseg.controls`). With it the model's
-#: segment means are folds over it: counts of mean ``m · background``.
-BACKGROUND = "background"
 SEGMENT_COLUMNS = ("chrom", "chromStart", "chromEnd", "status", "mean")
 # Costs within this relative distance count as a tie, which goes to the model whose last
 # change is the latest (see the kernel); equal-cost models differ by rounding only.
@@ -253,30 +250,6 @@ class _Data:
         """``chromEnd`` of the given rows."""
         w = self.w if self.width is None else self.width
         return self.start[rows] + w[rows].astype(np.int64)
-
-
-def background_column(coverage: pd.DataFrame, rows: int, name: str = "coverage"
-                      ) -> np.ndarray:
-    """The ``background`` column of one problem's coverage, checked: finite, > 0, and the
-    rows contiguous (``rows``: their number once gaps are filled), since a gap's bases
-    would have no background.
-
-    Examples
-    --------
-    >>> cov = pd.DataFrame({"count": [1, 2], "background": [1.0, 2.5]})
-    >>> background_column(cov, 2).tolist()
-    [1.0, 2.5]
-    """
-    if rows != len(coverage):
-        raise ValueError(f"{name} with a 'background' column must have no gaps (every "
-                         "base a row: its background is needed)")
-    b = pd.to_numeric(coverage[BACKGROUND], errors="coerce").to_numpy(float)
-    bad = ~(np.isfinite(b) & (b > 0))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} column 'background' must hold finite numbers > 0; row "
-                         f"{i} has {coverage[BACKGROUND].iloc[i]!r}")
-    return b
 
 
 def _run_loss(W: float, S: float) -> tuple[float, float]:
