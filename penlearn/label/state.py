@@ -7,7 +7,9 @@ penalty → peaks) is computed once, when the window is first shown; a label the
 re-counts errors on the paths (:func:`~penlearn.peaks.peakseg.evaluation.path_error_functions`),
 re-learns the penalty (``learn_penalty(..., prior=the shipped model)``: with few labels its
 level shifted to them, with more the learners of ``model="auto"``; as ``penlearn learn``
-does) and picks each sample's model on its path: nothing is solved again.
+does) and picks each sample's model on its path: nothing is solved again. "Next" goes to
+the window ``penlearn propose``'s rule proposes (:mod:`penlearn.label.proposals`), its
+sketches solved ahead in the path worker.
 """
 
 from __future__ import annotations
@@ -24,9 +26,17 @@ import pandas as pd
 
 from penlearn.atomic_files import write_text_atomic
 from penlearn.label.learning import full_refit, quick_refit, rankable
+from penlearn.label.proposals import (
+    SKETCH_ROWS,
+    NextWindow,
+    Sketches,
+    page_proposal,
+    plan_next,
+    plan_paths,
+    ranking_at_start_level,
+)
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
-    next_window,
     page_windows,
     window_coverage,
     window_ids,
@@ -131,6 +141,9 @@ class LabelState:
         self._solved: dict = {}
         self._undo: list[pd.DataFrame] = []
         self._seen: set[int] = set()
+        self._sketches = Sketches()
+        self._sketching = False  # a chain of sketch tasks is queued in the path worker
+        self.sketch_rows = SKETCH_ROWS
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
         self._learning = None
@@ -139,6 +152,7 @@ class LabelState:
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
+        self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
         self.refit()
 
     # -- labels --------------------------------------------------------------------------
@@ -239,9 +253,11 @@ class LabelState:
         return self._future((sample, window)).result()
 
     def prepare(self, window: int) -> None:
-        """Start computing the paths of a window's samples in the background."""
+        """Start computing the paths of a window's samples in the background, then the
+        sketches the next press of "Next" needs (:meth:`sketch_ahead`)."""
         for s in self.samples:
             self._future((s, window))
+        self.sketch_ahead()
 
     def has_path(self, window: int) -> bool:
         """Whether every path of the window is computed."""
@@ -335,13 +351,15 @@ class LabelState:
                 self.base_model = model
             self._set_model(model, model.describe())
 
-    def _set_model(self, model, note: str) -> None:
+    def _predict(self, model) -> pd.Series:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # clipped features: said in the docs
             if model is None:
-                ll = predict_log_lambda(self.features, self.pretrained)
-            else:
-                ll = pd.Series(model.predict(self.features), index=self.features.index)
+                return predict_log_lambda(self.features, self.pretrained)
+            return pd.Series(model.predict(self.features), index=self.features.index)
+
+    def _set_model(self, model, note: str) -> None:
+        ll = self._predict(model)
         self.model, self.model_note, self.log_lambda = model, note, ll
         self.model_version += 1
 
@@ -413,17 +431,87 @@ class LabelState:
                     "labels": len(lab), "labeled_windows": labeled,
                     "undo": len(self._undo) > 0, "model_version": self.model_version}
 
-    def next_window(self, current: int) -> int | None:
-        """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)
-        among those neither labeled nor left by "Next" before (None: none left)."""
+    # -- "Next" ------------------------------------------------------------------------------
+    def labeled_windows(self) -> set[int]:
+        """The windows holding a label."""
+        return {int(i) for i in self.learn_labels()["window"] if i >= 0}
+
+    def _plan(self, blocking: bool = True, budget: float = math.inf):
+        """The inputs of a press of "Next" now (:func:`~penlearn.label.proposals.plan_next`);
+        None when ``blocking`` is False and the page's lock is taken (a label's refit
+        may be waiting for the path worker: it must not wait for that lock)."""
+        if not self.lock.acquire(blocking=blocking):
+            return None
+        try:
+            done = self.labeled_windows() | self._seen
+            ev = self.evaluation_
+            ll = ranking_at_start_level(self.log_lambda, self.start_log_lambda)
+        finally:
+            self.lock.release()
+        exact = {}
+        for key, fut in list(self._paths.items()):
+            if fut.done() and not fut.cancelled() and fut.exception() is None \
+                    and fut.result() is not None:
+                exact[key] = fut.result().models
+        rows = {k: len(v) for k, v in self.cov.items()}
+        free = [i for i in range(len(self.windows)) if i not in done]
+        return plan_next(free, self.samples, rows, exact, ll, ev, self.ids_by,
+                         n_windows=len(self.windows), sketches=self._sketches, budget=budget)
+
+    def next_window(self, current: int) -> NextWindow:
+        """The next window worth labeling by ``penlearn propose``'s rule
+        (:mod:`penlearn.label.proposals`) among those neither labeled nor left by "Next"
+        before (``window`` None: none left), with the rule's reason. Sketches not solved
+        ahead are solved here (outside the page's lock: labels are not held up)."""
         with self.lock:
-            self._seen.add(int(current))
-            labeled = {int(i) for i in self.learn_labels()["window"] if i >= 0}
-            labeled |= self._seen  # left by "Next": not proposed again this session
-            model = self.model if self.model is not None else self.pretrained.model
-            cols = [c for c, v in getattr(model, "coef_", pd.Series(dtype=float)).items()
-                    if v != 0]
-        return next_window(self.features, self.window_of, labeled, current, cols)
+            self._seen.add(int(current))  # left by "Next": not proposed again this session
+        plan = self._plan(budget=self.sketch_rows)
+        for key, lls in reversed(plan.wanted.items()):  # the path worker goes forwards
+            self._sketches.ask(key, lls)
+            self._sketches.solve(key, self.cov[key], lls)
+        out = page_proposal(plan_paths(plan, self._sketches, self.ids_by), plan.log_lambda,
+                            plan.evaluation, self.window_of)
+        self.sketch_ahead()
+        return out
+
+    def sketch_ahead(self) -> None:
+        """Solve, in the path worker, the sketches the next press will ask for: one
+        (sample, window) per task, each queueing the next (a window shown meanwhile has
+        its paths computed after one such task), until none is missing."""
+        with self._path_lock:
+            if self._sketching:
+                return
+            self._sketching = True
+        try:
+            self._pool.submit(self._sketch_step)
+        except RuntimeError:  # the page is closing
+            self._sketching = False
+
+    def _sketch_step(self) -> None:
+        again = False
+        try:
+            plan = self._plan(blocking=False)
+            if plan is None:  # behind the paths a refit waits for
+                time.sleep(0.01)
+                again = True
+            else:
+                for key, lls in plan.wanted.items():
+                    if self._sketches.solve(key, self.cov[key], lls):
+                        again = True
+                        break
+            if again:
+                self._pool.submit(self._sketch_step)
+        except RuntimeError:  # the page is closing
+            again = False
+        finally:
+            if not again:
+                self._sketching = False
+
+    def wait_sketches(self, timeout: float = 600.0) -> None:
+        """Wait until the path worker has solved what the next press asks for."""
+        t0 = time.monotonic()
+        while self._sketching and time.monotonic() - t0 < timeout:
+            time.sleep(0.02)
 
     def resume_window(self) -> int:
         """Where a reopened page starts: the last window (genome order) holding a label,

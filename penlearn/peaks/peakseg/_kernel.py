@@ -49,21 +49,21 @@ from penlearn.changepoint._fp_core import (
 from penlearn.changepoint._fp_pieces import POISSON, loss_coefficients
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _grow(F, rows):
     out = np.empty((rows, N_COLS))
     out[: F.shape[0]] = F
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _grow1(x, size):
     out = np.empty(size, x.dtype)
     out[: x.shape[0]] = x
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _store(F, n, his, prev_i, prev_mean, pos):
     """Append the decoding information of ``F`` (merged where it is the same) at ``pos``."""
     for i in range(n):
@@ -82,7 +82,7 @@ def _store(F, n, his, prev_i, prev_mean, pos):
 
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, cnt):
     """Run the recursion on from datum ``st[0]``, storing each datum's decoding information.
 
@@ -174,7 +174,7 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
     return Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def decode_start(Bf, nb, n, st, stf):
     """Start the backward decoding at the argmin of B_{N−1}; returns the optimal cost.
 
@@ -192,7 +192,7 @@ def decode_start(Bf, nb, n, st, stf):
     return cost
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _grow_out(starts, ends, peak, means, eq):
     size = 2 * starts.shape[0]
     s2 = np.empty(size, np.int64)
@@ -209,7 +209,7 @@ def _grow_out(starts, ends, peak, means, eq):
     return s2, e2, p2, m2, q2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def decode_chunk(t_lo, cnt, s_hi, s_pi, s_pm, st, stf, starts, ends, peak, means, eq):
     """Continue the backward decoding through the stored data ``t_lo .. t_lo+len(cnt)−1``.
 

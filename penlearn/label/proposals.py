@@ -1,0 +1,291 @@
+"""The page's "Next": the window worth labeling by ``penlearn propose``'s rule.
+
+The rule is :func:`penlearn.learn.propose.propose_from_paths` (its module says why): the
+(sample, window) whose model-selection path changes most where the penalty's level
+likely is, given the labels so far. On the page:
+
+- **candidates**: every (sample, window) of the windows that hold no label and were not
+  left with "Next" before (the page remembers those for the session); Next goes to the
+  window of the proposed (sample, window), and says why (the rule's ``reason``);
+- **labeled**: the error functions of the labeled (sample, window)s, exact, from the
+  page's kept paths (:meth:`LabelState.evaluation <penlearn.label.state.LabelState.evaluation>`);
+- **log λ**: the ranking of the page's current model at the level of the page's model
+  before any label (:func:`ranking_at_start_level`). The rule is about the shift s of a
+  ranking, and its prior on s (``exp(−s²/2σ²)``,
+  :func:`~penlearn.learn.level_shift.likely_shifts`) is the spread of data sets' levels
+  around the shipped model's: the labels enter once, through their errors E(s). The
+  current model itself is already shifted to the labels (the page's quick refit), so
+  with it the labels would count twice (the prior centred on their own shift); with
+  the shipped model alone a ranking learned from many labels would be ignored;
+- **paths**: a candidate's exact path where the page computed it (a window shown
+  before), else a sketch (:func:`penlearn.peaks.propose.sketch_paths`): its peak counts
+  at log λ on the dyadic grid spanning the likely shifts' 5–95 % quantiles
+  (:func:`sketch_log_lambdas`: about :data:`~penlearn.peaks.propose.PATH_POINTS`
+  points, like ``penlearn propose``). Each (sample, window)'s solved points are kept
+  for the session (:class:`Sketches`); a press sketches from every point a press asked
+  for so far (later presses refine earlier sketches; points solved only in the
+  background are used once a press asks for them, so the proposal does not depend on
+  how far the background got);
+- **bound**: at most :data:`SKETCH_ROWS` coverage rows are sketched per press: the
+  free windows are taken in one fixed shuffled order (seed 0, the same at every press:
+  a random sample of the genome) while their unsketched rows fit (at least one window);
+  windows whose paths are all computed cost nothing and always count.
+
+The page pre-solves the points the next press will ask for in its path worker, after
+the paths of the window in view (:meth:`LabelState.prepare
+<penlearn.label.state.LabelState.prepare>`), one (sample, window) per task so a newly
+shown window's paths wait for at most one of them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
+from penlearn.peaks.propose import PATH_POINTS, sketch_paths, sketch_shifts
+
+__all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "Plan", "Sketches", "page_proposal",
+           "plan_next", "plan_paths", "ranking_at_start_level", "sketch_log_lambdas",
+           "solve_points", "window_order"]
+
+#: Most coverage rows a press of "Next" solves sketches of (about 3 s of solves on one
+#: core); the path worker solves the rest ahead.
+SKETCH_ROWS = 100_000
+#: Most windows a press of "Next" considers.
+SKETCH_WINDOWS = 64
+#: Finest and coarsest grid step of a sketch (log λ).
+_STEPS = (2.0 ** -4, 2.0 ** 2)
+
+
+class NextWindow(NamedTuple):
+    """What "Next" proposes: the ``window`` index (None: no window left), the
+    (sample, window) ``sequence_id`` the rule chose and its ``reason``."""
+
+    window: int | None
+    sequence_id: str | None
+    reason: str
+
+
+def sketch_log_lambdas(lo: float, hi: float) -> np.ndarray:
+    """The log λ at which a window's path is sketched to cover ``[lo, hi]``: the
+    multiples of a power-of-two step, from the one at or below ``lo`` to the one at or
+    above ``hi``; the step is the smallest power of two (within 1/16..4) that is at
+    least a :data:`~penlearn.peaks.propose.PATH_POINTS` − 1-th of the range. The grids
+    nest, so a narrower range (more labels) reuses the points of the wider ones.
+
+    Examples
+    --------
+    >>> sketch_log_lambdas(5.7, 12.3).tolist()
+    [4.0, 6.0, 8.0, 10.0, 12.0, 14.0]
+    >>> sketch_log_lambdas(8.2, 9.9).tolist()
+    [8.0, 8.5, 9.0, 9.5, 10.0]
+    """
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"the range of log λ must be finite with lo <= hi, got {lo}, {hi}")
+    step = 2.0 ** math.ceil(math.log2(max(hi - lo, 1e-12) / (PATH_POINTS - 1)))
+    step = min(max(step, _STEPS[0]), _STEPS[1])
+    return step * np.arange(math.floor(lo / step), math.ceil(hi / step) + 1)
+
+
+def ranking_at_start_level(current: pd.Series, start: pd.Series) -> pd.Series:
+    """The current model's log λ moved, all by one constant, to the level of the
+    model before any label: ``current − median(current − start)`` (the current model's
+    ranking; for a shifted start model, the start model itself).
+
+    Examples
+    --------
+    >>> now, start = pd.Series([3.0, 5.0, 4.0]), pd.Series([1.0, 2.0, 3.0])
+    >>> ranking_at_start_level(now, start).tolist()  # now − 2
+    [1.0, 3.0, 2.0]
+    """
+    return current - float(np.median((current - start.reindex(current.index)).to_numpy()))
+
+
+def window_order(free, n_windows: int, most: int = SKETCH_WINDOWS) -> list[int]:
+    """The free windows a press considers: the first ``most`` of them in one fixed
+    shuffled order of the ``n_windows`` windows (seed 0: the same at every press, a
+    random sample of the genome).
+
+    Examples
+    --------
+    >>> window_order([0, 1, 2, 3], 4, most=3)
+    [2, 0, 1]
+    """
+    free = {int(i) for i in free}
+    order = [int(i) for i in np.random.default_rng(0).permutation(n_windows) if i in free]
+    return order[:most]
+
+
+class Sketches:
+    """Each (sample, window)'s solved points ``{log λ: peak count}`` (thread safe), and
+    the points a press asked for (what its sketch is drawn from).
+
+    Examples
+    --------
+    >>> sk = Sketches()
+    >>> sk.store(("a", 0), {1.0: 3})
+    >>> sk.missing(("a", 0), [1.0, 2.0])
+    [2.0]
+    """
+
+    def __init__(self):
+        self._solved: dict = {}
+        self._asked: dict = {}
+        self._lock = threading.Lock()
+        self._key_locks: dict = {}
+
+    def solve(self, key, coverage: pd.DataFrame, log_lambdas) -> bool:
+        """Solve the points of ``log_lambdas`` missing for ``key`` (one thread per key at
+        a time: a second waits, then finds them solved). Returns whether any was."""
+        with self._lock:
+            lock = self._key_locks.setdefault(key, threading.Lock())
+        with lock:
+            todo = self.missing(key, log_lambdas)
+            if todo:
+                self.store(key, solve_points(coverage, todo))
+            return bool(todo)
+
+    def missing(self, key, log_lambdas) -> list[float]:
+        """The points of ``log_lambdas`` not solved yet for ``key``."""
+        with self._lock:
+            have = self._solved.get(key, {})
+            return [float(x) for x in log_lambdas if float(x) not in have]
+
+    def store(self, key, counts: dict[float, int]) -> None:
+        """Keep solved points ``{log λ: peak count}`` of ``key``."""
+        with self._lock:
+            self._solved.setdefault(key, {}).update(counts)
+
+    def ask(self, key, log_lambdas) -> None:
+        """A press uses these points of ``key`` (now and at every later press)."""
+        with self._lock:
+            self._asked.setdefault(key, set()).update(float(x) for x in log_lambdas)
+
+    def points(self, key, sequence_id: str) -> pd.DataFrame:
+        """The asked points of ``key`` (all solved): ``sequence_id, log_lambda, peaks``."""
+        with self._lock:
+            ll = sorted(self._asked.get(key, ()))
+            peaks = [self._solved[key][x] for x in ll]
+        return pd.DataFrame({"sequence_id": sequence_id, "log_lambda": ll, "peaks": peaks})
+
+
+def solve_points(coverage: pd.DataFrame, log_lambdas) -> dict[float, int]:
+    """The peak count of PeakSeg's model of ``coverage`` at each log λ.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> solve_points(cov, [0.0, 9.0])
+    {0.0: 1, 9.0: 0}
+    """
+    from penlearn.peaks.peakseg.solver import peakseg
+
+    return {float(x): int(peakseg(coverage, math.exp(x)).n_peaks) for x in log_lambdas}
+
+
+def page_proposal(paths: pd.DataFrame, log_lambda: pd.Series, evaluation, window_of: pd.Series
+                  ) -> NextWindow:
+    """The rule on the page's candidates: ``propose_from_paths(paths, log_lambda, 1,
+    labeled=evaluation)`` and the window of the (sample, window) it proposes.
+
+    Examples
+    --------
+    >>> paths = pd.DataFrame({"sequence_id": ["a", "a", "b", "b", "b"],
+    ...     "min_log_lambda": [-np.inf, 9.0, -np.inf, 0.5, 1.0],
+    ...     "max_log_lambda": [9.0, np.inf, 0.5, 1.0, np.inf]})
+    >>> page_proposal(paths, pd.Series({"a": 0.0, "b": 0.0}), None,
+    ...               pd.Series({"a": 3, "b": 7})).window
+    7
+    """
+    if len(paths) == 0:
+        return NextWindow(None, None, "every window holds a label or was left with Next")
+    ev = evaluation if evaluation is not None and len(evaluation) else None
+    out = propose_from_paths(paths[list(PATH_COLUMNS)], log_lambda, 1, labeled=ev)
+    sid = str(out["sequence_id"].iloc[0])
+    return NextWindow(int(window_of[sid]), sid, str(out["reason"].iloc[0]))
+
+
+class Plan(NamedTuple):
+    """A press's inputs: the candidate (sample, window)s in order (genome, then the
+    page's samples), their exact path rows where computed, the log λ to sketch the
+    others at, the rule's log λ and the labeled windows' error functions."""
+
+    keys: list
+    exact: dict
+    wanted: dict
+    log_lambda: pd.Series
+    evaluation: pd.DataFrame | None
+
+
+def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
+              evaluation, ids_by: dict, *, n_windows: int, sketches: Sketches | None = None,
+              budget: float = SKETCH_ROWS) -> Plan:
+    """What a press of "Next" needs: the candidates of the windows ``free``
+    (:func:`window_order`), each with its exact path (``exact``: key → path rows) or
+    the log λ to sketch it at (:func:`sketch_log_lambdas` over its ``log_lambda`` + the
+    likely shifts' 5–95 % quantiles, :func:`~penlearn.peaks.propose.sketch_shifts`).
+
+    The windows are taken in :func:`window_order` while the coverage rows of their
+    (sample, window)s with points still to solve (``sketches``; None: all) fit in
+    ``budget`` (at least one window). ``rows``: the coverage rows of each (sample,
+    window) that has any; ``ids_by``: (sample, window) → sequence id.
+
+    Examples
+    --------
+    >>> p = plan_next([0], ["a"], {("a", 0): 9}, {}, pd.Series({"a/w0": 8.0}), None,
+    ...               {("a", 0): "a/w0"}, n_windows=1)
+    >>> p.keys, p.wanted[("a", 0)].tolist()
+    ([('a', 0)], [4.0, 6.0, 8.0, 10.0, 12.0])
+    """
+    ev = evaluation if evaluation is not None and len(evaluation) else None
+    q = sketch_shifts(ev, log_lambda)
+    chosen, wanted, used = [], {}, 0
+    for i in window_order(free, n_windows):
+        mine, cost = {}, 0
+        for s in samples:
+            if (s, i) in rows and (s, i) not in exact:
+                base = float(log_lambda[ids_by[(s, i)]])
+                mine[(s, i)] = sketch_log_lambdas(base + q[0], base + q[-1])
+                if sketches is None or sketches.missing((s, i), mine[(s, i)]):
+                    cost += rows[(s, i)]
+        if chosen and used + cost > budget:
+            continue
+        chosen.append(i)
+        wanted.update(mine)
+        used += cost
+    keys = [(s, i) for i in sorted(chosen) for s in samples if (s, i) in rows]
+    return Plan(keys, {k: exact[k] for k in keys if k in exact},
+                {k: wanted[k] for k in keys if k in wanted}, log_lambda, ev)
+
+
+def plan_paths(plan: Plan, sketches: Sketches, ids_by: dict) -> pd.DataFrame:
+    """The candidates' path rows (``sequence_id, min_log_lambda, max_log_lambda``), in
+    the plan's order: exact where computed, else sketched from the points asked so far.
+
+    Examples
+    --------
+    >>> sk = Sketches()
+    >>> sk.store(("a", 0), {0.0: 2, 2.0: 0})
+    >>> sk.ask(("a", 0), [0.0, 2.0])
+    >>> plan = Plan([("a", 0)], {}, {("a", 0): [0.0, 2.0]}, pd.Series({"a/w0": 1.0}), None)
+    >>> plan_paths(plan, sk, {("a", 0): "a/w0"})["max_log_lambda"].round(2).tolist()
+    [0.67, 1.33, inf]
+    """
+    parts = []
+    for key in plan.keys:
+        sid = ids_by[key]
+        if key in plan.exact:
+            parts.append(plan.exact[key][["min_log_lambda", "max_log_lambda"]]
+                         .assign(sequence_id=sid)[list(PATH_COLUMNS)])
+        else:
+            parts.append(sketch_paths(sketches.points(key, sid))[list(PATH_COLUMNS)])
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=object if c == "sequence_id" else float)
+                             for c in PATH_COLUMNS})
+    return pd.concat(parts, ignore_index=True)
