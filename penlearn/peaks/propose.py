@@ -13,8 +13,9 @@ On coverage, a window's full path would cost a few dozen PeakSeg solves; the pro
 only needs where its model changes among the likely shifts, so each window is solved at
 :data:`PATH_POINTS` log λ spread over them (the shifts' 5–95 % quantiles) and its peak
 counts there stand for its path (a drop of c peaks between two of them: c changes,
-evenly between them). The labeled windows get their exact (bounded) paths and errors
-(:func:`penlearn.peaks.peakseg.evaluation.peak_error_functions`).
+evenly between them: :func:`sketch_paths`, which the labeling page's "Next" sketches
+with too, :mod:`penlearn.label.proposals`). The labeled windows get their exact
+(bounded) paths and errors (:func:`penlearn.peaks.peakseg.evaluation.peak_error_functions`).
 """
 
 from __future__ import annotations
