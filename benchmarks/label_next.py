@@ -4,7 +4,9 @@ exact paths and sketches, :mod:`penlearn.label.proposals`).
 Cases: chipseq_raw/H3K36me3_TDH_other_chunk1 (8 samples, windows of 34,100 bases as the
 browser test: 10 windows) and 8 samples x 1 Mb (chipseq_raw/deltarod_PeakSegDisk's
 chr1:14,000,000-15,000,000 taken 8 times, as ``benchmarks/label_round_trip.py``) in the
-page's default 200 kb windows. Paths bounded at 10 peaks (the browser test's).
+page's default 200 kb windows; and a big input: 8 samples x deltarod's 3.4 Mb of chr1 in
+1 Mb windows (about 30,000 rows per sample and window). Paths bounded at 10 peaks (the
+browser test's).
 
 - ``cold``: the first window shown and Next pressed at once (its paths still being
   computed, nothing sketched ahead): the press solves up to ``SKETCH_ROWS`` rows itself;
@@ -46,6 +48,9 @@ def _cases():
     chunk = read_coverage(DATA / "H3K36me3_TDH_other_chunk1")
     yield "chunk1, 8 samples, 34.1 kb windows", chunk, 34_100
     yield "8 samples x 1 Mb, 200 kb windows", eight_samples(), 200_000
+    whole = read_coverage(DATA / "deltarod_PeakSegDisk/coverage.bedGraph.gz")
+    whole = pd.concat([whole.assign(sample_id=f"s{k}") for k in range(8)], ignore_index=True)
+    yield "8 samples x 3.4 Mb, 1 Mb windows", whole, 1_000_000
 
 
 def _timed(fn):

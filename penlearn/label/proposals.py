@@ -26,10 +26,12 @@ likely is, given the labels so far. On the page:
   for so far (later presses refine earlier sketches; points solved only in the
   background are used once a press asks for them, so the proposal does not depend on
   how far the background got);
-- **bound**: at most :data:`SKETCH_ROWS` coverage rows are sketched per press: the
-  free windows are taken in one fixed shuffled order (seed 0, the same at every press:
-  a random sample of the genome) while their unsketched rows fit (at least one window);
-  windows whose paths are all computed cost nothing and always count.
+- **bound**: a press considers the (sample, window)s of at most :data:`SKETCH_WINDOWS`
+  free windows, taken in one fixed shuffled order of the windows (seed 0, the same at
+  every press: a random sample of the genome), and solves itself at most
+  :data:`SKETCH_ROWS` coverage rows: a (sample, window) with points still to solve is
+  left out of this press when its rows do not fit (the first always fits); those with
+  an exact path or all their points solved always count.
 
 The page pre-solves the points the next press will ask for in its path worker, after
 the paths of the window in view (:meth:`LabelState.prepare
@@ -231,10 +233,11 @@ def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
     the log λ to sketch it at (:func:`sketch_log_lambdas` over its ``log_lambda`` + the
     likely shifts' 5–95 % quantiles, :func:`~penlearn.peaks.propose.sketch_shifts`).
 
-    The windows are taken in :func:`window_order` while the coverage rows of their
-    (sample, window)s with points still to solve (``sketches``; None: all) fit in
-    ``budget`` (at least one window). ``rows``: the coverage rows of each (sample,
-    window) that has any; ``ids_by``: (sample, window) → sequence id.
+    The (sample, window)s are taken window by window in :func:`window_order` (samples
+    in the page's order) while the coverage rows of those with points still to solve
+    (``sketches``; None: all) fit in ``budget`` (at least one); those with an exact path
+    or all their points solved always count. ``rows``: the coverage rows of each
+    (sample, window) that has any; ``ids_by``: (sample, window) → sequence id.
 
     Examples
     --------
@@ -245,21 +248,25 @@ def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
     """
     ev = evaluation if evaluation is not None and len(evaluation) else None
     q = sketch_shifts(ev, log_lambda)
-    chosen, wanted, used = [], {}, 0
+    chosen, wanted, used = set(), {}, 0
     for i in window_order(free, n_windows):
-        mine, cost = {}, 0
         for s in samples:
-            if (s, i) in rows and (s, i) not in exact:
-                base = float(log_lambda[ids_by[(s, i)]])
-                mine[(s, i)] = sketch_log_lambdas(base + q[0], base + q[-1])
-                if sketches is None or sketches.missing((s, i), mine[(s, i)]):
-                    cost += rows[(s, i)]
-        if chosen and used + cost > budget:
-            continue
-        chosen.append(i)
-        wanted.update(mine)
-        used += cost
-    keys = [(s, i) for i in sorted(chosen) for s in samples if (s, i) in rows]
+            key = (s, i)
+            if key not in rows:
+                continue
+            cost = 0
+            if key not in exact:
+                base = float(log_lambda[ids_by[key]])
+                at = sketch_log_lambdas(base + q[0], base + q[-1])
+                if sketches is None or sketches.missing(key, at):
+                    cost = rows[key]
+            if chosen and used + cost > budget:
+                continue
+            chosen.add(key)
+            used += cost
+            if key not in exact:
+                wanted[key] = at
+    keys = sorted(chosen, key=lambda k: (k[1], samples.index(k[0])))
     return Plan(keys, {k: exact[k] for k in keys if k in exact},
                 {k: wanted[k] for k in keys if k in wanted}, log_lambda, ev)
 
