@@ -55,9 +55,9 @@ __all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "Plan", "Sketches", "p
            "plan_next", "plan_paths", "ranking_at_start_level", "sketch_log_lambdas",
            "solve_points", "window_order"]
 
-#: Most coverage rows a press of "Next" solves sketches of (about 3 s of solves on one
+#: Most coverage rows a press of "Next" solves sketches of (about 1.5 s of solves on one
 #: core); the path worker solves the rest ahead.
-SKETCH_ROWS = 100_000
+SKETCH_ROWS = 50_000
 #: Most windows a press of "Next" considers.
 SKETCH_WINDOWS = 64
 #: Finest and coarsest grid step of a sketch (log λ).
