@@ -23,7 +23,13 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import write_text_atomic
-from penlearn.label.learning import full_refit, quick_refit, rankable
+from penlearn.label.learning import (
+    LearnerProcess,
+    full_refit,
+    learned_at_once,
+    quick_refit,
+    rankable,
+)
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     next_window,
@@ -46,6 +52,11 @@ LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotatio
 _UNDO = 200  # changes kept for undo
 #: Seconds the background learner waits after a change (a later change makes it skip).
 LEARN_DELAY = 0.5
+#: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
+#: interpreter lock).
+PAGE_THREADS = 2
+#: Around a model solved beyond its path, the log λ also solved in the background.
+SOLVE_AROUND = 0.1
 
 
 def read_label_file(path: Path, samples) -> pd.DataFrame:
@@ -127,15 +138,22 @@ class LabelState:
         self.lock = threading.RLock()
         self._paths: dict = {}
         self._path_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="penlearn-paths")
-        self._solved: dict = {}
+        # the kernels release the interpreter lock: two paths (or solves) at once
+        self._pool = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-paths")
+        self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
+        self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
         self._undo: list[pd.DataFrame] = []
         self._seen: set[int] = set()
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
+        self._process = LearnerProcess()
+        self._warmed = False
         self._learning = None
         self.model_version = 0
-        self.base_model = model if rankable(model) else load_pretrained().model
+        #: the prior of every refit: the given model if it is a linear one, else the
+        #: shipped zero-label model (``penlearn learn``'s prior)
+        self.prior = model if rankable(model) else self.pretrained.model
+        self.base_model = self.prior
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
@@ -251,30 +269,77 @@ class LabelState:
     def close(self) -> None:
         """Stop the background computations (those running finish)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._solver.shutdown(wait=False, cancel_futures=True)
         self._learner.shutdown(wait=False, cancel_futures=True)
+        self._process.shutdown()
+
+    def _kept_path(self, sample: str, window: int):
+        fut = self._paths.get((sample, window))
+        return fut.result() if fut is not None and fut.done() else None
+
+    def _from_path(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        """The peaks of the kept path's model at log λ ``ll`` (None: the path is not
+        computed yet, or ``ll`` is below its bound)."""
+        path = self._kept_path(sample, window)
+        if path is None:
+            return None
+        m = path.models
+        hit = m[(m["min_log_lambda"] <= ll) & (ll < m["max_log_lambda"])]
+        if not len(hit):
+            return None
+        segs = path.segments
+        return segs[(segs["peaks"] == int(hit["peaks"].iloc[0]))
+                    & (segs["status"] == "peak")]
+
+    def _from_solves(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        """The peaks at ``ll`` from the solves kept: one at ``ll``, or two around it with
+        the same peak count (the selected model's peak count never increases with the
+        penalty, so the model with that count is selected between them too)."""
+        done = self._solved.get((sample, window), {})
+        if ll in done:
+            return done[ll]
+        below = [x for x in done if x < ll]
+        above = [x for x in done if x > ll]
+        if below and above:
+            lo, hi = done[max(below)], done[min(above)]
+            if len(lo) == len(hi):
+                return lo
+        return None
+
+    def _solve(self, sample: str, window: int, ll: float) -> None:
+        peaks = peakseg(self.cov[(sample, window)], math.exp(ll)).peaks
+        self._solved.setdefault((sample, window), {})[ll] = peaks
+
+    def _known_peaks(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        got = self._from_path(sample, window, ll)
+        return got if got is not None else self._from_solves(sample, window, ll)
+
+    def solve_missing(self, window: int) -> None:
+        """Solve, two samples at a time, the samples of ``window`` whose model lies
+        beyond what their path (or the solves kept) say; then, in the background, solve
+        a little above and below each of them (:data:`SOLVE_AROUND`), so that the
+        nearby penalties of the next labels are known without a solve."""
+        lls = {s: float(self.log_lambda[self.ids_by[(s, window)]]) for s in self.samples
+               if (s, window) in self.cov}
+        missing = [s for s, ll in lls.items() if self._known_peaks(s, window, ll) is None]
+        for f in [self._solver.submit(self._solve, s, window, lls[s]) for s in missing]:
+            f.result()
+        for s in missing:
+            for d in (-SOLVE_AROUND, SOLVE_AROUND):
+                if self._known_peaks(s, window, lls[s] + d) is None:
+                    self._solver.submit(self._solve, s, window, lls[s] + d)
 
     def peaks(self, sample: str, window: int) -> pd.DataFrame:
         """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
-        the path's model at its log λ (a solve at that λ only before the path is
-        computed or below its bound)."""
-        cov = self.cov.get((sample, window))
-        if cov is None:
+        the path's model at its log λ, else (before the path is computed, or below its
+        bound) a solve at that penalty (:meth:`solve_missing`), kept."""
+        if (sample, window) not in self.cov:
             return pd.DataFrame({"chromStart": [], "chromEnd": []}, dtype=np.int64)
         ll = float(self.log_lambda[self.ids_by[(sample, window)]])
-        fut = self._paths.get((sample, window))
-        path = fut.result() if fut is not None and fut.done() else None
-        m = path.models if path is not None else pd.DataFrame(
-            {"min_log_lambda": [], "max_log_lambda": [], "peaks": []})
-        hit = m[(m["min_log_lambda"] <= ll) & (ll < m["max_log_lambda"])]
-        if len(hit):
-            k = int(hit["peaks"].iloc[0])
-            segs = path.segments
-            segs = segs[(segs["peaks"] == k) & (segs["status"] == "peak")]
-        else:  # path not computed yet, or below its bound: one solve, kept
-            key = (sample, window, ll)
-            if key not in self._solved:
-                self._solved[key] = peakseg(cov, math.exp(ll)).peaks
-            segs = self._solved[key]
+        segs = self._known_peaks(sample, window, ll)
+        if segs is None:
+            self._solve(sample, window, ll)
+            segs = self._from_solves(sample, window, ll)
         return segs[["chromStart", "chromEnd"]].reset_index(drop=True)
 
     # -- learning ---------------------------------------------------------------------------
@@ -307,10 +372,11 @@ class LabelState:
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def refit(self) -> None:
-        """Re-learn from the labels so far: at once the quick refit (the current ranking,
-        its level shifted to the labels), then in the background what ``penlearn learn``
-        learns (:mod:`penlearn.label.learning`); its model replaces the quick one if no
-        label changed meanwhile (``model_version`` counts the models)."""
+        """Re-learn from the labels so far (:mod:`penlearn.label.learning`): what
+        ``penlearn learn`` learns, at once while that is the prior's level shift; beyond,
+        at once the quick refit (the last learned ranking, its level shifted to the
+        labels) and the learners in the worker process, whose model replaces the quick
+        one if no label changed meanwhile (``model_version`` counts the models)."""
         with self.lock:
             ev = self.evaluation()
             self.evaluation_ = ev
@@ -318,22 +384,33 @@ class LabelState:
                 self._set_model(self.start_model, "the shipped zero-label model"
                                 if self.start_model is None else "the given model")
                 return
+            self._process_warm()
+            if learned_at_once(ev):
+                self._set_learned(full_refit(self.features, ev, self.prior))
+                return
             model = quick_refit(self.base_model, self.features, ev)
             self._set_model(model, model.describe())
             version = self.version
             self._learning = self._learner.submit(self._learn, version, ev)
 
+    def _process_warm(self) -> None:
+        if not self._warmed:  # the worker's imports, before it is needed
+            self._warmed = True
+            self._process.warm()
+
     def _learn(self, version: int, ev: pd.DataFrame) -> None:
         time.sleep(LEARN_DELAY)  # labels often come in bursts: learn after the last one
         if version != self.version:
             return  # a later change queued its own
-        model = full_refit(self.features, ev, self.pretrained.model)
+        model = self._process.run(self.features, ev, self.prior)
         with self.lock:
-            if version != self.version:
-                return
-            if rankable(model):
-                self.base_model = model
-            self._set_model(model, model.describe())
+            if version == self.version:
+                self._set_learned(model)
+
+    def _set_learned(self, model) -> None:
+        if rankable(model):
+            self.base_model = model
+        self._set_model(model, model.describe())
 
     def _set_model(self, model, note: str) -> None:
         with warnings.catch_warnings():
@@ -384,6 +461,7 @@ class LabelState:
         w = self.windows.iloc[window]
         chrom, a, b = str(w["chrom"]), int(w["chromStart"]), int(w["chromEnd"])
         with self.lock:
+            self.solve_missing(window)
             lab = self.labels
             samples = []
             errors = 0

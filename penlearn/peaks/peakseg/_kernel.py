@@ -82,7 +82,7 @@ def _store(F, n, his, prev_i, prev_mean, pos):
 
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, cnt):
     """Run the recursion on from datum ``st[0]``, storing each datum's decoding information.
 
@@ -174,7 +174,7 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
     return Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def decode_start(Bf, nb, n, st, stf):
     """Start the backward decoding at the argmin of B_{N−1}; returns the optimal cost.
 
@@ -209,7 +209,7 @@ def _grow_out(starts, ends, peak, means, eq):
     return s2, e2, p2, m2, q2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def decode_chunk(t_lo, cnt, s_hi, s_pi, s_pm, st, stf, starts, ends, peak, means, eq):
     """Continue the backward decoding through the stored data ``t_lo .. t_lo+len(cnt)−1``.
 
