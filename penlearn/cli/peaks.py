@@ -24,8 +24,9 @@ size and mtime, the model file's BLAKE2 digest, the penalty). The same command a
 interruption (Ctrl-C, a crash, a killed job) takes the saved windows back and solves only
 the others; the outputs are those of an uninterrupted run, and the folder is removed once
 they are written (a run that fails before saving a window leaves none:
-:func:`~penlearn.peaks.peakseg.parts.run_parts_folder`). A window whose coverage or log λ changed (other inputs, another model
-or penalty) is solved again; ``--no-resume`` discards the folder first.
+:func:`~penlearn.peaks.peakseg.parts.run_parts_folder`). A window whose coverage or log λ
+changed (other inputs, another model or penalty) is solved again; ``--no-resume``
+discards the folder first.
 """
 
 from __future__ import annotations
