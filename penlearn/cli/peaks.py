@@ -116,7 +116,8 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
                          "MODEL.json (none: the shipped zero-label model)")
     if given and args.broad:
         raise ValueError("--broad picks the shipped zero-label model's level for broad "
-                         "marks; with --penalty, --log-penalty or --model it has no use")
+                         "marks; with --penalty, --log-penalty or --model the penalty is "
+                         "the one given: drop --broad (broadPeak files: --format broadPeak)")
     mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",

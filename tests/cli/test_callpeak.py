@@ -75,6 +75,20 @@ def test_broad_writes_broadpeak_with_nine_columns(bams, tmp_path):
     assert pd.read_csv(tmp_path / "B_peaks.broadPeak", sep="\t", header=None).shape[1] == 9
 
 
+@pytest.mark.parametrize("given", ["--penalty 2000", "--log-penalty 7.6"])
+def test_broad_with_a_given_penalty_calls_at_that_penalty(bams, tmp_path, given):
+    """MACS3's --broad (the broadPeak file) with --penalty / --log-penalty (refused
+    before): the peaks of that penalty, the narrowPeak calls without the summit column."""
+    files, _ = bams
+    common = f"callpeak -t {files['t_se']} -f BAM --extsize 200 {given} --outdir {tmp_path}"
+    assert _run(f"{common} -n B --broad", tmp_path) == 0
+    assert _run(f"{common} -n N", tmp_path) == 0
+    broad = pd.read_csv(tmp_path / "B_peaks.broadPeak", sep="\t", header=None)
+    narrow = pd.read_csv(tmp_path / "N_peaks.narrowPeak", sep="\t", header=None)
+    assert len(broad) > 0 and broad.shape[1] == 9
+    assert broad.drop(columns=3).equals(narrow.iloc[:, :9].drop(columns=3))  # names: B/N
+
+
 @pytest.mark.parametrize("option, says", [
     ("-q 0.05", "--qvalue is MACS3's, not penlearn's: penlearn has no q-value cutoff"),
     ("--qvalue 0.05", "no q-value cutoff: the number of peaks is chosen by the penalty"),
