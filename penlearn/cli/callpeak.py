@@ -218,7 +218,6 @@ def cmd_callpeak(args) -> int:
     if not re.fullmatch(r"[^/\x00]+", args.name):
         raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/')")
     files = _outputs(args)
-    Path(args.outdir).mkdir(parents=True, exist_ok=True)
     inputs = [*args.treatment, *(args.control or []), args.model]
     for f in files.values():
         check_output(f, directory=False, force=True, inputs=inputs)
