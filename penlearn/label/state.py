@@ -55,8 +55,6 @@ LEARN_DELAY = 0.5
 #: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
 #: interpreter lock).
 PAGE_THREADS = 2
-#: Around a model solved beyond its path, the log λ also solved in the background.
-SOLVE_AROUND = 0.1
 
 
 def read_label_file(path: Path, samples) -> pd.DataFrame:
@@ -84,6 +82,20 @@ def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
                       "chromEnd": np.int64, "annotation": object})
     return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
         .reset_index(drop=True)
+
+
+def _columns(cov: pd.DataFrame) -> dict:
+    """A window's coverage rows as three columns (compact JSON: the page turns them into
+    igv.js features).
+
+    Examples
+    --------
+    >>> _columns(pd.DataFrame({"chromStart": [0, 5], "chromEnd": [5, 9], "count": [1, 0]}))
+    {'start': [0, 5], 'end': [5, 9], 'count': [1, 0]}
+    """
+    return {"start": cov["chromStart"].to_numpy(np.int64).tolist(),
+            "end": cov["chromEnd"].to_numpy(np.int64).tolist(),
+            "count": cov["count"].to_numpy().tolist()}
 
 
 def _label_text(lab: pd.DataFrame) -> str:
@@ -142,6 +154,7 @@ class LabelState:
         self._pool = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-paths")
         self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
         self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
+        self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
         self._undo: list[pd.DataFrame] = []
         self._seen: set[int] = set()
         self._errors: dict = {}
@@ -310,24 +323,37 @@ class LabelState:
         peaks = peakseg(self.cov[(sample, window)], math.exp(ll)).peaks
         self._solved.setdefault((sample, window), {})[ll] = peaks
 
+    def _solve_future(self, sample: str, window: int, ll: float):
+        with self._path_lock:
+            key = (sample, window, ll)
+            if key not in self._solving:
+                self._solving[key] = self._solver.submit(self._solve, sample, window, ll)
+            return self._solving[key]
+
     def _known_peaks(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
         got = self._from_path(sample, window, ll)
         return got if got is not None else self._from_solves(sample, window, ll)
 
-    def solve_missing(self, window: int) -> None:
-        """Solve, two samples at a time, the samples of ``window`` whose model lies
-        beyond what their path (or the solves kept) say; then, in the background, solve
-        a little above and below each of them (:data:`SOLVE_AROUND`), so that the
-        nearby penalties of the next labels are known without a solve."""
+    def _missing(self, window: int) -> dict[str, float]:
+        """The samples of ``window`` whose current model neither their path nor the
+        solves kept know, with their log λ."""
         lls = {s: float(self.log_lambda[self.ids_by[(s, window)]]) for s in self.samples
                if (s, window) in self.cov}
-        missing = [s for s, ll in lls.items() if self._known_peaks(s, window, ll) is None]
-        for f in [self._solver.submit(self._solve, s, window, lls[s]) for s in missing]:
+        return {s: ll for s, ll in lls.items() if self._known_peaks(s, window, ll) is None}
+
+    def warm(self, window: int) -> None:
+        """Start, in the background, what showing ``window`` needs: its paths and the
+        solves of the current model (the page's first window, as the server starts)."""
+        self.prepare(window)
+        for s, ll in self._missing(window).items():
+            self._solve_future(s, window, ll)
+
+    def solve_missing(self, window: int) -> None:
+        """Solve, two samples at a time, the samples of ``window`` whose model lies
+        beyond what their path (or the solves kept) say."""
+        futures = [self._solve_future(s, window, ll) for s, ll in self._missing(window).items()]
+        for f in futures:
             f.result()
-        for s in missing:
-            for d in (-SOLVE_AROUND, SOLVE_AROUND):
-                if self._known_peaks(s, window, lls[s] + d) is None:
-                    self._solver.submit(self._solve, s, window, lls[s] + d)
 
     def peaks(self, sample: str, window: int) -> pd.DataFrame:
         """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
@@ -338,7 +364,7 @@ class LabelState:
         ll = float(self.log_lambda[self.ids_by[(sample, window)]])
         segs = self._known_peaks(sample, window, ll)
         if segs is None:
-            self._solve(sample, window, ll)
+            self._solve_future(sample, window, ll).result()
             segs = self._from_solves(sample, window, ll)
         return segs[["chromStart", "chromEnd"]].reset_index(drop=True)
 
@@ -477,8 +503,7 @@ class LabelState:
                     "id": s,
                     "log_lambda": float(self.log_lambda[sid]) if sid in self.log_lambda
                     else None,
-                    "coverage": [] if cov is None or not coverage else
-                    cov[["chromStart", "chromEnd", "count"]].to_numpy().tolist(),
+                    "coverage": _columns(cov) if cov is not None and coverage else None,
                     "peaks": pk.to_numpy().tolist(),
                     "labels": [[int(r.chromStart), int(r.chromEnd), r.annotation, st]
                                for r, st in zip(la.itertuples(index=False), status)]})

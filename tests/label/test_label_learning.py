@@ -101,3 +101,37 @@ def test_the_worker_answers_an_error_and_goes_on():
     assert status == "error" and message
     with pytest.raises(EOFError):
         learning._receive(out)
+
+
+def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
+    """Below a path's bound the page solves at the model's penalty; two solves with the
+    same peak count stand for every penalty between them (the count never increases
+    with the penalty), else the penalty between is solved: each equals a direct solve."""
+    import math
+
+    from penlearn.peaks.peakseg.solver import peakseg
+
+    st = LabelState(_coverage(1, 2000), tmp_path / "labels.csv", window_bases=2000,
+                    max_peaks=1)
+    try:
+        sid = st.ids_by[("s0", 0)]
+        assert float(st.path("s0", 0).models["min_log_lambda"].min()) > 4.0  # bounded
+        cov = st.cov[("s0", 0)]
+
+        def direct(ll):
+            p = peakseg(cov, math.exp(ll)).peaks
+            return p[["chromStart", "chromEnd"]].reset_index(drop=True)
+
+        def show(ll):
+            st.log_lambda[sid] = ll
+            st.solve_missing(0)
+            got = st.peaks("s0", 0)
+            assert got.equals(direct(ll))
+            return len(st._solved[("s0", 0)])
+
+        # 40 peaks at both ends (this data): the middle is known without a solve
+        assert [show(-1.0), show(-0.2), show(-0.6)] == [1, 2, 2]
+        # 18 and 8 peaks: the middle is solved
+        assert [show(3.0), show(4.0), show(3.5)] == [3, 4, 5]
+    finally:
+        st.close()
