@@ -73,12 +73,12 @@ def _run(name: str, cov: pd.DataFrame, window_bases: int) -> list[str]:
         st.view(0)
         nxt, wall, cpu = _timed(lambda: st.next_window(0))
         rows.append(f"| {name} | cold first press | {wall:.2f} | {cpu:.2f} |")
-        st.wait_sketches()
+        st.next.wait()
         st.close()
         st = LabelState(cov, Path(tmp) / "ready.csv", window_bases=window_bases, max_peaks=10)
         st.view(0)
         _, wall, cpu = _timed(lambda: ([st.path(s, 0) for s in st.samples],
-                                       st.wait_sketches()))
+                                       st.next.wait()))
         rows.append(f"| {name} | paths of window 1, then sketching ahead ({len(st.windows)} "
                     f"windows) | {wall:.2f} | {cpu:.2f} |")
         nxt, wall, cpu = _timed(lambda: st.next_window(0))

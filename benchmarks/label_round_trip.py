@@ -6,10 +6,12 @@ chr1:14,000,000-15,000,000 taken 8 times (8 samples of 31,776 rows each). Each w
 paths are computed first (once per window, in the page's background); then ten labels,
 alternately noPeaks and peaks over every sample, each timed (wall and CPU of this process;
 the background learner is waited for between labels, so it does not share the CPU with the
-timed part). The browser's own round trip (the same plus igv.js's redraw) is printed by
-``tests/label/test_label_browser.py``.
+timed part). ``--browser`` also runs the page in headless Chromium (the slow tests of
+``tests/label/test_label_browser.py``: chunk1's ten windows labeled with the mouse and
+keys, and 8 samples × 1 Mb) and prints what the page measured (key press to peaks
+redrawn, first page load).
 
-    python benchmarks/label_round_trip.py [--max-peaks 20]
+    python benchmarks/label_round_trip.py [--max-peaks 20] [--browser]
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +49,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-peaks", type=int, default=20)
     ap.add_argument("--labels", type=int, default=10)
+    ap.add_argument("--browser", action="store_true",
+                    help="also measure in headless Chromium (the browser tests)")
     args = ap.parse_args(argv)
     eight = eight_samples()
     one = eight[eight["sample_id"] == "s0"]
@@ -78,7 +83,29 @@ def main(argv=None) -> int:
     print(f"| {len(walls)} | {statistics.median(walls):.3f} | {max(walls):.3f} | "
           f"{statistics.median(cpus):.3f} | {max(cpus):.3f} |")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    if args.browser:
+        return _browser()
     return 0
+
+
+def _browser() -> int:
+    """The browser tests' own figures (they print them)."""
+    root = Path(__file__).resolve().parents[1]
+    t0, c0 = time.perf_counter(), os.times()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-s", "-q", "-m", "slow", "-p", "no:cacheprovider",
+         "tests/label/test_label_browser.py", "-k", "eight or goal"],
+        cwd=root, capture_output=True, text=True)
+    c1 = os.times()
+    keep = ("round trip", "first page load", "labels made", "passed", "failed")
+    for line in run.stdout.splitlines():
+        if any(k in line for k in keep):
+            print(line.strip())
+    print(f"browser tests: {time.perf_counter() - t0:.0f} s wall, "
+          f"{c1.children_user + c1.children_system - c0.children_user - c0.children_system:.0f}"
+          f" s CPU of pytest (Chromium's own not counted); load average at the end "
+          f"{os.getloadavg()[0]:.1f}")
+    return run.returncode
 
 
 if __name__ == "__main__":

@@ -8,6 +8,11 @@ files, and id columns (``sequence_id`` / ``sequenceID``) always read as strings.
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
+import io
+import lzma
 import os
 from pathlib import Path
 
@@ -63,13 +68,19 @@ def _read_csv(path: Path, required=(), *, nrows: int | None = None,
     gets a delimiter hint. Quoted names and values (R's ``write.csv``) and spaces after
     the commas are read as the plain text. ``nrows=0``: the header only.
     ``whole_rows``: a row with fewer (or more) fields than the header is an error
-    naming its line (pandas alone fills a short row with NaN).
+    naming its line (pandas alone fills a short row with NaN); the file is read (and
+    decompressed) once, its bytes both parsed and counted.
     """
     check_regular_file(path)
+    raw = None
     try:
-        df = pd.read_csv(path, na_values=["NA"], keep_default_na=True,
-                         compression=_compression(path), skipinitialspace=True,
-                         nrows=nrows, dtype={c: str for c in ID_COLUMNS})
+        if whole_rows:  # one read: the bytes parsed are the bytes whose rows are counted
+            raw = _decompressed(path)
+        df = pd.read_csv(path if raw is None else io.BytesIO(raw), na_values=["NA"],
+                         keep_default_na=True,
+                         compression=_compression(path) if raw is None else None,
+                         skipinitialspace=True, nrows=nrows,
+                         dtype={c: str for c in ID_COLUMNS})
     except UnicodeDecodeError as exc:
         raise ValueError(f"could not read {path}: not a text CSV file ({exc.reason})") from exc
     except Exception as exc:  # pandas raises many kinds; name the file
@@ -77,8 +88,8 @@ def _read_csv(path: Path, required=(), *, nrows: int | None = None,
     missing = [c for c in required if c not in df.columns]
     if missing and _delimiter_hint(df):
         raise ValueError(f"{path} is missing column(s) {missing}{_delimiter_hint(df)}")
-    if whole_rows:
-        _check_row_lengths(path, df.shape[1])
+    if raw is not None:
+        _check_row_lengths(path, raw, df.shape[1])
     for col in ID_COLUMNS:
         if col in df.columns and df[col].isna().any():
             row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
@@ -86,20 +97,20 @@ def _read_csv(path: Path, required=(), *, nrows: int | None = None,
     return df
 
 
-def _check_row_lengths(path: Path, n_fields: int) -> None:
-    """Every line of the CSV ``path`` has ``n_fields`` fields: a count of the commas
-    (C speed) and, only when it differs (quoted commas, a short or long row), a line by
-    line read naming the first row that is not whole."""
-    import bz2
-    import csv
-    import gzip
-    import io
-    import lzma
-
-    opener = (gzip.open if _compression(path) == "gzip" else
+def _decompressed(path: Path) -> bytes:
+    """The bytes of the CSV ``path`` as pandas reads them: gzip by content or by name
+    (a ``.gz`` name that is no gzip data fails as in pandas), ``.xz``, ``.bz2``, else
+    plain."""
+    opener = (gzip.open if _compression(path) == "gzip" or path.suffix == ".gz" else
               {".xz": lzma.open, ".bz2": bz2.open}.get(path.suffix, open))
     with opener(path, "rb") as fh:
-        raw = fh.read()
+        return fh.read()
+
+
+def _check_row_lengths(path: Path, raw: bytes, n_fields: int) -> None:
+    """Every line of ``raw`` (the bytes of the CSV ``path``) has ``n_fields`` fields: a
+    count of the commas (C speed) and, only when it differs (quoted commas, a short or
+    long row), a line by line read naming the first row that is not whole."""
     lines = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
     if raw.count(b",") == (n_fields - 1) * lines:
         return

@@ -218,11 +218,14 @@ def cmd_callpeak(args) -> int:
     if not re.fullmatch(r"[^/\x00]+", args.name):
         raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/')")
     files = _outputs(args)
-    Path(args.outdir).mkdir(parents=True, exist_ok=True)
     inputs = [*args.treatment, *(args.control or []), args.model]
     for f in files.values():
         check_output(f, directory=False, force=True, inputs=inputs)
     report = _Reporter(args.quiet)
+    # --broad is MACS3's broad-peak file; it picks the shipped model's level of broad
+    # marks only where no penalty is given (a given one is the penalty of the broad calls)
+    given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
+    penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
     report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
     treat = _pooled(args.treatment, args.format, args)
     d = _fragment_size(treat, args, report)
@@ -236,10 +239,11 @@ def cmd_callpeak(args) -> int:
         control_cov = fragment_coverage(_shifted(ctrl, args.shift), d)
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
         report("peak model of the control")
-        c_segs = control_segments(args, control_cov.assign(sample_id="control"), report)
+        c_segs = control_segments(penalty_args, control_cov.assign(sample_id="control"),
+                                  report)
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(args, treat_cov, report)
+    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report)
     report("peak model of the treatment")
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     # the peak columns of every penlearn peak file (summit of treatment - scaled control)
@@ -337,8 +341,9 @@ def register(add) -> None:
                    "not given) instead of failing")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
-                   ".narrowPeak, and (no --penalty / --model) the shipped model's level of "
-                   "broad marks (as 'penlearn peaks --broad')")
+                   ".narrowPeak, at the penalty given (--penalty / --log-penalty / --model), "
+                   "else at the shipped model's level of broad marks (as 'penlearn peaks "
+                   "--broad')")
     p.add_argument("-B", "--bdg", action="store_true",
                    help="also write NAME_treat_pileup.bdg (and NAME_control_lambda.bdg)")
     p.add_argument("--SPMR", action="store_true",

@@ -47,7 +47,7 @@ from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
-from penlearn.peaks.peakseg.parts import check_parts_folder, remove_parts_folder
+from penlearn.peaks.peakseg.parts import check_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.pretrained import load_pretrained
 from penlearn.report.joint_page import joint_html
@@ -120,25 +120,24 @@ def cmd_joint(args) -> int:
     _check_peak_samples(peaks, coverage, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
     groups = _groups_arg(args, coverage, groups_table)
-    parts = _open_parts(args, out, report)
-    shipped = log_penalty is None and args.model is None and labels is None
-    if shipped:  # said before the work, as penlearn peaks does
-        print("penlearn joint: no --penalty, --model or --labels: using "
-              f"{load_pretrained().note()}, averaged over each window's samples", flush=True)
-    report("joint windows and models")
-    with workers(args) as executor:
-        res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
-                          log_penalty=log_penalty, model=model, by=args.by, executor=executor,
-                          parts=parts, progress=not args.quiet)
-    if not shipped:
-        report(res.note)
-    comparison = None
-    if labels is not None:
-        lab = res.labels
-        comparison = label_error_comparison(peaks, res.sample_peaks(), lab)
-    with staged_dir(out, replace=args.force) as tmp:
-        write_joint_outputs(res, tmp, comparison=comparison)
-    remove_parts_folder(parts)  # the outputs are written: no resume needed
+    with _open_parts(args, out, report) as parts:  # removed once the outputs are written
+        shipped = log_penalty is None and args.model is None and labels is None
+        if shipped:  # said before the work, as penlearn peaks does
+            print("penlearn joint: no --penalty, --model or --labels: using "
+                  f"{load_pretrained().note()}, averaged over each window's samples", flush=True)
+        report("joint windows and models")
+        with workers(args) as executor:
+            res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
+                              log_penalty=log_penalty, model=model, by=args.by, executor=executor,
+                              parts=parts, progress=not args.quiet)
+        if not shipped:
+            report(res.note)
+        comparison = None
+        if labels is not None:
+            lab = res.labels
+            comparison = label_error_comparison(peaks, res.sample_peaks(), lab)
+        with staged_dir(out, replace=args.force) as tmp:
+            write_joint_outputs(res, tmp, comparison=comparison)
     n = len(res.peaks)
     msg = f"penlearn joint: {n} joint peaks in {len(res.windows)} windows of " \
           f"{len(res.samples)} samples written to {out}/"

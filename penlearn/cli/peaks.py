@@ -23,18 +23,22 @@ named by a digest of the window's coverage rows, its log λ and the options; see
 size and mtime, the model file's BLAKE2 digest, the penalty). The same command after an
 interruption (Ctrl-C, a crash, a killed job) takes the saved windows back and solves only
 the others; the outputs are those of an uninterrupted run, and the folder is removed once
-they are written. A window whose coverage or log λ changed (other inputs, another model
-or penalty) is solved again; ``--no-resume`` discards the folder first.
+they are written (a run that fails before saving a window leaves none:
+:func:`~penlearn.peaks.peakseg.parts.run_parts_folder`). A window whose coverage or log λ
+changed (other inputs, another model or penalty) is solved again; ``--no-resume``
+discards the folder first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import re
 import urllib.parse
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -59,11 +63,7 @@ from penlearn.peaks.formats.narrowpeak import (
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
-from penlearn.peaks.peakseg.parts import (
-    check_parts_folder,
-    open_parts_folder,
-    remove_parts_folder,
-)
+from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
@@ -116,7 +116,8 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
                          "MODEL.json (none: the shipped zero-label model)")
     if given and args.broad:
         raise ValueError("--broad picks the shipped zero-label model's level for broad "
-                         "marks; with --penalty, --log-penalty or --model it has no use")
+                         "marks; with --penalty, --log-penalty or --model the penalty is "
+                         "the one given: drop --broad (broadPeak files: --format broadPeak)")
     mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
@@ -259,15 +260,19 @@ def _manifest(args) -> dict:
     return {"penlearn": package_version(), "inputs": inputs}
 
 
-def _open_parts(args, out: Path, report: _Reporter) -> Path:
-    """The parts folder of this run (:func:`open_parts_folder`: never through a symlink),
-    its manifest (re)written; an earlier run's manifest with other inputs is reported (its
-    parts stay valid where the window's coverage and log λ are unchanged)."""
+@contextlib.contextmanager
+def _open_parts(args, out: Path, report: _Reporter) -> Iterator[Path]:
+    """The parts folder of this run (:func:`run_parts_folder`: never through a symlink,
+    removed once the outputs are written, left after a failure only where it holds parts
+    to resume from), its manifest (re)written; an earlier run's manifest with other
+    inputs is reported (its parts stay valid where the window's coverage and log λ are
+    unchanged)."""
     parts = parts_folder(out)
-    if open_parts_folder(parts, _manifest(args), fresh=args.no_resume):
-        report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
-               "its windows of unchanged coverage and log λ are reused")
-    return parts
+    with run_parts_folder(parts, _manifest(args), fresh=args.no_resume) as changed:
+        if changed:
+            report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
+                   "its windows of unchanged coverage and log λ are reused")
+        yield parts
 
 
 def cmd_peaks(args) -> int:
@@ -307,37 +312,35 @@ def cmd_peaks(args) -> int:
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
     log_lambda, windows = _log_lambda(args, plain, report)  # the treatments' own rows
-    parts = _open_parts(args, out, report)
-    report(f"peak models of {plural(len(samples), 'sample')}")
-    with workers(args) as executor:
-        segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
-                             segments=True, executor=executor, progress=not args.quiet,
-                             tmpdir=tmpdir, parts=parts)
-    if pairs and args.control_rule == "filter":
-        segs, dropped = drop_control_peaks(segs, controls, pairs)
-        report(f"{dropped} peak(s) dropped: the control is up there")
-    reused = segs.attrs.get("parts_reused", 0)
-    note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
-        if reused else ""
-    if not several:  # each file is written atomically
-        n = _write_sample(segs, samples[0], out, args, means, sizes, coverage)
-        remove_parts_folder(parts)
-        print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
+    with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
+        report(f"peak models of {plural(len(samples), 'sample')}")
+        with workers(args) as executor:
+            segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
+                                 segments=True, executor=executor, progress=not args.quiet,
+                                 tmpdir=tmpdir, parts=parts)
+        if pairs and args.control_rule == "filter":
+            segs, dropped = drop_control_peaks(segs, controls, pairs)
+            report(f"{dropped} peak(s) dropped: the control is up there")
+        reused = segs.attrs.get("parts_reused", 0)
+        note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
+            if reused else ""
+        if not several:  # each file is written atomically
+            n = _write_sample(segs, samples[0], out, args, means, sizes, coverage)
+            print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
+            return 0
+        n = 0
+        with staged_dir(out, replace=args.force) as tmp:
+            for s in samples:
+                stem = names["sample" if s is None else str(s)]
+                one = "sample_id" not in segs.columns or len(samples) == 1
+                part = segs if one else segs[segs["sample_id"] == s]
+                cov = coverage if one else coverage[coverage["sample_id"] == s]
+                m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
+                n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
+                                   m, sizes, cov)
+        print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
+              f"{out}/{note}")
         return 0
-    n = 0
-    with staged_dir(out, replace=args.force) as tmp:
-        for s in samples:
-            stem = names["sample" if s is None else str(s)]
-            one = "sample_id" not in segs.columns or len(samples) == 1
-            part = segs if one else segs[segs["sample_id"] == s]
-            cov = coverage if one else coverage[coverage["sample_id"] == s]
-            m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
-            n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                               m, sizes, cov)
-    remove_parts_folder(parts)
-    print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
-          f"{out}/{note}")
-    return 0
 
 
 def register(add) -> None:

@@ -1,27 +1,35 @@
-"""The page's two refits: at once, the level of the current ranking shifted to the labels
-(a breakpoint scan: milliseconds); in the background, what ``penlearn learn`` learns.
+"""The page's refits: what ``penlearn learn`` learns from the labels so far, at once when
+that is cheap, else a quick stand-in at once and the learners in a worker process.
 
-The quick refit keeps the weights of the last model the learners chose (at first the
-shipped zero-label model, Hocking et al. 2017's features) and moves its level to the
-labels so far (:func:`penlearn.learn.level_shift.shifted_prior`, the rule ``learn_penalty``
-uses for up to 20 labeled sequences). The full refit is ``learn_penalty(features,
-evaluation, prior=shipped model)`` as :mod:`penlearn.cli.learn` calls it: up to 20 labeled
-sequences the level shift, up to 100 the candidates of ``model="auto"`` with the shifted
-prior in the constant's place, beyond that ``model="auto"`` alone.
+Up to :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` labeled (sample, window)s
+(or too few labels to learn anything) ``learn_penalty(..., prior=...)`` is the prior's
+level shifted to the labels (:func:`penlearn.learn.level_shift.shifted_prior`, a
+breakpoint scan: milliseconds), so the page computes it at once and that is the model
+(:func:`learned_at_once`). With more labeled sequences ``learn_penalty`` cross-validates
+its learners (seconds): the page then shows at once the quick refit (the weights of the
+last model the learners chose, its level shifted to the labels) and runs the full refit
+in a worker process (:class:`LearnerProcess`: the learners do not hold the server's
+interpreter lock, so the round trips of the labels that follow stay fast).
 """
 
 from __future__ import annotations
 
+import pickle
+import struct
+import subprocess
+import sys
+import threading
 import warnings
 
 import pandas as pd
 
 from penlearn.datasets import finite_feature_columns
 from penlearn.learn import PenaltyModel, learn_penalty
-from penlearn.learn.level_shift import shifted_prior
+from penlearn.learn.level_shift import SHIFT_MAX_SEQUENCES, shifted_prior
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, shift_prior, too_few_labels
 
-__all__ = ["full_refit", "quick_refit", "rankable"]
+__all__ = ["LearnerProcess", "full_refit", "learned_at_once", "quick_refit", "rankable",
+           "serve"]
 
 
 def rankable(model) -> bool:
@@ -35,6 +43,21 @@ def rankable(model) -> bool:
     """
     return isinstance(model, PenaltyModel) and hasattr(model, "history_") \
         and not getattr(model, "trees_", None)
+
+
+def learned_at_once(evaluation: pd.DataFrame) -> bool:
+    """Whether :func:`full_refit` is the level shift of the prior (cheap): too few labels
+    to learn and validate a model, or at most
+    :data:`~penlearn.learn.level_shift.SHIFT_MAX_SEQUENCES` labeled sequences.
+
+    Examples
+    --------
+    >>> learned_at_once(pd.DataFrame({"sequence_id": ["a", "b"], "possible_fp": 1,
+    ...                               "possible_fn": 1}))
+    True
+    """
+    return too_few_labels(evaluation) is not None \
+        or evaluation["sequence_id"].nunique() <= SHIFT_MAX_SEQUENCES
 
 
 def quick_refit(base: PenaltyModel, features: pd.DataFrame, evaluation: pd.DataFrame
@@ -80,3 +103,122 @@ def full_refit(features: pd.DataFrame, evaluation: pd.DataFrame, prior: PenaltyM
                                 f"learning failed ({exc})")
     model.task_ = "peaks"
     return model
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream):
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the learner process ended")
+    (size,) = struct.unpack("<Q", head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("the learner process ended")
+    return pickle.loads(data)
+
+
+def serve(stdin=None, stdout=None) -> None:
+    """The worker's loop (``python -m penlearn.label.learning``): read (features,
+    evaluation, prior), answer ``("ok", model)`` or ``("error", message)``, until the
+    input ends."""
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    while True:
+        try:
+            features, evaluation, prior = _receive(stdin)
+        except EOFError:
+            return
+        try:
+            _send(stdout, ("ok", full_refit(features, evaluation, prior)))
+        except Exception as exc:  # noqa: BLE001  (the page learns in-process instead)
+            _send(stdout, ("error", f"{type(exc).__name__}: {exc}"))
+
+
+class LearnerProcess:
+    """:func:`full_refit` in a worker process of its own (``python -m
+    penlearn.label.learning``, pickles over its pipes), started at the first :meth:`warm`
+    or :meth:`run` and kept for the page's life: the learners never hold the page
+    server's interpreter lock. Not :mod:`multiprocessing`: its spawn and fork-server
+    methods re-import the caller's main script (a script without a ``__main__`` guard
+    would run again), and a fork of the threaded server could inherit a held lock. If
+    the worker cannot start or dies, the refit runs in the calling thread.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from penlearn.learn.prior import constant_model
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
+    ...     "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0], "errors": [1, 0],
+    ...     "possible_fp": 1, "possible_fn": 0, "labels": 1})
+    >>> proc = LearnerProcess()
+    >>> m = proc.run(pd.DataFrame({"x": [0.0]}, index=["a"]), ev, constant_model(["x"], 0.0))
+    >>> round(m.intercept_, 2), proc.in_process
+    (2.34, False)
+    >>> proc.shutdown()
+    """
+
+    def __init__(self) -> None:
+        self._proc: subprocess.Popen | None = None
+        self._lock = threading.Lock()
+        #: whether the last refit ran in the calling thread (the worker failed)
+        self.in_process = False
+
+    def warm(self) -> None:
+        """Start the worker now (its imports take a second or two)."""
+        with self._lock:
+            self._start()
+
+    def _start(self) -> subprocess.Popen | None:
+        if self._proc is None or self._proc.poll() is not None:
+            try:
+                self._proc = subprocess.Popen(
+                    [sys.executable, "-m", "penlearn.label.learning"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            except OSError:
+                self._proc = None
+        return self._proc
+
+    def run(self, features: pd.DataFrame, evaluation: pd.DataFrame,
+            prior: PenaltyModel) -> PenaltyModel:
+        """The model of :func:`full_refit`, learned in the worker."""
+        with self._lock:
+            proc = self._start()
+            if proc is not None:
+                try:
+                    _send(proc.stdin, (features, evaluation, prior))
+                    status, value = _receive(proc.stdout)
+                    if status == "ok":
+                        self.in_process = False
+                        return value
+                except (OSError, EOFError, pickle.PickleError):
+                    self._stop()
+        self.in_process = True
+        return full_refit(features, evaluation, prior)
+
+    def _stop(self) -> None:
+        if self._proc is not None:
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+            self._proc = None
+
+    def shutdown(self) -> None:
+        """End the worker (a refit running in it is abandoned)."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+
+if __name__ == "__main__":
+    serve()

@@ -34,7 +34,7 @@ likely is, given the labels so far. On the page:
   an exact path or all their points solved always count.
 
 The page pre-solves the points the next press will ask for in its path worker, after
-the paths of the window in view (:meth:`LabelState.prepare
+the paths of the window in view (:meth:`PageNext.ahead`, from :meth:`LabelState.prepare
 <penlearn.label.state.LabelState.prepare>`), one (sample, window) per task so a newly
 shown window's paths wait for at most one of them.
 """
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -51,9 +52,9 @@ import pandas as pd
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
 from penlearn.peaks.propose import PATH_POINTS, sketch_paths, sketch_shifts
 
-__all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "Plan", "Sketches", "page_proposal",
-           "plan_next", "plan_paths", "ranking_at_start_level", "sketch_log_lambdas",
-           "solve_points", "window_order"]
+__all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "PageNext", "Plan", "Sketches",
+           "page_proposal", "plan_next", "plan_paths", "ranking_at_start_level",
+           "sketch_log_lambdas", "solve_points", "window_order"]
 
 #: Most coverage rows a press of "Next" solves sketches of (about 1.5 s of solves on one
 #: core); the path worker solves the rest ahead.
@@ -296,3 +297,105 @@ def plan_paths(plan: Plan, sketches: Sketches, ids_by: dict) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=object if c == "sequence_id" else float)
                              for c in PATH_COLUMNS})
     return pd.concat(parts, ignore_index=True)
+
+
+class PageNext:
+    """"Next" on a labeling page (thin: the rule is the functions above): the windows
+    left with it, the sketches kept, and their solving ahead of the next press.
+
+    Parameters
+    ----------
+    page : LabelState
+        The page (its labels, model, kept paths and coverage are read).
+    submit : callable
+        Runs a task in the page's path worker (``ThreadPoolExecutor.submit``).
+    budget : int
+        :data:`SKETCH_ROWS`.
+
+    Examples
+    --------
+    >>> PageNext.__name__
+    'PageNext'
+    """
+
+    def __init__(self, page, submit, budget: int = SKETCH_ROWS):
+        self.page, self.submit, self.budget = page, submit, budget
+        self.seen: set[int] = set()  # left with "Next": not proposed again this session
+        self.sketches = Sketches()
+        self._lock = threading.Lock()
+        self._running = False  # a chain of sketch tasks is queued in the path worker
+
+    def plan(self, blocking: bool = True, budget: float = math.inf) -> Plan | None:
+        """The inputs of a press now (:func:`plan_next`); None when ``blocking`` is False
+        and the page's lock is taken (a label's refit may be waiting for the path
+        worker: the worker must not wait for that lock)."""
+        pg = self.page
+        if not pg.lock.acquire(blocking=blocking):
+            return None
+        try:
+            done = pg.labeled_windows() | self.seen
+            ev, ll = pg.evaluation_, ranking_at_start_level(pg.log_lambda, pg.start_log_lambda)
+        finally:
+            pg.lock.release()
+        rows = {k: len(v) for k, v in pg.cov.items()}
+        exact = {}
+        for s, i in rows:
+            path = pg._kept_path(s, i)
+            if path is not None:
+                exact[(s, i)] = path.models
+        free = [i for i in range(len(pg.windows)) if i not in done]
+        return plan_next(free, pg.samples, rows, exact, ll, ev, pg.ids_by,
+                         n_windows=len(pg.windows), sketches=self.sketches, budget=budget)
+
+    def propose(self, current: int) -> NextWindow:
+        """Leave window ``current`` and propose the next (sketches not solved ahead are
+        solved here, outside the page's lock: labels are not held up)."""
+        with self.page.lock:
+            self.seen.add(int(current))
+        plan = self.plan(budget=self.budget)
+        for key, lls in reversed(plan.wanted.items()):  # the path worker goes forwards
+            self.sketches.ask(key, lls)
+            self.sketches.solve(key, self.page.cov[key], lls)
+        out = page_proposal(plan_paths(plan, self.sketches, self.page.ids_by),
+                            plan.log_lambda, plan.evaluation, self.page.window_of)
+        self.ahead()
+        return out
+
+    def ahead(self) -> None:
+        """Solve, in the path worker, the sketches the next press will ask for: one
+        (sample, window) per task, each queueing the next (a window shown meanwhile has
+        its paths queued before the next one), until none is missing."""
+        with self._lock:
+            if self._running:
+                return
+            self._running = True
+        try:
+            self.submit(self._step)
+        except RuntimeError:  # the page is closing
+            self._running = False
+
+    def _step(self) -> None:
+        again = False
+        try:
+            plan = self.plan(blocking=False)
+            if plan is None:  # behind the paths a refit waits for
+                time.sleep(0.01)
+                again = True
+            else:
+                for key, lls in plan.wanted.items():
+                    if self.sketches.solve(key, self.page.cov[key], lls):
+                        again = True
+                        break
+            if again:
+                self.submit(self._step)
+        except RuntimeError:  # the page is closing
+            again = False
+        finally:
+            if not again:
+                self._running = False
+
+    def wait(self, timeout: float = 600.0) -> None:
+        """Wait until the path worker has solved what the next press asks for."""
+        t0 = time.monotonic()
+        while self._running and time.monotonic() - t0 < timeout:
+            time.sleep(0.02)

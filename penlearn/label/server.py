@@ -176,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/api/state":
             return self._json(200, {"samples": state.samples,
                                     "windows": len(state.windows),
+                                    "window_list": state.windows[
+                                        ["chrom", "chromStart", "chromEnd"]].values.tolist(),
                                     "start": self.server.start_window,
                                     "chrom_sizes": state.chrom_sizes(),
                                     "model_out": state.model_out is not None})
@@ -270,7 +272,9 @@ class LabelServer(ThreadingHTTPServer):
         return f"http://{shown}:{port}/?token={self.token}"
 
     def start(self) -> LabelServer:
-        """Serve in a daemon thread (returns at once)."""
+        """Serve in a daemon thread (returns at once); the first window's paths and peaks
+        are computed meanwhile."""
+        self.state.warm(self.start_window)
         self._thread = threading.Thread(target=self.serve_forever, name="penlearn-label",
                                         daemon=True)
         self._thread.start()

@@ -25,16 +25,14 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import write_text_atomic
-from penlearn.label.learning import full_refit, quick_refit, rankable
-from penlearn.label.proposals import (
-    SKETCH_ROWS,
-    NextWindow,
-    Sketches,
-    page_proposal,
-    plan_next,
-    plan_paths,
-    ranking_at_start_level,
+from penlearn.label.learning import (
+    LearnerProcess,
+    full_refit,
+    learned_at_once,
+    quick_refit,
+    rankable,
 )
+from penlearn.label.proposals import NextWindow, PageNext
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
@@ -56,6 +54,9 @@ LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotatio
 _UNDO = 200  # changes kept for undo
 #: Seconds the background learner waits after a change (a later change makes it skip).
 LEARN_DELAY = 0.5
+#: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
+#: interpreter lock).
+PAGE_THREADS = 2
 
 
 def read_label_file(path: Path, samples) -> pd.DataFrame:
@@ -83,6 +84,20 @@ def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
                       "chromEnd": np.int64, "annotation": object})
     return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
         .reset_index(drop=True)
+
+
+def _columns(cov: pd.DataFrame) -> dict:
+    """A window's coverage rows as three columns (compact JSON: the page turns them into
+    igv.js features).
+
+    Examples
+    --------
+    >>> _columns(pd.DataFrame({"chromStart": [0, 5], "chromEnd": [5, 9], "count": [1, 0]}))
+    {'start': [0, 5], 'end': [5, 9], 'count': [1, 0]}
+    """
+    return {"start": cov["chromStart"].to_numpy(np.int64).tolist(),
+            "end": cov["chromEnd"].to_numpy(np.int64).tolist(),
+            "count": cov["count"].to_numpy().tolist()}
 
 
 def _label_text(lab: pd.DataFrame) -> str:
@@ -137,22 +152,27 @@ class LabelState:
         self.lock = threading.RLock()
         self._paths: dict = {}
         self._path_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="penlearn-paths")
-        self._solved: dict = {}
+        # the kernels release the interpreter lock: two paths (or solves) at once
+        self._pool = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-paths")
+        self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
+        self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
+        self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
         self._undo: list[pd.DataFrame] = []
-        self._seen: set[int] = set()
-        self._sketches = Sketches()
-        self._sketching = False  # a chain of sketch tasks is queued in the path worker
-        self.sketch_rows = SKETCH_ROWS
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
+        self._process = LearnerProcess()
+        self._warmed = False
         self._learning = None
         self.model_version = 0
-        self.base_model = model if rankable(model) else load_pretrained().model
+        #: the prior of every refit: the given model if it is a linear one, else the
+        #: shipped zero-label model (``penlearn learn``'s prior)
+        self.prior = model if rankable(model) else self.pretrained.model
+        self.base_model = self.prior
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
         self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        self.next = PageNext(self, self._pool.submit)
         self.refit()
 
     # -- labels --------------------------------------------------------------------------
@@ -254,10 +274,11 @@ class LabelState:
 
     def prepare(self, window: int) -> None:
         """Start computing the paths of a window's samples in the background, then the
-        sketches the next press of "Next" needs (:meth:`sketch_ahead`)."""
+        sketches the next press of "Next" needs (:meth:`PageNext.ahead
+        <penlearn.label.proposals.PageNext.ahead>`)."""
         for s in self.samples:
             self._future((s, window))
-        self.sketch_ahead()
+        self.next.ahead()
 
     def has_path(self, window: int) -> bool:
         """Whether every path of the window is computed."""
@@ -267,30 +288,90 @@ class LabelState:
     def close(self) -> None:
         """Stop the background computations (those running finish)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._solver.shutdown(wait=False, cancel_futures=True)
         self._learner.shutdown(wait=False, cancel_futures=True)
+        self._process.shutdown()
+
+    def _kept_path(self, sample: str, window: int):
+        fut = self._paths.get((sample, window))
+        return fut.result() if fut is not None and fut.done() else None
+
+    def _from_path(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        """The peaks of the kept path's model at log λ ``ll`` (None: the path is not
+        computed yet, or ``ll`` is below its bound)."""
+        path = self._kept_path(sample, window)
+        if path is None:
+            return None
+        m = path.models
+        hit = m[(m["min_log_lambda"] <= ll) & (ll < m["max_log_lambda"])]
+        if not len(hit):
+            return None
+        segs = path.segments
+        return segs[(segs["peaks"] == int(hit["peaks"].iloc[0]))
+                    & (segs["status"] == "peak")]
+
+    def _from_solves(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        """The peaks at ``ll`` from the solves kept: one at ``ll``, or two around it with
+        the same peak count (the selected model's peak count never increases with the
+        penalty, so the model with that count is selected between them too)."""
+        done = self._solved.get((sample, window), {})
+        if ll in done:
+            return done[ll]
+        below = [x for x in done if x < ll]
+        above = [x for x in done if x > ll]
+        if below and above:
+            lo, hi = done[max(below)], done[min(above)]
+            if len(lo) == len(hi):
+                return lo
+        return None
+
+    def _solve(self, sample: str, window: int, ll: float) -> None:
+        peaks = peakseg(self.cov[(sample, window)], math.exp(ll)).peaks
+        self._solved.setdefault((sample, window), {})[ll] = peaks
+
+    def _solve_future(self, sample: str, window: int, ll: float):
+        with self._path_lock:
+            key = (sample, window, ll)
+            if key not in self._solving:
+                self._solving[key] = self._solver.submit(self._solve, sample, window, ll)
+            return self._solving[key]
+
+    def _known_peaks(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
+        got = self._from_path(sample, window, ll)
+        return got if got is not None else self._from_solves(sample, window, ll)
+
+    def _missing(self, window: int) -> dict[str, float]:
+        """The samples of ``window`` whose current model neither their path nor the
+        solves kept know, with their log λ."""
+        lls = {s: float(self.log_lambda[self.ids_by[(s, window)]]) for s in self.samples
+               if (s, window) in self.cov}
+        return {s: ll for s, ll in lls.items() if self._known_peaks(s, window, ll) is None}
+
+    def warm(self, window: int) -> None:
+        """Start, in the background, what showing ``window`` needs: its paths and the
+        solves of the current model (the page's first window, as the server starts)."""
+        self.prepare(window)
+        for s, ll in self._missing(window).items():
+            self._solve_future(s, window, ll)
+
+    def solve_missing(self, window: int) -> None:
+        """Solve, two samples at a time, the samples of ``window`` whose model lies
+        beyond what their path (or the solves kept) say."""
+        futures = [self._solve_future(s, window, ll) for s, ll in self._missing(window).items()]
+        for f in futures:
+            f.result()
 
     def peaks(self, sample: str, window: int) -> pd.DataFrame:
         """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
-        the path's model at its log λ (a solve at that λ only before the path is
-        computed or below its bound)."""
-        cov = self.cov.get((sample, window))
-        if cov is None:
+        the path's model at its log λ, else (before the path is computed, or below its
+        bound) a solve at that penalty (:meth:`solve_missing`), kept."""
+        if (sample, window) not in self.cov:
             return pd.DataFrame({"chromStart": [], "chromEnd": []}, dtype=np.int64)
         ll = float(self.log_lambda[self.ids_by[(sample, window)]])
-        fut = self._paths.get((sample, window))
-        path = fut.result() if fut is not None and fut.done() else None
-        m = path.models if path is not None else pd.DataFrame(
-            {"min_log_lambda": [], "max_log_lambda": [], "peaks": []})
-        hit = m[(m["min_log_lambda"] <= ll) & (ll < m["max_log_lambda"])]
-        if len(hit):
-            k = int(hit["peaks"].iloc[0])
-            segs = path.segments
-            segs = segs[(segs["peaks"] == k) & (segs["status"] == "peak")]
-        else:  # path not computed yet, or below its bound: one solve, kept
-            key = (sample, window, ll)
-            if key not in self._solved:
-                self._solved[key] = peakseg(cov, math.exp(ll)).peaks
-            segs = self._solved[key]
+        segs = self._known_peaks(sample, window, ll)
+        if segs is None:
+            self._solve_future(sample, window, ll).result()
+            segs = self._from_solves(sample, window, ll)
         return segs[["chromStart", "chromEnd"]].reset_index(drop=True)
 
     # -- learning ---------------------------------------------------------------------------
@@ -323,10 +404,11 @@ class LabelState:
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
     def refit(self) -> None:
-        """Re-learn from the labels so far: at once the quick refit (the current ranking,
-        its level shifted to the labels), then in the background what ``penlearn learn``
-        learns (:mod:`penlearn.label.learning`); its model replaces the quick one if no
-        label changed meanwhile (``model_version`` counts the models)."""
+        """Re-learn from the labels so far (:mod:`penlearn.label.learning`): what
+        ``penlearn learn`` learns, at once while that is the prior's level shift; beyond,
+        at once the quick refit (the last learned ranking, its level shifted to the
+        labels) and the learners in the worker process, whose model replaces the quick
+        one if no label changed meanwhile (``model_version`` counts the models)."""
         with self.lock:
             ev = self.evaluation()
             self.evaluation_ = ev
@@ -334,22 +416,33 @@ class LabelState:
                 self._set_model(self.start_model, "the shipped zero-label model"
                                 if self.start_model is None else "the given model")
                 return
+            self._process_warm()
+            if learned_at_once(ev):
+                self._set_learned(full_refit(self.features, ev, self.prior))
+                return
             model = quick_refit(self.base_model, self.features, ev)
             self._set_model(model, model.describe())
             version = self.version
             self._learning = self._learner.submit(self._learn, version, ev)
 
+    def _process_warm(self) -> None:
+        if not self._warmed:  # the worker's imports, before it is needed
+            self._warmed = True
+            self._process.warm()
+
     def _learn(self, version: int, ev: pd.DataFrame) -> None:
         time.sleep(LEARN_DELAY)  # labels often come in bursts: learn after the last one
         if version != self.version:
             return  # a later change queued its own
-        model = full_refit(self.features, ev, self.pretrained.model)
+        model = self._process.run(self.features, ev, self.prior)
         with self.lock:
-            if version != self.version:
-                return
-            if rankable(model):
-                self.base_model = model
-            self._set_model(model, model.describe())
+            if version == self.version:
+                self._set_learned(model)
+
+    def _set_learned(self, model) -> None:
+        if rankable(model):
+            self.base_model = model
+        self._set_model(model, model.describe())
 
     def _predict(self, model) -> pd.Series:
         with warnings.catch_warnings():
@@ -402,6 +495,7 @@ class LabelState:
         w = self.windows.iloc[window]
         chrom, a, b = str(w["chrom"]), int(w["chromStart"]), int(w["chromEnd"])
         with self.lock:
+            self.solve_missing(window)
             lab = self.labels
             samples = []
             errors = 0
@@ -417,8 +511,7 @@ class LabelState:
                     "id": s,
                     "log_lambda": float(self.log_lambda[sid]) if sid in self.log_lambda
                     else None,
-                    "coverage": [] if cov is None or not coverage else
-                    cov[["chromStart", "chromEnd", "count"]].to_numpy().tolist(),
+                    "coverage": _columns(cov) if cov is not None and coverage else None,
                     "peaks": pk.to_numpy().tolist(),
                     "labels": [[int(r.chromStart), int(r.chromEnd), r.annotation, st]
                                for r, st in zip(la.itertuples(index=False), status)]})
@@ -436,82 +529,11 @@ class LabelState:
         """The windows holding a label."""
         return {int(i) for i in self.learn_labels()["window"] if i >= 0}
 
-    def _plan(self, blocking: bool = True, budget: float = math.inf):
-        """The inputs of a press of "Next" now (:func:`~penlearn.label.proposals.plan_next`);
-        None when ``blocking`` is False and the page's lock is taken (a label's refit
-        may be waiting for the path worker: it must not wait for that lock)."""
-        if not self.lock.acquire(blocking=blocking):
-            return None
-        try:
-            done = self.labeled_windows() | self._seen
-            ev = self.evaluation_
-            ll = ranking_at_start_level(self.log_lambda, self.start_log_lambda)
-        finally:
-            self.lock.release()
-        exact = {}
-        for key, fut in list(self._paths.items()):
-            if fut.done() and not fut.cancelled() and fut.exception() is None \
-                    and fut.result() is not None:
-                exact[key] = fut.result().models
-        rows = {k: len(v) for k, v in self.cov.items()}
-        free = [i for i in range(len(self.windows)) if i not in done]
-        return plan_next(free, self.samples, rows, exact, ll, ev, self.ids_by,
-                         n_windows=len(self.windows), sketches=self._sketches, budget=budget)
-
     def next_window(self, current: int) -> NextWindow:
         """The next window worth labeling by ``penlearn propose``'s rule
-        (:mod:`penlearn.label.proposals`) among those neither labeled nor left by "Next"
-        before (``window`` None: none left), with the rule's reason. Sketches not solved
-        ahead are solved here (outside the page's lock: labels are not held up)."""
-        with self.lock:
-            self._seen.add(int(current))  # left by "Next": not proposed again this session
-        plan = self._plan(budget=self.sketch_rows)
-        for key, lls in reversed(plan.wanted.items()):  # the path worker goes forwards
-            self._sketches.ask(key, lls)
-            self._sketches.solve(key, self.cov[key], lls)
-        out = page_proposal(plan_paths(plan, self._sketches, self.ids_by), plan.log_lambda,
-                            plan.evaluation, self.window_of)
-        self.sketch_ahead()
-        return out
-
-    def sketch_ahead(self) -> None:
-        """Solve, in the path worker, the sketches the next press will ask for: one
-        (sample, window) per task, each queueing the next (a window shown meanwhile has
-        its paths computed after one such task), until none is missing."""
-        with self._path_lock:
-            if self._sketching:
-                return
-            self._sketching = True
-        try:
-            self._pool.submit(self._sketch_step)
-        except RuntimeError:  # the page is closing
-            self._sketching = False
-
-    def _sketch_step(self) -> None:
-        again = False
-        try:
-            plan = self._plan(blocking=False)
-            if plan is None:  # behind the paths a refit waits for
-                time.sleep(0.01)
-                again = True
-            else:
-                for key, lls in plan.wanted.items():
-                    if self._sketches.solve(key, self.cov[key], lls):
-                        again = True
-                        break
-            if again:
-                self._pool.submit(self._sketch_step)
-        except RuntimeError:  # the page is closing
-            again = False
-        finally:
-            if not again:
-                self._sketching = False
-
-    def wait_sketches(self, timeout: float = 600.0) -> None:
-        """Wait until the path worker has solved what the next press asks for."""
-        t0 = time.monotonic()
-        while self._sketching and time.monotonic() - t0 < timeout:
-            time.sleep(0.02)
+        (:class:`~penlearn.label.proposals.PageNext`) among those neither labeled nor
+        left by "Next" before (``window`` None: none left), with the rule's reason."""
+        return self.next.propose(current)
 
     def resume_window(self) -> int:
         """Where a reopened page starts: the last window (genome order) holding a label,

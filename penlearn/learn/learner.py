@@ -9,17 +9,12 @@ from __future__ import annotations
 import pandas as pd
 
 from penlearn._checks import EVALUATION_REQUIRED, require_columns
-from penlearn.fitting.model_file import check_model_task, check_task
+from penlearn.fitting.model_file import check_task
 from penlearn.learn import level_shift
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import learn_options, with_options
-from penlearn.learn.prior import (
-    PRIOR_MAX_SEQUENCES,
-    check_prior,
-    constant_model,
-    shift_prior,
-    too_few_labels,
-)
+from penlearn.learn.penalty import check_prior
+from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, constant_model, shift_prior, too_few_labels
 from penlearn.roc import best_constant_log_lambda
 
 __all__ = ["learn_penalty"]
@@ -166,9 +161,12 @@ def learn_penalty(
         chooses the constant, the model is the prior (its weights kept) shifted to the
         labels (``"prior"``; its CV errors, its level shifted to each fold's training
         labels, are recorded in ``choice_``); with more labeled sequences, or other
-        models, it is not used. A prior that records a task (``task_``) must be a model
-        of ``task`` (by default ``"peaks"``: the prior is for ChIP-seq windows unless
-        ``task`` says otherwise); the result never takes the prior's task.
+        models, it is not used. Whether used or not, it is checked before any work
+        (:func:`~penlearn.learn.penalty.check_prior`, a ``ValueError`` naming ``prior``):
+        a fitted PenaltyModel whose feature columns are all in ``features`` and which, if
+        it records a task (``task_``), is a model of ``task`` (by default ``"peaks"``: the
+        prior is for ChIP-seq windows unless ``task`` says otherwise); the result never
+        takes the prior's task.
     task : {"peaks", "joint", "changepoint"}, optional
         What the features describe, recorded in the model (``task_``, written by
         :meth:`~penlearn.PenaltyModel.save`; commands refuse a model of another task).
@@ -216,9 +214,8 @@ def learn_penalty(
     opts = learn_options(**options)
     require_columns(evaluation, EVALUATION_REQUIRED, "evaluation")  # before any work
     task = check_task(task)
-    if prior is not None:  # the one task check of every model a command or prior= takes
-        task = task or "peaks"
-        check_model_task(getattr(prior, "task_", None), task, "prior")
+    if prior is not None:  # its task (the one task check of every model a command or
+        task = check_prior(prior, features, task)  # prior= takes) and feature columns
     if opts.model == "auto" and isinstance(validation, tuple) and len(validation) == 2:
         # auto cross-validates over subtrain and validation together: counted together
         both = too_few_labels(pd.concat([evaluation, validation[1]]), "auto")
@@ -239,12 +236,9 @@ def learn_penalty(
     est = PenaltyModel(**opts.as_dict())
     if evaluation["sequence_id"].nunique() > PRIOR_MAX_SEQUENCES:
         prior = None  # many labels: learned as without a prior
-    if prior is not None and opts.model == "auto":
-        check_prior(prior, features)
-    return _with_task(est.fit(features, evaluation, validation=validation, folds=folds,
-                              targets=targets, scale_features=scale_features,
-                              segmentation=segmentation, groups=groups,
-                              prior=prior if opts.model == "auto" else None), task)
+    return est.fit(features, evaluation, validation=validation, folds=folds,
+                   targets=targets, scale_features=scale_features, segmentation=segmentation,
+                   groups=groups, prior=prior if opts.model == "auto" else None, task=task)
 
 
 def _with_task(model: PenaltyModel, task: str | None) -> PenaltyModel:

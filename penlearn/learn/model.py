@@ -37,7 +37,7 @@ from penlearn.learn.options import (
     learn_options,
     with_options,
 )
-from penlearn.learn.penalty import fit_penalty
+from penlearn.learn.penalty import check_prior, fit_penalty
 from penlearn.learn.prediction import (
     check_prediction,
     check_sequence,
@@ -135,14 +135,19 @@ class PenaltyModel:
         return self
 
     def fit(self, X, y, *, validation=None, folds=None, targets=None, scale_features=None,
-            segmentation=None, groups="auto", prior=None):
+            segmentation=None, groups="auto", prior=None, task=None):
         """Fit on features ``X`` (indexed by sequence id) and the evaluation table ``y``.
 
         See :func:`learn_penalty` for the arguments (``prior``: one more candidate of
-        ``model="auto"``).
+        ``model="auto"``, checked as there by
+        :func:`~penlearn.learn.penalty.check_prior`: a fitted model of ``task``, by
+        default ``"peaks"`` with a prior, whose feature columns are in ``X``; ``task``:
+        recorded as ``task_``).
         """
         settings = check_segmentation(segmentation)
         learn_options(**self.get_params())  # every option checked before any work
+        task = check_task(task) if prior is None else check_prior(
+            prior, X, task, candidate=self.model == "auto")
         with one_blas_thread():  # vectors of 10^4 breakpoints: threads only cost here
             fit = fit_penalty(X, y, validation=validation, folds=folds, targets=targets,
                               scale_features=scale_features, groups=groups, prior=prior,
@@ -152,7 +157,7 @@ class PenaltyModel:
         self.scaling_ = fit.scaling
         self.dropped_features_ = list(fit.scaling.dropped)
         self.feature_names_in_ = [str(c) for c in X.columns]
-        self.task_ = None  # what the features describe: set by the caller that knows
+        self.task_ = task  # what the features describe (None: unknown)
         self.history_ = fit.descent.history
         self.best_step_ = fit.descent.best
         self.init_ = fit.init_info

@@ -31,6 +31,7 @@ import pandas as pd
 from penlearn._checks import id_list
 from penlearn.changepoint.evaluation import target_intervals
 from penlearn.fitting.descent import descend, initial_weights
+from penlearn.fitting.model_file import TASKS, ModelFileError, check_model_task, check_task
 from penlearn.fitting.scaling import FeatureScaling, scale_weights, unscale_weights
 from penlearn.learn._metrics import SetMetrics
 from penlearn.learn.boosting import Boosted, fit_boosting, predict_trees
@@ -64,8 +65,8 @@ from penlearn.learn.training_data import (
 )
 from penlearn.roc import ChangepointROC, min_error_shift
 
-__all__ = ["BOOSTING_OPTIONS", "DEFAULT_MODEL", "LEVELS", "MODELS", "PenaltyFit", "fit_penalty",
-           "subtrain_validation_split"]
+__all__ = ["BOOSTING_OPTIONS", "DEFAULT_MODEL", "LEVELS", "MODELS", "PenaltyFit", "check_prior",
+           "fit_penalty", "subtrain_validation_split"]
 
 #: Options of ``model="boosting"`` and their defaults (:class:`BoostingOptions`).
 BOOSTING_OPTIONS = asdict(BoostingOptions())
@@ -251,6 +252,49 @@ def _fit_constant(scaling: FeatureScaling, sub: Part, val: Part, how: str) -> Pe
     coef = pd.Series(0.0, index=list(scaling.columns), name="coef")
     return PenaltyFit(coef, -float(shift), scaling, Boosted([], hist, 0), {"init": "constant"},
                       1.0, level=lev)
+
+
+def check_prior(prior, features: pd.DataFrame, task: str | None = None, *,
+                candidate: bool = False) -> str:
+    """The one check of a ``prior=`` model, before any work: a ``ValueError`` naming
+    ``prior`` unless it is a fitted PenaltyModel of ``task`` (default ``"peaks"``: a
+    prior is for ChIP-seq windows unless ``task`` says otherwise; the task comparison is
+    :func:`~penlearn.fitting.model_file.check_model_task`, the one of
+    :meth:`PenaltyModel.load <penlearn.PenaltyModel.load>`; a prior that records no task
+    is not compared) whose feature columns are all in ``features``. ``candidate``
+    (``model="auto"`` tries it as one of its models): also a linear (or constant) model,
+    not boosted trees. Returns the task checked against.
+
+    Examples
+    --------
+    >>> from penlearn.learn.prior import constant_model
+    >>> check_prior(constant_model(["x"], 1.0), pd.DataFrame({"y": [1.0]}))
+    Traceback (most recent call last):
+    ...
+    ValueError: prior: its feature column(s) ['x'] are not in the features (columns: ['y'])
+    >>> check_prior(constant_model(["x"], 1.0), pd.DataFrame({"x": [1.0]}))
+    'peaks'
+    """
+    if not hasattr(prior, "history_") or not hasattr(prior, "scaling_") \
+            or not hasattr(prior, "coef_"):
+        raise ValueError("prior must be a fitted PenaltyModel (learned, or loaded from a "
+                         f"model file), got {type(prior).__name__}")
+    task = check_task(task) or "peaks"
+    recorded = getattr(prior, "task_", None)
+    try:
+        check_model_task(recorded, task, "prior")
+    except ModelFileError as exc:  # the caller may have left task= to its default
+        raise ModelFileError(f"{exc}; or, if the features are {TASKS[recorded]}, say "
+                             f"task={recorded!r}") from None
+    if candidate and getattr(prior, "trees_", None):
+        raise ValueError("prior must be a linear (or constant) PenaltyModel, not boosted "
+                         "trees")
+    columns = list(getattr(features, "columns", []))
+    missing = [c for c in prior.coef_.index if c not in columns]
+    if missing:
+        raise ValueError(f"prior: its feature column(s) {missing[:10]} are not in the "
+                         f"features (columns: {columns[:10]})")
+    return task
 
 
 def _prior_fit(prior, feats: pd.DataFrame, ev: pd.DataFrame, ids: list, how: str

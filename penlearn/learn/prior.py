@@ -27,6 +27,7 @@ from penlearn.aum import threshold_groups
 from penlearn.breakpoints import breakpoints_from_errors
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import MIN_SEQUENCES, MIN_SEQUENCES_AUTO
+from penlearn.learn.penalty import check_prior  # re-exported: its one place is there
 
 __all__ = ["MIN_SEQUENCES", "MIN_SEQUENCES_AUTO", "PRIOR_MAX_SEQUENCES", "check_prior",
            "constant_model",
@@ -107,29 +108,6 @@ def nearest_min_error_shift(evaluation: pd.DataFrame, log_lambda: pd.Series) -> 
     else:
         c = min(a + 1.0, (a + b) / 2.0) if np.isfinite(b) else a + 1.0
     return float(-c) + 0.0
-
-
-def check_prior(prior: PenaltyModel, features: pd.DataFrame) -> None:
-    """A ``ValueError`` unless ``prior`` is a fitted linear model whose feature columns
-    are all in ``features`` (what ``model="auto"`` needs to try it as a candidate).
-
-    Examples
-    --------
-    >>> check_prior(constant_model(["x"], 1.0), pd.DataFrame({"y": [1.0]}))
-    Traceback (most recent call last):
-    ...
-    ValueError: prior: its feature column(s) ['x'] are not in the features (columns: ['y'])
-    """
-    if not hasattr(prior, "history_") or not hasattr(prior, "scaling_"):
-        raise ValueError("prior must be a fitted PenaltyModel (learned, or loaded from a "
-                         "model file)")
-    if getattr(prior, "trees_", None):
-        raise ValueError("prior must be a linear (or constant) PenaltyModel, not boosted "
-                         "trees")
-    missing = [c for c in prior.coef_.index if c not in features.columns]
-    if missing:
-        raise ValueError(f"prior: its feature column(s) {missing} are not in the features "
-                         f"(columns: {list(features.columns)[:10]})")
 
 
 def shift_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.DataFrame,

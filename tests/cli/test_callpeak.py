@@ -75,6 +75,35 @@ def test_broad_writes_broadpeak_with_nine_columns(bams, tmp_path):
     assert pd.read_csv(tmp_path / "B_peaks.broadPeak", sep="\t", header=None).shape[1] == 9
 
 
+@pytest.mark.parametrize("given", ["--penalty 2000", "--log-penalty 7.6"])
+def test_broad_with_a_given_penalty_calls_at_that_penalty(bams, tmp_path, given):
+    """MACS3's --broad (the broadPeak file) with --penalty / --log-penalty (refused
+    before): the peaks of that penalty, the narrowPeak calls without the summit column."""
+    files, _ = bams
+    common = f"callpeak -t {files['t_se']} -f BAM --extsize 200 {given} --outdir {tmp_path}"
+    assert _run(f"{common} -n B --broad", tmp_path) == 0
+    assert _run(f"{common} -n N", tmp_path) == 0
+    broad = pd.read_csv(tmp_path / "B_peaks.broadPeak", sep="\t", header=None)
+    narrow = pd.read_csv(tmp_path / "N_peaks.narrowPeak", sep="\t", header=None)
+    assert len(broad) > 0 and broad.shape[1] == 9
+    assert broad.drop(columns=3).equals(narrow.iloc[:, :9].drop(columns=3))  # names: B/N
+
+
+def test_failed_call_makes_no_outdir_and_a_good_one_makes_it(bams, tmp_path):
+    """--outdir is made when the files are written: a failed call (here unreadable reads)
+    leaves no new empty folder behind (it was made before any input was read)."""
+    files, _ = bams
+    bad = tmp_path / "bad.bed"
+    bad.write_text("chr1\t5\n")
+    outdir = tmp_path / "new" / "sub"
+    assert _run(f"callpeak -t {bad} -f BED -n X --outdir {outdir}", tmp_path) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.bed"]
+    assert _run(f"callpeak -t {files['t_se']} -f BAM --extsize 200 --penalty 2000 -n X "
+                f"--outdir {outdir}", tmp_path) == 0
+    assert sorted(p.name for p in outdir.iterdir()) == [
+        "X_peaks.narrowPeak", "X_peaks.xls", "X_summits.bed"]
+
+
 @pytest.mark.parametrize("option, says", [
     ("-q 0.05", "--qvalue is MACS3's, not penlearn's: penlearn has no q-value cutoff"),
     ("--qvalue 0.05", "no q-value cutoff: the number of peaks is chosen by the penalty"),

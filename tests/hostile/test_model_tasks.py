@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _hostile import Error, check_cases, run_cli, uci_folder
 from test_pretrain_folders import _set
@@ -57,6 +58,49 @@ def test_priors_of_another_task_are_refused_and_never_inherited():
     ]
     check_cases(cases, at_least=7)
 
+
+
+def test_prior_checked_in_one_place_by_fit_and_learn_penalty():
+    """``PenaltyModel.fit(prior=)`` takes the task check of ``learn_penalty`` (it had none:
+    a changepoint prior was fitted as a candidate of peaks features) and a prior whose
+    feature columns are not in the features is a ValueError naming ``prior`` on every path
+    (it was a KeyError in ``fit``, an error naming ``X`` with few labels)."""
+    columns = list(load_pretrained().model.coef_.index)
+    rng = np.random.default_rng(0)
+    ids = [f"w{i}" for i in range(10)]  # labels of both classes: every fit runs
+    feats = pd.DataFrame(rng.normal(size=(10, len(columns))), index=ids, columns=columns)
+    ev = pd.DataFrame([(i, lo, hi, fp, fn, 1, 1) for i, y in zip(ids, rng.normal(size=10))
+                       for lo, hi, fp, fn in ((-np.inf, y - 1, 1, 0), (y - 1, y + 1, 0, 0),
+                                              (y + 1, np.inf, 0, 1))],
+                      columns=["sequence_id", "min_log_lambda", "max_log_lambda", "fp", "fn",
+                               "possible_fp", "possible_fn"])
+    one = ev[ev["sequence_id"] == "w0"]
+    column = columns[0]
+    fewer = feats.drop(columns=[column])
+    cases = [
+        ("fit: prior a changepoint model",
+         lambda: PenaltyModel(candidates=["constant"]).fit(
+             feats, ev, prior=_with_task("changepoint")),
+         Error("prior", "'changepoint'", "not 'peaks'", "task='changepoint'")),
+        ("fit: prior a joint model, task changepoint",
+         lambda: PenaltyModel(model="constant").fit(feats, ev, prior=_with_task("joint"),
+                                                    task="changepoint"),
+         Error("prior", "'joint'", "not 'changepoint'")),
+        ("fit: prior columns not in the features",
+         lambda: PenaltyModel(candidates=["constant"]).fit(fewer, ev,
+                                                           prior=_with_task("peaks")),
+         Error("prior", repr(column), "not in the features")),
+        ("learn_penalty, few labels: prior columns not in the features",
+         lambda: learn_penalty(fewer, one, prior=_with_task("peaks")),
+         Error("prior", repr(column), "not in the features")),
+        ("fit: prior not a model", lambda: PenaltyModel().fit(feats, ev, prior="m.json"),
+         Error("prior", "fitted PenaltyModel", "str")),
+        ("fit: a changepoint prior for changepoint features, recorded",
+         lambda: PenaltyModel(model="constant").fit(
+             feats, ev, prior=_with_task("changepoint"), task="changepoint").task_,
+         lambda t: t == "changepoint"),
+    ]
+    check_cases(cases, at_least=6)
 
 def _bad_provenance(tmp: Path, change) -> Path:
     data = json.loads(DEFAULT_MODEL_PATH.read_text())

@@ -86,7 +86,7 @@ def test_next_is_propose_from_paths_on_the_pages_paths(state):
         for s in st.samples:
             st.path(s, i)
     st.wait_learning()
-    st.wait_sketches()
+    st.next.wait()
     got = st.next_window(0)
     assert got == (*_expected(st, 0, set(), {4, 5}),)
     assert got.window != 0 and "labels so far" in got.reason
@@ -96,7 +96,7 @@ def test_next_is_propose_from_paths_on_the_pages_paths(state):
 def test_labeled_and_left_windows_are_never_proposed(state):
     st = state
     st.add_label("chr1", 4600, 4700, "noPeaks", ["s1"])  # window 2 holds a label
-    st.sketch_rows = 150  # one (sample, window) solved per press: a bound, not a stop
+    st.next.budget = 150  # one (sample, window) solved per press: a bound, not a stop
     seen, current = [], 0
     while True:
         nxt = st.next_window(current)

@@ -154,3 +154,4 @@ def test_peaks_command_broad_flag(tmp_path, capsys):
                  "--penalty", "1000"])
     err = capsys.readouterr().err
     assert code == 1 and "--broad picks the shipped zero-label model's level" in err
+    assert "drop --broad (broadPeak files: --format broadPeak)" in err  # what instead

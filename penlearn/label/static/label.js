@@ -12,7 +12,7 @@ const KEYS = {n: "noPeaks", s: "peakStart", e: "peakEnd", p: "peaks"};
 
 const page = {
   browser: null, samples: [], windows: 0, current: 0, view: null, roi: null,
-  busy: false, timings: [], loads: 0, errors: [],
+  busy: false, timings: [], phases: [], loads: 0, errors: [],
 };
 window.penlearn = page;  // read by the tests (timings, view, loads)
 
@@ -39,14 +39,16 @@ function trackConfigs(view, parts) {
     if (parts.includes("coverage")) {
       out.push({
         type: "wig", name: `${s.id} coverage`, order: 10 * i, height: 50, color: "#555",
-        autoscale: true, removable: false,
-        features: s.coverage.map(([a, b, c]) => ({chr: w.chrom, start: a, end: b, value: c})),
+        autoscale: true, removable: false, searchable: false,
+        features: s.coverage ? s.coverage.start.map(
+          (a, k) => ({chr: w.chrom, start: a, end: s.coverage.end[k], value: s.coverage.count[k]}))
+          : [],
       });
     }
     if (parts.includes("peaks")) {
       out.push({
         type: "annotation", name: `${s.id} peaks`, order: 10 * i + 1, height: 18,
-        displayMode: "COLLAPSED", color: "#1f77b4", removable: false,
+        displayMode: "COLLAPSED", color: "#1f77b4", removable: false, searchable: false,
         features: s.peaks.map(([a, b]) => ({chr: w.chrom, start: a, end: b, name: "peak"})),
       });
     }
@@ -62,19 +64,42 @@ function trackConfigs(view, parts) {
       }
       out.push({
         type: "annotation", name: `${s.id} labels`, order: 10 * i + 2, height: 56,
-        displayMode: "EXPANDED", expandedRowHeight: 22, removable: false, features: feats,
+        displayMode: "EXPANDED", expandedRowHeight: 22, removable: false, searchable: false,
+        features: feats,
       });
     }
   });
   return out;
 }
 
-async function replaceTracks(view, parts) {
-  const names = new Set(trackConfigs(view, parts).map(c => c.name));
-  for (const t of page.browser.findTracks(t => names.has(t.name))) {
-    page.browser.removeTrack(t);
+async function replaceTracks(view, parts, {paint = true} = {}) {
+  // The features of the tracks are swapped in place (igv.js's static feature source has
+  // updateFeatures; a new track is made empty first, all of them in one loadTrackList):
+  // igv.js lays its tracks out once, and after a label only the peak and label tracks
+  // are repainted. An igv.js without that method gets new tracks instead.
+  const configs = trackConfigs(view, parts);
+  const tracks = () => new Map(page.browser.findTracks(() => true).map(t => [t.name, t]));
+  let byName = tracks();
+  const missing = configs.filter(c => !byName.has(c.name));
+  if (missing.length) {
+    await page.browser.loadTrackList(missing.map(c => ({...c, features: []})));
+    byName = tracks();
   }
-  await Promise.all(trackConfigs(view, parts).map(c => page.browser.loadTrack(c)));
+  const fresh = [];
+  const updated = [];
+  for (const c of configs) {
+    const t = byName.get(c.name);
+    if (t && t.featureSource && typeof t.featureSource.updateFeatures === "function") {
+      t.featureSource.updateFeatures(c.features);
+      t.clearCachedFeatures();
+      updated.push(t);
+    } else {
+      if (t) page.browser.removeTrack(t);
+      fresh.push(c);
+    }
+  }
+  if (paint || missing.length) await Promise.all(updated.map(t => t.updateViews()));
+  if (fresh.length) await page.browser.loadTrackList(fresh);
 }
 
 function showStatus(view) {
@@ -87,19 +112,27 @@ function showStatus(view) {
   document.getElementById("undo").disabled = !view.undo;
 }
 
-async function load(index, {keepTracks = false} = {}) {
+async function load(index, {keepTracks = false, fetched = null} = {}) {
   const moved = !page.view || page.view.window.index !== index;
   const redraw = keepTracks && !moved;  // the coverage is drawn already
-  const view = await api(`/api/window?i=${index}${redraw ? "&coverage=0" : ""}`);
+  const t0 = performance.now();
+  const view = await (fetched || api(`/api/window?i=${index}${redraw ? "&coverage=0" : ""}`));
+  page.lastFetch = performance.now() - t0;
   page.view = view;
   page.current = index;
   history.replaceState(null, "", `#w=${index}`);
   if (!redraw) {
     page.browser.clearROIs();
     page.roi = null;
-    await replaceTracks(view, ["coverage", "peaks", "labels"]);
     const w = view.window;
-    await page.browser.search(`${w.chrom}:${w.start + 1}-${w.end}`);
+    const locus = `${w.chrom}:${w.start + 1}-${w.end}`;
+    // the tracks' features swapped in place (igv.js lays its tracks out again after
+    // each track removed), then the move: igv.js paints them once, there
+    await replaceTracks(view, ["coverage", "peaks", "labels"], {paint: page.locus === locus});
+    if (page.locus !== locus) {
+      await page.browser.search(locus);
+      page.locus = locus;
+    }
   } else {
     await replaceTracks(view, ["peaks", "labels"]);
   }
@@ -112,9 +145,11 @@ async function load(index, {keepTracks = false} = {}) {
 async function change(body, path) {
   const t0 = performance.now();
   await api(path, body);
+  const saved = performance.now() - t0;
   await load(page.current, {keepTracks: true});
   const ms = performance.now() - t0;
   page.timings.push(ms);
+  page.phases.push({save: saved, fetch: page.lastFetch, draw: ms - saved - page.lastFetch});
   document.getElementById("timing").textContent =
     `· last change saved, re-learned and redrawn in ${Math.round(ms)} ms`;
 }
@@ -203,6 +238,7 @@ document.addEventListener("mousedown", ev => {
 document.addEventListener("mouseup", () => { mouseDown = false; }, true);
 
 async function main() {
+  const t0 = performance.now();
   const st = await api("/api/state");
   page.samples = st.samples;
   page.windows = st.windows;
@@ -216,9 +252,11 @@ async function main() {
   document.getElementById("save").disabled = !st.model_out;
   const m = /#w=(\d+)/.exec(location.hash);
   const first = m && Number(m[1]) < st.windows ? Number(m[1]) : st.start;
-  const w0 = (await api(`/api/window?i=${first}`)).window;
+  const fetched = api(`/api/window?i=${first}`);  // (computed while igv.js starts)
+  const [chrom, start, end] = st.window_list[first];
+  page.locus = `${chrom}:${start + 1}-${end}`;
   page.browser = await igv.createBrowser(document.getElementById("igv"), {
-    locus: `${w0.chrom}:${w0.start + 1}-${w0.end}`,
+    locus: page.locus,
     reference: {id: "penlearn", name: "coverage", format: "chromsizes",
                 fastaURL: "chrom.sizes", wholeGenomeView: false},
     loadDefaultGenomes: false, showIdeogram: false, showCircularViewButton: false,
@@ -237,7 +275,11 @@ async function main() {
     labelMenu(features[0], lastClick.x, lastClick.y);
     return false;
   });
-  await load(first);
+  const t1 = performance.now();
+  await load(first, {fetched});
+  page.startup = {igv: t1 - t0, window: page.lastFetch,
+                  tracks: performance.now() - t1 - page.lastFetch,
+                  since_navigation: performance.now()};
   document.body.dataset.ready = "1";
 }
 

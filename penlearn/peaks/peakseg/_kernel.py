@@ -49,21 +49,21 @@ from penlearn.changepoint._fp_core import (
 from penlearn.changepoint._fp_pieces import POISSON, loss_coefficients
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _grow(F, rows):
     out = np.empty((rows, N_COLS))
     out[: F.shape[0]] = F
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _grow1(x, size):
     out = np.empty(size, x.dtype)
     out[: x.shape[0]] = x
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _store(F, n, his, prev_i, prev_mean, pos):
     """Append the decoding information of ``F`` (merged where it is the same) at ``pos``."""
     for i in range(n):
@@ -192,7 +192,7 @@ def decode_start(Bf, nb, n, st, stf):
     return cost
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True)
 def _grow_out(starts, ends, peak, means, eq):
     size = 2 * starts.shape[0]
     s2 = np.empty(size, np.int64)

@@ -25,10 +25,14 @@ a parts folder is as trusted as the command's inputs (``--no-resume`` discards i
 A folder of parts that a command keeps for a run (``penlearn peaks``' ``OUT.penlearn-parts``)
 is opened by :func:`open_parts_folder`: never through a symbolic link, never a folder that
 holds other files than parts, and its ``manifest.json`` read with bounds (size, nesting).
+:func:`run_parts_folder` is a run's whole use of it: opened, removed once the outputs are
+written, and after a failure kept only where it holds saved parts to resume from (a run
+that fails before its first part leaves nothing behind: no folder, no folder made for it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -36,6 +40,7 @@ import json
 import os
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +58,7 @@ from penlearn.atomic_files import (
 
 __all__ = ["check_parts_folder", "code_digest", "default_cache_dir", "frame_digest",
            "open_parts_folder",
-           "part_key", "read_part", "remove_parts_folder", "write_part"]
+           "part_key", "read_part", "remove_parts_folder", "run_parts_folder", "write_part"]
 
 #: bump when a part's table changes meaning (2: parts carry a checksum of their table)
 PART_FORMAT = 2
@@ -321,3 +326,54 @@ def remove_parts_folder(folder: str | os.PathLike) -> None:
     except OSError as exc:
         warnings.warn(f"could not remove the parts folder {folder} ({exc}); the outputs are "
                       "complete, remove it by hand", stacklevel=caller_stacklevel())
+
+
+def _saved_parts(folder: Path) -> bool:
+    """Whether ``folder`` holds a saved part (a finished ``.npz``, not a staging file)."""
+    return folder.is_dir() and any(p.suffix == ".npz" and not p.name.startswith(".")
+                                   for p in folder.iterdir())
+
+
+@contextlib.contextmanager
+def run_parts_folder(folder: str | os.PathLike, manifest: dict, *,
+                     fresh: bool = False) -> Iterator[bool]:
+    """The parts folder of one run: opened (:func:`open_parts_folder`), removed once the
+    body ends normally (the outputs are written), and after a failure (an error,
+    Ctrl-C) kept only when it holds saved parts, for the same command to resume from.
+    A folder that holds none and was made by this run is removed, with the parent folders
+    made for it: a failed command leaves nothing new behind.
+
+    Yields
+    ------
+    bool
+        What :func:`open_parts_folder` returns (an earlier run of other inputs).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()) / "new" / "out.penlearn-parts"
+    >>> try:
+    ...     with run_parts_folder(d, {"inputs": {"penalty": 1.0}}):
+    ...         raise ValueError("bad coverage")
+    ... except ValueError:
+    ...     pass
+    >>> d.parent.exists()
+    False
+    """
+    folder = Path(folder)
+    made = [p for p in (folder, *folder.parents) if not p.exists()]  # self, then parents
+    if fresh and folder.is_dir():  # --no-resume: the earlier run's folder is discarded
+        made = [folder]
+    try:
+        changed = open_parts_folder(folder, manifest, fresh=fresh)
+        yield changed
+    except BaseException:
+        if made and not _saved_parts(folder):
+            remove_parts_folder(folder)
+            for parent in made[1:]:  # innermost first; only while empty
+                try:
+                    parent.rmdir()
+                except OSError:
+                    break
+        raise
+    remove_parts_folder(folder)

@@ -1,0 +1,137 @@
+"""The labeling page's refits: what ``penlearn learn`` learns, at once while that is the
+prior's level shift, else in a worker process of its own (never the server's threads)."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_label_server import _coverage
+
+from penlearn.label import learning
+from penlearn.label.learning import LearnerProcess, full_refit, learned_at_once
+from penlearn.label.state import LabelState
+from penlearn.learn import learn_penalty
+from penlearn.learn.level_shift import SHIFT_MAX_SEQUENCES
+from penlearn.peaks.pretrained import load_pretrained
+
+SHIPPED = load_pretrained().model
+
+
+def _predict(model, features):
+    return model.predict(features)
+
+
+def _state(tmp_path, n_samples, bases):
+    return LabelState(_coverage(n_samples, bases), tmp_path / "labels.csv",
+                      window_bases=2000, max_peaks=10)
+
+
+def _label_windows(st, windows):
+    """A peakStart over the first peak and a noPeaks before it, every sample, in each
+    of ``windows``."""
+    for i in windows:
+        a = int(st.windows["chromStart"].iat[i])
+        st.add_label("chr1", a + 580, a + 700, "peakStart", st.samples)
+        st.add_label("chr1", a + 100, a + 400, "noPeaks", st.samples)
+
+
+def test_few_labeled_sequences_learn_what_penlearn_learn_learns_at_once(tmp_path):
+    st = _state(tmp_path, 3, 4000)
+    try:
+        _label_windows(st, [0])
+        st.wait_learning()  # (nothing to wait for: the model is learned at once)
+        _label_windows(st, [1])  # the level from the prior again, not from the last model
+        ev = st.evaluation_
+        assert ev["sequence_id"].nunique() == 6 and learned_at_once(ev)
+        assert st._learning is None  # nothing left to the background: this is the model
+        ids = list(pd.unique(ev["sequence_id"]))
+        want = learn_penalty(st.features.loc[ids], ev, prior=SHIPPED, progress=False)
+        assert np.array_equal(st.log_lambda.to_numpy(), _predict(want, st.features))
+        assert st.model_note == want.describe()
+    finally:
+        st.close()
+
+
+def test_many_labeled_sequences_learn_in_the_worker_process(tmp_path):
+    st = _state(tmp_path, 6, 8000)  # 4 windows × 6 samples: 24 labeled sequences
+    try:
+        _label_windows(st, range(4))
+        ev = st.evaluation_
+        assert ev["sequence_id"].nunique() == 24 > SHIFT_MAX_SEQUENCES
+        assert not learned_at_once(ev)
+        quick = st.log_lambda.copy()
+        st.wait_learning()
+        assert not st._process.in_process  # learned in the worker, not in this process
+        want = full_refit(st.features, ev, SHIPPED)
+        assert np.array_equal(st.log_lambda.to_numpy(), _predict(want, st.features))
+        assert st.model_note == want.describe()
+        assert quick.index.equals(st.log_lambda.index)
+    finally:
+        st.close()
+
+
+def test_a_worker_that_cannot_start_learns_in_process(monkeypatch):
+    ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
+                       "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0],
+                       "errors": [1, 0], "possible_fp": 1, "possible_fn": 0, "labels": 1})
+    x = SHIPPED.coef_.index
+    feats = pd.DataFrame([np.ones(len(x))], columns=x, index=["a"])
+    proc = LearnerProcess()
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    try:
+        model = proc.run(feats, ev, SHIPPED)
+    finally:
+        proc.shutdown()
+    assert proc.in_process
+    assert np.array_equal(model.predict(feats), full_refit(feats, ev, SHIPPED).predict(feats))
+
+
+def test_the_worker_answers_an_error_and_goes_on():
+    inp = io.BytesIO()
+    learning._send(inp, ("not a table", None, None))
+    inp.seek(0)
+    out = io.BytesIO()
+    learning.serve(inp, out)  # ends at the end of its input
+    out.seek(0)
+    status, message = learning._receive(out)
+    assert status == "error" and message
+    with pytest.raises(EOFError):
+        learning._receive(out)
+
+
+def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
+    """Below a path's bound the page solves at the model's penalty; two solves with the
+    same peak count stand for every penalty between them (the count never increases
+    with the penalty), else the penalty between is solved: each equals a direct solve."""
+    import math
+
+    from penlearn.peaks.peakseg.solver import peakseg
+
+    st = LabelState(_coverage(1, 2000), tmp_path / "labels.csv", window_bases=2000,
+                    max_peaks=1)
+    try:
+        sid = st.ids_by[("s0", 0)]
+        assert float(st.path("s0", 0).models["min_log_lambda"].min()) > 4.0  # bounded
+        cov = st.cov[("s0", 0)]
+
+        def direct(ll):
+            p = peakseg(cov, math.exp(ll)).peaks
+            return p[["chromStart", "chromEnd"]].reset_index(drop=True)
+
+        def show(ll):
+            st.log_lambda[sid] = ll
+            st.solve_missing(0)
+            got = st.peaks("s0", 0)
+            assert got.equals(direct(ll))
+            return len(st._solved[("s0", 0)])
+
+        # 40 peaks at both ends (this data): the middle is known without a solve
+        assert [show(-1.0), show(-0.2), show(-0.6)] == [1, 2, 2]
+        # 18 and 8 peaks: the middle is solved
+        assert [show(3.0), show(4.0), show(3.5)] == [3, 4, 5]
+    finally:
+        st.close()
