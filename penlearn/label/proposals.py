@@ -35,8 +35,10 @@ likely is, given the labels so far. On the page:
 
 The page pre-solves the points the next press will ask for in its path worker, after
 the paths of the window in view (:meth:`PageNext.ahead`, from :meth:`LabelState.prepare
-<penlearn.label.state.LabelState.prepare>`), one (sample, window) per task so a newly
-shown window's paths wait for at most one of them.
+<penlearn.label.state.LabelState.prepare>`), one (sample, window) per task, and only
+while the page is idle (:data:`SKETCH_IDLE` seconds after the last label, no path of a
+shown window and no learner running): the labels' round trip and the paths of a shown
+window go first.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ import pandas as pd
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
 from penlearn.peaks.propose import PATH_POINTS, sketch_paths, sketch_shifts
 
-__all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "PageNext", "Plan", "Sketches",
-           "page_proposal", "plan_next", "plan_paths", "ranking_at_start_level",
+__all__ = ["SKETCH_IDLE", "SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "PageNext", "Plan",
+           "Sketches", "page_proposal", "plan_next", "plan_paths", "ranking_at_start_level",
            "sketch_log_lambdas", "solve_points", "window_order"]
 
 #: Most coverage rows a press of "Next" solves sketches of (about 1.5 s of solves on one
@@ -61,6 +63,9 @@ __all__ = ["SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "PageNext", "Plan", "S
 SKETCH_ROWS = 50_000
 #: Most windows a press of "Next" considers.
 SKETCH_WINDOWS = 64
+#: Seconds after a label before the path worker sketches ahead again (labels come in
+#: bursts; their round trip goes first).
+SKETCH_IDLE = 1.0
 #: Finest and coarsest grid step of a sketch (log λ).
 _STEPS = (2.0 ** -4, 2.0 ** 2)
 
@@ -324,6 +329,7 @@ class PageNext:
         self.sketches = Sketches()
         self._lock = threading.Lock()
         self._running = False  # a chain of sketch tasks is queued in the path worker
+        self._version, self._changed = None, 0.0  # the labels' version, when it changed
 
     def plan(self, blocking: bool = True, budget: float = math.inf) -> Plan | None:
         """The inputs of a press now (:func:`plan_next`); None when ``blocking`` is False
@@ -374,12 +380,20 @@ class PageNext:
         except RuntimeError:  # the page is closing
             self._running = False
 
+    def _idle(self) -> bool:
+        """Whether the page is idle: no label for :data:`SKETCH_IDLE` seconds, no path
+        of a shown window or learner running (:meth:`LabelState.busy
+        <penlearn.label.state.LabelState.busy>`)."""
+        if self.page.version != self._version:
+            self._version, self._changed = self.page.version, time.monotonic()
+        return time.monotonic() - self._changed >= SKETCH_IDLE and not self.page.busy()
+
     def _step(self) -> None:
         again = False
         try:
-            plan = self.plan(blocking=False)
-            if plan is None:  # behind the paths a refit waits for
-                time.sleep(0.01)
+            plan = self.plan(blocking=False) if self._idle() else None
+            if plan is None:  # the user's work first (and a refit may wait for a path)
+                time.sleep(0.1)
                 again = True
             else:
                 for key, lls in plan.wanted.items():

@@ -285,6 +285,14 @@ class LabelState:
         return all((s, window) in self._paths and self._paths[(s, window)].done()
                    for s in self.samples)
 
+    def busy(self) -> bool:
+        """Whether the page computes what the user waits for: a shown window's paths, or
+        the learners after a label ("Next" sketches ahead only meanwhile)."""
+        with self._path_lock:
+            if any(not f.done() for f in self._paths.values()):
+                return True
+        return self._learning is not None and not self._learning.done()
+
     def close(self) -> None:
         """Stop the background computations (those running finish)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
