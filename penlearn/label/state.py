@@ -87,16 +87,20 @@ def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
 
 
 def _columns(cov: pd.DataFrame) -> dict:
-    """A window's coverage rows as three columns (compact JSON: the page turns them into
-    igv.js features).
+    """A window's coverage rows, compact for JSON: the first start, then each row's width
+    and count (the rows are contiguous: gaps are filled with zeros; the page adds the
+    widths up into igv.js features).
 
     Examples
     --------
     >>> _columns(pd.DataFrame({"chromStart": [0, 5], "chromEnd": [5, 9], "count": [1, 0]}))
-    {'start': [0, 5], 'end': [5, 9], 'count': [1, 0]}
+    {'start': 0, 'width': [5, 4], 'count': [1, 0]}
     """
-    return {"start": cov["chromStart"].to_numpy(np.int64).tolist(),
-            "end": cov["chromEnd"].to_numpy(np.int64).tolist(),
+    lo = cov["chromStart"].to_numpy(np.int64)
+    hi = cov["chromEnd"].to_numpy(np.int64)
+    if len(lo) > 1 and not np.array_equal(lo[1:], hi[:-1]):
+        raise ValueError("coverage rows of a window must be contiguous")
+    return {"start": int(lo[0]) if len(lo) else 0, "width": (hi - lo).tolist(),
             "count": cov["count"].to_numpy().tolist()}
 
 

@@ -157,7 +157,7 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
             "return penlearn.browser.findTracks(t => / coverage$/.test(t.name)).length")
         assert n_cov == 8
         assert driver.execute_script("return penlearn.view.samples.every(s => "
-                                     "s.coverage.start.length > 100)")
+                                     "s.coverage.width.length > 100)")
         before = _peaks(driver)
         roi = _sweep(driver, 43_130_000, 43_140_000)
         assert abs(roi["start"] - 43_130_000) < 200 and abs(roi["end"] - 43_140_000) < 200
@@ -247,7 +247,7 @@ def test_mono27ac_resumes_its_labels(driver, data_dir, tmp_path):
     try:
         _open(driver, page.url)
         view = driver.execute_script("return penlearn.view")
-        assert len(view["samples"]) == 1 and len(view["samples"][0]["coverage"]["start"]) > 100
+        assert len(view["samples"]) == 1 and len(view["samples"][0]["coverage"]["width"]) > 100
         assert len(view["samples"][0]["labels"]) == 6  # resumed where the labels are
         assert view["model"] != "the shipped zero-label model"  # learned from them
         assert _severe(driver) == []

@@ -32,6 +32,17 @@ function say(text, cls) {
   el.className = cls || "";
 }
 
+function coverageFeatures(chrom, cov) {  // {start, width[], count[]}: contiguous rows
+  if (!cov) return [];
+  const out = new Array(cov.width.length);
+  let a = cov.start;
+  for (let k = 0; k < cov.width.length; k++) {
+    out[k] = {chr: chrom, start: a, end: a + cov.width[k], value: cov.count[k]};
+    a += cov.width[k];
+  }
+  return out;
+}
+
 function trackConfigs(view, parts) {
   const w = view.window;
   const out = [];
@@ -40,9 +51,7 @@ function trackConfigs(view, parts) {
       out.push({
         type: "wig", name: `${s.id} coverage`, order: 10 * i, height: 50, color: "#555",
         autoscale: true, removable: false, searchable: false,
-        features: s.coverage ? s.coverage.start.map(
-          (a, k) => ({chr: w.chrom, start: a, end: s.coverage.end[k], value: s.coverage.count[k]}))
-          : [],
+        features: coverageFeatures(w.chrom, s.coverage),
       });
     }
     if (parts.includes("peaks")) {
