@@ -25,7 +25,7 @@ likely is, given the labels so far. On the page:
   for the session (:class:`Sketches`); a press sketches from every point a press asked
   for so far (later presses refine earlier sketches; points solved only in the
   background are used once a press asks for them, so the proposal does not depend on
-  how far the background got);
+  how far the background got, but for which (sample, window)s fit in the bound below);
 - **bound**: a press considers the (sample, window)s of at most :data:`SKETCH_WINDOWS`
   free windows, taken in one fixed shuffled order of the windows (seed 0, the same at
   every press: a random sample of the genome), and solves itself at most
