@@ -35,6 +35,16 @@ from penlearn.peaks.formats.coverage import read_coverage
 DATA = data_folder() / "chipseq_raw"
 
 
+def eight_samples() -> pd.DataFrame:
+    """deltarod_PeakSegDisk's chr1:14,000,000-15,000,000 as 8 samples (``s0``..``s7``)."""
+    cov = read_coverage(DATA / "deltarod_PeakSegDisk/coverage.bedGraph.gz")
+    a, b = 14_000_000, 15_000_000
+    one = cov[(cov["chromEnd"] > a) & (cov["chromStart"] < b)].copy()
+    one["chromStart"] = one["chromStart"].clip(lower=a)
+    one["chromEnd"] = one["chromEnd"].clip(upper=b)
+    return pd.concat([one.assign(sample_id=f"s{k}") for k in range(8)], ignore_index=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-peaks", type=int, default=20)
@@ -42,12 +52,8 @@ def main(argv=None) -> int:
     ap.add_argument("--browser", action="store_true",
                     help="also measure in headless Chromium (the browser tests)")
     args = ap.parse_args(argv)
-    cov = read_coverage(DATA / "deltarod_PeakSegDisk/coverage.bedGraph.gz")
-    a, b = 14_000_000, 15_000_000
-    one = cov[(cov["chromEnd"] > a) & (cov["chromStart"] < b)].copy()
-    one["chromStart"] = one["chromStart"].clip(lower=a)
-    one["chromEnd"] = one["chromEnd"].clip(upper=b)
-    eight = pd.concat([one.assign(sample_id=f"s{k}") for k in range(8)], ignore_index=True)
+    eight = eight_samples()
+    one = eight[eight["sample_id"] == "s0"]
     with tempfile.TemporaryDirectory() as tmp:
         t0, c0 = time.perf_counter(), time.process_time()
         st = LabelState(eight, Path(tmp) / "labels.csv", window_bases=1_000_000,

@@ -197,7 +197,11 @@ class _Handler(BaseHTTPRequestHandler):
                 i = int(query.get("from", ["0"])[0])
             except ValueError:
                 raise _BadRequest("from must be a window index") from None
-            return self._json(200, {"next": state.next_window(i)})
+            if not 0 <= i < len(state.windows):
+                raise _BadRequest(f"from must be in 0..{len(state.windows) - 1}")
+            nxt = state.next_window(i)
+            return self._json(200, {"next": nxt.window, "reason": nxt.reason,
+                                    "sequence_id": nxt.sequence_id})
         if path == "/chrom.sizes":
             text = "".join(f"{c}\t{n}\n" for c, n in state.chrom_sizes().items())
             return self._send(200, text.encode(), "text/plain; charset=utf-8")

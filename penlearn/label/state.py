@@ -7,7 +7,9 @@ penalty → peaks) is computed once, when the window is first shown; a label the
 re-counts errors on the paths (:func:`~penlearn.peaks.peakseg.evaluation.path_error_functions`),
 re-learns the penalty (``learn_penalty(..., prior=the shipped model)``: with few labels its
 level shifted to them, with more the learners of ``model="auto"``; as ``penlearn learn``
-does) and picks each sample's model on its path: nothing is solved again.
+does) and picks each sample's model on its path: nothing is solved again. "Next" goes to
+the window ``penlearn propose``'s rule proposes (:mod:`penlearn.label.proposals`), its
+sketches solved ahead in the path worker.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from penlearn.label.learning import (
     quick_refit,
     rankable,
 )
+from penlearn.label.proposals import NextWindow, PageNext
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
-    next_window,
     page_windows,
     window_coverage,
     window_ids,
@@ -160,7 +162,6 @@ class LabelState:
         self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
         self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
         self._undo: list[pd.DataFrame] = []
-        self._seen: set[int] = set()
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
         self._process = LearnerProcess()
@@ -174,6 +175,8 @@ class LabelState:
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
+        self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        self.next = PageNext(self, self._pool.submit)
         self.refit()
 
     # -- labels --------------------------------------------------------------------------
@@ -274,14 +277,25 @@ class LabelState:
         return self._future((sample, window)).result()
 
     def prepare(self, window: int) -> None:
-        """Start computing the paths of a window's samples in the background."""
+        """Start computing the paths of a window's samples in the background, then the
+        sketches the next press of "Next" needs (:meth:`PageNext.ahead
+        <penlearn.label.proposals.PageNext.ahead>`)."""
         for s in self.samples:
             self._future((s, window))
+        self.next.ahead()
 
     def has_path(self, window: int) -> bool:
         """Whether every path of the window is computed."""
         return all((s, window) in self._paths and self._paths[(s, window)].done()
                    for s in self.samples)
+
+    def busy(self) -> bool:
+        """Whether the page computes what the user waits for: a shown window's paths, or
+        the learners after a label ("Next" sketches ahead only meanwhile)."""
+        with self._path_lock:
+            if any(not f.done() for f in self._paths.values()):
+                return True
+        return self._learning is not None and not self._learning.done()
 
     def close(self) -> None:
         """Stop the background computations (those running finish)."""
@@ -442,13 +456,15 @@ class LabelState:
             self.base_model = model
         self._set_model(model, model.describe())
 
-    def _set_model(self, model, note: str) -> None:
+    def _predict(self, model) -> pd.Series:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # clipped features: said in the docs
             if model is None:
-                ll = predict_log_lambda(self.features, self.pretrained)
-            else:
-                ll = pd.Series(model.predict(self.features), index=self.features.index)
+                return predict_log_lambda(self.features, self.pretrained)
+            return pd.Series(model.predict(self.features), index=self.features.index)
+
+    def _set_model(self, model, note: str) -> None:
+        ll = self._predict(model)
         self.model, self.model_note, self.log_lambda = model, note, ll
         self.model_version += 1
 
@@ -520,17 +536,16 @@ class LabelState:
                     "labels": len(lab), "labeled_windows": labeled,
                     "undo": len(self._undo) > 0, "model_version": self.model_version}
 
-    def next_window(self, current: int) -> int | None:
-        """The next window worth labeling (:func:`~penlearn.label.windows.next_window`)
-        among those neither labeled nor left by "Next" before (None: none left)."""
-        with self.lock:
-            self._seen.add(int(current))
-            labeled = {int(i) for i in self.learn_labels()["window"] if i >= 0}
-            labeled |= self._seen  # left by "Next": not proposed again this session
-            model = self.model if self.model is not None else self.pretrained.model
-            cols = [c for c, v in getattr(model, "coef_", pd.Series(dtype=float)).items()
-                    if v != 0]
-        return next_window(self.features, self.window_of, labeled, current, cols)
+    # -- "Next" ------------------------------------------------------------------------------
+    def labeled_windows(self) -> set[int]:
+        """The windows holding a label."""
+        return {int(i) for i in self.learn_labels()["window"] if i >= 0}
+
+    def next_window(self, current: int) -> NextWindow:
+        """The next window worth labeling by ``penlearn propose``'s rule
+        (:class:`~penlearn.label.proposals.PageNext`) among those neither labeled nor
+        left by "Next" before (``window`` None: none left), with the rule's reason."""
+        return self.next.propose(current)
 
     def resume_window(self) -> int:
         """Where a reopened page starts: the last window (genome order) holding a label,

@@ -1,5 +1,5 @@
 """The windows of the labeling page: one genomic region shown at a time, common to all
-samples, and the rule that picks the next one worth labeling.
+samples (the one worth labeling next: :mod:`penlearn.label.proposals`).
 
 The page's windows are cut like the shipped model's training windows
 (:func:`penlearn.peaks.pretrained.default_windows`: each chromosome cut at zero-coverage
@@ -18,7 +18,7 @@ from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
 from penlearn.peaks.peakseg.features import window_id
 from penlearn.peaks.pretrained import default_windows
 
-__all__ = ["DEFAULT_WINDOW_BASES", "next_window", "page_windows", "window_coverage", "window_ids"]
+__all__ = ["DEFAULT_WINDOW_BASES", "page_windows", "window_coverage", "window_ids"]
 
 #: Default width of a page window (bases): a few broad peaks or many sharp ones in view.
 DEFAULT_WINDOW_BASES = 200_000
@@ -111,62 +111,3 @@ def window_ids(samples, windows: pd.DataFrame) -> pd.DataFrame:
             for i, w in enumerate(windows.itertuples(index=False)) for s in samples]
     return pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
                                        "window", "sequence_id"])
-
-
-def next_window(features: pd.DataFrame, windows_of: pd.Series, labeled, current: int,
-                columns) -> int | None:
-    """The next window worth labeling: the one the current model is least sure of.
-
-    A stand-in until ``penlearn.learn.propose_windows`` (issue 44) lands; the page calls
-    only this function, so swapping the rule in is a change here alone. The rule: among
-    the windows without a label, the one whose samples' features (the model's own
-    ``columns``, standardised) lie farthest from every labeled (sample, window) — the
-    model has seen nothing like it, so its penalty there is the least sure; with no
-    label yet, the window farthest from the mean of all windows. Ties: genome order
-    after ``current``.
-
-    Parameters
-    ----------
-    features : DataFrame
-        Feature rows of every (sample, window), indexed by sequence id.
-    windows_of : Series
-        The window index of each sequence id.
-    labeled : iterable of int
-        The windows holding a label.
-    current : int
-        The window in view (never proposed).
-    columns : list of str
-        The feature columns the current model uses (none: all finite columns).
-
-    Returns
-    -------
-    int or None
-        A window index, or None when every window holds a label.
-
-    Examples
-    --------
-    >>> f = pd.DataFrame({"x": [0.0, 0.1, 5.0]}, index=["a", "b", "c"])
-    >>> next_window(f, pd.Series([0, 1, 2], index=f.index), {0}, 0, ["x"])
-    2
-    """
-    labeled = set(int(i) for i in labeled)
-    win = windows_of.reindex(features.index).to_numpy(np.int64)
-    n = int(win.max()) + 1 if len(win) else 0
-    free = [i for i in range(n) if i not in labeled and i != current]
-    if not free:
-        return None
-    cols = [c for c in columns if c in features.columns] or list(features.columns)
-    x = features[cols].to_numpy(float)
-    x = np.where(np.isfinite(x), x, np.nan)
-    keep = ~np.all(np.isnan(x), axis=0)
-    x = x[:, keep]
-    if x.shape[1] == 0:
-        return free[0]
-    mu, sd = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
-    z = np.nan_to_num((x - mu) / np.where(sd > 0, sd, 1.0))
-    ref = z[np.isin(win, list(labeled))] if labeled else np.zeros((1, z.shape[1]))
-    dist = np.sqrt(((z[:, None, :] - ref[None, :, :]) ** 2).sum(axis=2)).min(axis=1)
-    score = pd.Series(dist).groupby(win).mean()
-    order = sorted(free, key=lambda i: (-round(float(score.get(i, 0.0)), 9),
-                                        (i - current) % n))
-    return order[0]

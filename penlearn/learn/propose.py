@@ -32,7 +32,8 @@ The rule (measured against random windows by ``benchmarks/few_labels.py``):
 Only the paths (``sequence_id, min_log_lambda, max_log_lambda``) of the unlabeled
 windows are read, never their errors: the proposals are the same whatever labels the
 unlabeled windows would have. Plain functions on pandas/NumPy; the coverage front end
-(cutting windows, computing paths) is :func:`penlearn.peaks.propose.propose_windows`.
+(cutting windows, computing paths) is :func:`penlearn.peaks.propose.propose_windows`;
+the labeling page's "Next" runs it on the page's windows (``penlearn.label.proposals``).
 """
 
 from __future__ import annotations

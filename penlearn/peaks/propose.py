@@ -13,8 +13,9 @@ On coverage, a window's full path would cost a few dozen PeakSeg solves; the pro
 only needs where its model changes among the likely shifts, so each window is solved at
 :data:`PATH_POINTS` log λ spread over them (the shifts' 5–95 % quantiles) and its peak
 counts there stand for its path (a drop of c peaks between two of them: c changes,
-evenly between them). The labeled windows get their exact (bounded) paths and errors
-(:func:`penlearn.peaks.peakseg.evaluation.peak_error_functions`).
+evenly between them: :func:`sketch_paths`, which the labeling page's "Next" sketches
+with too, :mod:`penlearn.label.proposals`). The labeled windows get their exact
+(bounded) paths and errors (:func:`penlearn.peaks.peakseg.evaluation.peak_error_functions`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from penlearn.learn.level_shift import likely_shifts
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
 
-__all__ = ["PATH_POINTS", "coverage_paths", "propose_windows"]
+__all__ = ["PATH_POINTS", "coverage_paths", "propose_windows", "sketch_paths",
+           "sketch_shifts"]
 
 #: log λ per window at which coverage windows are solved to sketch their paths.
 PATH_POINTS = 5
@@ -73,11 +75,76 @@ def _from_uci(data, n: int, labeled, model: PenaltyModel, random_state) -> pd.Da
                               random_state=random_state)
 
 
+def sketch_paths(points: pd.DataFrame) -> pd.DataFrame:
+    """Path rows from a few solves of each window: its peak counts at some log λ, with
+    the changes where the counts drop (a drop of c peaks between two solved log λ:
+    c changes, evenly between them).
+
+    The one place that turns (log λ, peak count) points into a sketched path
+    (:func:`coverage_paths`; the labeling page's "Next",
+    :mod:`penlearn.label.proposals`).
+
+    Parameters
+    ----------
+    points : DataFrame
+        ``sequence_id, log_lambda, peaks``: one row per solve (any order; a log λ solved
+        twice counts once). Peak counts do not increase with log λ (exact solves).
+
+    Returns
+    -------
+    DataFrame
+        ``sequence_id, min_log_lambda, max_log_lambda, peaks``, windows in the order of
+        their first point, rows from log λ −inf up to +inf.
+
+    Examples
+    --------
+    >>> pts = pd.DataFrame({"sequence_id": "a", "log_lambda": [0.0, 3.0],
+    ...                     "peaks": [3, 1]})
+    >>> sketch_paths(pts).values.tolist()
+    [['a', -inf, 1.0, 3], ['a', 1.0, 2.0, 2], ['a', 2.0, inf, 1]]
+    """
+    for c in ("sequence_id", "log_lambda", "peaks"):
+        if c not in points.columns:
+            raise ValueError(f"points: no {c!r} column (expected sequence_id, log_lambda, "
+                             "peaks)")
+    rows = []
+    for sid, g in points.groupby("sequence_id", sort=False):
+        g = g.drop_duplicates("log_lambda").sort_values("log_lambda", kind="stable")
+        at = g["log_lambda"].to_numpy(float)
+        counts = g["peaks"].to_numpy(np.int64)
+        cuts = [-np.inf]
+        for j in range(len(at) - 1):
+            drop = int(counts[j] - counts[j + 1])
+            cuts += list(at[j] + (at[j + 1] - at[j]) * np.arange(1, drop + 1) / (drop + 1))
+        cuts.append(np.inf)
+        peaks = int(counts[0])
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            rows.append((sid, a, b, peaks))
+            peaks -= 1
+    out = pd.DataFrame(rows, columns=[*PATH_COLUMNS, "peaks"])
+    out["peaks"] = np.maximum(out["peaks"], 0)
+    return out
+
+
+def sketch_shifts(labeled: pd.DataFrame | None, log_lambda: pd.Series) -> np.ndarray:
+    """The :data:`PATH_POINTS` shifts of log λ a window's path is sketched at: the
+    likely shifts' (:func:`~penlearn.learn.level_shift.likely_shifts`) 5–95 % quantiles.
+
+    Examples
+    --------
+    >>> sketch_shifts(None, pd.Series({"a": 0.0})).round(2).tolist()  # no label: N(0, 2²)
+    [-3.3, -1.21, -0.01, 1.19, 3.28]
+    """
+    grid, w = likely_shifts(labeled, log_lambda)
+    return np.interp(np.linspace(0.05, 0.95, PATH_POINTS), np.cumsum(w), grid)
+
+
 def coverage_paths(coverage: pd.DataFrame, windows: pd.DataFrame, log_lambda: pd.Series,
                    shifts) -> pd.DataFrame:
     """A sketch of each window's path: its peak counts at log λ + s for each ``s`` in
     ``shifts`` (one PeakSeg solve each), as path rows whose changes sit where the
-    counts drop (``sequence_id, min_log_lambda, max_log_lambda, peaks``).
+    counts drop (``sequence_id, min_log_lambda, max_log_lambda, peaks``;
+    :func:`sketch_paths`).
 
     Examples
     --------
@@ -91,27 +158,14 @@ def coverage_paths(coverage: pd.DataFrame, windows: pd.DataFrame, log_lambda: pd
     from penlearn.peaks.peakseg.evaluation import predict_peaks
 
     shifts = np.sort(np.asarray(shifts, float))
-    counts = []
+    points = []
     for s in shifts:
         peaks = predict_peaks(coverage, log_penalty=log_lambda + s, windows=windows)
-        counts.append(peaks.groupby("sequence_id").size().reindex(log_lambda.index,
-                                                                   fill_value=0))
-    C = np.column_stack([c.to_numpy() for c in counts])  # windows × shifts, non-increasing
-    rows = []
-    for i, sid in enumerate(log_lambda.index):
-        at = log_lambda.iloc[i] + shifts
-        cuts = [-np.inf]
-        for j in range(len(shifts) - 1):
-            drop = int(C[i, j] - C[i, j + 1])
-            cuts += list(at[j] + (at[j + 1] - at[j]) * np.arange(1, drop + 1) / (drop + 1))
-        cuts.append(np.inf)
-        peaks = int(C[i, 0])
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            rows.append((sid, a, b, peaks))
-            peaks -= 1
-    out = pd.DataFrame(rows, columns=[*PATH_COLUMNS, "peaks"])
-    out["peaks"] = np.maximum(out["peaks"], 0)
-    return out
+        count = peaks.groupby("sequence_id").size().reindex(log_lambda.index, fill_value=0)
+        points.append(pd.DataFrame({"sequence_id": log_lambda.index,
+                                    "log_lambda": log_lambda.to_numpy(float) + s,
+                                    "peaks": count.to_numpy()}))
+    return sketch_paths(pd.concat(points, ignore_index=True))
 
 
 def _overlapping(windows: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
@@ -167,8 +221,7 @@ def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
         if taken.any():
             labeled_ev = peak_error_functions(coverage, labels, windows=windows[taken],
                                               progress=False)
-    grid, w = likely_shifts(labeled_ev, log_lambda)
-    q = np.interp(np.linspace(0.05, 0.95, PATH_POINTS), np.cumsum(w), grid)
+    q = sketch_shifts(labeled_ev, log_lambda)
     free = windows[~taken]
     if len(free) == 0:
         return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])

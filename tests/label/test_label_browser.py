@@ -197,6 +197,9 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
         # next window worth labeling, then reload: the page comes back to it
         now = _next(driver)
         assert now != 0
+        said = _wait(driver, "return !penlearn.busy && "  # the rule's reason, in the status
+                     "document.getElementById('selection').textContent")
+        assert said.startswith("Next: ") and "model change" in said
         driver.refresh()
         _wait(driver, "return document.body.dataset.ready === '1'")
         assert driver.execute_script("return penlearn.view.window.index") == now

@@ -21,7 +21,7 @@ import pytest
 from penlearn.label import label_page
 from penlearn.label.server import MAX_BODY
 from penlearn.label.state import LABEL_FILE_COLUMNS, read_label_file
-from penlearn.label.windows import next_window, page_windows
+from penlearn.label.windows import page_windows
 from penlearn.learn import PenaltyModel
 
 
@@ -210,11 +210,6 @@ def test_kill_9_between_labels_loses_nothing(tmp_path):
         ["s0", 600, "peakStart"], ["s1", 600, "peakStart"], ["s0", 2100, "noPeaks"]]
 
 
-def test_next_window_rule():
+def test_page_windows_cut_the_coverage_in_equal_parts():
     cov = _coverage(bases=8000)
     assert page_windows(cov, 2000)["chromStart"].tolist() == [0, 2000, 4000, 6000]
-    f = pd.DataFrame({"x": [0.0, 0.0, 1.0, 9.0]}, index=list("abcd"))
-    win = pd.Series([0, 1, 2, 3], index=f.index)
-    assert next_window(f, win, set(), 0, ["x"]) == 3  # farthest from the mean
-    assert next_window(f, win, {3}, 0, ["x"]) == 1  # farthest from the labeled one
-    assert next_window(f, win, {0, 1, 2, 3}, 0, ["x"]) is None

@@ -306,8 +306,9 @@ for (const b of document.querySelectorAll("button.ann")) {
 document.getElementById("undo").onclick = () => guarded(() => change({}, "/api/undo"));
 document.getElementById("next").onclick = () => guarded(async () => {
   const r = await api(`/api/next?from=${page.current}`);
-  if (r.next === null) { say("every window holds a label"); return; }
+  if (r.next === null) { say("every window holds a label or was left with Next"); return; }
   await load(r.next);
+  say(`Next: ${r.sequence_id}: ${r.reason}`);
 });
 document.getElementById("prev").onclick = () => guarded(
   () => load((page.current - 1 + page.windows) % page.windows));
