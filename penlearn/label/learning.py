@@ -139,6 +139,20 @@ def serve(stdin=None, stdout=None) -> None:
             _send(stdout, ("error", f"{type(exc).__name__}: {exc}"))
 
 
+def _worker_env() -> dict:
+    """The environment of the worker: this one, with the folder this penlearn was
+    imported from first on its path (a checkout put on ``sys.path`` by hand, too)."""
+    import os
+    from pathlib import Path
+
+    import penlearn
+
+    root = str(Path(penlearn.__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
 class LearnerProcess:
     """:func:`full_refit` in a worker process of its own (``python -m
     penlearn.label.learning``, pickles over its pipes), started at the first :meth:`warm`
@@ -178,7 +192,7 @@ class LearnerProcess:
             try:
                 self._proc = subprocess.Popen(
                     [sys.executable, "-m", "penlearn.label.learning"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
             except OSError:
                 self._proc = None
         return self._proc

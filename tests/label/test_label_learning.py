@@ -135,3 +135,16 @@ def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
         assert [show(3.0), show(4.0), show(3.5)] == [3, 4, 5]
     finally:
         st.close()
+
+
+def test_the_worker_imports_this_penlearn(monkeypatch):
+    """The worker's path starts with the folder this penlearn came from (a checkout put
+    on sys.path by hand is found there too), the caller's PYTHONPATH kept after it."""
+    import os
+    from pathlib import Path
+
+    import penlearn
+
+    monkeypatch.setenv("PYTHONPATH", "elsewhere")
+    parts = learning._worker_env()["PYTHONPATH"].split(os.pathsep)
+    assert parts == [str(Path(penlearn.__file__).resolve().parents[1]), "elsewhere"]
