@@ -16,7 +16,7 @@ from pathlib import Path
 from penlearn.atomic_files import check_output
 from penlearn.cli._common import _load_model, _Reporter, non_negative_int
 from penlearn.label.server import LabelServer
-from penlearn.label.state import LabelState
+from penlearn.label.state import LabelState, check_labels_path
 from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.peakseg._store import warm
@@ -33,10 +33,9 @@ def _positive_int(text: str) -> int:
 
 
 def _check_labels_path(labels: Path, coverage: list[str]) -> None:
-    """The labels file is written: it must not be a coverage file or a folder."""
-    if labels.is_dir():
-        raise ValueError(f"--labels {labels} is a folder: give the labels file (it is "
-                         "created if absent)")
+    """The labels file is written: a writable file (:func:`~penlearn.label.state.
+    check_labels_path`), not a coverage file."""
+    check_labels_path(labels)
     inputs = []
     for c in coverage:
         p = Path(c)
@@ -44,8 +43,6 @@ def _check_labels_path(labels: Path, coverage: list[str]) -> None:
     for p in inputs:
         if p.resolve() == labels.resolve():
             raise ValueError(f"--labels {labels} is a coverage input: give another file")
-    if not labels.parent.is_dir():
-        raise ValueError(f"--labels {labels}: its folder {labels.parent} does not exist")
 
 
 def cmd_label(args) -> int:

@@ -141,6 +141,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, str(exc))
         except ValueError as exc:  # the state refused the change: nothing written
             return self._error(422, str(exc))
+        except OSError as exc:  # the labels / model file could not be written
+            return self._error(500, f"could not write: {exc}")
         except Exception as exc:  # a bug: the page says so, the server goes on
             traceback.print_exc()
             return self._error(500, f"{type(exc).__name__}: {exc}")
@@ -253,7 +255,12 @@ class LabelServer(ThreadingHTTPServer):
         self.token = token or secrets.token_urlsafe(24)
         self.verbose = verbose
         self.start_window = start_window
-        super().__init__((host, port), _Handler)
+        try:
+            super().__init__((host, port), _Handler)
+        except OSError as exc:  # a port in use, an address not of this machine
+            raise ValueError(f"cannot listen on host {host!r}, port {port}: "
+                             f"{exc.strerror or exc} (give another --port / port, or 0 "
+                             "for any free one)") from None
         self.cookie_name = f"{_COOKIE}_{self.server_address[1]}"
         self._thread: threading.Thread | None = None
 

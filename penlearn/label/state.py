@@ -39,7 +39,7 @@ from penlearn.label.windows import (
     window_coverage,
     window_ids,
 )
-from penlearn.peaks.formats.bed import read_peak_labels
+from penlearn.peaks.formats.bed import expand_groups, read_peak_labels
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.features import coverage_features
@@ -47,7 +47,7 @@ from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
 
-__all__ = ["LABEL_FILE_COLUMNS", "LabelState", "read_label_file"]
+__all__ = ["LABEL_FILE_COLUMNS", "LabelState", "check_labels_path", "read_label_file"]
 
 #: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
 LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
@@ -59,9 +59,36 @@ LEARN_DELAY = 0.5
 PAGE_THREADS = 2
 
 
+def check_labels_path(path) -> Path:
+    """The labels file the page writes: not a folder, in a folder that exists and can be
+    written (ValueError naming ``labels`` otherwise, before any work).
+
+    Examples
+    --------
+    >>> check_labels_path("labels.csv").name
+    'labels.csv'
+    """
+    import os
+
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"labels {path} is a folder: give the labels file (it is created "
+                         "if absent)")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ValueError(f"labels {path}: its folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"labels {path}: its folder {parent} is not writable (the page "
+                         "rewrites the file atomically on every change)")
+    return path
+
+
 def read_label_file(path: Path, samples) -> pd.DataFrame:
-    """The labels of ``path`` (absent: none) as :data:`LABEL_FILE_COLUMNS`; a label
-    without ``sample_id`` holds for every sample, one row each.
+    """The labels of ``path`` (absent or without labels: none) as
+    :data:`LABEL_FILE_COLUMNS`, then the file's other columns (kept as they are, written
+    back); a label without ``sample_id`` holds for every sample, one row each; the
+    samples listed after a label of the labels text format are sample ids (the others
+    get ``noPeaks`` there, as ``penlearn errors`` reads it).
 
     Examples
     --------
@@ -72,11 +99,14 @@ def read_label_file(path: Path, samples) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=object if c in ("sample_id", "chrom",
                                                                  "annotation") else np.int64)
                              for c in LABEL_FILE_COLUMNS})
-    lab = read_peak_labels(path)
+    lab = read_peak_labels(path, allow_empty=True)
+    if "groups" in lab.columns and "sample_id" not in lab.columns:  # the text format
+        lab = expand_groups(lab, {str(s): str(s) for s in samples}).drop(columns="window")
     if "sample_id" not in lab.columns:
         lab = pd.concat([lab.assign(sample_id=str(s)) for s in samples], ignore_index=True)
     lab = lab.assign(sample_id=lab["sample_id"].astype(str), chrom=lab["chrom"].astype(str))
-    return _sorted(lab[LABEL_FILE_COLUMNS])
+    return _sorted(lab[LABEL_FILE_COLUMNS + [c for c in lab.columns
+                                             if c not in LABEL_FILE_COLUMNS]])
 
 
 def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
@@ -105,7 +135,7 @@ def _columns(cov: pd.DataFrame) -> dict:
 
 
 def _label_text(lab: pd.DataFrame) -> str:
-    return lab[LABEL_FILE_COLUMNS].to_csv(index=False, lineterminator="\n")
+    return lab.to_csv(index=False, lineterminator="\n")
 
 
 class LabelState:
@@ -148,7 +178,7 @@ class LabelState:
                 coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
                                 "sequence_id"]])
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
-        self.labels_path = Path(labels_path)
+        self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         self.max_peaks = max_peaks
         self.pretrained = load_pretrained()
@@ -221,6 +251,7 @@ class LabelState:
                              f"{annotation!r}")
         if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start < end:
             raise ValueError("start and end must be integers with 0 <= start < end")
+        samples = list(dict.fromkeys(samples))  # a sample given twice is labeled once
         bad = [s for s in samples if s not in self.samples]
         if bad or not samples:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
@@ -448,7 +479,7 @@ class LabelState:
             return  # a later change queued its own
         model = self._process.run(self.features, ev, self.prior)
         with self.lock:
-            if version == self.version:
+            if model is not None and version == self.version:
                 self._set_learned(model)
 
     def _set_learned(self, model) -> None:
