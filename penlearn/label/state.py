@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import require_columns
 from penlearn.atomic_files import write_text_atomic
+from penlearn.fitting.model_file import check_model_task
 from penlearn.label.learning import (
     LearnerProcess,
     full_refit,
@@ -33,6 +35,7 @@ from penlearn.label.learning import (
     rankable,
 )
 from penlearn.label.proposals import NextWindow, PageNext
+from penlearn.learn import PenaltyModel
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
@@ -161,6 +164,9 @@ class LabelState:
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
                  max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+        require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+        if not len(coverage):
+            raise ValueError("coverage has no rows: nothing to show")
         if "sample_id" not in coverage.columns:
             coverage = coverage.assign(sample_id="sample")
         coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
@@ -205,7 +211,15 @@ class LabelState:
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
-        self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        if model is not None:  # (a file is checked as it loads; an object here)
+            if not isinstance(model, PenaltyModel):
+                raise TypeError(f"model must be a PenaltyModel or a model file, got "
+                                f"{type(model).__name__}")
+            check_model_task(getattr(model, "task_", None), "peaks", "model")
+        try:
+            self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        except ValueError as exc:  # the model's features are not the page's
+            raise ValueError(f"model: {exc}") from None
         self.next = PageNext(self, self._pool.submit)
         self.refit()
 

@@ -196,3 +196,30 @@ def test_no_worker_is_started_after_the_page_stopped():
     proc.shutdown()
     assert proc.run(*_job()) is None
     assert proc._proc is None
+
+
+def test_coverage_and_options_of_the_python_page(tmp_path):
+    # was: a KeyError for an empty table; window_bases=0 silently the default
+    import copy
+
+    from _hostile import Error, check_cases
+
+    from penlearn.peaks.pretrained import load_pretrained
+
+    other_task = copy.deepcopy(load_pretrained().model)
+    other_task.task_ = "changepoint"
+    path = tmp_path / "labels.csv"
+    cases = [
+        ("an empty coverage table",
+         lambda: label_page(_coverage().iloc[:0], path), Error("coverage has no rows")),
+        ("coverage without count",
+         lambda: label_page(_coverage().drop(columns="count"), path), Error("count")),
+        ("window_bases=0", lambda: label_page(_coverage(), path, window_bases=0),
+         Error("window_bases", "got 0")),
+        ("a model object of another task",
+         lambda: label_page(_coverage(), path, model=other_task, window_bases=2000,
+                            max_peaks=10),
+         Error("model is a model of the task 'changepoint'")),
+    ]
+    check_cases(cases, at_least=4)
+    assert not path.exists()
