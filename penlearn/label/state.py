@@ -211,6 +211,7 @@ class LabelState:
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
+        self._warn_off_page()
         if model is not None:  # (a file is checked as it loads; an object here)
             if not isinstance(model, PenaltyModel):
                 raise TypeError(f"model must be a PenaltyModel or a model file, got "
@@ -230,6 +231,27 @@ class LabelState:
         except FileNotFoundError:
             return None
         return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _warn_off_page(self) -> None:
+        """Say which labels of the file the page neither shows nor learns from (a sample
+        not in the coverage, a region in no window): kept in the file as they are."""
+        lab = self.learn_labels()
+        unknown = ~lab["sample_id"].isin(self.samples)
+        outside = (lab["window"] < 0) & ~unknown
+        if unknown.any() or outside.any():
+            parts = []
+            if unknown.any():
+                names = sorted(set(lab.loc[unknown, "sample_id"]))
+                parts.append(f"{int(unknown.sum())} of samples not in the coverage "
+                             f"({', '.join(map(repr, names[:3]))}"
+                             f"{', ...' if len(names) > 3 else ''})")
+            if outside.any():
+                r = lab[outside].iloc[0]
+                parts.append(f"{int(outside.sum())} in no window of the page (e.g. "
+                             f"{r['chrom']}:{r['chromStart']}-{r['chromEnd']})")
+            warnings.warn(f"labels {self.labels_path}: {' and '.join(parts)}; they are kept "
+                          "in the file but neither shown nor learned from", UserWarning,
+                          stacklevel=3)
 
     def _reread_if_changed(self) -> None:
         """Another writer (a second page on the same file) changed it: take its labels

@@ -223,3 +223,18 @@ def test_coverage_and_options_of_the_python_page(tmp_path):
     ]
     check_cases(cases, at_least=4)
     assert not path.exists()
+
+
+def test_labels_the_page_cannot_use_are_said(tmp_path):
+    # was: labels of a misspelt sample or outside every window silently not learned from
+    path = tmp_path / "labels.csv"
+    path.write_text(HEADER + "S0,chr1,100,200,peaks\ns0,chr1,1900,2100,noPeaks\n"
+                    "s1,chr1,100,200,noPeaks\n")
+    with pytest.warns(UserWarning) as seen:
+        state = _state(path)
+    state.close()
+    assert [str(w.message) for w in seen] == [
+        f"labels {path}: 1 of samples not in the coverage ('S0') and 1 in no window of the "
+        "page (e.g. chr1:1900-2100); they are kept in the file but neither shown nor "
+        "learned from"]
+    assert len(state.labels) == 3
