@@ -35,15 +35,15 @@ from penlearn.label.learning import (
     rankable,
 )
 from penlearn.label.proposals import NextWindow, PageNext
-from penlearn.learn import PenaltyModel
 from penlearn.label.windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
     window_coverage,
     window_ids,
 )
+from penlearn.learn import PenaltyModel
 from penlearn.peaks.formats.bed import expand_groups, read_peak_labels
-from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
@@ -197,7 +197,7 @@ class LabelState:
         self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
         self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
         self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
-        self._undo: list[pd.DataFrame] = []
+        self._undo: list[tuple[pd.DataFrame, pd.DataFrame]] = []  # (added, removed)
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
         self._process = LearnerProcess()
@@ -261,9 +261,12 @@ class LabelState:
             self.labels = read_label_file(self.labels_path, self.samples)
             self._file_key = key
 
-    def _write(self, lab: pd.DataFrame) -> None:
+    def _write(self, lab: pd.DataFrame, added: pd.DataFrame, removed: pd.DataFrame
+               ) -> None:
+        """Write ``lab``: the labels so far with ``added`` rows in and ``removed`` out
+        (kept for :meth:`undo`, an operation too)."""
         write_text_atomic(self.labels_path, _label_text(lab))
-        self._undo.append(self.labels)
+        self._undo.append((added, removed))
         del self._undo[:-_UNDO]
         self.labels = lab
         self._file_key = self._stat()
@@ -300,7 +303,8 @@ class LabelState:
             new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
                                 "chromStart": start, "chromEnd": end,
                                 "annotation": annotation})
-            self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)))
+            self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)),
+                        added=new, removed=lab[over])
             self.refit()
             return len(new)
 
@@ -313,16 +317,32 @@ class LabelState:
                    & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
             if not hit.any():
                 return 0
-            self._write(lab[~hit].reset_index(drop=True))
+            self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
+                        removed=lab[hit])
             self.refit()
             return 1
 
     def undo(self) -> bool:
-        """Go back to the labels before the last change (False: nothing to undo)."""
+        """Undo this page's last change (False: nothing to undo): its labels taken out,
+        those it replaced put back, on the file as it is now (a second page's labels made
+        since are kept; a ValueError, nothing changed, where one of them overlaps a label
+        to put back)."""
         with self.lock:
             if not self._undo:
                 return False
-            before = self._undo.pop()
+            self._reread_if_changed()
+            added, removed = self._undo[-1]
+            lab = self.labels
+            keys = LABEL_FILE_COLUMNS
+            gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
+                                   indicator=True)["_merge"].eq("both").to_numpy()
+            before = _sorted(pd.concat([lab[~gone], removed], ignore_index=True))
+            try:
+                check_peak_labels(before[keys])
+            except ValueError:
+                raise ValueError("cannot undo: labels made meanwhile in another page "
+                                 "overlap the ones it would put back") from None
+            self._undo.pop()
             write_text_atomic(self.labels_path, _label_text(before))
             self.labels = before
             self._file_key = self._stat()

@@ -238,3 +238,27 @@ def test_labels_the_page_cannot_use_are_said(tmp_path):
         "page (e.g. chr1:1900-2100); they are kept in the file but neither shown nor "
         "learned from"]
     assert len(state.labels) == 3
+
+
+def test_undo_keeps_the_labels_of_a_second_page(tmp_path):
+    # was: undo wrote back this page's table from before its change: the second page's
+    # label made meanwhile was lost
+    path = tmp_path / "labels.csv"
+    one, two = _state(path), _state(path)
+    try:
+        one.add_label("chr1", 100, 200, "noPeaks", ["s0"])
+        one.add_label("chr1", 150, 300, "peaks", ["s0"])  # replaces the first
+        two.add_label("chr1", 2100, 2200, "peakStart", ["s1"])
+        assert one.undo()  # the replacement undone: the first label back
+        assert path.read_text() == HEADER + ("s0,chr1,100,200,noPeaks\n"
+                                             "s1,chr1,2100,2200,peakStart\n")
+        one.add_label("chr1", 150, 300, "peaks", ["s0"])  # replaces it again
+        two.add_label("chr1", 50, 120, "peaks", ["s0"])  # where undo would put it back
+        with pytest.raises(ValueError, match="cannot undo: labels made meanwhile"):
+            one.undo()
+        assert path.read_text() == HEADER + ("s0,chr1,50,120,peaks\n"
+                                             "s0,chr1,150,300,peaks\n"
+                                             "s1,chr1,2100,2200,peakStart\n")
+    finally:
+        one.close()
+        two.close()
