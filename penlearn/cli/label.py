@@ -15,8 +15,9 @@ from pathlib import Path
 
 from penlearn.atomic_files import check_output
 from penlearn.cli._common import _load_model, _Reporter, non_negative_int
+from penlearn.label.labels_file import check_labels_path
 from penlearn.label.server import LabelServer
-from penlearn.label.state import LabelState, check_labels_path
+from penlearn.label.state import LabelState
 from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.peakseg._store import warm

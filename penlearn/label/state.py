@@ -27,6 +27,13 @@ import pandas as pd
 from penlearn._checks import require_columns
 from penlearn.atomic_files import write_text_atomic
 from penlearn.fitting.model_file import check_model_task
+from penlearn.label.labels_file import (
+    LABEL_FILE_COLUMNS,
+    check_labels_path,
+    label_text,
+    read_label_file,
+    sorted_labels,
+)
 from penlearn.label.learning import (
     LearnerProcess,
     full_refit,
@@ -42,7 +49,6 @@ from penlearn.label.windows import (
     window_ids,
 )
 from penlearn.learn import PenaltyModel
-from penlearn.peaks.formats.bed import expand_groups, read_peak_labels
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.features import coverage_features
@@ -50,73 +56,14 @@ from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
 
-__all__ = ["LABEL_FILE_COLUMNS", "LabelState", "check_labels_path", "read_label_file"]
+__all__ = ["LabelState"]
 
-#: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
-LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
 _UNDO = 200  # changes kept for undo
 #: Seconds the background learner waits after a change (a later change makes it skip).
 LEARN_DELAY = 0.5
 #: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
 #: interpreter lock).
 PAGE_THREADS = 2
-
-
-def check_labels_path(path) -> Path:
-    """The labels file the page writes: not a folder, in a folder that exists and can be
-    written (ValueError naming ``labels`` otherwise, before any work).
-
-    Examples
-    --------
-    >>> check_labels_path("labels.csv").name
-    'labels.csv'
-    """
-    import os
-
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"labels {path} is a folder: give the labels file (it is created "
-                         "if absent)")
-    parent = path.parent
-    if not parent.is_dir():
-        raise ValueError(f"labels {path}: its folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"labels {path}: its folder {parent} is not writable (the page "
-                         "rewrites the file atomically on every change)")
-    return path
-
-
-def read_label_file(path: Path, samples) -> pd.DataFrame:
-    """The labels of ``path`` (absent or without labels: none) as
-    :data:`LABEL_FILE_COLUMNS`, then the file's other columns (kept as they are, written
-    back); a label without ``sample_id`` holds for every sample, one row each; the
-    samples listed after a label of the labels text format are sample ids (the others
-    get ``noPeaks`` there, as ``penlearn errors`` reads it).
-
-    Examples
-    --------
-    >>> read_label_file(Path("no-such-labels.csv"), ["a"]).shape
-    (0, 5)
-    """
-    if not path.exists() or path.stat().st_size == 0:
-        return pd.DataFrame({c: pd.Series(dtype=object if c in ("sample_id", "chrom",
-                                                                 "annotation") else np.int64)
-                             for c in LABEL_FILE_COLUMNS})
-    lab = read_peak_labels(path, allow_empty=True)
-    if "groups" in lab.columns and "sample_id" not in lab.columns:  # the text format
-        lab = expand_groups(lab, {str(s): str(s) for s in samples}).drop(columns="window")
-    if "sample_id" not in lab.columns:
-        lab = pd.concat([lab.assign(sample_id=str(s)) for s in samples], ignore_index=True)
-    lab = lab.assign(sample_id=lab["sample_id"].astype(str), chrom=lab["chrom"].astype(str))
-    return _sorted(lab[LABEL_FILE_COLUMNS + [c for c in lab.columns
-                                             if c not in LABEL_FILE_COLUMNS]])
-
-
-def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
-    lab = lab.astype({"sample_id": object, "chrom": object, "chromStart": np.int64,
-                      "chromEnd": np.int64, "annotation": object})
-    return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
-        .reset_index(drop=True)
 
 
 def _columns(cov: pd.DataFrame) -> dict:
@@ -135,10 +82,6 @@ def _columns(cov: pd.DataFrame) -> dict:
         raise ValueError("coverage rows of a window must be contiguous")
     return {"start": int(lo[0]) if len(lo) else 0, "width": (hi - lo).tolist(),
             "count": cov["count"].to_numpy().tolist()}
-
-
-def _label_text(lab: pd.DataFrame) -> str:
-    return lab.to_csv(index=False, lineterminator="\n")
 
 
 class LabelState:
@@ -265,7 +208,7 @@ class LabelState:
                ) -> None:
         """Write ``lab``: the labels so far with ``added`` rows in and ``removed`` out
         (kept for :meth:`undo`, an operation too)."""
-        write_text_atomic(self.labels_path, _label_text(lab))
+        write_text_atomic(self.labels_path, label_text(lab))
         self._undo.append((added, removed))
         del self._undo[:-_UNDO]
         self.labels = lab
@@ -303,7 +246,7 @@ class LabelState:
             new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
                                 "chromStart": start, "chromEnd": end,
                                 "annotation": annotation})
-            self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)),
+            self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
                         added=new, removed=lab[over])
             self.refit()
             return len(new)
@@ -336,14 +279,14 @@ class LabelState:
             keys = LABEL_FILE_COLUMNS
             gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
                                    indicator=True)["_merge"].eq("both").to_numpy()
-            before = _sorted(pd.concat([lab[~gone], removed], ignore_index=True))
+            before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
             try:
                 check_peak_labels(before[keys])
             except ValueError:
                 raise ValueError("cannot undo: labels made meanwhile in another page "
                                  "overlap the ones it would put back") from None
             self._undo.pop()
-            write_text_atomic(self.labels_path, _label_text(before))
+            write_text_atomic(self.labels_path, label_text(before))
             self.labels = before
             self._file_key = self._stat()
             self.version += 1
