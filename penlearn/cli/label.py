@@ -16,7 +16,7 @@ from pathlib import Path
 from penlearn.atomic_files import check_output
 from penlearn.cli._common import _load_model, _Reporter, non_negative_int
 from penlearn.label.labels_file import check_labels_path
-from penlearn.label.server import LabelServer
+from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
 from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
@@ -59,6 +59,7 @@ def cmd_label(args) -> int:
         print(f"penlearn label: warning: listening on {args.host}: anyone who reaches this "
               "address and has the URL's token can read the coverage and change the labels",
               file=sys.stderr)
+    check_listen(args.host, args.port)  # a port in use: said before the work
     warm(say=not args.quiet)  # compiled before the page asks for peaks
     paths = args.coverage[0] if len(args.coverage) == 1 else list(args.coverage)
     coverage = read_coverage(paths, progress=not args.quiet)

@@ -262,3 +262,36 @@ def test_undo_keeps_the_labels_of_a_second_page(tmp_path):
     finally:
         one.close()
         two.close()
+
+
+def test_the_command_says_a_port_in_use_before_reading_the_coverage(tmp_path):
+    # was: the coverage read (and numba warmed) first, then "Address already in use"
+    from _hostile import run_cli
+
+    (tmp_path / "cov.bedGraph").write_text("not coverage\n")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ValueError, match=f"error: cannot listen on host '127.0.0.1', "
+                                             f"port {port}: .*in use"):
+            run_cli(["label", tmp_path / "cov.bedGraph", "--labels", tmp_path / "l.csv",
+                     "--no-browser", "--port", port])
+
+
+def test_an_ipv6_loopback_host(tmp_path):
+    # was: "::1" taken as loopback (no warning) but the server could not bind it
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    page = label_page(_coverage(), tmp_path / "labels.csv", window_bases=2000,
+                      max_peaks=10, host="::1")
+    try:
+        assert page.url.startswith("http://[::1]:")
+        import urllib.request
+        with urllib.request.urlopen(page.url.replace("/?", "/api/state?"), timeout=60) as r:
+            assert r.status == 200
+    finally:
+        page.stop()
