@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.atomic_files import write_text_atomic
+from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.fitting.model_file import check_model_task
 from penlearn.label.labels_file import (
     LABEL_FILE_COLUMNS,
@@ -129,6 +129,9 @@ class LabelState:
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
+        if self.model_out is not None:  # (the command checked --out; Python callers here)
+            check_output(self.model_out, directory=False, force=True,
+                         inputs=[self.labels_path], option="model_out")
         self.max_peaks = max_peaks
         self.pretrained = load_pretrained()
         self.start_model = model

@@ -199,7 +199,7 @@ def test_no_worker_is_started_after_the_page_stopped():
 
 
 def test_coverage_and_options_of_the_python_page(tmp_path):
-    # was: a KeyError for an empty table; window_bases=0 silently the default
+    # was: a KeyError for an empty table; window_bases=0 silently the default; ...
     import copy
 
     from _hostile import Error, check_cases
@@ -220,8 +220,14 @@ def test_coverage_and_options_of_the_python_page(tmp_path):
          lambda: label_page(_coverage(), path, model=other_task, window_bases=2000,
                             max_peaks=10),
          Error("model is a model of the task 'changepoint'")),
+        ("model_out a folder",  # was: a 500 at "Save model"
+         lambda: label_page(_coverage(), path, model_out=tmp_path, window_bases=2000),
+         Error("model_out", "is a directory")),
+        ("model_out the labels file",  # was: the model written over the labels
+         lambda: label_page(_coverage(), path, model_out=path, window_bases=2000),
+         Error("model_out", "is the input")),
     ]
-    check_cases(cases, at_least=4)
+    check_cases(cases, at_least=6)
     assert not path.exists()
 
 
