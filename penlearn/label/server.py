@@ -131,8 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
             raw = self.rfile.read(int(length))
             try:
                 body = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                return self._error(400, "the body must be JSON")
+            except (ValueError, RecursionError):  # not UTF-8 / JSON, nested too deep,
+                return self._error(400, "the body must be JSON")  # a number too long
             if not isinstance(body, dict):
                 return self._error(400, "the body must be a JSON object")
             return self._post(url.path, body)

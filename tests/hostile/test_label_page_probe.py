@@ -301,3 +301,26 @@ def test_an_ipv6_loopback_host(tmp_path):
             assert r.status == 200
     finally:
         page.stop()
+
+
+def test_bodies_json_cannot_hold_are_400(tmp_path, capfd):
+    # was: a 500 and a RecursionError traceback for deep nesting; a 422 quoting Python's
+    # integer-digits limit for a 5000-digit number
+    import urllib.error
+    import urllib.request
+
+    page = label_page(_coverage(), tmp_path / "labels.csv", window_bases=2000,
+                      max_peaks=10)
+    base, token = page.url.split("/?token=")
+    try:
+        for raw in (b"[" * 32000 + b"]" * 32000,
+                    b'{"chrom": "chr1", "start": 1' + b"0" * 5000 + b', "end": 2}'):
+            req = urllib.request.Request(f"{base}/api/label?token={token}", data=raw)
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(req, timeout=60)
+            assert (err.value.code, err.value.read()) == (
+                400, b'{"error": "the body must be JSON"}')
+    finally:
+        page.stop()
+    assert "Traceback" not in capfd.readouterr().err
+    assert not (tmp_path / "labels.csv").exists()
