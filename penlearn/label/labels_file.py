@@ -21,7 +21,9 @@ LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotatio
 
 def check_labels_path(path) -> Path:
     """The labels file the page writes: not a folder, in a folder that exists and can be
-    written (ValueError naming ``labels`` otherwise, before any work).
+    written (ValueError naming ``labels`` otherwise, before any work). A symbolic link is
+    followed: the page rewrites the file it points to (a rename over the link would
+    replace the link, and the file it points to would never see a label).
 
     Examples
     --------
@@ -29,6 +31,8 @@ def check_labels_path(path) -> Path:
     'labels.csv'
     """
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()
     if path.is_dir():
         raise ValueError(f"labels {path} is a folder: give the labels file (it is created "
                          "if absent)")

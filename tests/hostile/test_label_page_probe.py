@@ -324,3 +324,19 @@ def test_bodies_json_cannot_hold_are_400(tmp_path, capfd):
         page.stop()
     assert "Traceback" not in capfd.readouterr().err
     assert not (tmp_path / "labels.csv").exists()
+
+
+def test_a_labels_file_behind_a_link_gets_the_labels(tmp_path):
+    # was: the atomic rename replaced the link by a file; the file linked to kept none
+    real = tmp_path / "shared" / "labels.csv"
+    real.parent.mkdir()
+    real.write_text(HEADER + "s0,chr1,100,200,noPeaks\n")
+    link = tmp_path / "labels.csv"
+    link.symlink_to(real)
+    state = _state(link)
+    try:
+        state.add_label("chr1", 2100, 2200, "peaks", ["s1"])
+    finally:
+        state.close()
+    assert link.is_symlink()
+    assert real.read_text() == HEADER + "s0,chr1,100,200,noPeaks\ns1,chr1,2100,2200,peaks\n"
