@@ -224,7 +224,7 @@ class LabelState:
         bad = [s for s in samples if s not in self.samples]
         if bad or not samples:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
-        self.window_of_region(chrom, start, end)
+        window = self.window_of_region(chrom, start, end)
         with self.lock:
             self._reread_if_changed()
             lab = self.labels
@@ -235,6 +235,7 @@ class LabelState:
                                 "annotation": annotation})
             self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)))
             self.refit()
+            self.warm(window)  # the redraw's solves start before the page asks for it
             return len(new)
 
     def delete_label(self, sample: str, chrom: str, start: int, end: int) -> int:
