@@ -240,7 +240,7 @@ class LabelState:
         bad = [s for s in samples if s not in self.samples]
         if bad or not samples:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
-        self.window_of_region(chrom, start, end)
+        window = self.window_of_region(chrom, start, end)
         with self.lock:
             self._reread_if_changed()
             lab = self.labels
@@ -252,6 +252,7 @@ class LabelState:
             self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
                         added=new, removed=lab[over])
             self.refit()
+            self.warm(window)  # the redraw's solves start before the page asks for it
             return len(new)
 
     def delete_label(self, sample: str, chrom: str, start: int, end: int) -> int:
