@@ -238,6 +238,8 @@ class LearnerProcess:
                 self._proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+                self._proc.wait()
+            self._proc.stdout.close()
             self._proc = None
 
     def shutdown(self) -> None:
@@ -247,6 +249,11 @@ class LearnerProcess:
         if proc is not None:
             proc.kill()
             proc.wait()
+        if self._lock.acquire(blocking=False):  # else the refit sees the end and closes
+            try:
+                self._stop()
+            finally:
+                self._lock.release()
 
 
 if __name__ == "__main__":

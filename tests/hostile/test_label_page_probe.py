@@ -176,6 +176,7 @@ def test_the_worker_says_nothing_when_the_page_is_gone():
     proc.stdin.close()
     assert proc.wait(60) == 0
     assert proc.stderr.read() == b""
+    proc.stderr.close()
 
 
 def test_ctrl_c_in_the_terminal_leaves_the_worker_to_the_page():
@@ -188,6 +189,8 @@ def test_ctrl_c_in_the_terminal_leaves_the_worker_to_the_page():
     proc.stdin.close()  # ... as it does (or its pipes close)
     assert proc.wait(60) == 0
     assert proc.stderr.read() == b""
+    proc.stdout.close()
+    proc.stderr.close()
 
 
 def test_no_worker_is_started_after_the_page_stopped():
@@ -239,7 +242,7 @@ def test_labels_the_page_cannot_use_are_said(tmp_path):
     with pytest.warns(UserWarning) as seen:
         state = _state(path)
     state.close()
-    assert [str(w.message) for w in seen] == [
+    assert [str(w.message) for w in seen if w.category is UserWarning] == [
         f"labels {path}: 1 of samples not in the coverage ('S0') and 1 in no window of the "
         "page (e.g. chr1:1900-2100); they are kept in the file but neither shown nor "
         "learned from"]
