@@ -188,12 +188,12 @@ class LabelState:
             parts = []
             if unknown.any():
                 names = sorted(set(lab.loc[unknown, "sample_id"]))
-                parts.append(f"{int(unknown.sum())} of samples not in the coverage "
+                parts.append(f"{int(unknown.sum())} label(s) of samples not in the coverage "
                              f"({', '.join(map(repr, names[:3]))}"
                              f"{', ...' if len(names) > 3 else ''})")
             if outside.any():
                 r = lab[outside].iloc[0]
-                parts.append(f"{int(outside.sum())} in no window of the page (e.g. "
+                parts.append(f"{int(outside.sum())} label(s) in no window of the page (e.g. "
                              f"{r['chrom']}:{r['chromStart']}-{r['chromEnd']})")
             warnings.warn(f"labels {self.labels_path}: {' and '.join(parts)}; they are kept "
                           "in the file but neither shown nor learned from", UserWarning,

@@ -243,9 +243,9 @@ def test_labels_the_page_cannot_use_are_said(tmp_path):
         state = _state(path)
     state.close()
     assert [str(w.message) for w in seen if w.category is UserWarning] == [
-        f"labels {path}: 1 of samples not in the coverage ('S0') and 1 in no window of the "
-        "page (e.g. chr1:1900-2100); they are kept in the file but neither shown nor "
-        "learned from"]
+        f"labels {path}: 1 label(s) of samples not in the coverage ('S0') and 1 label(s) "
+        "in no window of the page (e.g. chr1:1900-2100); they are kept in the file but "
+        "neither shown nor learned from"]
     assert len(state.labels) == 3
 
 
