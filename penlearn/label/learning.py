@@ -168,11 +168,11 @@ class LearnerProcess:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from penlearn.learn.prior import constant_model
-    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
-    ...     "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0], "errors": [1, 0],
-    ...     "possible_fp": 1, "possible_fn": 0, "labels": 1})
+    >>> rows = [("a", float("-inf"), 2.0, 1), ("a", 2.0, float("inf"), 0)]
+    >>> ev = pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda",
+    ...                                  "fp"]).assign(fn=0, possible_fp=1, possible_fn=0,
+    ...                                                labels=1, errors=lambda d: d["fp"])
     >>> proc = LearnerProcess()
     >>> m = proc.run(pd.DataFrame({"x": [0.0]}, index=["a"]), ev, constant_model(["x"], 0.0))
     >>> round(m.intercept_, 2), proc.in_process
