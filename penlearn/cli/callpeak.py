@@ -32,7 +32,7 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.cli._common import _Reporter
-from penlearn.cli.peaks import _log_lambda, control_segments
+from penlearn.cli.peaks import _log_lambda, check_penalty_options, control_segments
 from penlearn.peaks.formats.bam import is_bam
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
@@ -226,6 +226,7 @@ def cmd_callpeak(args) -> int:
     # marks only where no penalty is given (a given one is the penalty of the broad calls)
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
     penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
+    check_penalty_options(penalty_args)  # before the reads
     report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
     treat = _pooled(args.treatment, args.format, args)
     d = _fragment_size(treat, args, report)

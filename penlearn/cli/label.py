@@ -15,7 +15,8 @@ from pathlib import Path
 
 from penlearn.atomic_files import check_output
 from penlearn.cli._common import _load_model, _Reporter, non_negative_int
-from penlearn.label.server import LabelServer
+from penlearn.label.labels_file import check_labels_path
+from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
 from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
@@ -33,10 +34,9 @@ def _positive_int(text: str) -> int:
 
 
 def _check_labels_path(labels: Path, coverage: list[str]) -> None:
-    """The labels file is written: it must not be a coverage file or a folder."""
-    if labels.is_dir():
-        raise ValueError(f"--labels {labels} is a folder: give the labels file (it is "
-                         "created if absent)")
+    """The labels file is written: a writable file (:func:`~penlearn.label.state.
+    check_labels_path`), not a coverage file."""
+    check_labels_path(labels)
     inputs = []
     for c in coverage:
         p = Path(c)
@@ -44,8 +44,6 @@ def _check_labels_path(labels: Path, coverage: list[str]) -> None:
     for p in inputs:
         if p.resolve() == labels.resolve():
             raise ValueError(f"--labels {labels} is a coverage input: give another file")
-    if not labels.parent.is_dir():
-        raise ValueError(f"--labels {labels}: its folder {labels.parent} does not exist")
 
 
 def cmd_label(args) -> int:
@@ -61,6 +59,7 @@ def cmd_label(args) -> int:
         print(f"penlearn label: warning: listening on {args.host}: anyone who reaches this "
               "address and has the URL's token can read the coverage and change the labels",
               file=sys.stderr)
+    check_listen(args.host, args.port)  # a port in use: said before the work
     warm(say=not args.quiet)  # compiled before the page asks for peaks
     paths = args.coverage[0] if len(args.coverage) == 1 else list(args.coverage)
     coverage = read_coverage(paths, progress=not args.quiet)

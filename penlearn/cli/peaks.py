@@ -108,8 +108,9 @@ def sample_file_names(samples) -> dict:
     return names
 
 
-def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
-    """(log λ of every window, the windows or None for one per (sample, chromosome))."""
+def check_penalty_options(args):
+    """The penalty options (``--penalty / --log-penalty / --model / --broad``) checked
+    before any input is read: the log λ given, the model given (loaded), or None."""
     given = [x for x in (args.penalty, args.log_penalty, args.model) if x is not None]
     if len(given) > 1:
         raise ValueError("give one of --penalty λ, --log-penalty LOG_λ or --model "
@@ -118,10 +119,18 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         raise ValueError("--broad picks the shipped zero-label model's level for broad "
                          "marks; with --penalty, --log-penalty or --model the penalty is "
                          "the one given: drop --broad (broadPeak files: --format broadPeak)")
+    if args.model is not None:
+        return _load_model(args.model, task="peaks")
+    return log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
+                          log_name="--log-penalty")
+
+
+def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
+    """(log λ of every window, the windows or None for one per (sample, chromosome))."""
+    choice = check_penalty_options(args)
     mark = "broad" if args.broad else "narrow"
     if args.model is None:
-        value = log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
-                               log_name="--log-penalty")
+        value = choice
         if value is not None:
             return value, None
         pretrained = load_pretrained()
@@ -130,7 +139,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
               flush=True)
         report("coverage features of every window like the model's training windows")
         return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
-    model = _load_model(args.model, task="peaks")
+    model = choice
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index), None
@@ -289,6 +298,7 @@ def cmd_peaks(args) -> int:
         raise ValueError("--bed3 applies to --format bed only")
     folder = out_is_folder(args.out)
     _check_outputs(args, [out], True if folder else None)  # before reading any input
+    check_penalty_options(args)
     paths = _coverage_paths(args)
     check_parts_folder(parts_folder(out), [*paths, args.model, args.chrom_sizes],
                        fresh=args.no_resume)

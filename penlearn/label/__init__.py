@@ -109,7 +109,8 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
                       "has the URL's token can read the coverage and change the labels",
                       UserWarning, stacklevel=2)
     state = LabelState(coverage, labels, model=model, model_out=model_out,
-                       window_bases=window_bases or DEFAULT_WINDOW_BASES,
+                       window_bases=DEFAULT_WINDOW_BASES if window_bases is None
+                       else window_bases,
                        max_peaks=DEFAULT_MAX_PEAKS if max_peaks is None else max_peaks)
     server = LabelServer(state, host=host, port=port, start_window=state.resume_window())
     return LabelPage(server.start())

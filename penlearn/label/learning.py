@@ -125,18 +125,22 @@ def _receive(stream):
 def serve(stdin=None, stdout=None) -> None:
     """The worker's loop (``python -m penlearn.label.learning``): read (features,
     evaluation, prior), answer ``("ok", model)`` or ``("error", message)``, until the
-    input ends."""
+    input ends or the page is gone (its pipes closed: the worker ends quietly)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     while True:
         try:
             features, evaluation, prior = _receive(stdin)
-        except EOFError:
+        except (EOFError, OSError):
             return
         try:
-            _send(stdout, ("ok", full_refit(features, evaluation, prior)))
+            answer = ("ok", full_refit(features, evaluation, prior))
         except Exception as exc:  # noqa: BLE001  (the page learns in-process instead)
-            _send(stdout, ("error", f"{type(exc).__name__}: {exc}"))
+            answer = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            _send(stdout, answer)
+        except OSError:  # the page stopped meanwhile
+            return
 
 
 def _worker_env() -> dict:
@@ -179,6 +183,7 @@ class LearnerProcess:
     def __init__(self) -> None:
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        self._closed = False
         #: whether the last refit ran in the calling thread (the worker failed)
         self.in_process = False
 
@@ -188,6 +193,8 @@ class LearnerProcess:
             self._start()
 
     def _start(self) -> subprocess.Popen | None:
+        if self._closed:  # never a worker after shutdown (it would outlive the page)
+            return None
         if self._proc is None or self._proc.poll() is not None:
             try:
                 self._proc = subprocess.Popen(
@@ -195,11 +202,16 @@ class LearnerProcess:
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
             except OSError:
                 self._proc = None
+            if self._closed and self._proc is not None:  # shut down meanwhile
+                self._proc.kill()
+                self._proc.wait()
+                self._proc = None
         return self._proc
 
     def run(self, features: pd.DataFrame, evaluation: pd.DataFrame,
-            prior: PenaltyModel) -> PenaltyModel:
-        """The model of :func:`full_refit`, learned in the worker."""
+            prior: PenaltyModel) -> PenaltyModel | None:
+        """The model of :func:`full_refit`, learned in the worker (None once
+        :meth:`shutdown` was called: the page is gone)."""
         with self._lock:
             proc = self._start()
             if proc is not None:
@@ -211,6 +223,8 @@ class LearnerProcess:
                         return value
                 except (OSError, EOFError, pickle.PickleError):
                     self._stop()
+            if self._closed:
+                return None
         self.in_process = True
         return full_refit(features, evaluation, prior)
 
@@ -224,15 +238,28 @@ class LearnerProcess:
                 self._proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+                self._proc.wait()
+            self._proc.stdout.close()
             self._proc = None
 
     def shutdown(self) -> None:
-        """End the worker (a refit running in it is abandoned)."""
-        if self._proc is not None:
-            self._proc.kill()
-            self._proc.wait()
-            self._proc = None
+        """End the worker (a refit running in it is abandoned) and start none again."""
+        self._closed = True
+        proc = self._proc  # (not under the lock: a refit waiting on the worker holds it)
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        if self._lock.acquire(blocking=False):  # else the refit sees the end and closes
+            try:
+                self._stop()
+            finally:
+                self._lock.release()
 
 
 if __name__ == "__main__":
+    import signal
+
+    # Ctrl-C in the terminal reaches the whole process group: the page stops its worker
+    # itself (and a page that is gone closes the pipes), so no traceback of ours follows
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve()

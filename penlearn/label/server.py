@@ -16,9 +16,11 @@ on one machine needs no more, and it adds no dependency (docs/dependencies.md). 
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import secrets
+import socket
 import threading
 import traceback
 import urllib.parse
@@ -27,7 +29,7 @@ from importlib import resources
 
 from penlearn.label.state import LabelState
 
-__all__ = ["MAX_BODY", "LabelServer", "STATIC_FILES"]
+__all__ = ["MAX_BODY", "LabelServer", "STATIC_FILES", "check_listen"]
 
 #: Largest request body accepted (bytes): a label is a few hundred.
 MAX_BODY = 64 * 1024
@@ -129,8 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
             raw = self.rfile.read(int(length))
             try:
                 body = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                return self._error(400, "the body must be JSON")
+            except (ValueError, RecursionError):  # not UTF-8 / JSON, nested too deep,
+                return self._error(400, "the body must be JSON")  # a number too long
             if not isinstance(body, dict):
                 return self._error(400, "the body must be a JSON object")
             return self._post(url.path, body)
@@ -141,6 +143,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, str(exc))
         except ValueError as exc:  # the state refused the change: nothing written
             return self._error(422, str(exc))
+        except OSError as exc:  # the labels / model file could not be written
+            return self._error(500, f"could not write: {exc}")
         except Exception as exc:  # a bug: the page says so, the server goes on
             traceback.print_exc()
             return self._error(500, f"{type(exc).__name__}: {exc}")
@@ -231,6 +235,33 @@ class _Handler(BaseHTTPRequestHandler):
         return self._error(404, "not found")
 
 
+def _family(host: str) -> socket.AddressFamily:
+    """IPv6 for an IPv6 address (``::1``), else IPv4 (names resolve to IPv4)."""
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> ValueError:
+    hint = "give another --port / port, or 0 for any free one" \
+        if exc.errno == errno.EADDRINUSE else "give an address of this machine as --host / host"
+    return ValueError(f"cannot listen on host {host!r}, port {port}: {exc.strerror or exc} "
+                      f"({hint})")
+
+
+def check_listen(host: str, port: int) -> None:
+    """Whether the page could listen on ``host:port`` now (a ValueError naming them if
+    not), checked before the coverage is read; the server binds again as it starts.
+
+    Examples
+    --------
+    >>> check_listen("127.0.0.1", 0)
+    """
+    try:
+        with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
+            sock.bind((host, port))
+    except OSError as exc:
+        raise _listen_error(host, port, exc) from None
+
+
 class LabelServer(ThreadingHTTPServer):
     """The server of one labeling page (``serve_forever`` in a thread or the command).
 
@@ -253,7 +284,11 @@ class LabelServer(ThreadingHTTPServer):
         self.token = token or secrets.token_urlsafe(24)
         self.verbose = verbose
         self.start_window = start_window
-        super().__init__((host, port), _Handler)
+        self.address_family = _family(host)
+        try:
+            super().__init__((host, port), _Handler)
+        except OSError as exc:  # a port in use, an address not of this machine
+            raise _listen_error(host, port, exc) from None
         self.cookie_name = f"{_COOKIE}_{self.server_address[1]}"
         self._thread: threading.Thread | None = None
 
@@ -267,7 +302,7 @@ class LabelServer(ThreadingHTTPServer):
     def url(self) -> str:
         """The page's URL with its token."""
         host, port = self.server_address[:2]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
         shown = f"[{shown}]" if ":" in shown else shown
         return f"http://{shown}:{port}/?token={self.token}"
 

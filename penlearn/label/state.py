@@ -24,7 +24,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.atomic_files import write_text_atomic
+from penlearn._checks import require_columns
+from penlearn.atomic_files import check_output, write_text_atomic
+from penlearn.fitting.model_file import check_model_task
+from penlearn.label.labels_file import (
+    LABEL_FILE_COLUMNS,
+    check_labels_path,
+    label_text,
+    read_label_file,
+    sorted_labels,
+)
 from penlearn.label.learning import (
     LearnerProcess,
     full_refit,
@@ -39,51 +48,22 @@ from penlearn.label.windows import (
     window_coverage,
     window_ids,
 )
-from penlearn.peaks.formats.bed import read_peak_labels
-from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS
+from penlearn.learn import PenaltyModel
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
 
-__all__ = ["LABEL_FILE_COLUMNS", "LabelState", "read_label_file"]
+__all__ = ["LabelState"]
 
-#: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
-LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
 _UNDO = 200  # changes kept for undo
 #: Seconds the background learner waits after a change (a later change makes it skip).
 LEARN_DELAY = 0.5
 #: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
 #: interpreter lock).
 PAGE_THREADS = 2
-
-
-def read_label_file(path: Path, samples) -> pd.DataFrame:
-    """The labels of ``path`` (absent: none) as :data:`LABEL_FILE_COLUMNS`; a label
-    without ``sample_id`` holds for every sample, one row each.
-
-    Examples
-    --------
-    >>> read_label_file(Path("no-such-labels.csv"), ["a"]).shape
-    (0, 5)
-    """
-    if not path.exists() or path.stat().st_size == 0:
-        return pd.DataFrame({c: pd.Series(dtype=object if c in ("sample_id", "chrom",
-                                                                 "annotation") else np.int64)
-                             for c in LABEL_FILE_COLUMNS})
-    lab = read_peak_labels(path)
-    if "sample_id" not in lab.columns:
-        lab = pd.concat([lab.assign(sample_id=str(s)) for s in samples], ignore_index=True)
-    lab = lab.assign(sample_id=lab["sample_id"].astype(str), chrom=lab["chrom"].astype(str))
-    return _sorted(lab[LABEL_FILE_COLUMNS])
-
-
-def _sorted(lab: pd.DataFrame) -> pd.DataFrame:
-    lab = lab.astype({"sample_id": object, "chrom": object, "chromStart": np.int64,
-                      "chromEnd": np.int64, "annotation": object})
-    return lab.sort_values(["chrom", "chromStart", "sample_id"], kind="stable") \
-        .reset_index(drop=True)
 
 
 def _columns(cov: pd.DataFrame) -> dict:
@@ -102,10 +82,6 @@ def _columns(cov: pd.DataFrame) -> dict:
         raise ValueError("coverage rows of a window must be contiguous")
     return {"start": int(lo[0]) if len(lo) else 0, "width": (hi - lo).tolist(),
             "count": cov["count"].to_numpy().tolist()}
-
-
-def _label_text(lab: pd.DataFrame) -> str:
-    return lab[LABEL_FILE_COLUMNS].to_csv(index=False, lineterminator="\n")
 
 
 class LabelState:
@@ -131,6 +107,9 @@ class LabelState:
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
                  max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+        require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+        if not len(coverage):
+            raise ValueError("coverage has no rows: nothing to show")
         if "sample_id" not in coverage.columns:
             coverage = coverage.assign(sample_id="sample")
         coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
@@ -148,8 +127,11 @@ class LabelState:
                 coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
                                 "sequence_id"]])
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
-        self.labels_path = Path(labels_path)
+        self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
+        if self.model_out is not None:  # (the command checked --out; Python callers here)
+            check_output(self.model_out, directory=False, force=True,
+                         inputs=[self.labels_path], option="model_out")
         self.max_peaks = max_peaks
         self.pretrained = load_pretrained()
         self.start_model = model
@@ -161,7 +143,7 @@ class LabelState:
         self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
         self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
         self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
-        self._undo: list[pd.DataFrame] = []
+        self._undo: list[tuple[pd.DataFrame, pd.DataFrame]] = []  # (added, removed)
         self._errors: dict = {}
         self._learner = ThreadPoolExecutor(1, thread_name_prefix="penlearn-learn")
         self._process = LearnerProcess()
@@ -175,7 +157,16 @@ class LabelState:
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
         self._file_key = self._stat()
-        self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        self._warn_off_page()
+        if model is not None:  # (a file is checked as it loads; an object here)
+            if not isinstance(model, PenaltyModel):
+                raise TypeError(f"model must be a PenaltyModel or a model file, got "
+                                f"{type(model).__name__}")
+            check_model_task(getattr(model, "task_", None), "peaks", "model")
+        try:
+            self.start_log_lambda = self._predict(model)  # the level "Next" proposes about
+        except ValueError as exc:  # the model's features are not the page's
+            raise ValueError(f"model: {exc}") from None
         self.next = PageNext(self, self._pool.submit)
         self.refit()
 
@@ -187,6 +178,27 @@ class LabelState:
             return None
         return (st.st_mtime_ns, st.st_size, st.st_ino)
 
+    def _warn_off_page(self) -> None:
+        """Say which labels of the file the page neither shows nor learns from (a sample
+        not in the coverage, a region in no window): kept in the file as they are."""
+        lab = self.learn_labels()
+        unknown = ~lab["sample_id"].isin(self.samples)
+        outside = (lab["window"] < 0) & ~unknown
+        if unknown.any() or outside.any():
+            parts = []
+            if unknown.any():
+                names = sorted(set(lab.loc[unknown, "sample_id"]))
+                parts.append(f"{int(unknown.sum())} label(s) of samples not in the coverage "
+                             f"({', '.join(map(repr, names[:3]))}"
+                             f"{', ...' if len(names) > 3 else ''})")
+            if outside.any():
+                r = lab[outside].iloc[0]
+                parts.append(f"{int(outside.sum())} label(s) in no window of the page (e.g. "
+                             f"{r['chrom']}:{r['chromStart']}-{r['chromEnd']})")
+            warnings.warn(f"labels {self.labels_path}: {' and '.join(parts)}; they are kept "
+                          "in the file but neither shown nor learned from", UserWarning,
+                          stacklevel=3)
+
     def _reread_if_changed(self) -> None:
         """Another writer (a second page on the same file) changed it: take its labels
         as the base of this change (changes are operations, not whole tables)."""
@@ -195,9 +207,12 @@ class LabelState:
             self.labels = read_label_file(self.labels_path, self.samples)
             self._file_key = key
 
-    def _write(self, lab: pd.DataFrame) -> None:
-        write_text_atomic(self.labels_path, _label_text(lab))
-        self._undo.append(self.labels)
+    def _write(self, lab: pd.DataFrame, added: pd.DataFrame, removed: pd.DataFrame
+               ) -> None:
+        """Write ``lab``: the labels so far with ``added`` rows in and ``removed`` out
+        (kept for :meth:`undo`, an operation too)."""
+        write_text_atomic(self.labels_path, label_text(lab))
+        self._undo.append((added, removed))
         del self._undo[:-_UNDO]
         self.labels = lab
         self._file_key = self._stat()
@@ -221,6 +236,7 @@ class LabelState:
                              f"{annotation!r}")
         if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start < end:
             raise ValueError("start and end must be integers with 0 <= start < end")
+        samples = list(dict.fromkeys(samples))  # a sample given twice is labeled once
         bad = [s for s in samples if s not in self.samples]
         if bad or not samples:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
@@ -233,7 +249,8 @@ class LabelState:
             new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
                                 "chromStart": start, "chromEnd": end,
                                 "annotation": annotation})
-            self._write(_sorted(pd.concat([lab[~over], new], ignore_index=True)))
+            self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
+                        added=new, removed=lab[over])
             self.refit()
             self.warm(window)  # the redraw's solves start before the page asks for it
             return len(new)
@@ -247,17 +264,33 @@ class LabelState:
                    & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
             if not hit.any():
                 return 0
-            self._write(lab[~hit].reset_index(drop=True))
+            self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
+                        removed=lab[hit])
             self.refit()
             return 1
 
     def undo(self) -> bool:
-        """Go back to the labels before the last change (False: nothing to undo)."""
+        """Undo this page's last change (False: nothing to undo): its labels taken out,
+        those it replaced put back, on the file as it is now (a second page's labels made
+        since are kept; a ValueError, nothing changed, where one of them overlaps a label
+        to put back)."""
         with self.lock:
             if not self._undo:
                 return False
-            before = self._undo.pop()
-            write_text_atomic(self.labels_path, _label_text(before))
+            self._reread_if_changed()
+            added, removed = self._undo[-1]
+            lab = self.labels
+            keys = LABEL_FILE_COLUMNS
+            gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
+                                   indicator=True)["_merge"].eq("both").to_numpy()
+            before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
+            try:
+                check_peak_labels(before[keys])
+            except ValueError:
+                raise ValueError("cannot undo: labels made meanwhile in another page "
+                                 "overlap the ones it would put back") from None
+            self._undo.pop()
+            write_text_atomic(self.labels_path, label_text(before))
             self.labels = before
             self._file_key = self._stat()
             self.version += 1
@@ -449,7 +482,7 @@ class LabelState:
             return  # a later change queued its own
         model = self._process.run(self.features, ev, self.prior)
         with self.lock:
-            if version == self.version:
+            if model is not None and version == self.version:
                 self._set_learned(model)
 
     def _set_learned(self, model) -> None:

@@ -44,7 +44,7 @@ def _bed_labels(path, text: str) -> tuple[pd.DataFrame, list[int]]:
 
 
 def read_peak_labels(path: str | os.PathLike, *, samples=None,
-                     coordinates: str = "browser") -> pd.DataFrame:
+                     coordinates: str = "browser", allow_empty: bool = False) -> pd.DataFrame:
     """Read peak labels from CSV / TSV / BED or the genome-browser labels text format.
 
     Three formats, told apart by the first data line:
@@ -82,6 +82,9 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
         Sample groups, for the labels text format only.
     coordinates : {"browser", "bed"}
         How to read the positions of the labels text format.
+    allow_empty : bool
+        Whether a file without labels (only a header) is an empty table rather than an
+        error (the labeling page's file, after its last label was deleted).
 
     Returns
     -------
@@ -137,7 +140,7 @@ def read_peak_labels(path: str | os.PathLike, *, samples=None,
     def where(i: int) -> str:
         return f"{path}, line {numbers[i]}" if i < len(numbers) else f"{path}, label {i}"
 
-    if not len(df):
+    if not len(df) and not allow_empty:
         raise ValueError(f"labels file {path} has no labels")
     clean = check_peak_labels(df, name=str(path), where=where)
     for col in clean.columns:
