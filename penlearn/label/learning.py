@@ -199,7 +199,8 @@ class LearnerProcess:
             try:
                 self._proc = subprocess.Popen(
                     [sys.executable, "-m", "penlearn.label.learning"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env(),
+                    start_new_session=True)  # the terminal's Ctrl-C is the page's to handle
             except OSError:
                 self._proc = None
             if self._closed and self._proc is not None:  # shut down meanwhile

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from penlearn.label import label_page
-from penlearn.label.learning import LearnerProcess, _send
+from penlearn.label.learning import LearnerProcess, _receive, _send
 from penlearn.label.state import LabelState
 from penlearn.learn.prior import constant_model
 
@@ -182,7 +182,8 @@ def test_the_worker_says_nothing_when_the_page_is_gone():
 def test_ctrl_c_in_the_terminal_leaves_the_worker_to_the_page():
     # was: a KeyboardInterrupt traceback of the worker after "penlearn label: stopped"
     proc = _worker()
-    time.sleep(1.0)  # (its imports: the handler is set before serve() reads)
+    _send(proc.stdin, _job())  # an answer: its imports are done, serve() is running
+    assert _receive(proc.stdout)[0] == "ok"
     os.kill(proc.pid, signal.SIGINT)
     time.sleep(0.3)
     assert proc.poll() is None  # alive: the page ends it

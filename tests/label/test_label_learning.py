@@ -148,3 +148,16 @@ def test_the_worker_imports_this_penlearn(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", "elsewhere")
     parts = learning._worker_env()["PYTHONPATH"].split(os.pathsep)
     assert parts == [str(Path(penlearn.__file__).resolve().parents[1]), "elsewhere"]
+
+
+def test_the_worker_is_out_of_the_terminals_reach():
+    """Its own session: a Ctrl-C in the terminal stops the page, which ends the worker
+    (no traceback of a worker interrupted in its imports)."""
+    import os
+
+    proc = LearnerProcess()
+    try:
+        proc.warm()
+        assert os.getsid(proc._proc.pid) != os.getsid(0)
+    finally:
+        proc.shutdown()
