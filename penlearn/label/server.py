@@ -64,6 +64,17 @@ def _str(obj: dict, key: str) -> str:
     return v
 
 
+def _window_index(query: dict, state: LabelState, key: str = "i", default: str = "") -> int:
+    """The window index of a query parameter (a 400 unless one of the page's windows)."""
+    try:
+        i = int(query.get(key, [default])[0])
+    except ValueError:
+        raise _BadRequest(f"{key} must be a window index") from None
+    if not 0 <= i < len(state.windows):
+        raise _BadRequest(f"{key} must be in 0..{len(state.windows) - 1}")
+    return i
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: LabelServer
     protocol_version = "HTTP/1.1"
@@ -186,24 +197,16 @@ class _Handler(BaseHTTPRequestHandler):
                                     "chrom_sizes": state.chrom_sizes(),
                                     "model_out": state.model_out is not None})
         if path == "/api/window":
-            try:
-                i = int(query.get("i", [""])[0])
-            except ValueError:
-                raise _BadRequest("i must be a window index") from None
-            if not 0 <= i < len(state.windows):
-                raise _BadRequest(f"i must be in 0..{len(state.windows) - 1}")
+            i = _window_index(query, state)
             return self._json(200, state.view(i, coverage=query.get("coverage") != ["0"]))
-        if path == "/api/version":  # polled: a model from the background learner
-            return self._json(200, {"version": state.version,
-                                    "model_version": state.model_version})
+        if path == "/api/version":  # polled: a model from the background learner, and
+            # how many of the shown window's paths are computed (?i=WINDOW)
+            out = {"version": state.version, "model_version": state.model_version}
+            if "i" in query:
+                out["paths_ready"] = state.paths_ready(_window_index(query, state))
+            return self._json(200, out)
         if path == "/api/next":
-            try:
-                i = int(query.get("from", ["0"])[0])
-            except ValueError:
-                raise _BadRequest("from must be a window index") from None
-            if not 0 <= i < len(state.windows):
-                raise _BadRequest(f"from must be in 0..{len(state.windows) - 1}")
-            nxt = state.next_window(i)
+            nxt = state.next_window(_window_index(query, state, "from", "0"))
             return self._json(200, {"next": nxt.window, "reason": nxt.reason,
                                     "sequence_id": nxt.sequence_id})
         if path == "/chrom.sizes":

@@ -318,10 +318,15 @@ class LabelState:
             self._future((s, window))
         self.next.ahead()
 
+    def paths_ready(self, window: int) -> int:
+        """How many samples of the window have their path computed (a label there waits
+        for its samples' paths)."""
+        return sum((s, window) in self._paths and self._paths[(s, window)].done()
+                   for s in self.samples)
+
     def has_path(self, window: int) -> bool:
         """Whether every path of the window is computed."""
-        return all((s, window) in self._paths and self._paths[(s, window)].done()
-                   for s in self.samples)
+        return self.paths_ready(window) == len(self.samples)
 
     def busy(self) -> bool:
         """Whether the page computes what the user waits for: a shown window's paths, or
@@ -568,7 +573,8 @@ class LabelState:
                     "samples": samples, "version": self.version,
                     "model": self.model_note, "errors": errors,
                     "labels": len(lab), "labeled_windows": labeled,
-                    "undo": len(self._undo) > 0, "model_version": self.model_version}
+                    "undo": len(self._undo) > 0, "model_version": self.model_version,
+                    "paths_ready": self.paths_ready(window)}
 
     # -- "Next" ------------------------------------------------------------------------------
     def labeled_windows(self) -> set[int]:

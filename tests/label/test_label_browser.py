@@ -393,10 +393,13 @@ def test_round_trip_eight_samples_one_mb(driver, data_dir, tmp_path):
         w = driver.execute_script("return penlearn.view.window")
         assert w["end"] - w["start"] == 1_000_000
         assert driver.execute_script("return penlearn.view.samples.length") == 8
+        shown = driver.find_element("id", "paths").text  # paths to 40 peaks take a while:
+        assert "of 8 samples computed" in shown  # the page says a label would wait
         t0 = time.time()
         while not page.state.has_path(w["index"]):  # a user looks before labeling
             time.sleep(0.05)
         waited = time.time() - t0
+        _wait(driver, "return document.getElementById('paths').textContent === ''", 10)
         scope = Select(driver.find_element("id", "scope"))
         for k in range(10):
             s = page.state.samples[k % 8]

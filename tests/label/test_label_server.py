@@ -213,3 +213,15 @@ def test_kill_9_between_labels_loses_nothing(tmp_path):
 def test_page_windows_cut_the_coverage_in_equal_parts():
     cov = _coverage(bases=8000)
     assert page_windows(cov, 2000)["chromStart"].tolist() == [0, 2000, 4000, 6000]
+
+
+def test_the_page_says_how_many_paths_of_a_window_are_computed(page):
+    """(a label in a window waits for its samples' paths: the page shows the count)"""
+    status, view = _api(page, "/api/window?i=1")
+    assert status == 200 and 0 <= view["paths_ready"] <= 2
+    page.state.path("s0", 1)
+    page.state.path("s1", 1)
+    assert _api(page, "/api/version?i=1")[1]["paths_ready"] == 2
+    assert "paths_ready" not in _api(page, "/api/version")[1]
+    assert _api(page, "/api/version?i=9")[0] == 400
+    assert _api(page, "/api/version?i=x")[0] == 400

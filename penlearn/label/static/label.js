@@ -111,12 +111,19 @@ async function replaceTracks(view, parts, {paint = true} = {}) {
   if (fresh.length) await page.browser.loadTrackList(fresh);
 }
 
+function pathsText(ready) {  // a label waits for its samples' paths: say so
+  const n = page.samples.length;
+  return ready < n ? ` · models of this window: ${ready} of ${n} samples computed ` +
+    "(a label here waits for them)" : "";
+}
+
 function showStatus(view) {
   const w = view.window;
   document.getElementById("where").textContent =
     `window ${w.index + 1} of ${w.count} · ${w.chrom}:${(w.start + 1).toLocaleString()}-` +
     `${w.end.toLocaleString()} · ${view.labels} labels in ${view.labeled_windows.length} ` +
     `window(s) · label errors in view: ${view.errors}`;
+  document.getElementById("paths").textContent = pathsText(view.paths_ready);
   document.getElementById("model").textContent = `model: ${view.model}`;
   document.getElementById("undo").disabled = !view.undo;
 }
@@ -323,9 +330,12 @@ document.addEventListener("visibilitychange", () => {
 // the background learner's model, when it lands: the peaks and the errors redrawn
 setInterval(() => {
   if (page.busy || !page.view || document.hidden || mouseDown || page.roi) return;
-  api("/api/version").then(v => {
+  api(`/api/version?i=${page.current}`).then(v => {
     if (!page.busy && page.view && v.model_version !== page.view.model_version) {
       guarded(() => load(page.current, {keepTracks: true}));
+    } else if (page.view) {
+      page.view.paths_ready = v.paths_ready;
+      document.getElementById("paths").textContent = pathsText(v.paths_ready);
     }
   }).catch(() => {});
 }, 1500);
