@@ -105,7 +105,8 @@ def register(add) -> None:
                    "annotation: what penlearn learn and penlearn errors read)")
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="the model before any label (default: the shipped zero-label "
-                   "model); labels then re-learn from the shipped model, as penlearn learn")
+                   "model); the prior of every refit when it is a linear model (else the "
+                   "shipped model, the prior penlearn learn uses)")
     p.add_argument("--out", default=None, metavar="MODEL.json",
                    help="where the page's 'Save model' button writes the learned model "
                    "(what penlearn learn writes; without --out the button is off)")

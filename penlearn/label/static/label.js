@@ -254,7 +254,6 @@ document.addEventListener("mousedown", ev => {
 document.addEventListener("mouseup", () => { mouseDown = false; }, true);
 
 async function main() {
-  const t0 = performance.now();
   const st = await api("/api/state");
   page.samples = st.samples;
   page.windows = st.windows;
@@ -291,11 +290,7 @@ async function main() {
     labelMenu(features[0], lastClick.x, lastClick.y);
     return false;
   });
-  const t1 = performance.now();
   await load(first, {fetched});
-  page.startup = {igv: t1 - t0, window: page.lastFetch,
-                  tracks: performance.now() - t1 - page.lastFetch,
-                  since_navigation: performance.now()};
   document.body.dataset.ready = "1";
 }
 
