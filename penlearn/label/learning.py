@@ -143,18 +143,50 @@ def serve(stdin=None, stdout=None) -> None:
             return
 
 
-def _worker_env() -> dict:
-    """The environment of the worker: this one, with the folder this penlearn was
-    imported from first on its path (a checkout put on ``sys.path`` by hand, too)."""
+def _worker_command() -> list[str]:
+    """The worker's command line: an isolated interpreter (``-I``: no working directory,
+    no ``PYTHONPATH``, no user site on its path, so a ``pickle.py`` in the folder the user
+    starts from is never imported) whose ``sys.path`` is this process's own, less the
+    working directory: the same penlearn and the same libraries, a checkout put on
+    ``sys.path`` by hand too."""
     import os
+
+    cwd = os.getcwd()
+    path = [p for p in sys.path if p and os.path.abspath(p) != cwd]
     from pathlib import Path
 
     import penlearn
 
     root = str(Path(penlearn.__file__).resolve().parents[1])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    return env
+    if root not in path:
+        path.insert(0, root)
+    code = (f"import sys; sys.path[:] = {path!r}; "
+            "from penlearn.label.learning import _worker_main; _worker_main()")
+    return [sys.executable, "-I", "-c", code]
+
+
+def _worker_main() -> None:
+    """Run :func:`serve` as the worker process and end it with status 0 whatever
+    happened to its pipes: the page may close them at any time (a stopped or killed
+    page), and a flush of a closed pipe at the interpreter's shutdown would otherwise
+    end it with status 120 and a message on stderr."""
+    import os
+    import signal
+
+    # Ctrl-C in the terminal reaches the whole process group: the page stops its worker
+    # itself (and a page that is gone closes the pipes), so no traceback of ours follows
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    status = 0
+    try:
+        serve()
+    except BaseException:  # noqa: BLE001  (nothing to report to: the page reads no stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 class LearnerProcess:
@@ -198,8 +230,8 @@ class LearnerProcess:
         if self._proc is None or self._proc.poll() is not None:
             try:
                 self._proc = subprocess.Popen(
-                    [sys.executable, "-m", "penlearn.label.learning"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env(),
+                    _worker_command(),
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     start_new_session=True)  # the terminal's Ctrl-C is the page's to handle
             except OSError:
                 self._proc = None
@@ -258,9 +290,4 @@ class LearnerProcess:
 
 
 if __name__ == "__main__":
-    import signal
-
-    # Ctrl-C in the terminal reaches the whole process group: the page stops its worker
-    # itself (and a page that is gone closes the pipes), so no traceback of ours follows
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    serve()
+    _worker_main()

@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -161,10 +160,9 @@ def _job():
 
 
 def _worker():
-    from penlearn.label.learning import _worker_env
-    return subprocess.Popen([sys.executable, "-m", "penlearn.label.learning"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=_worker_env())
+    from penlearn.label.learning import _worker_command
+    return subprocess.Popen(_worker_command(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def test_the_worker_says_nothing_when_the_page_is_gone():

@@ -137,17 +137,39 @@ def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
         st.close()
 
 
-def test_the_worker_imports_this_penlearn(monkeypatch):
-    """The worker's path starts with the folder this penlearn came from (a checkout put
-    on sys.path by hand is found there too), the caller's PYTHONPATH kept after it."""
-    import os
+def test_the_worker_imports_this_penlearn_and_never_the_working_directory(
+        monkeypatch, tmp_path):
+    """The worker's path is this process's (a checkout put on sys.path by hand is found
+    there too) less the working directory: a ``pickle.py`` in the folder the user starts
+    from is never imported, and PYTHONPATH set after the page started changes nothing."""
+    import subprocess
     from pathlib import Path
 
     import penlearn
 
-    monkeypatch.setenv("PYTHONPATH", "elsewhere")
-    parts = learning._worker_env()["PYTHONPATH"].split(os.pathsep)
-    assert parts == [str(Path(penlearn.__file__).resolve().parents[1]), "elsewhere"]
+    (tmp_path / "pickle.py").write_text("raise SystemExit('the pickle.py of the cwd ran')\n")
+    (tmp_path / "struct.py").write_text("raise SystemExit('the struct.py of the cwd ran')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    cmd = learning._worker_command()
+    assert cmd[1] == "-I"
+    root = str(Path(penlearn.__file__).resolve().parents[1])
+    assert root in cmd[-1] and str(tmp_path) not in cmd[-1]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 2.0],
+                       "max_log_lambda": [2.0, np.inf], "fp": [1, 0], "fn": [0, 0],
+                       "errors": [1, 0], "possible_fp": 1, "possible_fn": 0, "labels": 1})
+    from penlearn.learn.prior import constant_model
+    learning._send(proc.stdin, (pd.DataFrame({"x": [0.0]}, index=["a"]), ev,
+                                constant_model(["x"], 0.0)))
+    status, _ = learning._receive(proc.stdout)
+    proc.stdin.close()
+    assert proc.wait(120) == 0
+    assert status == "ok"
+    assert proc.stderr.read() == b""
+    proc.stdout.close()
+    proc.stderr.close()
 
 
 def test_the_worker_is_out_of_the_terminals_reach():
