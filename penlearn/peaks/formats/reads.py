@@ -435,8 +435,8 @@ def fragment_coverage(reads: Reads, extsize: int | None = None) -> pd.DataFrame:
 def shift_reads(reads: Reads, shift: int) -> Reads:
     """Single-end reads with their 5′ ends moved ``shift`` bases 3′-ward (MACS3's
     ``--shift``; negative: 5′-ward); fragments (paired) as they are. A shift that moves
-    every read off its chromosome (before base 0 or past the BAM header's length) is a
-    ``ValueError`` naming it.
+    every read off its chromosome (before base 0, or past its end: the BAM header's
+    length, else, for BED reads, the last read's end) is a ``ValueError`` naming it.
 
     Examples
     --------
@@ -449,11 +449,11 @@ def shift_reads(reads: Reads, shift: int) -> Reads:
         return reads
     chroms, inside = {}, 0
     for c, (s, e, r, w) in reads.chroms.items():
+        n = (reads.sizes or {}).get(c, e.max() if len(e) else 0)
         d = np.where(r, -shift, shift)
         s, e = s + d, e + d
         five = np.where(r, e - 1, s)
-        n = (reads.sizes or {}).get(c)
-        inside += int(((five >= 0) & (five < (n if n is not None else np.inf))).sum())
+        inside += int(((five >= 0) & (five < n)).sum())
         chroms[c] = (s, e, r, w)
     if not inside:
         raise ValueError(f"--shift {shift} moves the 5' end of every read off its chromosome "
