@@ -276,7 +276,7 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     # 'sample_id, control': names and cells stripped (a space after a comma is no part of
     # a name)
     table.columns = [str(c).strip() for c in table.columns]
-    table = table.apply(lambda col: col.str.strip())
+    table = table.apply(lambda col: col.map(lambda v: v.strip() if isinstance(v, str) else v))
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "

@@ -323,6 +323,13 @@ def test_a_mapped_read_without_cigar_is_left_out_and_counted(tmp_path):
     err = run_cli(["callpeak", "-t", bam, "-f", "BAM", "--extsize", 100, "--penalty", 5,
                    "--outdir", tmp_path / "o"])
     assert "without a CIGAR" in err
+    from penlearn.peaks.formats.bam import read_bam
+
+    with warnings.catch_warnings(record=True) as seen:  # the coverage of 'penlearn peaks'
+        warnings.simplefilter("always")
+        cov = read_bam(bam)
+    assert int((cov["chromEnd"] - cov["chromStart"]).sum()) == 39 * 36
+    assert any("1 mapped record(s) without a CIGAR" in str(w.message) for w in seen)
 
 
 def test_callpeak_checks_its_options_before_reading_any_read(tmp_path):
