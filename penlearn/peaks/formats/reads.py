@@ -146,8 +146,11 @@ _COLUMN_NAMES = {2: "start", 3: "end", 5: "count", 6: "strand"}
 _SAM_HEADER = (b"@HD", b"@SQ", b"@RG", b"@PG", b"@CO")
 
 
+_SKIPPED = (b"#", b"track", b"browser")
+
+
 def _is_data(line: bytes) -> bool:
-    return bool(line.strip()) and not line.startswith((b"#", b"track", b"browser"))
+    return bool(line.strip()) and not line.startswith(_SKIPPED)
 
 
 def _other_format(path, data: bytes, fmt: str) -> str | None:
@@ -157,7 +160,7 @@ def _other_format(path, data: bytes, fmt: str) -> str | None:
         return f"{path}: a CRAM file, {what}: convert it to BAM first (samtools view -b)"
     if data[:4] == BAM_MAGIC:
         return f"{path}: a BAM file, {what}: give it as -f BAM (or BAMPE)"
-    if data.lstrip()[:3] in _SAM_HEADER:
+    if data[:4096].lstrip()[:3] in _SAM_HEADER:
         return (f"{path}: a SAM file (its '@' header lines), {what}: convert it to BAM "
                 "(samtools view -b) and give it as -f BAM")
     first = next((x for x in data[:1 << 16].split(b"\n") if _is_data(x)), None)
@@ -215,27 +218,30 @@ def _read_table(path, fmt: str) -> Reads:
     if other is not None:
         raise ValueError(other)
     usecols = [0, 1, 2, 5] if fmt == "BED" else [0, 1, 2, 4]
-    body = b"\n".join(x for x in data.split(b"\n") if _is_data(x))
+    body = b"\n".join(x for x in data.split(b"\n")  # (inline: _is_data per line costs)
+                      if x.strip() and not x.startswith(_SKIPPED))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pandas' casts: the bad line is named instead
             table = pd.read_csv(io.BytesIO(body), sep="\t", header=None, usecols=usecols,
-                                quoting=csv.QUOTE_NONE, dtype={0: str, 1: np.int64,
-                                                               2: np.int64, usecols[3]: str})
+                                quoting=csv.QUOTE_NONE, dtype={
+                                    0: str, 1: np.int64, 2: np.int64,
+                                    usecols[3]: str if fmt == "BED" else np.int64})
     except (ValueError, OverflowError, pd.errors.ParserError):
         raise _bad_line(path, data, fmt) from None
     table.columns = ["chrom", "start", "end", "last"]
     s, e = table["start"].to_numpy(np.int64), table["end"].to_numpy(np.int64)
-    last = table["last"].str.strip()
+    last = table["last"]
     if fmt == "BED":
-        rev = (last == "-").to_numpy()
         ok = last.isin(["+", "-"]).to_numpy()
+        if not ok.all():  # (" +": the strand stripped)
+            last = last.str.strip()
+            ok = last.isin(["+", "-"]).to_numpy()
+        rev = (last == "-").to_numpy()
         weight = np.ones(len(table), np.int64)
     else:
-        ok = last.str.fullmatch(r"[0-9]{1,18}").to_numpy(bool, na_value=False)
-        weight = np.zeros(len(table), np.int64)
-        weight[ok] = last[ok].to_numpy(str).astype(np.int64)
-        ok = ok & (weight >= 1)
+        weight = last.to_numpy(np.int64)
+        ok = weight >= 1
         rev = np.zeros(len(table), bool)
     if not (ok & (s >= 0) & (e > s)).all():
         raise _bad_line(path, data, fmt)
