@@ -1,0 +1,102 @@
+"""The sixth hostile probe (issue 53's goals): read tables whose chromosome is ``NA`` or
+empty, damaged gzip blocks, coordinates past 10^18, names with control characters, and
+``--extsize`` / ``--shift`` past a BAM position — each one clear line, never a read
+dropped unsaid or an internal error."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+from _hostile import Error, check_cases, run_cli, write_file
+
+from penlearn._checks import not_one_word
+from penlearn.peaks.formats.reads import read_reads
+
+
+def _lines(n: int = 300, chrom: str = "chr1") -> list[str]:
+    rng = np.random.default_rng(0)
+    starts = rng.integers(0, 50_000, n)
+    return [f"{chrom}\t{s}\t{s + 36}\tr{i}\t0\t{'+-'[i % 2]}" for i, s in enumerate(starts)]
+
+
+def _bed(folder: Path, name: str, lines) -> Path:
+    return write_file(folder, name, "\n".join(lines) + "\n")
+
+
+def test_chromosomes_named_like_missing_values_keep_their_reads(tmp_path):
+    """pandas read 'NA', 'null', 'None', 'nan', 'N/A' as missing: those reads were dropped
+    unsaid (and callpeak then stopped with an internal error)."""
+    good = _lines(200)
+    cases = []
+    for name in ("NA", "null", "None", "nan", "N/A", "NaN"):
+        f = _bed(tmp_path, f"{name.replace('/', '_')}.bed", _lines(100, name) + good)
+        cases.append((f"chromosome {name!r}",
+                      lambda f=f: {c: len(v[0]) for c, v in read_reads(f, "BED").chroms.items()},
+                      lambda got, name=name: got == {name: 100, "chr1": 200}))
+    check_cases(cases)
+
+
+def test_an_empty_chromosome_is_named_by_line(tmp_path):
+    f = _bed(tmp_path, "e.bed", _lines(50) + ["\t10\t46\tr\t0\t+"])
+    out = tmp_path / "o"
+    check_cases([
+        ("read_reads", lambda: read_reads(f, "BED"), Error("line 51", "column 1", "empty")),
+        ("callpeak", lambda: run_cli(["callpeak", "-t", f, "-f", "BED", "--extsize", 200,
+                                      "--penalty", 50, "--outdir", out, "--quiet"]),
+         Error("line 51", "empty")),
+    ])
+
+
+def test_a_damaged_deflate_block_is_corrupt_gzip_not_an_internal_error(tmp_path):
+    """A flipped byte inside the compressed data: zlib.error escaped as exit 70."""
+    z = bytearray(gzip.compress("\n".join(_lines(2000)).encode() + b"\n"))
+    z[50] ^= 0xFF
+    f = write_file(tmp_path, "bad.bed.gz", bytes(z))
+    check_cases([
+        ("read_reads", lambda: read_reads(f, "BED"), Error("bad.bed.gz", "corrupt gzip")),
+        ("callpeak", lambda: run_cli(["callpeak", "-t", f, "-f", "BED", "--extsize", 200,
+                                      "--penalty", 50, "--outdir", tmp_path / "o",
+                                      "--quiet"]), Error("corrupt gzip")),
+    ])
+
+
+def test_coordinates_past_ten_to_the_18_are_refused_by_line(tmp_path):
+    """2^63 - 10 parsed as int64, then its extension wrapped around to a negative end."""
+    big = 2**63 - 10
+    f = _bed(tmp_path, "big.bed", _lines(50) + [f"chr1\t{big}\t{big + 9}\tr\t0\t+"])
+    check_cases([
+        ("read_reads", lambda: read_reads(f, "BED"), Error("line 51", "column 2", "too large")),
+        ("callpeak", lambda: run_cli(["callpeak", "-t", f, "-f", "BED", "--extsize", 200,
+                                      "--penalty", 50, "--outdir", tmp_path / "o",
+                                      "--quiet"]), Error("line 51", "too large")),
+    ])
+
+
+def test_control_characters_in_names(tmp_path):
+    """'chr1\\x01' was a chromosome of the peaks written; '-n x\\x01y' a file name."""
+    f = _bed(tmp_path, "ctl.bed", _lines(300) + _lines(300, "chr2\x01"))
+    t = _bed(tmp_path, "t.bed", _lines(300))
+    check_cases([
+        ("not_one_word", lambda: not_one_word(["chr1", "a\x01", "b\x7f", "c\x00", "chrü"]).tolist(),
+         lambda got: got == [False, True, True, True, False]),
+        ("callpeak on chr2\\x01", lambda: run_cli(
+            ["callpeak", "-t", f, "-f", "BED", "--extsize", 200, "--penalty", 50, "--outdir",
+             tmp_path / "o1", "--quiet"]), Error("chr2\\x01", "control characters")),
+        ("-n x\\x01y", lambda: run_cli(
+            ["callpeak", "-t", t, "-f", "BED", "--extsize", 200, "--penalty", 50, "-n",
+             "x\x01y", "--outdir", tmp_path / "o2", "--quiet"]), Error("-n/--name")),
+    ])
+    assert not (tmp_path / "o2").exists()
+
+
+def test_extsize_and_shift_past_a_bam_position_are_refused_before_the_reads(tmp_path):
+    """10^20 was 'Python int too large to convert to C long', after every read was read."""
+    t = _bed(tmp_path, "t.bed", _lines(300))
+    check_cases([
+        (f"{opt} {v}", lambda opt=opt, v=v: run_cli(
+            ["callpeak", "-t", t, "-f", "BED", "--extsize", 200, opt, v, "--penalty", 50,
+             "--outdir", tmp_path / "o", "--quiet"]), Error(opt, "at most"))
+        for opt, v in (("--extsize", 10**20), ("--shift", 10**20), ("--shift", -(10**20)),
+                       ("--extsize", 2**31))])
