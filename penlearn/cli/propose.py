@@ -85,5 +85,6 @@ def register(add) -> None:
                    "format): their windows are not proposed, their errors steer the rest")
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="the prior penalty model (default: the shipped zero-label model)")
-    p.add_argument("--seed", type=int, default=0, help="breaks ties (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="breaks ties (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="WINDOWS.bed", help="BED file to write")

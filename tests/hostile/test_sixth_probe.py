@@ -100,3 +100,44 @@ def test_extsize_and_shift_past_a_bam_position_are_refused_before_the_reads(tmp_
              "--outdir", tmp_path / "o", "--quiet"]), Error(opt, "at most"))
         for opt, v in (("--extsize", 10**20), ("--shift", 10**20), ("--shift", -(10**20)),
                        ("--extsize", 2**31))])
+
+
+def _coverage_folder(root: Path, samples) -> tuple[Path, Path]:
+    rng = np.random.default_rng(4)
+    d = root / "cov"
+    d.mkdir()
+    for s in samples:
+        y = rng.poisson([3] * 40 + [30] * 5 + [3] * 40)
+        write_file(d, f"{s}.bedGraph", "".join(f"chr1\t{100 * i}\t{100 * i + 100}\t{c}\n"
+                                               for i, c in enumerate(y)))
+    y = rng.poisson([3] * 85)
+    ctrl = write_file(root, "c.bedGraph", "".join(f"chr1\t{100 * i}\t{100 * i + 100}\t{c}\n"
+                                                  for i, c in enumerate(y)))
+    return d, ctrl
+
+
+def test_control_sheets_naming_sample_na_or_holding_no_row(tmp_path):
+    """A sample 'NA' (from NA.bedGraph) was an 'empty sample_id cell' in a control sheet
+    (pandas' missing values); a sheet of a header only called every sample without a
+    control, unsaid."""
+    d, ctrl = _coverage_folder(tmp_path, ("NA", "s2"))
+
+    def peaks(text: str, out: str, *quiet):
+        sheet = write_file(tmp_path, f"{out}.csv", text)
+        return run_cli(["peaks", d, "--control-sheet", sheet, "--penalty", 5, "--out",
+                        tmp_path / out, *quiet])
+
+    check_cases([
+        ("sample 'NA' named", lambda: peaks(f"sample_id,control\nNA,{ctrl}\ns2,{ctrl}\n", "o1"),
+         lambda err: "without a control" not in err and (tmp_path / "o1" / "NA.bed").exists()),
+        ("a header only", lambda: peaks("sample_id,control\n", "o2", "-q"),
+         Error("--control-sheet", "no row", inputs=[d])),
+    ])
+    assert not (tmp_path / "o2").exists()
+
+
+def test_propose_seed_is_checked_by_argparse(tmp_path):
+    """``--seed -1`` was NumPy's 'expected non-negative integer', naming no option."""
+    d, _ = _coverage_folder(tmp_path, ("s1",))
+    check_cases([("propose --seed -1", lambda: run_cli(
+        ["propose", d, "--seed", -1, "--out", tmp_path / "w.bed", "-q"]), Error("--seed"))])
