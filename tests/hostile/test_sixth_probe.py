@@ -9,6 +9,7 @@ import gzip
 from pathlib import Path
 
 import numpy as np
+import pytest
 from _hostile import Error, check_cases, run_cli, write_file
 
 from penlearn._checks import not_one_word
@@ -141,3 +142,15 @@ def test_propose_seed_is_checked_by_argparse(tmp_path):
     d, _ = _coverage_folder(tmp_path, ("s1",))
     check_cases([("propose --seed -1", lambda: run_cli(
         ["propose", d, "--seed", -1, "--out", tmp_path / "w.bed", "-q"]), Error("--seed"))])
+
+
+def test_a_negative_label_coordinate_is_shown_as_written(tmp_path):
+    """``np.int64(-100)`` (NumPy 2's repr) in the message of a labels file's -100."""
+    d, _ = _coverage_folder(tmp_path, ("s1",))
+    write_file(d, "labels.csv", "sample_id,chrom,chromStart,chromEnd,annotation\n"
+               "s1,chr1,-100,2000,noPeaks\n")
+    check_cases([("learn", lambda: run_cli(["learn", d, "--out", tmp_path / "m.json", "-q"]),
+                  Error("line 2", "has -100"))])
+    with pytest.raises(ValueError) as exc:
+        run_cli(["learn", d, "--out", tmp_path / "m.json", "-q"])
+    assert "np." not in str(exc.value)
