@@ -22,13 +22,16 @@ p-value and one summit whatever the format:
   Without ``coverage`` (no summit): k the peak's mean coverage rounded, λ its
   ``background``;
 * ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value, per sample,
-  over a population of ``m = max(peaks, genome / d)`` tests: the genome cut into windows
-  of one fragment (``d``: the coverage's total over its number of rises, i.e. the mean
-  fragment length of a fragment pileup), of which the candidate peaks' summits are the
-  ones the caller tested and every other window counts as tested and not called
-  (p = 1). A peak is thus significant against every place of the genome the caller
-  could have called, not only against the other calls (which the model chose for
-  their coverage: their own p-values are not uniform under no enrichment). Without
+  over a population of ``m = max(peaks, 4 * genome / d)`` tests: the genome cut into
+  windows of a quarter fragment (``d``: the coverage's total over its number of rises,
+  i.e. the mean fragment length of a fragment pileup), of which the candidate peaks'
+  summits are the ones the caller tested and every other window counts as tested and
+  not called (p = 1). A peak is thus significant against every place of the genome the
+  caller could have called, not only against the other calls (which the model chose
+  for their coverage: their own p-values are far from uniform under no enrichment). A
+  quarter fragment: the summit is picked at base resolution, and a pileup's top is
+  about that wide (MACS3 ranks bases: for narrow peaks, about the same m); with one
+  window per fragment, null simulations gave calls at q <= 0.05. Without
   ``coverage``: ``m`` the number of peaks;
 * ``summit``: the offset from ``chromStart`` of the base of highest coverage in the
   peak (with a control: of treatment minus scaled control); ties: the middle base
