@@ -34,7 +34,9 @@ Scores (every call of the narrowPeak / broadPeak file):
 * broad domains found (a call overlaps it) and found as one call (exactly one call
   overlaps it and it covers at least half of the domain);
 * sticky regions called (a call overlaps it: expected without a control);
-* the median pValue (narrowPeak column 8) of the calls that found a narrow peak.
+* the median pValue (narrowPeak column 8) of the calls that found a narrow peak, and
+  ``(both)``: over the narrow peaks that every tool of the row's cell found (the pValue of
+  the strongest call finding each), the figure to compare between tools.
 
 ``--json FILE`` writes every row (for scripts); ``--write`` records the tables in
 ``benchmarks/RESULTS.md`` ("sensitivity").
@@ -184,7 +186,18 @@ def score(calls: pd.DataFrame, truth: pd.DataFrame, genome: int) -> dict:
     row["calls"] = len(calls)
     row["median pValue (true)"] = (round(float(calls.loc[true_calls, "pValue"].median()), 1)
                                    if len(true_calls) else float("nan"))
+    # per narrow peak found: the largest pValue of the calls finding it
+    row["_found_p"] = {int(i): float(calls.loc[f, "pValue"].max())
+                       for i, f in zip(nar.index, found) if len(f)}
     return row
+
+
+def _both_found(cell: list[dict]) -> None:
+    """``median pValue (both)``: over the narrow peaks every tool of a cell found."""
+    common = set.intersection(*(set(r["_found_p"]) for r in cell)) if cell else set()
+    for r in cell:
+        v = [r["_found_p"][i] for i in common]
+        r["median pValue (both)"] = round(float(np.median(v)), 1) if v else float("nan")
 
 
 def commands(tool: str, macs3: str | None, t: Path, c: Path | None, fmt: str, genome: int,
@@ -209,6 +222,7 @@ def run(args) -> list[dict]:
                 for depth in args.depths:
                     t, c, truth = sample_files(cache, size, density, depth, reads, args.seed)
                     for control in args.controls:
+                        cell = []
                         for tool in tools:
                             out = Path(tmp) / f"{len(rows)}"
                             out.mkdir()
@@ -221,13 +235,18 @@ def run(args) -> list[dict]:
                                    "control": control, "tool": tool + (" (failed)" if
                                                                        m["failed"] else "")}
                             row.update(score(read_calls(out), truth, genome))
+                            row["median pValue (both)"] = float("nan")
                             row.update({"CPU s": round(m["cpu"], 1),
                                         "max RSS MB": round(m["rss"], 1)})
                             if m["failed"]:
                                 row["failed"] = m["failed"]
                             rows.append(row)
-                            print(json.dumps(row), file=sys.stderr, flush=True)
+                            cell.append(row)
                             shutil.rmtree(out)
+                        _both_found(cell)
+                        for row in cell:
+                            row.pop("_found_p")
+                            print(json.dumps(row), file=sys.stderr, flush=True)
     return rows
 
 
