@@ -115,24 +115,29 @@ CONTROL_WINDOWS = (1_000, 5_000, 10_000)
 OWN_WINDOWS = (5_000, 10_000)
 
 
-def _integral(rows, x: np.ndarray) -> np.ndarray:
-    """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping)."""
+def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
+    """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping;
+    ``cum``: the rows' running sums, from 0)."""
     starts, ends, counts = rows
-    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
     i = np.searchsorted(starts, x, side="right") - 1
     j = np.maximum(i, 0)
     inside = counts[j] * (np.clip(x, starts[j], ends[j]) - starts[j])
     return np.where(i >= 0, cum[j] + inside, 0.0)
 
 
-def _window_means(rows, x: np.ndarray, w: int) -> np.ndarray:
+def _window_means(rows, x: np.ndarray, widths) -> list[np.ndarray]:
     """Mean coverage over the ``w`` bases centred on each ``x`` (clipped to ``[0, the
-    last covered base)``)."""
+    last covered base)``), for each ``w`` of ``widths``."""
     if rows is None or not len(rows[0]):
-        return np.zeros(len(x))
-    a = np.maximum(x - w // 2, 0)
-    b = np.maximum(np.minimum(x + (w - w // 2), rows[1][-1]), a + 1)
-    return (_integral(rows, b) - _integral(rows, a)) / (b - a)
+        return [np.zeros(len(x)) for _ in widths]
+    starts, ends, counts = rows
+    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    out = []
+    for w in widths:
+        a = np.maximum(x - w // 2, 0)
+        b = np.maximum(np.minimum(x + (w - w // 2), ends[-1]), a + 1)
+        out.append((_integral(rows, b, cum) - _integral(rows, a, cum)) / (b - a))
+    return out
 
 
 def _genome_level(problems: list) -> tuple[float, float, float]:
@@ -186,11 +191,11 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
         lam_g = total / bases if bases > 0 else 0.0
         k[m] = np.rint(_values_at(t, x[m]))
         if control is None:
-            local = [_window_means(t, x[m], w) for w in OWN_WINDOWS]
+            local = _window_means(t, x[m], OWN_WINDOWS)
         else:
             c = ctrl.get((None, chrom) if shared else (sid, chrom))
-            local = [control_scale * _window_means(c, x[m], w)
-                     for w in (max(int(round(d)), 1), *CONTROL_WINDOWS)]
+            local = [control_scale * v for v in _window_means(
+                c, x[m], (max(int(round(d)), 1), *CONTROL_WINDOWS))]
         lam[m] = np.maximum.reduce([np.full(len(m), lam_g), *local])
         tests[m] = 4 * bases / d if bases > 0 else 1.0
     lam = np.maximum(lam, 1e-9)
