@@ -39,7 +39,10 @@ Scores (every call of the narrowPeak / broadPeak file):
   the strongest call finding each), the figure to compare between tools.
 
 ``--json FILE`` writes every row (for scripts); ``--write`` records the tables in
-``benchmarks/RESULTS.md`` ("sensitivity").
+``benchmarks/RESULTS.md`` ("sensitivity"). ``--null`` checks the q-values instead: null
+pairs (treatment and control drawn alike), the calls at q <= 0.05 of each tool and of
+penlearn at ``--penalty 50`` (thousands of candidates), and how many of them lie outside
+every sticky region (false by construction; "sensitivity, null" in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -250,6 +253,67 @@ def run(args) -> list[dict]:
     return rows
 
 
+def null_files(cache: Path, size: str, depth: str, reads: str, seed: int):
+    """A null pair (treatment and control drawn alike: background, wobble and sticky
+    regions, no peak) and its truth table."""
+    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-null-seed{seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    design = suite_design(SIZES[size], narrow_every=10**12, broad_every=10**12, seed=seed)
+    k = list(DEPTHS).index(depth)
+    out = []
+    for sample, sseed in (("null", 3000 + 10 * k + seed), ("control", 4000 + 10 * k + seed)):
+        bam = folder / f"{depth}-{reads}-{sample}.bam"
+        if not bam.exists():
+            tmp = bam.with_suffix(f".tmp{os.getpid()}.bam")
+            write_suite_bam(tmp, design, coverage=DEPTHS[depth], sample=sample,
+                            paired=reads == "PE", seed=sseed)
+            os.replace(tmp, bam)
+        out.append(bam)
+    return out[0], out[1], design.features
+
+
+def run_null(args) -> list[dict]:
+    """``--null``: calls, calls at q <= 0.05 and those of them outside every sticky region
+    (false by construction), per tool, on null pairs; penlearn at its default penalty and
+    at ``--penalty 50`` (thousands of candidates: the q-values' calibration)."""
+    size = "quick" if args.quick else "default"
+    genome = int(sum(SIZES[size].values()))
+    cache = cache_dir(args.cache)
+    rows = []
+    runs = [("penlearn", []), ("penlearn --penalty 50", ["--penalty", "50"])] + (
+        [("MACS3", [])] if args.macs3 else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        for reads in args.reads:
+            for depth in args.depths:
+                t, c, truth = null_files(cache, size, depth, reads, args.seed)
+                for control in args.controls:
+                    for name, extra in runs:
+                        out = Path(tmp) / f"{len(rows)}"
+                        out.mkdir()
+                        tool = "MACS3" if name == "MACS3" else "penlearn"
+                        argv = commands(tool, args.macs3, t, c if control == "with" else None,
+                                        READS[reads], genome, args.broad,
+                                        args.penlearn_arg + extra)
+                        m = timed(argv + ["-n", "x", "--outdir", str(out)])
+                        calls = read_calls(out)
+                        qcol = out / "x_peaks.narrowPeak"
+                        q = (pd.read_csv(qcol, sep="\t", header=None)[8].to_numpy()
+                             if qcol.exists() and qcol.stat().st_size else np.empty(0))
+                        sig = calls[q >= -np.log10(0.05)].reset_index(drop=True)
+                        st = truth[truth["kind"] == "sticky"]
+                        hit = np.zeros(len(sig), bool)
+                        for f in _overlaps(sig, st["chrom"], st["chromStart"], st["chromEnd"]):
+                            hit[f] = True
+                        rows.append({"reads": reads, "depth": depth, "control": control,
+                                     "tool": name + (" (failed)" if m["failed"] else ""),
+                                     "calls": len(calls), "q <= 0.05": len(sig),
+                                     "q <= 0.05 outside sticky": int((~hit).sum()),
+                                     "CPU s": round(m["cpu"], 1)})
+                        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+                        shutil.rmtree(out)
+    return rows
+
+
 def tables(rows: list[dict]) -> list[str]:
     """One markdown table per kind of reads."""
     lines = []
@@ -288,6 +352,10 @@ def main(argv=None) -> None:
                     default=["with", "without"],
                     help="comma-separated, of with, without (default: both)")
     ap.add_argument("--broad", action="store_true", help="both tools with --broad")
+    ap.add_argument("--null", action="store_true",
+                    help="the q-values' calibration instead: null pairs (treatment and "
+                    "control drawn alike), calls at q <= 0.05 (those outside sticky regions "
+                    "are false)")
     ap.add_argument("--penlearn-arg", action="append", default=[], metavar="ARG",
                     help="an extra argument of penlearn callpeak (repeat for several; "
                     "e.g. --penlearn-arg=--penalty --penlearn-arg=1000)")
@@ -301,6 +369,23 @@ def main(argv=None) -> None:
     if args.macs3 and not shutil.which(args.macs3):
         ap.error(f"--macs3 {args.macs3}: not an executable")
     t0, load = time.time(), os.getloadavg()
+    if args.null:
+        rows = run_null(args)
+        lines = markdown_table(rows)
+        print("\n".join(lines))
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        if args.write:
+            cmd = "python benchmarks/sensitivity.py --null" + (
+                " --quick" if args.quick else "") + (" --macs3 MACS3" if args.macs3 else "")
+            write_section("## sensitivity, null (issue 52: q-values' calibration)", "\n".join(
+                ["## sensitivity, null (issue 52: q-values' calibration)", "",
+                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM; "
+                 f"suite seed {args.seed}. Treatment and control drawn alike (background, "
+                 "wobble, sticky regions; no peak): every call at q <= 0.05 outside a "
+                 "sticky region is false; without the control a sticky region is real "
+                 "enrichment over the genome.", ""] + lines))
+        return
     rows = run(args)
     lines = tables(rows)
     print("\n".join(lines))
