@@ -18,8 +18,8 @@ from penlearn.cli._common import _load_model, _Reporter, non_negative_int
 from penlearn.label.labels_file import check_labels_path
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
-from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.peakseg._store import warm
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
 
