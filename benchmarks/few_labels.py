@@ -257,8 +257,9 @@ def main(argv=None) -> int:
         f"windows: {big_s:.2f} s.", "",
         "Mean of the 17 held-out sets, % of test labels wrong:", "",
         *markdown_table(curve), "",
-        "A batch (n windows proposed from no label, none revealed between them) against n "
-        "random windows and n proposed one at a time:", "",
+        "A batch (n windows proposed at once, none revealed between them: `penlearn "
+        "propose --n n`; from no label, and after the first 5 proposed one at a time) "
+        "against n random windows and n proposed one at a time:", "",
         *markdown_table(batch), "",
         f"zero-label {mean['zero_label']:.2f}, in-set learning {mean['in_set']:.2f}, "
         f"oracle shift {mean['oracle_shift']:.2f}.", "",

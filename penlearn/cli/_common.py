@@ -63,6 +63,20 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse type of ``--window-size``: an integer >= 1.
+
+    Examples
+    --------
+    >>> positive_int("200000")
+    200000
+    """
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
 def plural(n: int, word: str) -> str:
     """``n word`` or ``n words``: messages say "1 sequence", "2 sequences".
 

@@ -24,12 +24,14 @@ The rule (measured against random windows by ``benchmarks/few_labels.py``):
    as a sample of it. So a batch is spread over the prior's ranking: the candidates
    whose path changes where the shift likely is (90 % of its weight, given the labels
    so far) are cut into n strata of equal count by their prior log λ, and the j-th
-   window is the one nearest the (lower) median log λ of stratum j (middle strata
-   first; windows of regions not labeled or picked yet first). Measured (leave one set out, 17 sets, ``benchmarks/RESULTS.md``
-   "few_labels"), this is better than n random windows at n = 5 and 10, where the
-   earlier batches (the best window in each of n equal-weight bins of the likely
-   shifts, or the n best scores) were worse; proposing one window at a time, labeling
-   it and proposing again is better still;
+   window is the one of largest score among the middle third of stratum j (middle
+   strata first; windows of regions labeled or picked least often first): typical of
+   its part of the ranking, and telling most about the level there. Measured (leave
+   one set out, 17 sets, ``benchmarks/RESULTS.md`` "few_labels"), this is better than
+   n random windows at n = 5 and 10, from no label and from labels, where the earlier
+   batches (the best window in each of n equal-weight bins of the likely shifts, or
+   the n best scores) were worse from no label; proposing one window at a time,
+   labeling it and proposing again is better still;
 4. the windows of a genomic region already labeled (or proposed) weigh less:
    ``score / (1 + γ·count)`` (:data:`REGION_SPREAD`), since the labels of one region
    in several samples tell much the same.
@@ -116,6 +118,21 @@ def _strata(changes: np.ndarray, score: np.ndarray, base: np.ndarray, cand: np.n
     rank[order] = np.arange(len(order))
     stratum[ok] = rank * n // int(ok.sum())
     return stratum
+
+
+def _stratum_pick(inside: np.ndarray, base: np.ndarray, score: np.ndarray,
+                  tie: np.ndarray, seen: np.ndarray | None) -> int:
+    """A batch's window of one stratum (``inside``): among its middle third by prior
+    log λ ``base`` (ties by ``tie``), those of the regions labeled or picked least often
+    (``seen``, per window; None: no regions), the one of largest ``score``."""
+    idx = np.flatnonzero(inside)
+    m = len(idx)
+    ranked = idx[np.lexsort((tie[idx], base[idx]))]
+    lo = m // 3
+    pool = ranked[lo:max((2 * m + 2) // 3, lo + 1)]
+    if seen is not None:
+        pool = pool[seen[pool] == seen[pool].min()]
+    return int(pool[np.lexsort((-tie[pool], -score[pool]))[0]])
 
 
 def propose_from_paths(paths: pd.DataFrame, log_lambda: pd.Series, n: int, *,
@@ -209,17 +226,13 @@ def propose_from_paths(paths: pd.DataFrame, log_lambda: pd.Series, n: int, *,
     plain = np.bincount(win, weights=w[cell], minlength=len(ids)).astype(float)
     if n > 1:
         in_core = np.bincount(win, weights=core[cell], minlength=len(ids))
-        stratum, key = _strata(in_core, plain, base, cand, n, tie), base
+        stratum = _strata(in_core, plain, base, cand, n, tie)
         mid = (n - 1) // 2
         order_strata = sorted(range(n), key=lambda j: (abs(j - mid), j))
     for j in range(n):
-        if n > 1:  # the window nearest the median prior log λ of stratum j
-            inside = cand & (stratum == order_strata[j])
-            fresh = inside & (seen[region] == seen[region][inside].min()) \
-                if groups is not None else inside
-            middle = np.lexsort((tie[inside], key[inside]))[(int(inside.sum()) - 1) // 2]
-            dist = np.where(fresh, np.abs(key - key[inside][middle]), np.inf)
-            best = int(np.lexsort((-tie, dist))[0])
+        if n > 1:
+            best = _stratum_pick(cand & (stratum == order_strata[j]), base, plain, tie,
+                                 seen[region] if groups is not None else None)
             score = plain
         else:
             score = plain / (1.0 + REGION_SPREAD * seen[region]) if groups is not None \

@@ -189,3 +189,17 @@ def test_a_batch_is_spread_over_the_priors_ranking():
     steered = propose_from_paths(paths, pd.concat([base, pd.Series({"L": 0.0})]), 3,
                                  labeled=lab)
     assert sorted(steered["sequence_id"]) == ["z0", "z1", "z2"]
+
+
+def test_a_batch_takes_the_most_telling_window_of_a_strata_middle_third():
+    # 12 windows of prior log λ 0..11, each with one model change where the level likely
+    # is; w5 (lower stratum, rank 5 of 6: outside its middle third) and w3 (rank 3:
+    # inside) have three. A batch of 2: strata w0-w5 and w6-w11; the lower stratum's
+    # window is w3 (its middle third is w2, w3: not its median w2, nor w5), the upper's
+    # one of w8, w9 (ties by the seed)
+    base = pd.Series({f"w{i}": float(i) for i in range(12)})
+    where = {f"w{i}": [float(i)] for i in range(12)}
+    where["w5"] = [4.9, 5.0, 5.1]
+    where["w3"] = [2.9, 3.0, 3.1]
+    out = propose_from_paths(_one_change_paths(where), base, 2)["sequence_id"].tolist()
+    assert out[0] == "w3" and out[1] in ("w8", "w9")
