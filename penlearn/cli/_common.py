@@ -287,6 +287,10 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise ValueError(f"{option} {path} is empty: give a table with the columns "
                          f"{', '.join(columns)} (one row per sample)") from None
+    # 'sample_id, control': names and cells stripped (a space after a comma is no part of
+    # a name)
+    table.columns = [str(c).strip() for c in table.columns]
+    table = table.apply(lambda col: col.map(lambda v: v.strip() if isinstance(v, str) else v))
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "

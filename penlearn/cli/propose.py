@@ -67,11 +67,11 @@ def cmd_propose(args) -> int:
     check_output(out, directory=False, force=args.force, inputs=[i for i in inputs if i])
     if args.n < 1:
         raise ValueError(f"--n must be at least 1, got {args.n}")
+    model = _load_model(args.model, task="peaks") if args.model else None  # before the work
     report = _Reporter(args.quiet)
     coverage = read_coverage(args.coverage[0] if len(args.coverage) == 1 else args.coverage,
                              progress=not args.quiet)
     labels = read_peak_labels(args.labels) if args.labels else None
-    model = _load_model(args.model) if args.model else None
     report("cutting windows, predicting their penalties and sketching their paths")
     table = propose_windows(coverage, args.n, labeled=labels, model=model,
                             random_state=args.seed, window_bases=args.window_size)

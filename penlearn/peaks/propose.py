@@ -20,9 +20,13 @@ with too, :mod:`penlearn.label.proposals`). The labeled windows get their exact
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
+from penlearn.fitting.model_file import check_model_task
 from penlearn.learn.level_shift import likely_shifts
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
@@ -34,22 +38,30 @@ __all__ = ["PATH_POINTS", "coverage_paths", "coverage_sequences", "propose_windo
 PATH_POINTS = 5
 
 
-def _prior(model) -> PenaltyModel:
+def _prior(model, task: str | None) -> PenaltyModel:
+    """The prior model: the shipped one (None), a PenaltyModel or a model file, of
+    ``task`` (a model of another task is refused: its features mean other things)."""
     if model is None:
         from penlearn.peaks.pretrained import load_pretrained
 
         return load_pretrained().model
     if isinstance(model, PenaltyModel):
+        check_model_task(getattr(model, "task_", None), task, "model")
         return model
     if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-        return PenaltyModel.load(model)
+        return PenaltyModel.load(model, task=task)
     raise TypeError(f"model must be a PenaltyModel, a model file path or None, got "
                     f"{type(model).__name__}")
 
 
-def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
-    import warnings
+def _nothing_left(what: str) -> pd.DataFrame:
+    """No window left to propose: said (a warning), and an empty table."""
+    warnings.warn(f"every {what} holds a label: no window left to propose", UserWarning,
+                  stacklevel=3)
+    return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
 
+
+def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # clipped features: the proposal only ranks windows
         return pd.Series(model.predict(features), index=features.index, name="log_lambda")
@@ -67,6 +79,8 @@ def _from_uci(data, n: int, labeled, model: PenaltyModel, random_state) -> pd.Da
     if unknown:
         raise ValueError(f"labeled: {unknown[0]!r} is no sequence id of the data set "
                          f"(e.g. {features.index[0]!r})")
+    if set(features.index) <= set(labeled):
+        return _nothing_left("sequence of the data set")
     log_lambda = _predict(model, features)
     paths = evaluation.loc[:, list(PATH_COLUMNS)]  # the bounds only: never the errors
     paths = paths[paths["sequence_id"].isin(features.index)]
@@ -234,6 +248,9 @@ def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
                              "lies in no window of the coverage (another genome, "
                              "chromosome or sample?)")
         taken = ~windows["sequence_id"].isin(unlabeled_sequences(windows, lab)).to_numpy()
+        if taken.all():
+            return _nothing_left(f"window of the coverage (in each of its "
+                                 f"{windows['sample_id'].nunique()} samples)")
         if "sample_id" not in lab.columns:
             lab = pd.concat([lab.assign(sample_id=s) for s in pd.unique(windows["sample_id"])],
                             ignore_index=True)
@@ -241,8 +258,6 @@ def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
                                           progress=False)
     q = sketch_shifts(labeled_ev, log_lambda)
     free = windows[~taken]
-    if len(free) == 0:
-        return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
     paths = coverage_paths(coverage, free, log_lambda.loc[free["sequence_id"]], q)
     out = propose_from_paths(paths, log_lambda, n, labeled=labeled_ev,
                              exclude=windows.loc[taken, "sequence_id"],
@@ -299,9 +314,13 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0,
     >>> propose_windows(cov, 1)[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 0, 60]]
     """
-    prior = _prior(model)
+    if not (labeled is None or isinstance(labeled, (str, bytes, pd.DataFrame))
+            or isinstance(labeled, Iterable)):
+        raise TypeError(f"labeled must be the labels so far (a DataFrame for coverage, a "
+                        f"list of sequence ids for a data set), got {type(labeled).__name__}")
     if isinstance(data, pd.DataFrame):
-        if isinstance(labeled, pd.DataFrame) or labeled is None or len(labeled) == 0:
+        prior = _prior(model, "peaks")  # coverage windows: what 'penlearn peaks' computes
+        if isinstance(labeled, pd.DataFrame) or labeled is None or len(list(labeled)) == 0:
             return _from_coverage(data, n, labeled if isinstance(labeled, pd.DataFrame)
                                   else None, prior, random_state, window_bases)
         raise TypeError("labeled: for coverage, give the labels as a DataFrame (chrom, "
@@ -309,6 +328,8 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0,
     if hasattr(data, "inputs") and hasattr(data, "evaluation"):
         if isinstance(labeled, pd.DataFrame):
             raise TypeError("labeled: for a data set, give the ids of its labeled sequences")
-        return _from_uci(data, n, labeled, prior, random_state)
+        # (a data set's task is the caller's: the model's features must be its inputs)
+        return _from_uci(data, n, () if labeled is None else labeled,
+                         _prior(model, None), random_state)
     raise TypeError(f"data must be coverage (a DataFrame) or a data set with inputs and "
                     f"evaluation (load_uci), got {type(data).__name__}")
