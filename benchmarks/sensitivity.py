@@ -5,7 +5,8 @@ One command (MACS3 optional: built as ``benchmarks/macs3.py`` says, in a venv of
     python benchmarks/sensitivity.py [--quick] [--macs3 PATH/macs3] [--write]
 
 The simulation suite (:mod:`penlearn.datasets.chipseq_suite`): a genome of 4 Mb
-(``--quick``: 2 Mb) with narrow peaks of fold 2-80 (one per 5 / 33 / 100 kb: the densities
+(``--quick``: 2 Mb; ``--size long``: 16 Mb, chromosomes 4× longer at the same depth and
+feature density) with narrow peaks of fold 2-80 (one per 5 / 33 / 100 kb: the densities
 ``dense``, ``default``, ``sparse``; 120 at the default density of the default size), broad
 domains of 5-30 kb (one per 133 kb), sticky regions of 1-5 kb enriched in treatment and
 control alike (one per 100 kb), a GC-like wobbling background (regions of 100 kb-1 Mb,
@@ -87,17 +88,19 @@ def cache_dir(given: str | None) -> Path:
                 or Path.home() / ".cache" / "penlearn-bench")
 
 
-def design_of(size: str, density: str, seed: int):
-    return suite_design(SIZES[size], narrow_every=DENSITIES[density], seed=seed)
+def design_of(size: str, density: str, seed: int, wobble_sd: float = 0.15):
+    return suite_design(SIZES[size], narrow_every=DENSITIES[density], seed=seed,
+                        wobble_sd=wobble_sd)
 
 
 def sample_files(cache: Path, size: str, density: str, depth: str, reads: str,
-                 seed: int) -> tuple[Path, Path, pd.DataFrame]:
+                 seed: int, wobble_sd: float = 0.15) -> tuple[Path, Path, pd.DataFrame]:
     """The treatment and control BAM files of one cell of the suite (made if missing) and
     the treatment's truth table."""
-    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-{density}-seed{seed}"
+    wob = "" if wobble_sd == 0.15 else f"-wobble{wobble_sd:g}"
+    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-{density}-seed{seed}{wob}"
     folder.mkdir(parents=True, exist_ok=True)
-    design = design_of(size, density, seed)
+    design = design_of(size, density, seed, wobble_sd)
     k = list(DEPTHS).index(depth)
     out = []
     for sample, sseed in (("treatment", 1000 + 10 * k + seed), ("control", 2000 + 10 * k
@@ -214,7 +217,7 @@ def commands(tool: str, macs3: str | None, t: Path, c: Path | None, fmt: str, ge
 
 
 def run(args) -> list[dict]:
-    size = "quick" if args.quick else "default"
+    size = args.size
     genome = int(sum(SIZES[size].values()))
     cache = cache_dir(args.cache)
     tools = ["penlearn"] + (["MACS3"] if args.macs3 else [])
@@ -223,7 +226,8 @@ def run(args) -> list[dict]:
         for reads in args.reads:
             for density in args.densities:
                 for depth in args.depths:
-                    t, c, truth = sample_files(cache, size, density, depth, reads, args.seed)
+                    t, c, truth = sample_files(cache, size, density, depth, reads, args.seed,
+                                               args.wobble_sd)
                     for control in args.controls:
                         cell = []
                         for tool in tools:
@@ -276,7 +280,7 @@ def run_null(args) -> list[dict]:
     """``--null``: calls, calls at q <= 0.05 and those of them outside every sticky region
     (false by construction), per tool, on null pairs; penlearn at its default penalty and
     at ``--penalty 50`` (thousands of candidates: the q-values' calibration)."""
-    size = "quick" if args.quick else "default"
+    size = args.size
     genome = int(sum(SIZES[size].values()))
     cache = cache_dir(args.cache)
     rows = []
@@ -341,7 +345,11 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--macs3", default=None, metavar="PATH",
                     help="the macs3 command (none: MACS3 left out)")
-    ap.add_argument("--quick", action="store_true", help="the 2 Mb genome (iteration)")
+    ap.add_argument("--quick", action="store_true", help="the 2 Mb genome (iteration): "
+                    "--size quick")
+    ap.add_argument("--size", choices=list(SIZES), default=None,
+                    help="the genome: quick (2 Mb), default (4 Mb), long (16 Mb: chromosomes "
+                    "4x longer, features as dense) (default: default)")
     ap.add_argument("--depths", type=_list(list(DEPTHS)), default=list(DEPTHS),
                     help="comma-separated, of low, mid, high (default: all)")
     ap.add_argument("--densities", type=_list(list(DENSITIES)), default=list(DENSITIES),
@@ -360,12 +368,17 @@ def main(argv=None) -> None:
                     help="an extra argument of penlearn callpeak (repeat for several; "
                     "e.g. --penlearn-arg=--penalty --penlearn-arg=1000)")
     ap.add_argument("--seed", type=int, default=52, help="the suite's seed (default: 52)")
+    ap.add_argument("--wobble-sd", type=float, default=0.15, metavar="SD",
+                    help="sd of the background's log level by region (default: 0.15)")
     ap.add_argument("--cache", default=None, metavar="DIR", help="the BAM cache (default: "
                     "$PENLEARN_BENCH_CACHE or ~/.cache/penlearn-bench)")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--write", action="store_true",
                     help="record the tables in benchmarks/RESULTS.md (sensitivity)")
     args = ap.parse_args(argv)
+    if args.quick and args.size not in (None, "quick"):
+        ap.error("--quick is --size quick: give one of them")
+    args.size = args.size or ("quick" if args.quick else "default")
     if args.macs3 and not shutil.which(args.macs3):
         ap.error(f"--macs3 {args.macs3}: not an executable")
     t0, load = time.time(), os.getloadavg()
@@ -377,7 +390,8 @@ def main(argv=None) -> None:
             Path(args.json).write_text(json.dumps(rows, indent=1))
         if args.write:
             cmd = "python benchmarks/sensitivity.py --null" + (
-                " --quick" if args.quick else "") + (" --macs3 MACS3" if args.macs3 else "")
+                f" --size {args.size}" if args.size != "default" else "") + (
+                " --macs3 MACS3" if args.macs3 else "")
             write_section("## sensitivity, null (issue 52: q-values' calibration)", "\n".join(
                 ["## sensitivity, null (issue 52: q-values' calibration)", "",
                  f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM; "
@@ -394,14 +408,16 @@ def main(argv=None) -> None:
     if args.write:
         version = "not run" if not args.macs3 else subprocess.run(
             [args.macs3, "--version"], capture_output=True, text=True).stdout.strip()
-        cmd = "python benchmarks/sensitivity.py" + (" --quick" if args.quick else "") + (
-            " --macs3 MACS3" if args.macs3 else "") + (" --broad" if args.broad else "")
+        cmd = "python benchmarks/sensitivity.py" + (
+            f" --size {args.size}" if args.size != "default" else "") + (
+            " --macs3 MACS3" if args.macs3 else "") + (" --broad" if args.broad else "") + (
+            f" --wobble-sd {args.wobble_sd:g}" if args.wobble_sd != 0.15 else "")
         head = ["## sensitivity", "",
                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM "
                 f"({platform.machine()} Linux; load average {load[0]:.1f} at the start, "
                 f"{os.getloadavg()[0]:.1f} at the end: CPU seconds are the figure to "
                 f"compare); {time.time() - t0:.0f} s in all; MACS3: {version}; suite seed "
-                f"{args.seed}, genome {sum(SIZES['quick' if args.quick else 'default'].values()) / 1e6:g} Mb "  # noqa: E501
+                f"{args.seed}, genome {sum(SIZES[args.size].values()) / 1e6:g} Mb "  # noqa: E501
                 "(see the script's docstring for the simulation and the scores)."]
         write_section("## sensitivity", "\n".join(head + lines))
 
