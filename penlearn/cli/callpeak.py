@@ -94,8 +94,10 @@ IGNORED = {
     "--seed": "nothing random",
     "--tempdir": "no temporary files of reads",
     "--verbose": "use --quiet for no progress lines",
-    "--slocal": "the control's local level is its PeakSeg segments, no fixed windows",
-    "--llocal": "the control's local level is its PeakSeg segments, no fixed windows",
+    "--slocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
+    "--llocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
 }
 
 
