@@ -88,19 +88,26 @@ def cache_dir(given: str | None) -> Path:
                 or Path.home() / ".cache" / "penlearn-bench")
 
 
-def design_of(size: str, density: str, seed: int, wobble_sd: float = 0.15):
+WOBBLE_LENGTH = (100_000, 1_000_000)
+
+
+def design_of(size: str, density: str, seed: int, wobble_sd: float = 0.15,
+              wobble_length=WOBBLE_LENGTH):
     return suite_design(SIZES[size], narrow_every=DENSITIES[density], seed=seed,
-                        wobble_sd=wobble_sd)
+                        wobble_sd=wobble_sd, wobble_length=tuple(wobble_length))
 
 
 def sample_files(cache: Path, size: str, density: str, depth: str, reads: str,
-                 seed: int, wobble_sd: float = 0.15) -> tuple[Path, Path, pd.DataFrame]:
+                 seed: int, wobble_sd: float = 0.15, wobble_length=WOBBLE_LENGTH
+                 ) -> tuple[Path, Path, pd.DataFrame]:
     """The treatment and control BAM files of one cell of the suite (made if missing) and
     the treatment's truth table."""
     wob = "" if wobble_sd == 0.15 else f"-wobble{wobble_sd:g}"
+    if tuple(wobble_length) != WOBBLE_LENGTH:
+        wob += f"-wl{wobble_length[0]}-{wobble_length[1]}"
     folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-{density}-seed{seed}{wob}"
     folder.mkdir(parents=True, exist_ok=True)
-    design = design_of(size, density, seed, wobble_sd)
+    design = design_of(size, density, seed, wobble_sd, wobble_length)
     k = list(DEPTHS).index(depth)
     out = []
     for sample, sseed in (("treatment", 1000 + 10 * k + seed), ("control", 2000 + 10 * k
@@ -227,7 +234,7 @@ def run(args) -> list[dict]:
             for density in args.densities:
                 for depth in args.depths:
                     t, c, truth = sample_files(cache, size, density, depth, reads, args.seed,
-                                               args.wobble_sd)
+                                               args.wobble_sd, args.wobble_length)
                     for control in args.controls:
                         cell = []
                         for tool in tools:
@@ -330,6 +337,16 @@ def tables(rows: list[dict]) -> list[str]:
     return lines + ([""] + fails if fails else [])
 
 
+def _lengths(text: str) -> tuple[int, int]:
+    try:
+        lo, hi = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO,HI (bases), got {text!r}") from None
+    if not 0 < lo <= hi:
+        raise argparse.ArgumentTypeError(f"expected 0 < LO <= HI, got {text!r}")
+    return lo, hi
+
+
 def _list(choices):
     def parse(text: str) -> list[str]:
         out = [x.strip() for x in text.split(",") if x.strip()]
@@ -370,6 +387,9 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=52, help="the suite's seed (default: 52)")
     ap.add_argument("--wobble-sd", type=float, default=0.15, metavar="SD",
                     help="sd of the background's log level by region (default: 0.15)")
+    ap.add_argument("--wobble-length", type=_lengths, default=WOBBLE_LENGTH, metavar="LO,HI",
+                    help="lengths of the background's regions, log-uniform (default: "
+                    "100000,1000000)")
     ap.add_argument("--cache", default=None, metavar="DIR", help="the BAM cache (default: "
                     "$PENLEARN_BENCH_CACHE or ~/.cache/penlearn-bench)")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
@@ -411,7 +431,9 @@ def main(argv=None) -> None:
         cmd = "python benchmarks/sensitivity.py" + (
             f" --size {args.size}" if args.size != "default" else "") + (
             " --macs3 MACS3" if args.macs3 else "") + (" --broad" if args.broad else "") + (
-            f" --wobble-sd {args.wobble_sd:g}" if args.wobble_sd != 0.15 else "")
+            f" --wobble-sd {args.wobble_sd:g}" if args.wobble_sd != 0.15 else "") + (
+            " --wobble-length {},{}".format(*args.wobble_length)
+            if tuple(args.wobble_length) != WOBBLE_LENGTH else "")
         head = ["## sensitivity", "",
                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM "
                 f"({platform.machine()} Linux; load average {load[0]:.1f} at the start, "
