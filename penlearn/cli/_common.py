@@ -130,6 +130,14 @@ class _Reporter:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.t0 = time.perf_counter()
+        self._said: set[str] = set()
+
+    def notice(self, msg: str) -> None:
+        """A line on stdout said once per run (the zero-label model's notice), none with
+        ``--quiet``."""
+        if not self.quiet and msg not in self._said:
+            self._said.add(msg)
+            print(msg, flush=True)
 
     def __call__(self, msg: str) -> None:
         if not self.quiet:

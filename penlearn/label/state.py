@@ -54,7 +54,7 @@ from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_func
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
+from penlearn.peaks.pretrained import ZeroLabelModel
 
 __all__ = ["LabelState"]
 
@@ -84,6 +84,25 @@ def _columns(cov: pd.DataFrame) -> dict:
             "count": cov["count"].to_numpy().tolist()}
 
 
+def reads_span(table: pd.DataFrame) -> pd.DataFrame:
+    """A (sample, window)'s coverage rows from its first read to its last (all of them
+    when it has none): the problem ``penlearn peaks`` solves there
+    (:func:`~penlearn.peaks.pretrained.default_windows` starts and ends windows at reads),
+    so that the page's zero-label peaks are that command's.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "c", "chromStart": [0, 5, 9], "chromEnd": [5, 9, 12],
+    ...                   "count": [0, 3, 0]})
+    >>> reads_span(t)[["chromStart", "chromEnd"]].values.tolist()
+    [[5, 9]]
+    """
+    reads = np.flatnonzero(table["count"].to_numpy() > 0)
+    if len(reads) == 0 or (reads[0] == 0 and reads[-1] == len(table) - 1):
+        return table
+    return table.iloc[reads[0]:reads[-1] + 1].reset_index(drop=True)
+
+
 class LabelState:
     """The page's data and model (thread safe: every change under one lock).
 
@@ -95,18 +114,22 @@ class LabelState:
     labels_path : path
         The labels file, read if it exists (resume) and rewritten on every change.
     model : PenaltyModel, optional
-        The starting model (default: the shipped zero-label model).
+        The starting model (default: the shipped zero-label model at the level of
+        ``mark``, :class:`~penlearn.peaks.pretrained.ZeroLabelModel`: the log λ of
+        ``penlearn peaks``).
     window_bases : int
         Longest page window (:func:`~penlearn.label.windows.page_windows`).
     max_peaks : int
         Bound of each (sample, window)'s path of peak models.
     model_out : path, optional
         Where "Save model" writes.
+    mark : {"narrow", "broad"}
+        The zero-label model's level (``penlearn label --broad``: broad marks).
     """
 
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
-                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None, mark: str = "narrow"):
         require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
         if not len(coverage):
             raise ValueError("coverage has no rows: nothing to show")
@@ -118,9 +141,14 @@ class LabelState:
         self.ids = window_ids(self.samples, self.windows)
         self.ids_by = {(r.sample_id, r.window): r.sequence_id
                        for r in self.ids.itertuples(index=False)}
-        self.cov = window_coverage(coverage, self.windows)
+        # each (sample, window) from its first read to its last, as penlearn peaks' windows
+        self.cov = {k: reads_span(t) for k, t in window_coverage(coverage,
+                                                                 self.windows).items()}
         have = self.ids[[(r.sample_id, r.window) in self.cov
                          for r in self.ids.itertuples(index=False)]]
+        span = [self.cov[(r.sample_id, r.window)] for r in have.itertuples(index=False)]
+        have = have.assign(chromStart=[int(t["chromStart"].iat[0]) for t in span],
+                           chromEnd=[int(t["chromEnd"].iat[-1]) for t in span])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # log of 0 features of empty windows
             self.features = coverage_features(
@@ -133,7 +161,11 @@ class LabelState:
             check_output(self.model_out, directory=False, force=True,
                          inputs=[self.labels_path], option="model_out")
         self.max_peaks = max_peaks
-        self.pretrained = load_pretrained()
+        #: the zero-label model (``penlearn peaks``' log λ, level and notice)
+        self.zero = ZeroLabelModel(mark)
+        with warnings.catch_warnings():  # its short-window warning, as peaks gives it
+            warnings.filterwarnings("ignore", message=".*outside the range")  # (the docs)
+            self.zero_log_lambda = self.zero.predict(self.features)
         self.start_model = model
         self.lock = threading.RLock()
         self._paths: dict = {}
@@ -152,7 +184,7 @@ class LabelState:
         self.model_version = 0
         #: the prior of every refit: the given model if it is a linear one, else the
         #: shipped zero-label model (``penlearn learn``'s prior)
-        self.prior = model if rankable(model) else self.pretrained.model
+        self.prior = model if rankable(model) else self.zero.model
         self.base_model = self.prior
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
@@ -464,7 +496,7 @@ class LabelState:
             ev = self.evaluation()
             self.evaluation_ = ev
             if len(ev) == 0:
-                self._set_model(self.start_model, "the shipped zero-label model"
+                self._set_model(self.start_model, self.zero.notice()
                                 if self.start_model is None else "the given model")
                 return
             self._process_warm()
@@ -499,7 +531,7 @@ class LabelState:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # clipped features: said in the docs
             if model is None:
-                return predict_log_lambda(self.features, self.pretrained)
+                return self.zero_log_lambda.copy()
             return pd.Series(model.predict(self.features), index=self.features.index)
 
     def _set_model(self, model, note: str) -> None:
@@ -520,7 +552,7 @@ class LabelState:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
         self.wait_learning()
         with self.lock:
-            model = self.model if self.model is not None else self.pretrained.model
+            model = self.model if self.model is not None else self.zero.model
             model.save(self.model_out)
         return self.model_out
 

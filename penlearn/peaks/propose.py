@@ -34,12 +34,13 @@ __all__ = ["PATH_POINTS", "coverage_paths", "propose_windows", "sketch_paths",
 PATH_POINTS = 5
 
 
-def _prior(model) -> PenaltyModel:
-    if model is None:
-        from penlearn.peaks.pretrained import load_pretrained
+def _prior(model):
+    """The prior: a PenaltyModel, or the zero-label model (``None``, or one given)."""
+    from penlearn.peaks.pretrained import ZeroLabelModel
 
-        return load_pretrained().model
-    if isinstance(model, PenaltyModel):
+    if model is None:
+        return ZeroLabelModel("narrow")
+    if isinstance(model, (PenaltyModel, ZeroLabelModel)):
         return model
     if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
         return PenaltyModel.load(model)
@@ -47,7 +48,9 @@ def _prior(model) -> PenaltyModel:
                     f"{type(model).__name__}")
 
 
-def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
+def _predict(model, features: pd.DataFrame) -> pd.Series:
+    """log λ of each window: a PenaltyModel's, or the zero-label model's (its level and
+    short-window shift, as ``penlearn peaks`` and the labeling page predict)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -254,8 +257,9 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0) -> 
         coverage, the labels (``[sample_id,] chrom, chromStart, chromEnd, annotation``,
         as :func:`penlearn.read_peak_labels` returns). Windows holding a label are never
         proposed.
-    model : PenaltyModel or path, optional
-        The prior model (default: the shipped zero-label model).
+    model : PenaltyModel, ZeroLabelModel or path, optional
+        The prior model (default: the shipped zero-label model,
+        :func:`penlearn.shipped_model`: the log λ of ``penlearn peaks``).
     random_state : int or None
         Breaks ties between windows of equal score.
 

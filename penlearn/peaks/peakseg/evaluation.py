@@ -377,14 +377,12 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     coverage = text_ids(coverage, "coverage")
     windows = None if windows is None else text_ids(windows, "windows")
     if log_lambda is None:
-        from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
+        from penlearn.peaks.pretrained import ZeroLabelModel
 
-        pretrained = load_pretrained()
-        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note(mark)}",
+        zero = ZeroLabelModel(mark)
+        warnings.warn(f"predict_peaks: no penalty given: using {zero.notice()}",
                       UserWarning, stacklevel=2)
-        given = windows
-        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given,
-                                                 mark=mark)
+        windows, log_lambda = zero.log_lambda(coverage, windows)
     tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
