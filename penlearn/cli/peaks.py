@@ -11,7 +11,8 @@ there are several samples; else the one sample's file. Peaks are those reported
 name, a 0-1000 score, strand ``.`` and the peak's mean; ``--means bedGraph|bigWig`` also
 writes every segment's mean from the coverage's first base to its last, the model a
 genome browser shows beside the coverage; ``--format narrowPeak|broadPeak`` writes
-ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and
+ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`; narrowPeak
+with its ``<name>_summits.bed`` beside it, as ``callpeak``), and
 bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input
 headers. ``--jobs N`` solves the (sample, window) problems in N processes
 (``--scheduler ADDRESS``: on a Dask cluster).
@@ -59,6 +60,7 @@ from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
     write_narrowpeak,
+    write_summits,
 )
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
@@ -158,6 +160,21 @@ def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=Non
                          tmpdir=tmpdir)
 
 
+def summits_path(out: Path) -> Path:
+    """``peaks.narrowPeak[.gz]`` -> ``peaks_summits.bed`` beside it (MACS3's
+    ``NAME_peaks.narrowPeak`` / ``NAME_summits.bed`` pair).
+
+    Examples
+    --------
+    >>> summits_path(Path("out/s1.narrowPeak")).as_posix()
+    'out/s1_summits.bed'
+    """
+    name = out.name
+    for suffix in (".gz", ".narrowPeak"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return derived_path(out.with_name(name), "_summits.bed")
+
+
 def _means_path(out: Path, fmt: str) -> Path:
     """``peaks.bed[.gz]`` -> ``peaks.bedGraph`` / ``peaks.bw`` beside it."""
     name = out.name
@@ -215,6 +232,8 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
         table = narrowpeak_table(calls, "" if sid is None else label)
         writer = write_narrowpeak if args.format == "narrowPeak" else write_broadpeak
         writer(table, path, track=name)
+        if args.format == "narrowPeak":  # as callpeak (and MACS3): each peak's summit
+            write_summits(table, summits_path(path))
     elif args.bed3:
         write_bed(calls[["chrom", "chromStart", "chromEnd"]], path, track=name)
     else:
@@ -325,7 +344,8 @@ def cmd_peaks(args) -> int:
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
-    _check_outputs(args, [out] + ([means] if means else []), several)
+    summits = summits_path(out) if args.format == "narrowPeak" and not several else None
+    _check_outputs(args, [out] + [p for p in (means, summits) if p], several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
     log_lambda, windows = _log_lambda(args, plain, report, known)  # the treatments' rows
@@ -406,8 +426,10 @@ def add_peaks_arguments(p) -> None:
                    "to the sample's strongest, strand '.', the peak mean); narrowPeak: "
                    "ENCODE narrowPeak, names <sample>_peak<k>, the same score, "
                    "signalValue = fold over the flanking background, pValue / qValue = "
-                   "-log10 Poisson p / Benjamini-Hochberg q, peak = summit offset; "
-                   "broadPeak: narrowPeak without the summit (default: %(default)s)")
+                   "-log10 Poisson p / Benjamini-Hochberg q, peak = summit offset, and "
+                   "each file's <name>_summits.bed beside it, as callpeak's; "
+                   "broadPeak: narrowPeak without the summit (default: %(default)s; any "
+                   "case)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "

@@ -44,11 +44,25 @@ import pandas as pd
 from penlearn.peaks.formats._text_files import read_bytes, string_column
 from penlearn.peaks.formats.bam import _open, _reason, depth_runs
 
-__all__ = ["READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage", "read_reads"]
+__all__ = ["NO_READS_HINTS", "READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage",
+           "read_reads"]
 
 READ_FORMATS = ("BAM", "BAMPE", "BED", "FRAG")
 #: flags never counted: unmapped, secondary, QC fail, supplementary
 _SKIP = 0x4 | 0x100 | 0x200 | 0x800
+#: why a file of each format can count no read, and what to try: the one hint table of
+#: "no reads counted" (a single-end BAM read as BAMPE gets the count it would have as BAM)
+NO_READS_HINTS = {
+    "BAM": "BAM counts mapped reads that are not secondary, supplementary or QC-failed; "
+           "this one has none (all unmapped? check with samtools flagstat)",
+    "BAMPE": "BAMPE counts the first mates of proper pairs; a single-end BAM has none: "
+             "give -f BAM",
+    "BED": "BED counts rows chrom, start, end, name, score, strand (6 columns) outside "
+           "comment / track lines; fragments (chrom, start, end[, barcode, count]) are "
+           "-f FRAG",
+    "FRAG": "FRAG counts rows chrom, start, end[, barcode, count]; reads with a strand "
+            "column are -f BED",
+}
 
 
 @dataclass
@@ -266,8 +280,13 @@ def read_reads(path: str | os.PathLike, fmt: str = "BAM", *, keep_dup="1",
             raise FileNotFoundError(f"{fmt} file not found: {path}")
         reads = _read_table(path, fmt)
     if not reads.chroms:
-        raise ValueError(f"{path}: no reads counted (format {fmt}: all records filtered "
-                         "out or none there)")
+        hint = NO_READS_HINTS[fmt]
+        if fmt == "BAMPE":
+            single = _read_bam(path, False).total
+            if single:
+                hint = (f"BAMPE counts the first mates of proper pairs; this BAM holds "
+                        f"{single} single-end read(s) and no proper pair: give -f BAM")
+        raise ValueError(f"{path}: no reads counted as {fmt}: {hint}")
     if fmt == "FRAG":
         if max_count is not None:
             if max_count < 1:

@@ -381,7 +381,7 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
     """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
     ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
     saved; the others are solved, in ``executor``, one task a window, and saved there)."""
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     paths, fits, keys = {}, {}, {}
     if parts is not None:

@@ -351,7 +351,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     >>> peaks[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
-    from tqdm.auto import tqdm  # only when peaks are predicted
+    from penlearn._progress import tqdm  # only when peaks are predicted
 
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
@@ -525,7 +525,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     >>> ev["sequence_id"].unique().tolist(), int(ev["errors"].min())
     (['s/chr1:0-60'], 0)
     """
-    from tqdm.auto import tqdm  # only when error functions are computed
+    from penlearn._progress import tqdm  # only when error functions are computed
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")

@@ -10,6 +10,7 @@ penalty's form reaches them all). In Python: :func:`penlearn.shipped_model`.
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
 
 import pandas as pd
 
@@ -54,7 +55,11 @@ class ZeroLabelModel:
         self.mark = mark
 
     def __repr__(self) -> str:
-        return f"ZeroLabelModel(mark={self.mark!r}, path={self.pretrained.path!r})"
+        from penlearn.peaks.pretrained import DEFAULT_MODEL_PATH
+
+        path = self.pretrained.path
+        which = "the shipped model" if Path(path) == DEFAULT_MODEL_PATH else repr(path)
+        return f"ZeroLabelModel(mark={self.mark!r}, {which})"
 
     def notice(self) -> str:
         """The one line every surface says when it uses this model (which model, learned
