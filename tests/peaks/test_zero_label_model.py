@@ -142,3 +142,22 @@ def test_joint_and_predict_peaks_take_the_same_model():
     ns = argparse.Namespace(broad=True)
     from penlearn.cli.peaks import zero_label_model
     assert zero_label_model(ns).mark == "broad"
+
+
+def test_callpeak_on_a_whole_short_chromosome_gives_no_short_window_warning(tmp_path,
+                                                                            capsys):
+    """issue 54: a 100 kb chromosome, its length in the BAM header, is whole."""
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam])")
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    bam = tmp_path / "t.bam"
+    write_reads_bam(bam, plant_regions({"chrS": 100_000}, 2, 1, seed=3), background=2000,
+                    per_peak=100, paired=False, seed=1)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        code = main(["callpeak", "-t", str(bam), "-f", "BAM", "--extsize", "200",
+                     "--outdir", str(tmp_path), "-n", "w"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    said = err + "".join(str(w.message) for w in seen)
+    assert "shorter than the shortest window" not in said
