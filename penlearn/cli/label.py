@@ -19,6 +19,7 @@ from penlearn.label.labels_file import check_labels_path
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
 from penlearn.label.windows import DEFAULT_WINDOW_BASES
+from penlearn.peaks.formats.chrom_sizes import coverage_chrom_sizes
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.peakseg._store import warm
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
@@ -70,7 +71,8 @@ def cmd_label(args) -> int:
     report(f"windows of at most {args.window_size:,} bases, peaks of the "
            f"{'given' if model is not None else 'shipped zero-label'} model")
     state = LabelState(coverage, labels, model=model, model_out=out, mark=mark,
-                       window_bases=args.window_size, max_peaks=args.max_peaks)
+                       window_bases=args.window_size, max_peaks=args.max_peaks,
+                       chrom_sizes=coverage_chrom_sizes(paths))  # (headers: as peaks)
     if len(state.labels):
         report(f"resuming: {len(state.labels)} labels in {labels}")
     server = LabelServer(state, host=args.host, port=args.port,

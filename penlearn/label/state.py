@@ -54,7 +54,7 @@ from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_func
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import ZeroLabelModel
+from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
 
 __all__ = ["LabelState"]
 
@@ -125,11 +125,15 @@ class LabelState:
         Where "Save model" writes.
     mark : {"narrow", "broad"}
         The zero-label model's level (``penlearn label --broad``: broad marks).
+    chrom_sizes : dict, optional
+        Chromosome lengths known (BAM / bigWig headers): a whole chromosome shorter than
+        every training window gets no short-window shift, as in ``penlearn peaks``.
     """
 
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
-                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None, mark: str = "narrow"):
+                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None, mark: str = "narrow",
+                 chrom_sizes: dict | None = None):
         require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
         if not len(coverage):
             raise ValueError("coverage has no rows: nothing to show")
@@ -155,6 +159,11 @@ class LabelState:
                 coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
                                 "sequence_id"]])
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
+        whole = whole_chromosome_windows(have, chrom_sizes)
+        self._whole = None if whole is None else pd.Series(
+            whole, index=have["sequence_id"].to_numpy()).reindex(
+                self.features.index, fill_value=False).to_numpy(bool)
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         if self.model_out is not None:  # (the command checked --out; Python callers here)
@@ -165,7 +174,7 @@ class LabelState:
         self.zero = ZeroLabelModel(mark)
         with warnings.catch_warnings():  # its short-window warning, as peaks gives it
             warnings.filterwarnings("ignore", message=".*outside the range")  # (the docs)
-            self.zero_log_lambda = self.zero.predict(self.features)
+            self.zero_log_lambda = self.zero.predict(self.features, whole=self._whole)
         self.start_model = model
         self.lock = threading.RLock()
         self._paths: dict = {}

@@ -161,3 +161,22 @@ def test_callpeak_on_a_whole_short_chromosome_gives_no_short_window_warning(tmp_
     assert code == 0, err
     said = err + "".join(str(w.message) for w in seen)
     assert "shorter than the shortest window" not in said
+
+
+def test_the_page_knows_a_whole_chromosome_as_peaks_does(tmp_path):
+    rng = np.random.default_rng(0)
+    starts = np.arange(0, 100_000, 50)
+    cov = pd.DataFrame({"sample_id": "s", "chrom": "chrS", "chromStart": starts,
+                        "chromEnd": starts + 50,
+                        "count": rng.poisson(np.where(starts % 20_000 < 500, 40, 3))})
+    sizes = {"chrS": 100_000}
+    st = _quiet(LabelState, cov, tmp_path / "labels.csv", chrom_sizes=sizes)
+    cut = _quiet(LabelState, cov, tmp_path / "labels2.csv")
+    try:
+        _, ll = _quiet(pl.shipped_model().log_lambda, cov, chrom_sizes=sizes)
+        assert float(st.log_lambda.iloc[0]) == pytest.approx(float(ll.iloc[0]))
+        assert float(cut.log_lambda.iloc[0] - st.log_lambda.iloc[0]) == pytest.approx(
+            SHORT_WINDOW_SHIFT)
+    finally:
+        st.close()
+        cut.close()
