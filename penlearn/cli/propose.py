@@ -20,6 +20,7 @@ from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.cli._common import _load_model, _Reporter, non_negative_int
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.pretrained import ZeroLabelModel
 from penlearn.peaks.propose import propose_windows
 
 __all__ = ["bed_text", "cmd_propose"]
@@ -61,6 +62,9 @@ def cmd_propose(args) -> int:
                              progress=not args.quiet)
     labels = read_peak_labels(args.labels) if args.labels else None
     model = _load_model(args.model) if args.model else None
+    if model is None:  # the notice of every command on the zero-label model
+        report.notice(f"penlearn propose: no --model: ranking with "
+                      f"{ZeroLabelModel('narrow').notice()}")
     report("cutting windows, predicting their penalties and sketching their paths")
     table = propose_windows(coverage, args.n, labeled=labels, model=model,
                             random_state=args.seed)

@@ -180,3 +180,16 @@ def test_the_page_knows_a_whole_chromosome_as_peaks_does(tmp_path):
     finally:
         st.close()
         cut.close()
+
+
+def test_propose_says_the_notice_once_and_never_with_quiet(tmp_path, capsys):
+    cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 2000, 10),
+                        "chromEnd": range(10, 2010, 10),
+                        "count": ([2] * 40 + [30, 40, 55, 40, 30] + [2] * 55) * 2})
+    path = tmp_path / "s1.bedGraph"
+    cov.to_csv(path, sep="\t", header=False, index=False)
+    argv = ["propose", str(path), "--out", str(tmp_path / "w.bed"), "--force"]
+    assert _quiet(main, [*argv, "-q"]) == 0
+    assert "zero-label" not in capsys.readouterr().out
+    assert _quiet(main, argv) == 0
+    assert capsys.readouterr().out.count(pl.shipped_model().notice()) == 1
