@@ -42,16 +42,17 @@ from penlearn.label.learning import (
     rankable,
 )
 from penlearn.label.proposals import NextWindow, PageNext
-from penlearn.label.windows import (
+from penlearn.learn import PenaltyModel
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
+    reads_span,
+    sequence_features,
     window_coverage,
     window_ids,
 )
-from penlearn.learn import PenaltyModel
-from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
-from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
@@ -84,25 +85,6 @@ def _columns(cov: pd.DataFrame) -> dict:
             "count": cov["count"].to_numpy().tolist()}
 
 
-def reads_span(table: pd.DataFrame) -> pd.DataFrame:
-    """A (sample, window)'s coverage rows from its first read to its last (all of them
-    when it has none): the problem ``penlearn peaks`` solves there
-    (:func:`~penlearn.peaks.pretrained.default_windows` starts and ends windows at reads),
-    so that the page's zero-label peaks are that command's.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"chrom": "c", "chromStart": [0, 5, 9], "chromEnd": [5, 9, 12],
-    ...                   "count": [0, 3, 0]})
-    >>> reads_span(t)[["chromStart", "chromEnd"]].values.tolist()
-    [[5, 9]]
-    """
-    reads = np.flatnonzero(table["count"].to_numpy() > 0)
-    if len(reads) == 0 or (reads[0] == 0 and reads[-1] == len(table) - 1):
-        return table
-    return table.iloc[reads[0]:reads[-1] + 1].reset_index(drop=True)
-
-
 class LabelState:
     """The page's data and model (thread safe: every change under one lock).
 
@@ -118,7 +100,7 @@ class LabelState:
         ``mark``, :class:`~penlearn.peaks.pretrained.ZeroLabelModel`: the log λ of
         ``penlearn peaks``).
     window_bases : int
-        Longest page window (:func:`~penlearn.label.windows.page_windows`).
+        Longest page window (:func:`~penlearn.peaks.label_windows.page_windows`).
     max_peaks : int
         Bound of each (sample, window)'s path of peak models.
     model_out : path, optional
@@ -150,20 +132,19 @@ class LabelState:
                                                                  self.windows).items()}
         have = self.ids[[(r.sample_id, r.window) in self.cov
                          for r in self.ids.itertuples(index=False)]]
-        span = [self.cov[(r.sample_id, r.window)] for r in have.itertuples(index=False)]
-        have = have.assign(chromStart=[int(t["chromStart"].iat[0]) for t in span],
-                           chromEnd=[int(t["chromEnd"].iat[-1]) for t in span])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # log of 0 features of empty windows
-            self.features = coverage_features(
-                coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
-                                "sequence_id"]])
+        # of each (sample, window)'s reads' span: propose's and penlearn peaks' features
+        self.features = sequence_features(coverage, have, self.cov)
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
         # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
         whole = whole_chromosome_windows(have, chrom_sizes)
         self._whole = None if whole is None else pd.Series(
             whole, index=have["sequence_id"].to_numpy()).reindex(
                 self.features.index, fill_value=False).to_numpy(bool)
+        #: the (sample, window)s with coverage: what labels are given in and "Next"
+        #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
+        self.sequences = have.reset_index(drop=True)
+        self.key_of = {r.sequence_id: (r.sample_id, int(r.window))
+                       for r in have.itertuples(index=False)}
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         if self.model_out is not None:  # (the command checked --out; Python callers here)
@@ -624,8 +605,9 @@ class LabelState:
 
     def next_window(self, current: int) -> NextWindow:
         """The next window worth labeling by ``penlearn propose``'s rule
-        (:class:`~penlearn.label.proposals.PageNext`) among those neither labeled nor
-        left by "Next" before (``window`` None: none left), with the rule's reason."""
+        (:class:`~penlearn.label.proposals.PageNext`): the window of a (sample, window)
+        holding no label, of a window not left by "Next" before while any is (``window``
+        None: every (sample, window) holds a label), with the sample and the reason."""
         return self.next.propose(current)
 
     def resume_window(self) -> int:

@@ -16,6 +16,7 @@ import penlearn as pl
 from penlearn.cli import main
 from penlearn.cli.learn import _prior as learn_prior
 from penlearn.label.state import LabelState
+from penlearn.peaks.label_windows import sequence_features
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.pretrained import (
     SHORT_WINDOW_SHIFT,
@@ -25,6 +26,7 @@ from penlearn.peaks.pretrained import (
 )
 from penlearn.peaks.propose import _predict as propose_predict
 from penlearn.peaks.propose import _prior as propose_prior
+from penlearn.peaks.propose import coverage_sequences
 
 XJ = DATA / "chipseq_raw" / "H3K4me3_XJ_immune_chunk1" / "coverage.csv.gz"
 
@@ -74,20 +76,31 @@ def test_the_page_draws_the_peaks_penlearn_peaks_writes(tmp_path, capsys):
         st.close()
 
 
-def test_propose_and_learn_prior_use_the_zero_label_log_lambda():
+def test_propose_and_learn_prior_use_the_zero_label_log_lambda(tmp_path):
     cov = pd.read_csv(need(XJ))
     windows, ll = _quiet(default_log_lambda, cov)  # what penlearn peaks solves at
-    feats = coverage_features(cov, windows)
-    # propose without --model: the same log λ (level and short-window shift)
-    assert propose_predict(propose_prior(None), feats).to_dict() == ll.to_dict()
-    assert (ll < _quiet(pl.shipped_model().model.predict, feats) - 0.5).all()  # shifted
+    peaks_ll = dict(zip(windows["sample_id"], ll.to_numpy()))
+    # propose without --model: its (sample, window)s are the page's, their log λ the
+    # page's before any label, and penlearn peaks' (one window per sample here)
+    seqs = coverage_sequences(cov)
+    feats = sequence_features(cov, seqs)
+    proposed = propose_predict(propose_prior(None, "peaks"), feats)
+    st = _quiet(LabelState, cov, tmp_path / "labels.csv")
+    try:
+        assert proposed.to_dict() == st.zero_log_lambda.to_dict()
+    finally:
+        st.close()
+    by_sample = dict(zip(seqs["sample_id"], proposed.loc[seqs["sequence_id"]].to_numpy()))
+    assert by_sample == pytest.approx(peaks_ll, abs=1e-12)
     # learn's prior: the narrow-mark level its notice says (equal on training-size windows)
+    pf = coverage_features(cov, windows)
+    assert (ll < _quiet(pl.shipped_model().model.predict, pf) - 0.5).all()  # shifted
     said = []
-    _, prior = learn_prior(feats, said.append, few=True)
+    _, prior = learn_prior(pf, said.append, few=True)
     assert "at the narrow-mark level" in said[0]
-    long = feats.assign(bases=1e6)
+    long = pf.assign(bases=1e6)
     assert np.allclose(prior.predict(long), _quiet(pl.shipped_model().predict, long))
-    assert np.allclose(prior.predict(feats) + SHORT_WINDOW_SHIFT, ll)
+    assert np.allclose(prior.predict(pf) + SHORT_WINDOW_SHIFT, ll)
 
 
 def test_a_whole_short_chromosome_is_no_short_window(recwarn):
