@@ -43,13 +43,6 @@ function popup(data) {  // igv.js's popup of a feature, every field as text
     : "<hr>").join("");
 }
 
-function base64(str) {  // UTF-8 text as base64 (a data: URL igv.js reads in memory)
-  const bytes = new TextEncoder().encode(str);
-  let bin = "";
-  for (let k = 0; k < bytes.length; k++) bin += String.fromCharCode(bytes[k]);
-  return btoa(bin);
-}
-
 const COLORS = {  // the UCSC hub colours of penlearn.peaks.formats.hub.LABEL_COLORS
   noPeaks: "rgb(246,244,191)", peakStart: "rgb(255,175,175)",
   peakEnd: "rgb(255,76,76)", peaks: "rgb(164,69,238)",
@@ -324,8 +317,9 @@ async function main() {
     locus: page.locus,
     // the chromosome sizes in memory: igv.js's own requests carry no secret
     reference: {id: "penlearn", name: "coverage", format: "chromsizes",
-                fastaURL: "data:text/plain;base64," + base64(Object.entries(st.chrom_sizes)
-                  .map(([c, n]) => `${c}\t${n}\n`).join("")),
+                fastaURL: URL.createObjectURL(new Blob(
+                  Object.entries(st.chrom_sizes).map(([c, n]) => `${c}\t${n}\n`),
+                  {type: "text/plain"})),
                 wholeGenomeView: false},
     loadDefaultGenomes: false, showIdeogram: false, showCircularViewButton: false,
     showSVGButton: false, showTrackLabels: true, tracks: [],
