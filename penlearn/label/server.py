@@ -311,7 +311,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(200, {"undone": state.undo(), "version": state.version})
         if path == "/api/save-model":
             out = state.save_model()
-            return self._json(200, {"saved": str(out), "model": state.model_note})
+            return self._json(200, {"saved": str(out), "model": state.saved_note})
         return self._error(404, "not found")
 
 

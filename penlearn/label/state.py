@@ -37,6 +37,7 @@ from penlearn.label.labels_file import (
 )
 from penlearn.label.learning import (
     LearnerProcess,
+    command_refit,
     full_refit,
     learned_at_once,
     quick_refit,
@@ -128,6 +129,7 @@ class LabelState:
                 coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
                                 "sequence_id"]])
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        self.coverage = coverage  # (Save model learns as penlearn learn does, on it)
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         if self.model_out is not None:  # (the command checked --out; Python callers here)
@@ -522,14 +524,22 @@ class LabelState:
             fut.result(timeout)
 
     def save_model(self) -> Path:
-        """Write what ``penlearn learn`` learns from the labels so far (the background
-        learner's model, waited for) where ``model_out`` says."""
+        """Write what ``penlearn learn`` writes from the labels so far (with the coverage
+        in one folder with the labels file) where ``model_out`` says: learned on
+        ``learn``'s sequences, each sample's chromosome
+        (:func:`~penlearn.label.learning.command_refit`), not on the page's windows,
+        which the page's own model learns on (so the saved model's level and weights
+        can differ from the page's). No label yet: the page's starting model."""
         if self.model_out is None:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
-        self.wait_learning()
         with self.lock:
+            lab = self.labels[self.labels["sample_id"].isin(self.samples)]
             model = self.model if self.model is not None else self.pretrained.model
-            model.save(self.model_out)
+        if len(lab):
+            model = command_refit(self.coverage, lab[LABEL_FILE_COLUMNS], self.prior,
+                                  self.max_peaks)
+        model.save(self.model_out)
+        self.saved_note = model.describe()
         return self.model_out
 
     # -- the page's view ---------------------------------------------------------------------
