@@ -128,7 +128,10 @@ def host_allowed(host: str | None, port: int, loopback: bool) -> bool:
 class _Handler(BaseHTTPRequestHandler):
     server: LabelServer
     protocol_version = "HTTP/1.1"
-    timeout = IDLE_SECONDS  # (the socket's timeout: a silent connection ends)
+
+    def setup(self):
+        self.timeout = IDLE_SECONDS  # (the socket's timeout: a silent connection ends)
+        super().setup()
 
     def log_message(self, format, *args):  # noqa: A002  (the base class's name)
         if self.server.verbose:

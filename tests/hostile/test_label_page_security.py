@@ -308,7 +308,7 @@ def test_an_idle_connection_is_closed(tmp_path, monkeypatch):
     # was: no timeout: a connection that says nothing held a thread for ever
     import penlearn.label.server as server_module
 
-    monkeypatch.setattr(server_module._Handler, "timeout", 0.5)
+    monkeypatch.setattr(server_module, "IDLE_SECONDS", 0.5)
     page = _page(tmp_path)
     host, port = page.server.server_address[:2]
     try:
