@@ -437,3 +437,48 @@ def test_round_trip_eight_samples_one_mb(driver, data_dir, tmp_path):
         print(_say_round_trips("worst case, every penalty below its path", *worst))
     finally:
         page.stop()
+
+
+def _hostile_coverage() -> pd.DataFrame:
+    """Two samples whose ids are HTML, on a chromosome whose name is HTML (issue 53)."""
+    rng = np.random.default_rng(3)
+    starts = np.arange(0, 4000, 20)
+    mean = np.where((starts > 600) & (starts < 900), 25.0, 2.0)
+    return pd.concat([pd.DataFrame({"sample_id": sid, "chrom": "chr<u>1</u>",
+                                    "chromStart": starts, "chromEnd": starts + 20,
+                                    "count": rng.poisson(mean)})
+                      for sid in ("<b>s0</b>", "<img src=x onerror=window.pwned=1>")],
+                     ignore_index=True)
+
+
+def test_ids_are_text_and_keys_in_a_field_are_no_shortcuts(driver, tmp_path):
+    # was: sample ids and chromosome names live HTML in igv.js's track names and popups;
+    # u / s / Enter typed in igv.js's locus box (in its shadow root) undid, labeled, moved
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    page = label_page(_hostile_coverage(), tmp_path / "labels.csv", window_bases=4000,
+                      max_peaks=10)
+    try:
+        page.state.add_label("chr<u>1</u>", 600, 900, "peaks", ["<b>s0</b>"])
+        _open(driver, page.url)
+        found = driver.execute_script("""
+            const root = document.getElementById('igv').shadowRoot;
+            return {tags: root.querySelectorAll('b, u, img').length,
+                    pwned: window.pwned === 1,
+                    names: penlearn.browser.findTracks(() => true).map(t => t.name),
+                    popup: popup([{name: '<b>x</b>', value: '<u>y</u>'}])};""")
+        assert found["tags"] == 0 and not found["pwned"]
+        assert "&lt;b&gt;s0&lt;/b&gt; coverage" in found["names"]
+        assert found["popup"] == ("<div><span>&lt;b&gt;x&lt;/b&gt;</span>&nbsp;&nbsp;"
+                                  "&lt;u&gt;y&lt;/u&gt;</div>")
+        # keys typed in igv.js's locus box are the box's
+        driver.execute_script("document.getElementById('igv').shadowRoot"
+                              ".querySelector('input').focus()")
+        ActionChains(driver).send_keys("usnep").send_keys(Keys.ENTER).perform()
+        time.sleep(2)  # (a shortcut would have sent its request by now)
+        assert driver.execute_script("return penlearn.timings.length") == 0
+        assert len(page.state.labels) == 1 and page.state.version == 1
+        assert not driver.execute_script("return window.pwned === 1")
+    finally:
+        page.stop()
