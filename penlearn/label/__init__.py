@@ -109,6 +109,7 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
     True
     >>> page.stop()
     """
+    from penlearn.label.labels_file import check_labels_path
     from penlearn.label.server import LabelServer
     from penlearn.label.state import LabelState
     from penlearn.label.windows import DEFAULT_WINDOW_BASES
@@ -116,6 +117,7 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
     from penlearn.peaks.formats.coverage import read_coverage
     from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
 
+    check_labels_path(labels)  # (a read-only file, a pipe, a link loop: before any work)
     if model_out is not None:  # the command's checks of --out, before any work
         from penlearn.atomic_files import check_output
         inputs = [labels] + ([model] if isinstance(model, (str, os.PathLike)) else [])
