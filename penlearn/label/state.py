@@ -525,21 +525,23 @@ class LabelState:
 
     def save_model(self) -> Path:
         """Write what ``penlearn learn`` writes from the labels so far (with the coverage
-        in one folder with the labels file) where ``model_out`` says: learned on
-        ``learn``'s sequences, each sample's chromosome
+        in one folder with the labels file) where ``model_out`` says, and show it: learned
+        on ``learn``'s sequences, each sample's chromosome
         (:func:`~penlearn.label.learning.command_refit`), not on the page's windows,
-        which the page's own model learns on (so the saved model's level and weights
-        can differ from the page's). No label yet: the page's starting model."""
+        which the page's refits learn on (so the two can differ). No label yet: the
+        page's starting model."""
         if self.model_out is None:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
+        self.wait_learning()  # (its model must not replace the saved one afterwards)
         with self.lock:
             lab = self.labels[self.labels["sample_id"].isin(self.samples)]
             model = self.model if self.model is not None else self.pretrained.model
-        if len(lab):
-            model = command_refit(self.coverage, lab[LABEL_FILE_COLUMNS], self.prior,
-                                  self.max_peaks)
-        model.save(self.model_out)
-        self.saved_note = model.describe()
+            if len(lab):
+                model = command_refit(self.coverage, lab[LABEL_FILE_COLUMNS], self.prior,
+                                      self.max_peaks)
+                self._set_learned(model)
+            model.save(self.model_out)
+            self.saved_note = model.describe()
         return self.model_out
 
     # -- the page's view ---------------------------------------------------------------------

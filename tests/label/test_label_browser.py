@@ -310,8 +310,9 @@ def test_goal_ten_windows_learned_in_the_page(driver, data_dir, tmp_path):
         assert sorted(visited) == list(range(10))
         timings = driver.execute_script("return penlearn.timings")
         assert len(timings) == n_labels > 10
-        page.state.wait_learning()  # the background learner's model: what penlearn learn
-        loads = driver.execute_script("return penlearn.loads")  # learns from these labels
+        page.state.wait_learning()
+        loads = driver.execute_script("return penlearn.loads")  # (saved: what penlearn
+        # learn learns from these labels, and the page's model after the save)
         driver.find_element("id", "save").click()
         _wait(driver, "return /model saved/.test("
                       "document.getElementById('selection').textContent)")

@@ -367,6 +367,7 @@ document.getElementById("prev").onclick = () => guarded(
   () => load((page.current - 1 + page.windows) % page.windows));
 document.getElementById("save").onclick = () => guarded(async () => {
   const r = await api("/api/save-model", {});
+  await load(page.current, {keepTracks: true});  // the saved model's peaks
   say(`model saved to ${r.saved}`);
 });
 document.addEventListener("visibilitychange", () => {
