@@ -193,8 +193,8 @@ def test_the_saved_model_is_what_learn_writes_on_chunk1(data_dir, tmp_path):
     import json
 
     from penlearn.cli import main
-    from penlearn.label.windows import page_windows
     from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.label_windows import page_windows
 
     chunk = need(data_dir / "chipseq_raw/H3K4me3_XJ_immune_chunk1")
     cov = read_coverage(chunk / "coverage.csv.gz", progress=False)
