@@ -166,4 +166,4 @@ def register(add) -> None:
                    help="address to listen on (default: %(default)s, this machine only; "
                    "another address is warned about)")
     p.add_argument("--no-browser", action="store_true",
-                   help="print the URL only, do not open a browser")
+                   help="print a link only (it opens the page once), do not open a browser")
