@@ -406,6 +406,16 @@ class LabelServer(ThreadingHTTPServer):
             self._conns[request] = (True, time.monotonic())
         super().process_request(request, client_address)
 
+    def get_request(self):
+        """Accept a connection; out of file descriptors, wait a moment first (the
+        listening socket stays readable: the loop would spin a core)."""
+        try:
+            return super().get_request()
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                time.sleep(0.1)
+            raise
+
     def shutdown_request(self, request):
         with self._lock:
             self._conns.pop(request, None)
