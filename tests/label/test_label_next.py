@@ -20,7 +20,6 @@ from penlearn.label.state import LabelState
 from penlearn.learn.propose import propose_from_paths
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.peakseg.solver import peakseg
-from penlearn.peaks.pretrained import predict_log_lambda
 from penlearn.peaks.propose import propose_windows, sketch_paths, sketch_shifts
 
 N_WINDOWS, WIDTH = 6, 2000
@@ -53,7 +52,7 @@ def _expected(st: LabelState, current: int, left: set, exact_windows: set) -> tu
     (PeakSeg solved at the dyadic grid over the likely shifts' 5–95 % quantiles)."""
     labeled = {int(i) for i in st.learn_labels()["window"] if i >= 0}
     ev = st.evaluation()
-    shipped = predict_log_lambda(st.features, st.pretrained)
+    shipped = st.zero.predict(st.features)  # the start: the zero-label log λ
     ll = st.log_lambda - float(np.median(st.log_lambda - shipped))
     q = sketch_shifts(ev if len(ev) else None, ll)
     parts = []
@@ -165,14 +164,15 @@ def test_the_reason_reaches_the_page(tmp_path):
     page = label_page(_coverage(2), tmp_path / "labels.csv", window_bases=WIDTH,
                       max_peaks=10)
     try:
-        base, token = page.url.split("/?token=")
-        with urllib.request.urlopen(f"{base}/api/next?from=0&token={token}", timeout=60) as r:
+        base = page.address.rstrip("/")
+        req = urllib.request.Request(f"{base}/api/next?from=0", headers=page.headers)
+        with urllib.request.urlopen(req, timeout=60) as r:
             out = json.loads(r.read())
         assert out["next"] == int(page.state.window_of[out["sequence_id"]]) != 0
         assert "model change" in out["reason"]
         with pytest.raises(urllib.error.HTTPError) as err:  # a window that is not one
-            urllib.request.urlopen(f"{base}/api/next?from={N_WINDOWS}&token={token}",
-                                   timeout=60)
+            urllib.request.urlopen(urllib.request.Request(
+                f"{base}/api/next?from={N_WINDOWS}", headers=page.headers), timeout=60)
         assert err.value.code == 400
     finally:
         page.stop()
