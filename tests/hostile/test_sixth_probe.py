@@ -84,7 +84,7 @@ def test_control_characters_in_names(tmp_path):
          lambda got: got == [False, True, True, True, False]),
         ("callpeak on chr2\\x01", lambda: run_cli(
             ["callpeak", "-t", f, "-f", "BED", "--extsize", 200, "--penalty", 50, "--outdir",
-             tmp_path / "o1", "--quiet"]), Error("chr2\\x01", "control characters")),
+             tmp_path / "o1", "--quiet"]), Error("chr2\\x01", "control character")),
         ("-n x\\x01y", lambda: run_cli(
             ["callpeak", "-t", t, "-f", "BED", "--extsize", 200, "--penalty", 50, "-n",
              "x\x01y", "--outdir", tmp_path / "o2", "--quiet"]), Error("-n/--name")),
