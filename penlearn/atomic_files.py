@@ -421,9 +421,9 @@ def check_output(path: Path, *, directory: bool | None, force: bool = True,
                              "whole; give a new or another folder")
     anc = existing_ancestor(path.parent if not directory else path)
     if not anc.is_dir():
-        raise ValueError(f"cannot create {path}: {anc} is not a directory")
+        raise ValueError(f"{option} {path}: cannot create it: {anc} is not a directory")
     if not os.access(anc, os.W_OK):
-        raise PermissionError(f"cannot write to {anc}")
+        raise PermissionError(f"{option} {path}: cannot write to {anc}")
 
 
 @contextlib.contextmanager

@@ -63,6 +63,20 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def positive_int(text: str) -> int:
+    """argparse type of ``--window-size``: an integer >= 1.
+
+    Examples
+    --------
+    >>> positive_int("200000")
+    200000
+    """
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
 def plural(n: int, word: str) -> str:
     """``n word`` or ``n words``: messages say "1 sequence", "2 sequences".
 
@@ -273,6 +287,10 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise ValueError(f"{option} {path} is empty: give a table with the columns "
                          f"{', '.join(columns)} (one row per sample)") from None
+    # 'sample_id, control': names and cells stripped (a space after a comma is no part of
+    # a name)
+    table.columns = [str(c).strip() for c in table.columns]
+    table = table.apply(lambda col: col.map(lambda v: v.strip() if isinstance(v, str) else v))
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "

@@ -23,6 +23,7 @@ The table in ``docs/chipseq.md`` ("Coming from MACS3") lists every option.
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import warnings
 from pathlib import Path
@@ -32,17 +33,23 @@ import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.cli._common import _Reporter
+from penlearn.cli._controls import check_shared_chroms
 from penlearn.cli.peaks import _log_lambda, check_penalty_options, control_segments
-from penlearn.peaks.formats.bam import is_bam
 from penlearn.peaks.formats.bed import write_bedgraph
-from penlearn.peaks.formats.fragment_size import estimate_fragment_size
+from penlearn.peaks.formats.fragment_size import MAX_FRAGMENT, estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.reads import Reads, fragment_coverage, read_reads
+from penlearn.peaks.formats.reads import (
+    Reads,
+    dedup_limit,
+    fragment_coverage,
+    read_reads,
+    shift_reads,
+)
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_RULES,
@@ -104,52 +111,34 @@ def genome_size(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be hs, mm, ce, dm or a number of bases, "
                                          f"got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of bases > 0, got {text!r}")
     return value
 
 
 def _pooled(paths, fmt: str, args) -> Reads:
-    """The reads of several files as one sample (MACS3 pools ``-t A B``)."""
-    out = None
-    for p in paths:
-        f = fmt if fmt != "AUTO" else ("BAM" if is_bam(p) else "BED")
-        r = read_reads(p, f, keep_dup=args.keep_dup, genome_size=args.gsize,
-                       max_count=args.max_count)
-        if out is None:
-            out = r
-            continue
-        if out.paired != r.paired:
-            raise ValueError(f"{p}: paired and single-end reads cannot be pooled")
-        for c, cols in r.chroms.items():
-            old = out.chroms.get(c)
-            out.chroms[c] = cols if old is None else tuple(
-                np.concatenate([a, b]) for a, b in zip(old, cols))
-        if r.sizes:
-            out.sizes = {**(out.sizes or {}), **r.sizes}
-    return out
+    """The reads of several files as one sample: MACS3 pools ``-t A B`` first, then
+    counts the duplicates (:func:`~penlearn.peaks.formats.reads.read_reads`)."""
+    return read_reads(list(paths), fmt, keep_dup=args.keep_dup, genome_size=args.gsize,
+                      max_count=args.max_count)
 
 
 def _shifted(reads: Reads, shift: int) -> Reads:
     """5′ ends moved ``shift`` bases 3′-ward (MACS3's ``--shift``; negative: 5′-ward)."""
-    if not shift or reads.paired:
-        return reads
-    chroms = {c: (s + np.where(r, -shift, shift), e + np.where(r, -shift, shift), r, w)
-              for c, (s, e, r, w) in reads.chroms.items()}
-    return Reads(reads.paired, chroms, reads.sizes)
+    return shift_reads(reads, shift)
 
 
 def _fragment_size(reads: Reads, args, report) -> int | None:
     if reads.paired:
         return None
     if args.extsize is not None or args.nomodel:
-        return args.extsize or 200
+        return 200 if args.extsize is None else args.extsize
     try:
         d = estimate_fragment_size(reads, mfold=tuple(args.mfold), min_size=args.d_min)
     except ValueError:
         if not args.fix_bimodal:
             raise
-        d = args.extsize or 200
+        d = 200 if args.extsize is None else args.extsize
         report(f"fragment size not estimated: --fix-bimodal, {d} bp")
         return d
     report(f"fragment size {d} bp (strand cross-correlation in enriched windows)")
@@ -209,18 +198,45 @@ def _dest(opt: str) -> str:
     return "macs_" + re.sub(r"\W", "_", opt.split("/")[-1].lstrip("-"))
 
 
+def _check_options(args) -> None:
+    """The options' values, before any file is read (one line naming the option)."""
+    if args.format in ("BAMPE", "FRAG") and (args.extsize is not None or args.nomodel
+                                             or args.shift):
+        raise ValueError(f"-f {args.format}: the fragments are read as they are; "
+                         "--extsize, --nomodel and --shift apply to single-end reads")
+    if not re.fullmatch(r"[^/\x00\s]+", args.name):
+        raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/', no "
+                         "spaces)")
+    if args.extsize is not None and args.extsize < 1:  # as MACS3: "--extsize must >= 1"
+        raise ValueError(f"--extsize must be >= 1 (the fragment size in bases), got "
+                         f"{args.extsize}")
+    low, high = args.mfold
+    if not (0 <= low <= high < math.inf):
+        raise ValueError(f"-m/--mfold LOW HIGH must be numbers with 0 <= LOW <= HIGH, got "
+                         f"{low:g} {high:g}")
+    if not 1 <= args.d_min <= MAX_FRAGMENT:
+        raise ValueError(f"--d-min must be from 1 to {MAX_FRAGMENT} (bases), got "
+                         f"{args.d_min}")
+    if args.format != "FRAG":
+        dedup_limit(args.keep_dup, 0, args.gsize)
+    if args.max_count is not None and args.max_count < 1:
+        raise ValueError(f"--max-count must be >= 1, got {args.max_count}")
+    for opt, paths in (("-t/--treatment", args.treatment), ("-c/--control",
+                                                             args.control or [])):
+        for p in paths:
+            if not Path(p).is_file():
+                what = "not a file" if Path(p).exists() else "not found"
+                raise FileNotFoundError(f"{opt} {p}: {what}")
+
+
 def cmd_callpeak(args) -> int:
     """reads -> fragment pileup (+ control background) -> PeakSeg peaks -> MACS3's files."""
     _refuse(args)
-    if args.format in ("BAMPE", "FRAG") and (args.extsize or args.nomodel or args.shift):
-        raise ValueError(f"-f {args.format}: the fragments are read as they are; "
-                         "--extsize, --nomodel and --shift apply to single-end reads")
-    if not re.fullmatch(r"[^/\x00]+", args.name):
-        raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/')")
+    _check_options(args)
     files = _outputs(args)
     inputs = [*args.treatment, *(args.control or []), args.model]
     for f in files.values():
-        check_output(f, directory=False, force=True, inputs=inputs)
+        check_output(f, directory=False, force=True, inputs=inputs, option="--outdir/-n")
     report = _Reporter(args.quiet)
     # --broad is MACS3's broad-peak file; it picks the shipped model's level of broad
     # marks only where no penalty is given (a given one is the penalty of the broad calls)
@@ -236,6 +252,7 @@ def cmd_callpeak(args) -> int:
     if args.control:
         report(f"reading {len(args.control)} control file(s)")
         ctrl = _pooled(args.control, args.format, args)
+        check_shared_chroms(treat.chroms, ctrl.chroms, "-c/--control")
         # MACS3 extends the control's reads by the treatment's fragment size too
         control_cov = fragment_coverage(_shifted(ctrl, args.shift), d)
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
@@ -260,6 +277,8 @@ def cmd_callpeak(args) -> int:
     table = narrowpeak_table(calls, args.name)
     summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
     pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
+    for f in files.values():  # an earlier run's files: none left beside this run's
+        f.unlink(missing_ok=True)  # (a run stopped while writing leaves only its own)
     (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
     write_summits(table, files["summits"])
     n_frag = treat.total
@@ -274,7 +293,9 @@ def cmd_callpeak(args) -> int:
         scale = 1e6 / n_frag if args.SPMR else 1.0
         _bdg(treat_cov, files["treat"], scale)
         if "lambda" in files:
-            lam = cov if "background" in cov else treat_cov.assign(background=1.0)
+            # the control's local level (its segments), under either rule
+            lam = cov if "background" in cov else control_background(
+                treat_cov, control_cov, c_segs, chrom_sizes=sizes)
             mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
                                     - treat_cov["chromStart"]))
             _bdg(lam.assign(count=lam["background"] * mean), files["lambda"], scale)

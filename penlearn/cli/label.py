@@ -14,23 +14,16 @@ import webbrowser
 from pathlib import Path
 
 from penlearn.atomic_files import check_output
-from penlearn.cli._common import _load_model, _Reporter, non_negative_int
+from penlearn.cli._common import _load_model, _Reporter, non_negative_int, positive_int
 from penlearn.label.labels_file import check_labels_path
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
-from penlearn.label.windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.peakseg._store import warm
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
 
 __all__ = ["cmd_label", "register"]
-
-
-def _positive_int(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 1:
-        raise ValueError(f"must be >= 1, got {text}")
-    return value
 
 
 def _check_labels_path(labels: Path, coverage: list[str]) -> None:
@@ -110,7 +103,7 @@ def register(add) -> None:
     p.add_argument("--out", default=None, metavar="MODEL.json",
                    help="where the page's 'Save model' button writes the learned model "
                    "(what penlearn learn writes; without --out the button is off)")
-    p.add_argument("--window-size", type=_positive_int, default=DEFAULT_WINDOW_BASES,
+    p.add_argument("--window-size", type=positive_int, default=DEFAULT_WINDOW_BASES,
                    metavar="BASES",
                    help="longest window shown at a time (default: %(default)s)")
     p.add_argument("--max-peaks", type=non_negative_int, default=DEFAULT_MAX_PEAKS,

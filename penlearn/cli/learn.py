@@ -86,14 +86,19 @@ def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     pretrained = load_pretrained()
     if not set(pretrained.model.coef_.index) <= set(x.columns):
         return x, None
+    # the level said is the one used: the model file's own (that of all the sets, the
+    # broad marks'), not the narrow marks' that 'penlearn peaks' predicts at
+    marks = pretrained.provenance.get("marks", {})
+    own = next((m for m, v in marks.items()
+                if v.get("intercept") == pretrained.model.intercept_), "")
+    note = pretrained.note(own)
     if few:
-        report("too few labels to learn and validate a model: starting from "
-               f"{pretrained.note()}")
+        report(f"too few labels to learn and validate a model: starting from {note}")
     elif shift_only:
         report(f"at most {level_shift.SHIFT_MAX_SEQUENCES} labeled sequences: "
-               f"{pretrained.note()} ranks the windows, the labels set its level")
+               f"{note} ranks the windows, the labels set its level")
     else:
-        report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
+        report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {note} is a "
                "candidate of the cross-validation, in place of the constant penalty")
     return x, pretrained.model
 

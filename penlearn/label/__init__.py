@@ -72,7 +72,7 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
         Where the page's "Save model" writes the learned model.
     window_bases, max_peaks : int, optional
         Longest window shown (default
-        :data:`~penlearn.label.windows.DEFAULT_WINDOW_BASES`) and the bound of each
+        :data:`~penlearn.peaks.label_windows.DEFAULT_WINDOW_BASES`) and the bound of each
         window's path of peak models (default
         :data:`~penlearn.peaks.peakseg.evaluation.DEFAULT_MAX_PEAKS`).
     host, port : str, int
@@ -95,9 +95,9 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
     """
     from penlearn.label.server import LabelServer
     from penlearn.label.state import LabelState
-    from penlearn.label.windows import DEFAULT_WINDOW_BASES
     from penlearn.learn import PenaltyModel
     from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
     from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
 
     if not isinstance(coverage, pd.DataFrame):

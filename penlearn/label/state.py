@@ -42,14 +42,14 @@ from penlearn.label.learning import (
     rankable,
 )
 from penlearn.label.proposals import NextWindow, PageNext
-from penlearn.label.windows import (
+from penlearn.learn import PenaltyModel
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
     window_coverage,
     window_ids,
 )
-from penlearn.learn import PenaltyModel
-from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
@@ -97,7 +97,7 @@ class LabelState:
     model : PenaltyModel, optional
         The starting model (default: the shipped zero-label model).
     window_bases : int
-        Longest page window (:func:`~penlearn.label.windows.page_windows`).
+        Longest page window (:func:`~penlearn.peaks.label_windows.page_windows`).
     max_peaks : int
         Bound of each (sample, window)'s path of peak models.
     model_out : path, optional
@@ -127,6 +127,11 @@ class LabelState:
                 coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
                                 "sequence_id"]])
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        #: the (sample, window)s with coverage: what labels are given in and "Next"
+        #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
+        self.sequences = have.reset_index(drop=True)
+        self.key_of = {r.sequence_id: (r.sample_id, int(r.window))
+                       for r in have.itertuples(index=False)}
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         if self.model_out is not None:  # (the command checked --out; Python callers here)
@@ -583,8 +588,9 @@ class LabelState:
 
     def next_window(self, current: int) -> NextWindow:
         """The next window worth labeling by ``penlearn propose``'s rule
-        (:class:`~penlearn.label.proposals.PageNext`) among those neither labeled nor
-        left by "Next" before (``window`` None: none left), with the rule's reason."""
+        (:class:`~penlearn.label.proposals.PageNext`): the window of a (sample, window)
+        holding no label, of a window not left by "Next" before while any is (``window``
+        None: every (sample, window) holds a label), with the sample and the reason."""
         return self.next.propose(current)
 
     def resume_window(self) -> int:

@@ -87,9 +87,13 @@ def errors_on_grid(evaluation: pd.DataFrame | None, base: pd.Series,
     """
     if evaluation is None or len(evaluation) == 0:
         return np.zeros(len(grid))
+    if "errors" not in evaluation.columns and {"fp", "fn"} <= set(evaluation.columns):
+        # 'errors' is optional in an evaluation table (fp + fn), at any size
+        evaluation = evaluation.assign(errors=evaluation["fp"] + evaluation["fn"])
     for c in ("sequence_id", "min_log_lambda", "max_log_lambda", "errors"):
         if c not in evaluation.columns:
-            raise ValueError(f"the labeled windows' error functions have no {c!r} column")
+            raise ValueError(f"the labeled windows' error functions have no {c!r} column "
+                             "(nor fp and fn)")
     # past the ends of a window's computed path its errors are those at the end (not 0)
     evaluation = extend_path_ends(evaluation)
     p = base.reindex(evaluation["sequence_id"]).to_numpy(float)

@@ -21,8 +21,8 @@ import pytest
 from penlearn.label import label_page
 from penlearn.label.server import MAX_BODY
 from penlearn.label.state import LABEL_FILE_COLUMNS, read_label_file
-from penlearn.label.windows import page_windows
 from penlearn.learn import PenaltyModel
+from penlearn.peaks.label_windows import page_windows
 
 
 def _coverage(n_samples: int = 2, bases: int = 4000) -> pd.DataFrame:

@@ -308,7 +308,7 @@ for (const b of document.querySelectorAll("button.ann")) {
 document.getElementById("undo").onclick = () => guarded(() => change({}, "/api/undo"));
 document.getElementById("next").onclick = () => guarded(async () => {
   const r = await api(`/api/next?from=${page.current}`);
-  if (r.next === null) { say("every window holds a label or was left with Next"); return; }
+  if (r.next === null) { say(r.reason); return; }
   await load(r.next);
   say(`Next: ${r.sequence_id}: ${r.reason}`);
 });

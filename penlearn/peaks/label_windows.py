@@ -1,10 +1,19 @@
-"""The windows of the labeling page: one genomic region shown at a time, common to all
-samples (the one worth labeling next: :mod:`penlearn.label.proposals`).
+"""The windows labels are given in and proposed in: one genomic region, common to all
+samples, shown at a time by the labeling page (:mod:`penlearn.label`) and written by
+``penlearn propose`` (:func:`penlearn.peaks.propose.propose_windows`).
 
 The page's windows are cut like the shipped model's training windows
 (:func:`penlearn.peaks.pretrained.default_windows`: each chromosome cut at zero-coverage
 runs of 50 kb, here over the union of the samples) and then into equal parts of at most
-``window_bases``; each (sample, window) is one labeled sequence of the learning problem.
+``window_bases``; each (sample, window) is one labeled sequence of the learning problem,
+and the unit of the proposals: :func:`unlabeled_sequences` is the one rule of which
+(sample, window)s are left to propose, for the page's "Next" and ``penlearn propose``
+alike. The unit is the (sample, window), not the window of all samples, because a label
+is one sample's: the labels of 10 samples of a window say nothing of what the 17 others
+show there; each (sample, window) is one sequence of the learning problem (and of the
+UCI sets the rule was measured on, ``benchmarks/RESULTS.md`` "few_labels"); and the rule
+already weighs down the samples of a region labeled in another sample
+(:data:`~penlearn.learn.propose.REGION_SPREAD`).
 """
 
 from __future__ import annotations
@@ -18,7 +27,8 @@ from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
 from penlearn.peaks.peakseg.features import window_id
 from penlearn.peaks.pretrained import default_windows
 
-__all__ = ["DEFAULT_WINDOW_BASES", "page_windows", "window_coverage", "window_ids"]
+__all__ = ["DEFAULT_WINDOW_BASES", "label_hits", "page_windows", "unlabeled_sequences",
+           "window_coverage", "window_ids"]
 
 #: Default width of a page window (bases): a few broad peaks or many sharp ones in view.
 DEFAULT_WINDOW_BASES = 200_000
@@ -111,3 +121,74 @@ def window_ids(samples, windows: pd.DataFrame) -> pd.DataFrame:
             for i, w in enumerate(windows.itertuples(index=False)) for s in samples]
     return pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
                                        "window", "sequence_id"])
+
+
+def label_hits(ids: pd.DataFrame, labels: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """Which (sample, window)s of ``ids`` a label overlaps, and how many of them each
+    label overlaps.
+
+    Parameters
+    ----------
+    ids : DataFrame
+        ``sample_id, chrom, chromStart, chromEnd`` (as :func:`window_ids`).
+    labels : DataFrame or None
+        ``[sample_id,] chrom, chromStart, chromEnd``: a label with a sample overlaps that
+        sample's windows; a table without ``sample_id`` labels every sample.
+
+    Returns
+    -------
+    (labeled, hits) : ndarray of bool (one per row of ``ids``), ndarray of int (one per
+        label: 0 for a label in no window)
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"chrom": ["chr1", "chr1"], "chromStart": [0, 100],
+    ...                   "chromEnd": [100, 200]})
+    >>> ids = window_ids(["a", "b"], w)
+    >>> lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [150],
+    ...                     "chromEnd": [160]})
+    >>> labeled, hits = label_hits(ids, lab)
+    >>> ids.loc[labeled, "sequence_id"].tolist(), hits.tolist()
+    (['a/chr1:100-200'], [1])
+    """
+    labeled = np.zeros(len(ids), bool)
+    if labels is None or len(labels) == 0:
+        return labeled, np.zeros(0, np.int64)
+    for c in ("chrom", "chromStart", "chromEnd"):
+        if c not in labels.columns:
+            raise ValueError(f"labels: no {c!r} column (expected [sample_id,] chrom, "
+                             "chromStart, chromEnd, annotation)")
+    chrom = ids["chrom"].astype(str).to_numpy()
+    a, b = ids["chromStart"].to_numpy(np.int64), ids["chromEnd"].to_numpy(np.int64)
+    sample = ids["sample_id"].astype(str).to_numpy()
+    by_sample = "sample_id" in labels.columns
+    hits = np.zeros(len(labels), np.int64)
+    for j, r in enumerate(labels.itertuples(index=False)):
+        m = (chrom == str(r.chrom)) & (a < int(r.chromEnd)) & (b > int(r.chromStart))
+        if by_sample:
+            m &= sample == str(r.sample_id)
+        hits[j] = int(m.sum())
+        labeled |= m
+    return labeled, hits
+
+
+def unlabeled_sequences(ids: pd.DataFrame, labels: pd.DataFrame | None) -> pd.Index:
+    """The (sample, window)s left to propose: the ``sequence_id`` of every row of
+    ``ids`` that no label overlaps (:func:`label_hits`), in the order of ``ids``.
+
+    The one candidate rule of the labeling page's "Next" and of ``penlearn propose``:
+    each proposes one of these while any is left, and says nothing is left only when
+    none is (the page prefers those not left with "Next" in the session, and goes back
+    to them when every other holds a label).
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"chrom": ["chr1"], "chromStart": [0], "chromEnd": [100]})
+    >>> ids = window_ids(["a", "b"], w)
+    >>> lab = pd.DataFrame({"sample_id": ["a"], "chrom": ["chr1"], "chromStart": [10],
+    ...                     "chromEnd": [20]})
+    >>> unlabeled_sequences(ids, lab).tolist()  # b's labels are still to give
+    ['b/chr1:0-100']
+    """
+    labeled, _ = label_hits(ids, labels)
+    return pd.Index(ids.loc[~labeled, "sequence_id"].to_numpy(), name="sequence_id")
