@@ -8,8 +8,12 @@ labels counted no error at all, so the unknown region looked error-free."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
+import pytest
+from _hostile import run_cli
 
 import penlearn as pl
 from penlearn.learn.prior import constant_model
@@ -63,3 +67,50 @@ def test_learn_says_the_peaks_per_mb_before_and_after():
     text = model.describe()
     assert "expected peaks per Mb of the labeled windows: 0.0 before the labels, 5.0 after" \
         in text, text
+
+
+@pytest.mark.slow
+def test_38_labels_of_one_simulated_sample_call_no_false_peaks(tmp_path):
+    """benchmarks/control.py's 38-label row at its lowest depth, on the labeled sample
+    itself: 10 true peaks labeled, 8 sticky regions and 20 empty windows noPeaks; the
+    learned model calls at most 5 peaks that are neither true nor sticky (the flood:
+    hundreds)."""
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+    from penlearn.peaks.formats.reads import fragment_coverage, read_reads
+
+    n = 2_000_000
+    design = plant_regions({"chr1": n}, 10, 10, in_sticky=2, seed=7)
+    folder = tmp_path / "train"
+    folder.mkdir()
+    tables = []
+    for sid, per_peak, seed in (("T", 20, 11), ("C", 0, 12)):
+        bam = tmp_path / f"{sid}.bam"
+        write_reads_bam(bam, design, background=10_000, per_peak=per_peak, sticky_fold=4.0,
+                        paired=True, seed=seed)
+        tables.append(fragment_coverage(read_reads(bam, "BAMPE"), None).assign(sample_id=sid))
+    pd.concat(tables)[["sample_id", "chrom", "chromStart", "chromEnd", "count"]].to_csv(
+        folder / "coverage.csv", index=False)
+    rows = [("T", "chr1", x - 300, x + 300, "peakStart") for x in design.peaks["centre"]]
+    rows += [("T", "chr1", a, b, "noPeaks") for a, b, has in design.sticky[
+        ["chromStart", "chromEnd", "peak"]].itertuples(index=False) if not has]
+    rows += [("T", "chr1", x, x + 2000, "noPeaks") for x in range(n // 20 + 2000, n, n // 20)
+             ][:20]
+    pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+                                "annotation"]).to_csv(folder / "labels.csv", index=False)
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("sample_id,control\nT,C\n")
+    model = tmp_path / "model.json"
+    run_cli(["learn", folder, "--out", model, "--control-sheet", sheet, "--no-cache",
+             "--quiet"])
+    level = json.loads(model.read_text())["level"]
+    assert {"peaks_per_mb_prior", "peaks_per_mb"} <= set(level), level
+    out = tmp_path / "peaks.bed"
+    run_cli(["peaks", folder / "coverage.csv", "--model", model, "--control-sheet", sheet,
+             "--out", out, "--quiet"])
+    calls = pd.read_csv(out, sep="\t", header=None) if out.stat().st_size else \
+        pd.DataFrame(columns=range(7))
+    hit = np.zeros(len(calls), bool)
+    for a, b in [(x - 300, x + 300) for x in design.peaks["centre"]] + list(
+            zip(design.sticky["chromStart"], design.sticky["chromEnd"])):
+        hit |= (calls[1] < b).to_numpy() & (calls[2] > a).to_numpy()
+    assert (~hit).sum() <= 5, f"{(~hit).sum()} peaks neither true nor sticky"
