@@ -5,7 +5,8 @@ One command (MACS3 optional: built as ``benchmarks/macs3.py`` says, in a venv of
     python benchmarks/sensitivity.py [--quick] [--macs3 PATH/macs3] [--write]
 
 The simulation suite (:mod:`penlearn.datasets.chipseq_suite`): a genome of 4 Mb
-(``--quick``: 2 Mb) with narrow peaks of fold 2-80 (one per 5 / 33 / 100 kb: the densities
+(``--quick``: 2 Mb; ``--size long``: 16 Mb, chromosomes 4× longer at the same depth and
+feature density) with narrow peaks of fold 2-80 (one per 5 / 33 / 100 kb: the densities
 ``dense``, ``default``, ``sparse``; 120 at the default density of the default size), broad
 domains of 5-30 kb (one per 133 kb), sticky regions of 1-5 kb enriched in treatment and
 control alike (one per 100 kb), a GC-like wobbling background (regions of 100 kb-1 Mb,
@@ -34,10 +35,15 @@ Scores (every call of the narrowPeak / broadPeak file):
 * broad domains found (a call overlaps it) and found as one call (exactly one call
   overlaps it and it covers at least half of the domain);
 * sticky regions called (a call overlaps it: expected without a control);
-* the median pValue (narrowPeak column 8) of the calls that found a narrow peak.
+* the median pValue (narrowPeak column 8) of the calls that found a narrow peak, and
+  ``(both)``: over the narrow peaks that every tool of the row's cell found (the pValue of
+  the strongest call finding each), the figure to compare between tools.
 
 ``--json FILE`` writes every row (for scripts); ``--write`` records the tables in
-``benchmarks/RESULTS.md`` ("sensitivity").
+``benchmarks/RESULTS.md`` ("sensitivity"). ``--null`` checks the q-values instead: null
+pairs (treatment and control drawn alike), the calls at q <= 0.05 of each tool and of
+penlearn at ``--penalty 50`` (thousands of candidates), and how many of them lie outside
+every sticky region (false by construction; "sensitivity, null" in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -82,17 +88,26 @@ def cache_dir(given: str | None) -> Path:
                 or Path.home() / ".cache" / "penlearn-bench")
 
 
-def design_of(size: str, density: str, seed: int):
-    return suite_design(SIZES[size], narrow_every=DENSITIES[density], seed=seed)
+WOBBLE_LENGTH = (100_000, 1_000_000)
+
+
+def design_of(size: str, density: str, seed: int, wobble_sd: float = 0.15,
+              wobble_length=WOBBLE_LENGTH):
+    return suite_design(SIZES[size], narrow_every=DENSITIES[density], seed=seed,
+                        wobble_sd=wobble_sd, wobble_length=tuple(wobble_length))
 
 
 def sample_files(cache: Path, size: str, density: str, depth: str, reads: str,
-                 seed: int) -> tuple[Path, Path, pd.DataFrame]:
+                 seed: int, wobble_sd: float = 0.15, wobble_length=WOBBLE_LENGTH
+                 ) -> tuple[Path, Path, pd.DataFrame]:
     """The treatment and control BAM files of one cell of the suite (made if missing) and
     the treatment's truth table."""
-    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-{density}-seed{seed}"
+    wob = "" if wobble_sd == 0.15 else f"-wobble{wobble_sd:g}"
+    if tuple(wobble_length) != WOBBLE_LENGTH:
+        wob += f"-wl{wobble_length[0]}-{wobble_length[1]}"
+    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-{density}-seed{seed}{wob}"
     folder.mkdir(parents=True, exist_ok=True)
-    design = design_of(size, density, seed)
+    design = design_of(size, density, seed, wobble_sd, wobble_length)
     k = list(DEPTHS).index(depth)
     out = []
     for sample, sseed in (("treatment", 1000 + 10 * k + seed), ("control", 2000 + 10 * k
@@ -184,7 +199,18 @@ def score(calls: pd.DataFrame, truth: pd.DataFrame, genome: int) -> dict:
     row["calls"] = len(calls)
     row["median pValue (true)"] = (round(float(calls.loc[true_calls, "pValue"].median()), 1)
                                    if len(true_calls) else float("nan"))
+    # per narrow peak found: the largest pValue of the calls finding it
+    row["_found_p"] = {int(i): float(calls.loc[f, "pValue"].max())
+                       for i, f in zip(nar.index, found) if len(f)}
     return row
+
+
+def _both_found(cell: list[dict]) -> None:
+    """``median pValue (both)``: over the narrow peaks every tool of a cell found."""
+    common = set.intersection(*(set(r["_found_p"]) for r in cell)) if cell else set()
+    for r in cell:
+        v = [r["_found_p"][i] for i in common]
+        r["median pValue (both)"] = round(float(np.median(v)), 1) if v else float("nan")
 
 
 def commands(tool: str, macs3: str | None, t: Path, c: Path | None, fmt: str, genome: int,
@@ -198,7 +224,7 @@ def commands(tool: str, macs3: str | None, t: Path, c: Path | None, fmt: str, ge
 
 
 def run(args) -> list[dict]:
-    size = "quick" if args.quick else "default"
+    size = args.size
     genome = int(sum(SIZES[size].values()))
     cache = cache_dir(args.cache)
     tools = ["penlearn"] + (["MACS3"] if args.macs3 else [])
@@ -207,8 +233,10 @@ def run(args) -> list[dict]:
         for reads in args.reads:
             for density in args.densities:
                 for depth in args.depths:
-                    t, c, truth = sample_files(cache, size, density, depth, reads, args.seed)
+                    t, c, truth = sample_files(cache, size, density, depth, reads, args.seed,
+                                               args.wobble_sd, args.wobble_length)
                     for control in args.controls:
+                        cell = []
                         for tool in tools:
                             out = Path(tmp) / f"{len(rows)}"
                             out.mkdir()
@@ -221,13 +249,79 @@ def run(args) -> list[dict]:
                                    "control": control, "tool": tool + (" (failed)" if
                                                                        m["failed"] else "")}
                             row.update(score(read_calls(out), truth, genome))
+                            row["median pValue (both)"] = float("nan")
                             row.update({"CPU s": round(m["cpu"], 1),
                                         "max RSS MB": round(m["rss"], 1)})
                             if m["failed"]:
                                 row["failed"] = m["failed"]
                             rows.append(row)
-                            print(json.dumps(row), file=sys.stderr, flush=True)
+                            cell.append(row)
                             shutil.rmtree(out)
+                        _both_found(cell)
+                        for row in cell:
+                            row.pop("_found_p")
+                            print(json.dumps(row), file=sys.stderr, flush=True)
+    return rows
+
+
+def null_files(cache: Path, size: str, depth: str, reads: str, seed: int):
+    """A null pair (treatment and control drawn alike: background, wobble and sticky
+    regions, no peak) and its truth table."""
+    folder = cache / f"sensitivity-v{SUITE_VERSION}-{size}-null-seed{seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    design = suite_design(SIZES[size], narrow_every=10**12, broad_every=10**12, seed=seed)
+    k = list(DEPTHS).index(depth)
+    out = []
+    for sample, sseed in (("null", 3000 + 10 * k + seed), ("control", 4000 + 10 * k + seed)):
+        bam = folder / f"{depth}-{reads}-{sample}.bam"
+        if not bam.exists():
+            tmp = bam.with_suffix(f".tmp{os.getpid()}.bam")
+            write_suite_bam(tmp, design, coverage=DEPTHS[depth], sample=sample,
+                            paired=reads == "PE", seed=sseed)
+            os.replace(tmp, bam)
+        out.append(bam)
+    return out[0], out[1], design.features
+
+
+def run_null(args) -> list[dict]:
+    """``--null``: calls, calls at q <= 0.05 and those of them outside every sticky region
+    (false by construction), per tool, on null pairs; penlearn at its default penalty and
+    at ``--penalty 50`` (thousands of candidates: the q-values' calibration)."""
+    size = args.size
+    genome = int(sum(SIZES[size].values()))
+    cache = cache_dir(args.cache)
+    rows = []
+    runs = [("penlearn", []), ("penlearn --penalty 50", ["--penalty", "50"])] + (
+        [("MACS3", [])] if args.macs3 else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        for reads in args.reads:
+            for depth in args.depths:
+                t, c, truth = null_files(cache, size, depth, reads, args.seed)
+                for control in args.controls:
+                    for name, extra in runs:
+                        out = Path(tmp) / f"{len(rows)}"
+                        out.mkdir()
+                        tool = "MACS3" if name == "MACS3" else "penlearn"
+                        argv = commands(tool, args.macs3, t, c if control == "with" else None,
+                                        READS[reads], genome, args.broad,
+                                        args.penlearn_arg + extra)
+                        m = timed(argv + ["-n", "x", "--outdir", str(out)])
+                        calls = read_calls(out)
+                        qcol = out / "x_peaks.narrowPeak"
+                        q = (pd.read_csv(qcol, sep="\t", header=None)[8].to_numpy()
+                             if qcol.exists() and qcol.stat().st_size else np.empty(0))
+                        sig = calls[q >= -np.log10(0.05)].reset_index(drop=True)
+                        st = truth[truth["kind"] == "sticky"]
+                        hit = np.zeros(len(sig), bool)
+                        for f in _overlaps(sig, st["chrom"], st["chromStart"], st["chromEnd"]):
+                            hit[f] = True
+                        rows.append({"reads": reads, "depth": depth, "control": control,
+                                     "tool": name + (" (failed)" if m["failed"] else ""),
+                                     "calls": len(calls), "q <= 0.05": len(sig),
+                                     "q <= 0.05 outside sticky": int((~hit).sum()),
+                                     "CPU s": round(m["cpu"], 1)})
+                        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+                        shutil.rmtree(out)
     return rows
 
 
@@ -241,6 +335,16 @@ def tables(rows: list[dict]) -> list[str]:
     fails = [f"- {r['reads']} {r['density']} {r['depth']} {r['control']} control, "
              f"{r['tool']}: {r['failed']}" for r in rows if "failed" in r]
     return lines + ([""] + fails if fails else [])
+
+
+def _lengths(text: str) -> tuple[int, int]:
+    try:
+        lo, hi = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO,HI (bases), got {text!r}") from None
+    if not 0 < lo <= hi:
+        raise argparse.ArgumentTypeError(f"expected 0 < LO <= HI, got {text!r}")
+    return lo, hi
 
 
 def _list(choices):
@@ -258,7 +362,11 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--macs3", default=None, metavar="PATH",
                     help="the macs3 command (none: MACS3 left out)")
-    ap.add_argument("--quick", action="store_true", help="the 2 Mb genome (iteration)")
+    ap.add_argument("--quick", action="store_true", help="the 2 Mb genome (iteration): "
+                    "--size quick")
+    ap.add_argument("--size", choices=list(SIZES), default=None,
+                    help="the genome: quick (2 Mb), default (4 Mb), long (16 Mb: chromosomes "
+                    "4x longer, features as dense) (default: default)")
     ap.add_argument("--depths", type=_list(list(DEPTHS)), default=list(DEPTHS),
                     help="comma-separated, of low, mid, high (default: all)")
     ap.add_argument("--densities", type=_list(list(DENSITIES)), default=list(DENSITIES),
@@ -269,19 +377,49 @@ def main(argv=None) -> None:
                     default=["with", "without"],
                     help="comma-separated, of with, without (default: both)")
     ap.add_argument("--broad", action="store_true", help="both tools with --broad")
+    ap.add_argument("--null", action="store_true",
+                    help="the q-values' calibration instead: null pairs (treatment and "
+                    "control drawn alike), calls at q <= 0.05 (those outside sticky regions "
+                    "are false)")
     ap.add_argument("--penlearn-arg", action="append", default=[], metavar="ARG",
                     help="an extra argument of penlearn callpeak (repeat for several; "
                     "e.g. --penlearn-arg=--penalty --penlearn-arg=1000)")
     ap.add_argument("--seed", type=int, default=52, help="the suite's seed (default: 52)")
+    ap.add_argument("--wobble-sd", type=float, default=0.15, metavar="SD",
+                    help="sd of the background's log level by region (default: 0.15)")
+    ap.add_argument("--wobble-length", type=_lengths, default=WOBBLE_LENGTH, metavar="LO,HI",
+                    help="lengths of the background's regions, log-uniform (default: "
+                    "100000,1000000)")
     ap.add_argument("--cache", default=None, metavar="DIR", help="the BAM cache (default: "
                     "$PENLEARN_BENCH_CACHE or ~/.cache/penlearn-bench)")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--write", action="store_true",
                     help="record the tables in benchmarks/RESULTS.md (sensitivity)")
     args = ap.parse_args(argv)
+    if args.quick and args.size not in (None, "quick"):
+        ap.error("--quick is --size quick: give one of them")
+    args.size = args.size or ("quick" if args.quick else "default")
     if args.macs3 and not shutil.which(args.macs3):
         ap.error(f"--macs3 {args.macs3}: not an executable")
     t0, load = time.time(), os.getloadavg()
+    if args.null:
+        rows = run_null(args)
+        lines = markdown_table(rows)
+        print("\n".join(lines))
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        if args.write:
+            cmd = "python benchmarks/sensitivity.py --null" + (
+                f" --size {args.size}" if args.size != "default" else "") + (
+                " --macs3 MACS3" if args.macs3 else "")
+            write_section("## sensitivity, null (issue 52: q-values' calibration)", "\n".join(
+                ["## sensitivity, null (issue 52: q-values' calibration)", "",
+                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM; "
+                 f"suite seed {args.seed}. Treatment and control drawn alike (background, "
+                 "wobble, sticky regions; no peak): every call at q <= 0.05 outside a "
+                 "sticky region is false; without the control a sticky region is real "
+                 "enrichment over the genome.", ""] + lines))
+        return
     rows = run(args)
     lines = tables(rows)
     print("\n".join(lines))
@@ -290,14 +428,18 @@ def main(argv=None) -> None:
     if args.write:
         version = "not run" if not args.macs3 else subprocess.run(
             [args.macs3, "--version"], capture_output=True, text=True).stdout.strip()
-        cmd = "python benchmarks/sensitivity.py" + (" --quick" if args.quick else "") + (
-            " --macs3 MACS3" if args.macs3 else "") + (" --broad" if args.broad else "")
+        cmd = "python benchmarks/sensitivity.py" + (
+            f" --size {args.size}" if args.size != "default" else "") + (
+            " --macs3 MACS3" if args.macs3 else "") + (" --broad" if args.broad else "") + (
+            f" --wobble-sd {args.wobble_sd:g}" if args.wobble_sd != 0.15 else "") + (
+            " --wobble-length {},{}".format(*args.wobble_length)
+            if tuple(args.wobble_length) != WOBBLE_LENGTH else "")
         head = ["## sensitivity", "",
                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM "
                 f"({platform.machine()} Linux; load average {load[0]:.1f} at the start, "
                 f"{os.getloadavg()[0]:.1f} at the end: CPU seconds are the figure to "
                 f"compare); {time.time() - t0:.0f} s in all; MACS3: {version}; suite seed "
-                f"{args.seed}, genome {sum(SIZES['quick' if args.quick else 'default'].values()) / 1e6:g} Mb "  # noqa: E501
+                f"{args.seed}, genome {sum(SIZES[args.size].values()) / 1e6:g} Mb "  # noqa: E501
                 "(see the script's docstring for the simulation and the scores)."]
         write_section("## sensitivity", "\n".join(head + lines))
 

@@ -63,6 +63,24 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def probability(text: str) -> float:
+    """argparse type of ``--qvalue`` / ``--pvalue`` cutoffs: a number with 0 < x <= 1.
+
+    Examples
+    --------
+    >>> probability("0.05")
+    0.05
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 and <= 1, got {text!r}"
+                                         ) from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 and <= 1, got {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type of ``--window-size``: an integer >= 1.
 

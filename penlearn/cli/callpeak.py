@@ -14,9 +14,13 @@ penalty (or ``--model`` / ``--penalty``), with the control as the background of 
 * ``-B``/``--bdg``: ``NAME_treat_pileup.bdg`` and, with a control,
   ``NAME_control_lambda.bdg`` (``--SPMR``: per million fragments).
 
-MACS3's cutoffs have no place here (the number of peaks is the penalty's choice): they
-are refused with one line saying what penlearn does instead; options that only tune what
-penlearn does not do are accepted and ignored (:data:`IGNORED`), each with a warning.
+The number of peaks is the penalty's choice; ``-q/--qvalue Q`` and ``-p/--pvalue P`` then
+keep those of q-value <= Q (p-value <= P: ``-p`` replaces ``-q``), the values being
+MACS3's kind (:func:`~penlearn.peaks.formats.peak_columns.peak_columns`: fragments at the
+summit against the local background), but unlike MACS3 no cutoff is applied by default.
+MACS3's other cutoffs have no place here: they are refused with one line saying what
+penlearn does instead; options that only tune what penlearn does not do are accepted and
+ignored (:data:`IGNORED`), each with a warning.
 The table in ``docs/chipseq.md`` ("Coming from MACS3") lists every option.
 """
 
@@ -32,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
-from penlearn.cli._common import _Reporter
+from penlearn.cli._common import _Reporter, probability
 from penlearn.cli._controls import check_shared_chroms
 from penlearn.cli.peaks import _log_lambda, check_penalty_options, control_segments
 from penlearn.peaks.formats.bed import write_bedgraph
@@ -43,6 +47,7 @@ from penlearn.peaks.formats.narrowpeak import (
     write_narrowpeak,
     write_summits,
 )
+from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.formats.reads import (
     Reads,
     dedup_limit,
@@ -67,8 +72,6 @@ _PENALTY = ("the penalty (the shipped zero-label model's, or --model MODEL.json 
             "from labels with 'penlearn learn', or --penalty λ)")
 #: option -> what penlearn does instead (refused: exit 2 with this line)
 REFUSED = {
-    "-q/--qvalue": f"penlearn has no q-value cutoff: the number of peaks is chosen by {_PENALTY}",
-    "-p/--pvalue": f"penlearn has no p-value cutoff: the number of peaks is chosen by {_PENALTY}",
     "--min-length": f"peak lengths are the model's: chosen by {_PENALTY}",
     "--max-gap": f"nearby peaks are merged or not by the model: chosen by {_PENALTY}",
     "--cutoff-analysis": "no cutoff to analyse: learn the penalty from labels instead "
@@ -91,8 +94,10 @@ IGNORED = {
     "--seed": "nothing random",
     "--tempdir": "no temporary files of reads",
     "--verbose": "use --quiet for no progress lines",
-    "--slocal": "the control's local level is its PeakSeg segments, no fixed windows",
-    "--llocal": "the control's local level is its PeakSeg segments, no fixed windows",
+    "--slocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
+    "--llocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
 }
 
 
@@ -268,6 +273,7 @@ def cmd_callpeak(args) -> int:
     scale = {} if control_cov is None else {
         "control": control_cov, "control_scale": treat.total / ctrl.total}
     calls = peak_calls(segs, treat_cov, **scale)
+    calls = significant(calls, qvalue=args.qvalue, pvalue=args.pvalue)  # -q / -p
     up = None
     if control_cov is not None and args.control_rule == "filter":
         up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])[
@@ -361,6 +367,14 @@ def register(add) -> None:
     p.add_argument("--fix-bimodal", action="store_true",
                    help="when the fragment size cannot be estimated use --extsize (200 if "
                    "not given) instead of failing")
+    p.add_argument("-q", "--qvalue", type=probability, default=None, metavar="Q",
+                   help="keep only the model's peaks of q-value <= Q (MACS3's kind: Poisson "
+                   "of the fragments at the summit against the local background, "
+                   "Benjamini-Hochberg; see docs/chipseq.md) (default: no cutoff, every "
+                   "peak of the model)")
+    p.add_argument("-p", "--pvalue", type=probability, default=None, metavar="P",
+                   help="keep only the model's peaks of p-value <= P (replaces -q) "
+                   "(default: no cutoff)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
                    ".narrowPeak, at the penalty given (--penalty / --log-penalty / --model), "

@@ -45,7 +45,7 @@ import pandas as pd
 
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
-from penlearn.cli._common import _load_model, _Reporter, plural
+from penlearn.cli._common import _load_model, _Reporter, plural, probability
 from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
@@ -60,6 +60,7 @@ from penlearn.peaks.formats.narrowpeak import (
     write_broadpeak,
     write_narrowpeak,
 )
+from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
@@ -202,11 +203,15 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     narrowPeak; broadPeak) and the means of one sample, its columns from
     :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
     ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
-    the narrowPeak summits then of treatment − scaled control)."""
-    narrow = args.format == "narrowPeak"
-    summits = {} if control is None or not narrow else {
+    the summits then of treatment − scaled control, as ``callpeak``'s)."""
+    cutoff = getattr(args, "qvalue", None)
+    # the coverage gives the summits and the p-values' fragments at them (all but BED)
+    with_coverage = args.format != "bed" or cutoff is not None
+    summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
-    calls = peak_calls(segs, coverage if narrow else None, **summits)
+    calls = peak_calls(segs, coverage if with_coverage else None, **summits)
+    if cutoff is not None:
+        calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
     label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
                                            str(sid))
@@ -407,8 +412,13 @@ def add_peaks_arguments(p) -> None:
                    "to the sample's strongest, strand '.', the peak mean); narrowPeak: "
                    "ENCODE narrowPeak, names <sample>_peak<k>, the same score, "
                    "signalValue = fold over the flanking background, pValue / qValue = "
-                   "-log10 Poisson p / Benjamini-Hochberg q, peak = summit offset; "
+                   "-log10 Poisson p of the fragments at the summit against the local "
+                   "background (MACS3's) / Benjamini-Hochberg q, peak = summit offset; "
                    "broadPeak: narrowPeak without the summit (default: %(default)s)")
+    p.add_argument("--qvalue", type=probability, default=None, metavar="Q",
+                   help="keep only the peaks of q-value <= Q (narrowPeak column 9 >= "
+                   "-log10 Q; the q-value is MACS3's kind: see docs/chipseq.md, "
+                   "'pValue and qValue') (default: every peak of the model)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "

@@ -53,9 +53,11 @@ FOLD_BINS = ((2.0, 5.0), (5.0, 10.0), (10.0, 20.0), (20.0, 80.0))
 #: The share of narrow peaks in each fold bin.
 FOLD_SHARES = (0.3, 0.3, 0.2, 0.2)
 #: Genomes: ``quick`` (2 Mb) for iteration, ``default`` (4 Mb: 120 narrow peaks, 30 broad
-#: domains and 40 sticky regions at the default density).
+#: domains and 40 sticky regions at the default density), ``long`` (16 Mb: chromosomes 4×
+#: longer, the same depth per base; the features as dense, so 4× as many).
 SIZES = {"quick": {"chr1": 1_200_000, "chr2": 800_000},
-         "default": {"chr1": 2_400_000, "chr2": 1_600_000}}
+         "default": {"chr1": 2_400_000, "chr2": 1_600_000},
+         "long": {"chr1": 9_600_000, "chr2": 6_400_000}}
 #: Half-width of a narrow peak's truth interval (its fragments' centres lie inside).
 NARROW_HALF = 250
 KINDS = ("narrow", "broad", "sticky")
