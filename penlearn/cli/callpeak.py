@@ -263,10 +263,10 @@ def cmd_callpeak(args) -> int:
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
         report("peak model of the control")
         c_segs = control_segments(penalty_args, control_cov.assign(sample_id="control"),
-                                  report)
+                                  report, chrom_sizes=sizes)
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report)
+    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes)
     report("peak model of the treatment")
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     # the peak columns of every penlearn peak file (summit of treatment - scaled control)

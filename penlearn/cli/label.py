@@ -18,10 +18,12 @@ from penlearn.cli._common import _load_model, _Reporter, non_negative_int, posit
 from penlearn.label.labels_file import check_labels_path
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
+from penlearn.peaks.formats.chrom_sizes import coverage_chrom_sizes
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
 from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.peakseg._store import warm
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
+from penlearn.peaks.pretrained import ZeroLabelModel
 
 __all__ = ["cmd_label", "register"]
 
@@ -56,10 +58,14 @@ def cmd_label(args) -> int:
     warm(say=not args.quiet)  # compiled before the page asks for peaks
     paths = args.coverage[0] if len(args.coverage) == 1 else list(args.coverage)
     coverage = read_coverage(paths, progress=not args.quiet)
+    mark = "broad" if args.broad else "narrow"
+    if model is None:
+        report.notice(f"penlearn label: no --model: using {ZeroLabelModel(mark).notice()}")
     report(f"windows of at most {args.window_size:,} bases, peaks of the "
            f"{'given' if model is not None else 'shipped zero-label'} model")
-    state = LabelState(coverage, labels, model=model, model_out=out,
-                       window_bases=args.window_size, max_peaks=args.max_peaks)
+    state = LabelState(coverage, labels, model=model, model_out=out, mark=mark,
+                       window_bases=args.window_size, max_peaks=args.max_peaks,
+                       chrom_sizes=coverage_chrom_sizes(paths))  # (headers: as peaks)
     if len(state.labels):
         report(f"resuming: {len(state.labels)} labels in {labels}")
     server = LabelServer(state, host=args.host, port=args.port,
@@ -100,6 +106,10 @@ def register(add) -> None:
                    help="the model before any label (default: the shipped zero-label "
                    "model); the prior of every refit when it is a linear model (else the "
                    "shipped model, the prior penlearn learn uses)")
+    p.add_argument("--broad", action="store_true",
+                   help="a broad mark (H3K36me3, H3K27me3, H3K9me3, H3K4me1): the shipped "
+                   "model's level of broad marks, as penlearn peaks --broad (default: "
+                   "narrow marks, as penlearn peaks)")
     p.add_argument("--out", default=None, metavar="MODEL.json",
                    help="where the page's 'Save model' button writes the learned model "
                    "(what penlearn learn writes; without --out the button is off)")

@@ -11,7 +11,8 @@ there are several samples; else the one sample's file. Peaks are those reported
 name, a 0-1000 score, strand ``.`` and the peak's mean; ``--means bedGraph|bigWig`` also
 writes every segment's mean from the coverage's first base to its last, the model a
 genome browser shows beside the coverage; ``--format narrowPeak|broadPeak`` writes
-ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and
+ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`; narrowPeak
+with its ``<name>_summits.bed`` beside it, as ``callpeak``), and
 bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input
 headers. ``--jobs N`` solves the (sample, window) problems in N processes
 (``--scheduler ADDRESS``: on a Dask cluster).
@@ -59,6 +60,7 @@ from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
     write_narrowpeak,
+    write_summits,
 )
 from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.peakseg.calls import peak_calls
@@ -67,7 +69,7 @@ from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
-from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
+from penlearn.peaks.pretrained import ZeroLabelModel
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
@@ -126,33 +128,52 @@ def check_penalty_options(args):
                           log_name="--log-penalty")
 
 
-def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
-    """(log λ of every window, the windows or None for one per (sample, chromosome))."""
+def zero_label_model(args):
+    """The zero-label model of a command's options (``--broad``: the broad-mark level)."""
+    return ZeroLabelModel("broad" if getattr(args, "broad", False) else "narrow")
+
+
+def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None):
+    """(log λ of every window, the windows or None for one per (sample, chromosome)).
+    ``chrom_sizes``: the chromosome lengths known (BAM header, ``--chrom-sizes``)."""
     choice = check_penalty_options(args)
-    mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = choice
         if value is not None:
             return value, None
-        pretrained = load_pretrained()
-        print(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
-              f"using {pretrained.note(mark)}",
-              flush=True)
+        zero = zero_label_model(args)
+        report.notice(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or "
+                      f"--model: using {zero.notice()}")
         report("coverage features of every window like the model's training windows")
-        return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
+        return zero.log_lambda(coverage, chrom_sizes=chrom_sizes)[::-1]
     model = choice
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index), None
 
 
-def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None
-                     ) -> pd.DataFrame:
+def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
+                     chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
-    log_lambda, windows = _log_lambda(args, controls, report)
+    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes)
     return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
                          tmpdir=tmpdir)
+
+
+def summits_path(out: Path) -> Path:
+    """``peaks.narrowPeak[.gz]`` -> ``peaks_summits.bed`` beside it (MACS3's
+    ``NAME_peaks.narrowPeak`` / ``NAME_summits.bed`` pair).
+
+    Examples
+    --------
+    >>> summits_path(Path("out/s1.narrowPeak")).as_posix()
+    'out/s1_summits.bed'
+    """
+    name = out.name
+    for suffix in (".gz", ".narrowPeak"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return derived_path(out.with_name(name), "_summits.bed")
 
 
 def _means_path(out: Path, fmt: str) -> Path:
@@ -221,6 +242,8 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
         table = narrowpeak_table(calls, "" if sid is None else label)
         writer = write_narrowpeak if args.format == "narrowPeak" else write_broadpeak
         writer(table, path, track=name)
+        if args.format == "narrowPeak":  # as callpeak (and MACS3): each peak's summit
+            write_summits(table, summits_path(path))
     elif args.bed3:
         write_bed(calls[["chrom", "chromStart", "chromEnd"]], path, track=name)
     else:
@@ -320,20 +343,24 @@ def cmd_peaks(args) -> int:
         args, given, {"coverage": coverage}, "the bigWig files")
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
+    # the chromosome lengths known: whole short chromosomes are no short-window cut
+    known = given if given is not None else coverage_chrom_sizes(
+        paths[0] if len(paths) == 1 else paths)
     named = args.control or args.control_sheet or "control" in coverage.columns
     controlled = apply_controls(
-        coverage, args, report, lambda c: control_segments(args, c, report, tmpdir),
-        given if given is not None or not named else
-        coverage_chrom_sizes(paths[0] if len(paths) == 1 else paths))
+        coverage, args, report,
+        lambda c: control_segments(args, c, report, tmpdir, chrom_sizes=known),
+        given if given is not None or not named else known)
     coverage, plain, controls, pairs = controlled[:4]
     summit_of = controlled.summits or {}  # narrowPeak summits of treatment - scaled control
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
-    _check_outputs(args, [out] + ([means] if means else []), several)
+    summits = summits_path(out) if args.format == "narrowPeak" and not several else None
+    _check_outputs(args, [out] + [p for p in (means, summits) if p], several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
-    log_lambda, windows = _log_lambda(args, plain, report)  # the treatments' own rows
+    log_lambda, windows = _log_lambda(args, plain, report, known)  # the treatments' rows
     with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
         report(f"peak models of {plural(len(samples), 'sample')}")
         with workers(args) as executor:
@@ -413,8 +440,10 @@ def add_peaks_arguments(p) -> None:
                    "ENCODE narrowPeak, names <sample>_peak<k>, the same score, "
                    "signalValue = fold over the flanking background, pValue / qValue = "
                    "-log10 Poisson p of the fragments at the summit against the local "
-                   "background (MACS3's) / Benjamini-Hochberg q, peak = summit offset; "
-                   "broadPeak: narrowPeak without the summit (default: %(default)s)")
+                   "background (MACS3's) / Benjamini-Hochberg q, peak = summit offset, "
+                   "and each file's <name>_summits.bed beside it, as callpeak's; "
+                   "broadPeak: narrowPeak without the summit (default: %(default)s; any "
+                   "case)")
     p.add_argument("--qvalue", type=probability, default=None, metavar="Q",
                    help="keep only the peaks of q-value <= Q (narrowPeak column 9 >= "
                    "-log10 Q; the q-value is MACS3's kind: see docs/chipseq.md, "

@@ -23,6 +23,7 @@ from penlearn.cli._common import _load_model, _Reporter, non_negative_int, posit
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
+from penlearn.peaks.pretrained import ZeroLabelModel
 from penlearn.peaks.propose import propose_windows
 
 __all__ = ["N_HELP", "bed_text", "cmd_propose"]
@@ -69,6 +70,9 @@ def cmd_propose(args) -> int:
         raise ValueError(f"--n must be at least 1, got {args.n}")
     model = _load_model(args.model, task="peaks") if args.model else None  # before the work
     report = _Reporter(args.quiet)
+    if model is None:  # the notice of every command on the zero-label model
+        report.notice(f"penlearn propose: no --model: ranking with "
+                      f"{ZeroLabelModel('narrow').notice()}")
     coverage = read_coverage(args.coverage[0] if len(args.coverage) == 1 else args.coverage,
                              progress=not args.quiet)
     labels = read_peak_labels(args.labels) if args.labels else None

@@ -55,7 +55,7 @@ class LabelPage:
 def label_page(coverage, labels: str | os.PathLike, *, model=None,
                model_out: str | os.PathLike | None = None,
                window_bases: int | None = None, max_peaks: int | None = None,
-               host: str = "127.0.0.1", port: int = 0) -> LabelPage:
+               host: str = "127.0.0.1", port: int = 0, mark: str = "narrow") -> LabelPage:
     """Start the labeling page of ``coverage`` in a background thread.
 
     Parameters
@@ -77,6 +77,9 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
         :data:`~penlearn.peaks.peakseg.evaluation.DEFAULT_MAX_PEAKS`).
     host, port : str, int
         Where to listen (default: loopback, any free port).
+    mark : {"narrow", "broad"}
+        The level of the shipped zero-label model (:func:`penlearn.shipped_model`),
+        as ``penlearn peaks`` (``"broad"``: its ``--broad``).
 
     Returns
     -------
@@ -108,7 +111,7 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
         warnings.warn(f"the labeling page listens on {host}: anyone who can reach it and "
                       "has the URL's token can read the coverage and change the labels",
                       UserWarning, stacklevel=2)
-    state = LabelState(coverage, labels, model=model, model_out=model_out,
+    state = LabelState(coverage, labels, model=model, model_out=model_out, mark=mark,
                        window_bases=DEFAULT_WINDOW_BASES if window_bases is None
                        else window_bases,
                        max_peaks=DEFAULT_MAX_PEAKS if max_peaks is None else max_peaks)

@@ -47,14 +47,15 @@ from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
+    reads_span,
+    sequence_features,
     window_coverage,
     window_ids,
 )
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
-from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
+from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
 
 __all__ = ["LabelState"]
 
@@ -95,18 +96,26 @@ class LabelState:
     labels_path : path
         The labels file, read if it exists (resume) and rewritten on every change.
     model : PenaltyModel, optional
-        The starting model (default: the shipped zero-label model).
+        The starting model (default: the shipped zero-label model at the level of
+        ``mark``, :class:`~penlearn.peaks.pretrained.ZeroLabelModel`: the log λ of
+        ``penlearn peaks``).
     window_bases : int
         Longest page window (:func:`~penlearn.peaks.label_windows.page_windows`).
     max_peaks : int
         Bound of each (sample, window)'s path of peak models.
     model_out : path, optional
         Where "Save model" writes.
+    mark : {"narrow", "broad"}
+        The zero-label model's level (``penlearn label --broad``: broad marks).
+    chrom_sizes : dict, optional
+        Chromosome lengths known (BAM / bigWig headers): a whole chromosome shorter than
+        every training window gets no short-window shift, as in ``penlearn peaks``.
     """
 
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
-                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None, mark: str = "narrow",
+                 chrom_sizes: dict | None = None):
         require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
         if not len(coverage):
             raise ValueError("coverage has no rows: nothing to show")
@@ -118,15 +127,19 @@ class LabelState:
         self.ids = window_ids(self.samples, self.windows)
         self.ids_by = {(r.sample_id, r.window): r.sequence_id
                        for r in self.ids.itertuples(index=False)}
-        self.cov = window_coverage(coverage, self.windows)
+        # each (sample, window) from its first read to its last, as penlearn peaks' windows
+        self.cov = {k: reads_span(t) for k, t in window_coverage(coverage,
+                                                                 self.windows).items()}
         have = self.ids[[(r.sample_id, r.window) in self.cov
                          for r in self.ids.itertuples(index=False)]]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # log of 0 features of empty windows
-            self.features = coverage_features(
-                coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
-                                "sequence_id"]])
+        # of each (sample, window)'s reads' span: propose's and penlearn peaks' features
+        self.features = sequence_features(coverage, have, self.cov)
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
+        whole = whole_chromosome_windows(have, chrom_sizes)
+        self._whole = None if whole is None else pd.Series(
+            whole, index=have["sequence_id"].to_numpy()).reindex(
+                self.features.index, fill_value=False).to_numpy(bool)
         #: the (sample, window)s with coverage: what labels are given in and "Next"
         #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
         self.sequences = have.reset_index(drop=True)
@@ -138,7 +151,11 @@ class LabelState:
             check_output(self.model_out, directory=False, force=True,
                          inputs=[self.labels_path], option="model_out")
         self.max_peaks = max_peaks
-        self.pretrained = load_pretrained()
+        #: the zero-label model (``penlearn peaks``' log λ, level and notice)
+        self.zero = ZeroLabelModel(mark)
+        with warnings.catch_warnings():  # its short-window warning, as peaks gives it
+            warnings.filterwarnings("ignore", message=".*outside the range")  # (the docs)
+            self.zero_log_lambda = self.zero.predict(self.features, whole=self._whole)
         self.start_model = model
         self.lock = threading.RLock()
         self._paths: dict = {}
@@ -157,7 +174,7 @@ class LabelState:
         self.model_version = 0
         #: the prior of every refit: the given model if it is a linear one, else the
         #: shipped zero-label model (``penlearn learn``'s prior)
-        self.prior = model if rankable(model) else self.pretrained.model
+        self.prior = model if rankable(model) else self.zero.model
         self.base_model = self.prior
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
@@ -469,7 +486,7 @@ class LabelState:
             ev = self.evaluation()
             self.evaluation_ = ev
             if len(ev) == 0:
-                self._set_model(self.start_model, "the shipped zero-label model"
+                self._set_model(self.start_model, self.zero.notice()
                                 if self.start_model is None else "the given model")
                 return
             self._process_warm()
@@ -504,7 +521,7 @@ class LabelState:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # clipped features: said in the docs
             if model is None:
-                return predict_log_lambda(self.features, self.pretrained)
+                return self.zero_log_lambda.copy()
             return pd.Series(model.predict(self.features), index=self.features.index)
 
     def _set_model(self, model, note: str) -> None:
@@ -525,7 +542,7 @@ class LabelState:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
         self.wait_learning()
         with self.lock:
-            model = self.model if self.model is not None else self.pretrained.model
+            model = self.model if self.model is not None else self.zero.model
             model.save(self.model_out)
         return self.model_out
 

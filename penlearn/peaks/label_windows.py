@@ -27,8 +27,8 @@ from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
 from penlearn.peaks.peakseg.features import window_id
 from penlearn.peaks.pretrained import default_windows
 
-__all__ = ["DEFAULT_WINDOW_BASES", "label_hits", "page_windows", "unlabeled_sequences",
-           "window_coverage", "window_ids"]
+__all__ = ["DEFAULT_WINDOW_BASES", "label_hits", "page_windows", "reads_span",
+           "sequence_features", "unlabeled_sequences", "window_coverage", "window_ids"]
 
 #: Default width of a page window (bases): a few broad peaks or many sharp ones in view.
 DEFAULT_WINDOW_BASES = 200_000
@@ -103,6 +103,68 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame
             part["chromEnd"] = np.minimum(part["chromEnd"].to_numpy(np.int64), b)
             out[(str(sid), int(i))] = part.reset_index(drop=True)
     return out
+
+
+def reads_span(table: pd.DataFrame) -> pd.DataFrame:
+    """A (sample, window)'s coverage rows from its first read to its last (all of them
+    when it has none): the problem ``penlearn peaks`` solves there
+    (:func:`~penlearn.peaks.pretrained.default_windows` starts and ends windows at reads),
+    so that the page's zero-label peaks are that command's.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "c", "chromStart": [0, 5, 9], "chromEnd": [5, 9, 12],
+    ...                   "count": [0, 3, 0]})
+    >>> reads_span(t)[["chromStart", "chromEnd"]].values.tolist()
+    [[5, 9]]
+    """
+    reads = np.flatnonzero(table["count"].to_numpy() > 0)
+    if len(reads) == 0 or (reads[0] == 0 and reads[-1] == len(table) - 1):
+        return table
+    return table.iloc[reads[0]:reads[-1] + 1].reset_index(drop=True)
+
+
+def sequence_features(coverage: pd.DataFrame, sequences: pd.DataFrame,
+                      tables: dict | None = None) -> pd.DataFrame:
+    """The coverage features of each (sample, window) of ``sequences`` (rows of
+    :func:`window_ids`), indexed by ``sequence_id``: of its reads' span
+    (:func:`reads_span` of its :func:`window_coverage` table, ``tables`` if computed),
+    as ``penlearn peaks`` computes a window's; the one place the page and ``penlearn
+    propose`` get the features their log λ comes from.
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": [0, 50],
+    ...                     "chromEnd": [50, 100], "count": [0, 4]})
+    >>> seqs = window_ids(["a"], page_windows(cov, 1000))
+    >>> float(sequence_features(cov, seqs)["bases"].iloc[0])
+    50.0
+    """
+    import warnings
+
+    from penlearn.peaks.peakseg.features import coverage_features
+
+    if tables is None:
+        tables = window_coverage(coverage, page_windows_of(sequences))
+    span = [reads_span(tables[(str(r.sample_id), int(r.window))])
+            for r in sequences.itertuples(index=False)]
+    rows = sequences.assign(chromStart=[int(t["chromStart"].iat[0]) for t in span],
+                            chromEnd=[int(t["chromEnd"].iat[-1]) for t in span])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # log of 0 features of empty windows
+        return coverage_features(coverage, rows[["sample_id", "chrom", "chromStart",
+                                                 "chromEnd", "sequence_id"]])
+
+
+def page_windows_of(sequences: pd.DataFrame) -> pd.DataFrame:
+    """The windows table (``chrom, chromStart, chromEnd``, in window-index order) of
+    :func:`window_ids` rows."""
+    w = sequences.drop_duplicates("window").sort_values("window")
+    windows = pd.DataFrame({"chrom": w["chrom"].to_numpy(),
+                            "chromStart": w["chromStart"].to_numpy(),
+                            "chromEnd": w["chromEnd"].to_numpy()},
+                           index=w["window"].to_numpy())
+    return windows.reindex(range(int(w["window"].max()) + 1))
 
 
 def window_ids(samples, windows: pd.DataFrame) -> pd.DataFrame:

@@ -38,13 +38,17 @@ __all__ = ["PATH_POINTS", "coverage_paths", "coverage_sequences", "propose_windo
 PATH_POINTS = 5
 
 
-def _prior(model, task: str | None) -> PenaltyModel:
-    """The prior model: the shipped one (None), a PenaltyModel or a model file, of
-    ``task`` (a model of another task is refused: its features mean other things)."""
-    if model is None:
-        from penlearn.peaks.pretrained import load_pretrained
+def _prior(model, task: str | None):
+    """The prior model: the zero-label model (None: :func:`penlearn.shipped_model`, the
+    log λ of ``penlearn peaks`` and the labeling page; or one given), a PenaltyModel or a
+    model file, of ``task`` (a model of another task is refused: its features mean other
+    things)."""
+    from penlearn.peaks.pretrained import ZeroLabelModel
 
-        return load_pretrained().model
+    if model is None:
+        return ZeroLabelModel("narrow")
+    if isinstance(model, ZeroLabelModel):
+        return model
     if isinstance(model, PenaltyModel):
         check_model_task(getattr(model, "task_", None), task, "model")
         return model
@@ -61,7 +65,9 @@ def _nothing_left(what: str) -> pd.DataFrame:
     return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
 
 
-def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
+def _predict(model, features: pd.DataFrame) -> pd.Series:
+    """log λ of each window: a PenaltyModel's, or the zero-label model's (its level and
+    short-window shift, as ``penlearn peaks`` and the labeling page predict)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # clipped features: the proposal only ranks windows
         return pd.Series(model.predict(features), index=features.index, name="log_lambda")
@@ -215,11 +221,13 @@ def coverage_sequences(coverage: pd.DataFrame,
 
 def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
                    random_state, window_bases) -> pd.DataFrame:
-    import warnings
 
-    from penlearn.peaks.label_windows import label_hits, unlabeled_sequences
+    from penlearn.peaks.label_windows import (
+        label_hits,
+        sequence_features,
+        unlabeled_sequences,
+    )
     from penlearn.peaks.peakseg.evaluation import peak_error_functions
-    from penlearn.peaks.peakseg.features import coverage_features
 
     one_sample = "sample_id" not in coverage.columns
     if one_sample:
@@ -227,9 +235,7 @@ def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
     coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
     seqs = coverage_sequences(coverage, window_bases)
     windows = seqs[["sample_id", "chrom", "chromStart", "chromEnd", "sequence_id"]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # log of 0 features of empty windows
-        features = coverage_features(coverage, windows)
+    features = sequence_features(coverage, seqs)  # (the page's: of the reads' span)
     log_lambda = _predict(model, features.loc[windows["sequence_id"]])
     labeled_ev = None
     taken = np.zeros(len(windows), bool)
@@ -293,8 +299,9 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0,
         coverage, the labels (``[sample_id,] chrom, chromStart, chromEnd, annotation``,
         as :func:`penlearn.read_peak_labels` returns). Windows holding a label are never
         proposed.
-    model : PenaltyModel or path, optional
-        The prior model (default: the shipped zero-label model).
+    model : PenaltyModel, ZeroLabelModel or path, optional
+        The prior model (default: the shipped zero-label model,
+        :func:`penlearn.shipped_model`: the log λ of ``penlearn peaks``).
     random_state : int or None
         Breaks ties between windows of equal score.
     window_bases : int, optional

@@ -94,7 +94,7 @@ def test_narrowpeak_and_broadpeak_columns_mean_something(tmp_path):
     assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 3, "--out", tmp_path / "bp",
                  "--format", "broadPeak", "-q"]) == 0
     assert sorted(p.name for p in (tmp_path / "np").iterdir()) == \
-        ["s1.narrowPeak", "s2.narrowPeak"]
+        ["s1.narrowPeak", "s1_summits.bed", "s2.narrowPeak", "s2_summits.bed"]
     names = []
     for sid in ("s1", "s2"):
         path = tmp_path / "np" / f"{sid}.narrowPeak"

@@ -281,16 +281,22 @@ def test_a_rerun_stopped_while_writing_leaves_no_earlier_run_beside_it(tmp_path,
 
 def test_learn_with_few_labels_says_the_level_it_uses(tmp_path):
     """``learn`` with at most 20 labeled windows said its prior was "at the narrow-mark
-    level" but shifted the model file's own level (all the sets': the broad marks')."""
-    from penlearn.peaks.pretrained import load_pretrained
+    level" but shifted the model file's own level (all the sets': the broad marks').
+    Now (issue 54 item 1) its prior is the zero-label model of every surface, at the
+    narrow-mark level it says: the model learned is that level, shifted."""
+    from penlearn.learn import PenaltyModel
+    from penlearn.peaks.pretrained import load_pretrained, shipped_model
 
     p = load_pretrained()
-    assert p.model.intercept_ == p.provenance["marks"]["broad"]["intercept"]
+    narrow = shipped_model("narrow").model
+    assert narrow.intercept_ == p.provenance["marks"]["narrow"]["intercept"]
     d = peak_folder(tmp_path / "p")
     err = run_cli(["learn", d, "--out", tmp_path / "m.json", "--no-cache"])
     said = [ln for ln in err.splitlines() if "shipped zero-label" in ln]
-    assert said and all("narrow-mark level" not in ln for ln in said), said
-    assert any("broad-mark level" in ln for ln in said), said
+    assert said and all("narrow-mark level" in ln for ln in said), said
+    m = PenaltyModel.load(tmp_path / "m.json")
+    assert m.level_["rule"] == "prior", m.level_
+    assert m.intercept_ == pytest.approx(narrow.intercept_ + m.level_["shift"])
 
 
 def _one_read_bam(path: Path, cigar_star: bool) -> Path:

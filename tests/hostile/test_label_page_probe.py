@@ -241,7 +241,8 @@ def test_labels_the_page_cannot_use_are_said(tmp_path):
     with pytest.warns(UserWarning) as seen:
         state = _state(path)
     state.close()
-    assert [str(w.message) for w in seen if w.category is UserWarning] == [
+    said = [str(w.message) for w in seen if w.category is UserWarning]
+    assert [m for m in said if "shorter than the shortest window" not in m] == [
         f"labels {path}: 1 label(s) of samples not in the coverage ('S0') and 1 label(s) "
         "in no window of the page (e.g. chr1:1900-2100); they are kept in the file but "
         "neither shown nor learned from"]

@@ -16,9 +16,9 @@ from penlearn.label.learning import LearnerProcess, full_refit, learned_at_once
 from penlearn.label.state import LabelState
 from penlearn.learn import learn_penalty
 from penlearn.learn.level_shift import SHIFT_MAX_SEQUENCES
-from penlearn.peaks.pretrained import load_pretrained
+from penlearn.peaks.pretrained import shipped_model
 
-SHIPPED = load_pretrained().model
+SHIPPED = shipped_model().model  # the page's prior (narrow-mark level)
 
 
 def _predict(model, features):

@@ -20,7 +20,6 @@ from penlearn.label.state import LabelState
 from penlearn.learn.propose import propose_from_paths
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.peakseg.solver import peakseg
-from penlearn.peaks.pretrained import predict_log_lambda
 from penlearn.peaks.propose import propose_windows, sketch_paths, sketch_shifts
 
 N_WINDOWS, WIDTH = 6, 2000
@@ -53,7 +52,7 @@ def _expected(st: LabelState, current: int, left: set, exact_windows: set) -> tu
     (PeakSeg solved at the dyadic grid over the likely shifts' 5–95 % quantiles)."""
     labeled = {int(i) for i in st.learn_labels()["window"] if i >= 0}
     ev = st.evaluation()
-    shipped = predict_log_lambda(st.features, st.pretrained)
+    shipped = st.zero.predict(st.features)  # the start: the zero-label log λ
     ll = st.log_lambda - float(np.median(st.log_lambda - shipped))
     q = sketch_shifts(ev if len(ev) else None, ll)
     parts = []

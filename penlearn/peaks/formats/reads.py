@@ -47,12 +47,25 @@ import pandas as pd
 from penlearn.peaks.formats._text_files import read_bytes, string_column
 from penlearn.peaks.formats.bam import BAM_MAGIC, _open, _reason, depth_runs, is_bam
 
-__all__ = ["READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage", "read_reads",
-           "shift_reads"]
+__all__ = ["NO_READS_HINTS", "READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage",
+           "read_reads", "shift_reads"]
 
 READ_FORMATS = ("BAM", "BAMPE", "BED", "FRAG")
 #: flags never counted: unmapped, secondary, QC fail, supplementary
 _SKIP = 0x4 | 0x100 | 0x200 | 0x800
+#: why a file of each format can count no read, and what to try: the one hint table of
+#: "no reads counted" (a single-end BAM read as BAMPE gets the count it would have as BAM)
+NO_READS_HINTS = {
+    "BAM": "BAM counts mapped reads that are not secondary, supplementary or QC-failed; "
+           "this one has none (all unmapped? check with samtools flagstat)",
+    "BAMPE": "BAMPE counts the first mates of proper pairs; a single-end BAM has none: "
+             "give -f BAM",
+    "BED": "BED counts rows chrom, start, end, name, score, strand (6 columns) outside "
+           "comment / track lines; fragments (chrom, start, end[, barcode, count]) are "
+           "-f FRAG",
+    "FRAG": "FRAG counts rows chrom, start, end[, barcode, count]; reads with a strand "
+            "column are -f BED",
+}
 
 
 @dataclass
@@ -329,6 +342,17 @@ def _pool(parts: list[tuple[str, Reads]]) -> Reads:
     return out
 
 
+def _no_reads_hint(path, fmt: str) -> str:
+    """What :data:`NO_READS_HINTS` says of ``fmt``; a BAM read as BAMPE that holds
+    single-end reads gets their count and ``-f BAM``."""
+    if fmt == "BAMPE":
+        single = _read_bam(path, False).total
+        if single:
+            return (f"BAMPE counts the first mates of proper pairs; this BAM holds {single} "
+                    "single-end read(s) and no proper pair: give -f BAM")
+    return NO_READS_HINTS[fmt]
+
+
 def read_reads(path, fmt: str = "BAM", *, keep_dup="1",
                genome_size: float | None = None, max_count: int | None = None) -> Reads:
     """The reads (fragments) of one file, or of several pooled into one sample, as MACS3
@@ -384,8 +408,7 @@ def read_reads(path, fmt: str = "BAM", *, keep_dup="1",
                 raise FileNotFoundError(f"{f} file not found: {p}")
             reads = _read_table(p, f)
         if not reads.chroms:
-            raise ValueError(f"{p}: no reads counted (format {f}: all records filtered "
-                             "out or none there)")
+            raise ValueError(f"{p}: no reads counted as {f}: {_no_reads_hint(p, f)}")
         parts.append((p, reads))
     reads = _pool(parts) if len(parts) > 1 else parts[0][1]
     if fmt == "FRAG":
