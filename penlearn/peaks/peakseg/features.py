@@ -184,8 +184,8 @@ def _one_word_chroms(win: pd.DataFrame) -> pd.DataFrame:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"chromosome name {win['chrom'].iloc[i]!r}: must be one word, "
-                         "without spaces, tabs or control characters (BED and bedGraph fields "
-                         "are separated by them); rename it in the coverage")
+                         "without spaces or tabs (BED and bedGraph fields are separated by "
+                         "them); rename it in the coverage")
     return win
 
 
