@@ -249,7 +249,11 @@ class LabelState:
     def window_of_region(self, chrom: str, start: int, end: int) -> int:
         """The index of the page window that holds ``[start, end)`` (ValueError if none)."""
         w = self.windows
-        inside = np.flatnonzero((w["chrom"].to_numpy() == chrom)
+        # compared in Python: NumPy (and pandas) make "chr1\0" a fixed-width string,
+        # trailing NULs dropped: it was chr1's window, and a labels file no reader takes
+        # was written
+        same = np.fromiter((c == chrom for c in w["chrom"]), bool, len(w))
+        inside = np.flatnonzero(same
                                 & (w["chromStart"].to_numpy() <= start)
                                 & (w["chromEnd"].to_numpy() >= end))
         if len(inside) == 0:
@@ -290,7 +294,8 @@ class LabelState:
             with labels_lock(self.labels_path):
                 self._reread_if_changed()
                 lab = self.labels
-                hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
+                same = np.fromiter((c == chrom for c in lab["chrom"]), bool, len(lab))
+                hit = ((lab["sample_id"] == sample) & same  # ("chr1\0" is not chr1)
                        & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
                 if not hit.any():
                     return 0

@@ -193,3 +193,26 @@ def test_slow_requests_beyond_the_cap_do_not_stop_the_labeling_page(tmp_path, mo
         stop = threading.Thread(target=page.stop, daemon=True)  # (before the fix: stuck)
         stop.start()
         stop.join(30)
+
+
+def test_the_page_refuses_a_chromosome_with_a_trailing_nul(tmp_path):
+    """``POST /api/label`` with chrom ``"chr1\\u0000"`` matched chr1's window (NumPy's
+    fixed-width text drops trailing NULs) and was written: a labels file that the page,
+    ``learn`` and ``errors`` then refuse to read."""
+    from penlearn.label.state import LabelState
+
+    rng = np.random.default_rng(1)
+    starts = np.arange(0, 4000, 20)
+    cov = pd.DataFrame({"sample_id": "s0", "chrom": "chr1", "chromStart": starts,
+                        "chromEnd": starts + 20, "count": rng.poisson(3.0, len(starts))})
+    path = tmp_path / "labels.csv"
+    state = LabelState(cov, path, window_bases=2000, max_peaks=5)
+    state.add_label("chr1", 100, 200, "noPeaks", ["s0"])
+    before = path.read_bytes()
+    check_cases([("chr1\\x00", lambda: state.add_label("chr1\x00", 300, 400, "noPeaks",
+                                                       ["s0"]),
+                  Error("not inside one window"))])
+    assert path.read_bytes() == before
+    assert state.delete_label("s0", "chr1\x00", 100, 200) == 0  # (it deleted chr1's)
+    assert path.read_bytes() == before
+    LabelState(cov, path, window_bases=2000, max_peaks=5)  # still readable
