@@ -30,6 +30,7 @@ from penlearn.fitting.model_file import check_model_task
 from penlearn.label.labels_file import (
     LABEL_FILE_COLUMNS,
     check_labels_path,
+    clip_to_coverage,
     label_text,
     read_label_file,
     sorted_labels,
@@ -44,6 +45,7 @@ from penlearn.label.learning import (
 from penlearn.label.proposals import NextWindow, PageNext
 from penlearn.learn import PenaltyModel
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.joint.windows import coverage_spans
 from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
@@ -123,6 +125,8 @@ class LabelState:
             coverage = coverage.assign(sample_id="sample")
         coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
         self.samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+        self.spans = {(r.sample_id, str(r.chrom)): (int(r.first), int(r.last))
+                      for r in coverage_spans(coverage).itertuples(index=False)}
         self.windows = page_windows(coverage, window_bases)
         self.ids = window_ids(self.samples, self.windows)
         self.ids_by = {(r.sample_id, r.window): r.sequence_id
@@ -266,11 +270,11 @@ class LabelState:
         with self.lock:
             self._reread_if_changed()
             lab = self.labels
-            over = (lab["sample_id"].isin(samples) & (lab["chrom"] == chrom)
+            # each sample's label inside its coverage: the file penlearn learn reads
+            new = clip_to_coverage(samples, chrom, start, end, self.spans)
+            over = (lab["sample_id"].isin(new["sample_id"]) & (lab["chrom"] == chrom)
                     & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
-            new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
-                                "chromStart": start, "chromEnd": end,
-                                "annotation": annotation})
+            new = new.assign(annotation=annotation)
             self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
                         added=new, removed=lab[over])
             self.refit()

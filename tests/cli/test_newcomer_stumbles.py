@@ -4,6 +4,7 @@ rule and one case rule for every command, one "no reads" hint table, summits bes
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import one_line_exit
@@ -102,3 +103,32 @@ def test_printing_peak_label_errors_shows_the_counts():
     assert text.splitlines()[0] == ("PeakLabelErrors: 2 of 3 label(s) wrong (1 false "
                                     "positive, 1 false negative; 66.7 %)")
     assert "sample_id" in text.splitlines()[1] and res.errors == 2
+
+
+def test_the_page_writes_labels_penlearn_learn_reads(tmp_path):
+    """A label made for every sample in view reached past a sample's first read
+    (chunk1: McGill0007 starts 54 bases into the window), and ``penlearn learn`` refused
+    the page's labels file ("labels have no coverage to be evaluated on"). Each sample's
+    label is clipped to the bases its coverage spans; a sample with none gets no label."""
+    from penlearn.label.state import LabelState
+    from penlearn.peaks.peakseg.labels import check_labels_in_coverage
+
+    def rows(sid, lo, hi):
+        starts = np.arange(lo, hi, 20)
+        return pd.DataFrame({"sample_id": sid, "chrom": "chr1", "chromStart": starts,
+                             "chromEnd": starts + 20, "count": 2 + 20 * (starts % 2000 > 1000)})
+
+    cov = pd.concat([rows("a", 0, 4000), rows("b", 500, 3500)], ignore_index=True)
+    with pytest.warns(UserWarning, match="shorter than the shortest window"):
+        state = LabelState(cov, tmp_path / "labels.csv", window_bases=4000, max_peaks=5)
+    try:
+        assert state.add_label("chr1", 100, 900, "noPeaks", "a b".split()) == 2
+        assert state.add_label("chr1", 100, 400, "noPeaks", ["a", "b"]) == 1  # b: no base
+        with pytest.raises(ValueError, match="no covered base of sample"):
+            state.add_label("chr1", 3600, 3700, "noPeaks", ["b"])
+        written = pd.read_csv(tmp_path / "labels.csv")
+        assert written[["sample_id", "chromStart", "chromEnd"]].values.tolist() == [
+            ["a", 100, 400], ["b", 500, 900]]
+        check_labels_in_coverage(cov, written)  # what penlearn learn checks: no error
+    finally:
+        state.close()
