@@ -170,12 +170,31 @@ class Controlled(NamedTuple):
     ``background`` column under that rule), ``plain`` the treatments' coverage as read
     (for the features: the penalty is predicted from the treatment's own rows),
     ``segments`` the controls' PeakSeg segments (None: no control), ``pairs``
-    {treatment: control id}."""
+    {treatment: control id}, ``summits`` {treatment: (its control's coverage, the
+    control's scale: treatment / control coverage summed)} for the summits of treatment
+    − scaled control (narrowPeak column 10)."""
 
     coverage: pd.DataFrame
     plain: pd.DataFrame
     segments: pd.DataFrame | None
     pairs: dict
+    summits: dict | None = None
+
+
+def _summit_controls(treat: pd.DataFrame, ctrl: pd.DataFrame, pairs: dict) -> dict:
+    """{treatment id: (its control's rows, treatment area / control area)}."""
+    def area(t):
+        return float(((t["chromEnd"] - t["chromStart"]) * t["count"]).sum())
+
+    out = {}
+    for sid, t in treat.groupby("sample_id", sort=False):
+        c = pairs.get(str(sid))
+        if c is None:
+            continue
+        mine = ctrl[ctrl["sample_id"].astype(str) == c].drop(columns="sample_id")
+        a = area(mine)
+        out[str(sid)] = (mine, area(t) / a if a > 0 else 0.0)
+    return out
 
 
 def apply_controls(coverage: pd.DataFrame, args, report, segment,
@@ -199,6 +218,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
     report(f"controls: {len(set(pairs.values()))} for {len(pairs)} sample(s), rule "
            f"{args.control_rule}: their peak models first")
     segs = segment(ctrl)
+    summits = _summit_controls(treat, ctrl, pairs)
     if args.control_rule == "background":
         parts = []
         for sid, t in treat.groupby("sample_id", sort=False):
@@ -215,7 +235,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
             treat["background"] = treat["background"].fillna(1.0)
     if single:
         treat = treat.drop(columns="sample_id")
-    return Controlled(treat, plain, segs, pairs)
+    return Controlled(treat, plain, segs, pairs, summits)
 
 
 def drop_control_peaks(segs: pd.DataFrame, control_peaks: pd.DataFrame, pairs: dict

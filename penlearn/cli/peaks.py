@@ -218,15 +218,19 @@ def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
 
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
-                  sizes: dict | None = None, coverage: pd.DataFrame | None = None) -> int:
+                  sizes: dict | None = None, coverage: pd.DataFrame | None = None,
+                  control: tuple | None = None) -> int:
     """The peak file (BED6+1: name = sample, score 0-1000, strand, the peak's mean;
     narrowPeak; broadPeak) and the means of one sample, its columns from
     :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
-    ``sizes``, else each one's last end)."""
+    ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
+    the summits then of treatment − scaled control, as ``callpeak``'s)."""
     cutoff = getattr(args, "qvalue", None)
     # the coverage gives the summits and the p-values' fragments at them (all but BED)
-    calls = peak_calls(segs, coverage if args.format != "bed" or cutoff is not None
-                       else None)
+    with_coverage = args.format != "bed" or cutoff is not None
+    summits = {} if control is None or not with_coverage else {
+        "control": control[0], "control_scale": control[1]}
+    calls = peak_calls(segs, coverage if with_coverage else None, **summits)
     if cutoff is not None:
         calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
@@ -343,10 +347,12 @@ def cmd_peaks(args) -> int:
     known = given if given is not None else coverage_chrom_sizes(
         paths[0] if len(paths) == 1 else paths)
     named = args.control or args.control_sheet or "control" in coverage.columns
-    coverage, plain, controls, pairs = apply_controls(
+    controlled = apply_controls(
         coverage, args, report,
         lambda c: control_segments(args, c, report, tmpdir, chrom_sizes=known),
         given if given is not None or not named else known)
+    coverage, plain, controls, pairs = controlled[:4]
+    summit_of = controlled.summits or {}  # narrowPeak summits of treatment - scaled control
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
@@ -368,7 +374,8 @@ def cmd_peaks(args) -> int:
         note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
             if reused else ""
         if not several:  # each file is written atomically
-            n = _write_sample(segs, samples[0], out, args, means, sizes, coverage)
+            n = _write_sample(segs, samples[0], out, args, means, sizes, coverage,
+                              summit_of.get("" if samples[0] is None else str(samples[0])))
             print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
             return 0
         n = 0
@@ -380,7 +387,7 @@ def cmd_peaks(args) -> int:
                 cov = coverage if one else coverage[coverage["sample_id"] == s]
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                                   m, sizes, cov)
+                                   m, sizes, cov, summit_of.get("" if s is None else str(s)))
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0

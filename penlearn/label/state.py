@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.fitting.model_file import check_model_task
 from penlearn.label.labels_file import (
@@ -32,11 +32,13 @@ from penlearn.label.labels_file import (
     check_labels_path,
     clip_to_coverage,
     label_text,
+    labels_lock,
     read_label_file,
     sorted_labels,
 )
 from penlearn.label.learning import (
     LearnerProcess,
+    command_refit,
     full_refit,
     learned_at_once,
     quick_refit,
@@ -123,7 +125,7 @@ class LabelState:
             raise ValueError("coverage has no rows: nothing to show")
         if "sample_id" not in coverage.columns:
             coverage = coverage.assign(sample_id="sample")
-        coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
+        coverage = text_ids(coverage, "coverage")  # ids as text, none with a control char
         self.samples = [str(s) for s in pd.unique(coverage["sample_id"])]
         self.spans = {(r.sample_id, str(r.chrom)): (int(r.first), int(r.last))
                       for r in coverage_spans(coverage).itertuples(index=False)}
@@ -144,6 +146,7 @@ class LabelState:
         self._whole = None if whole is None else pd.Series(
             whole, index=have["sequence_id"].to_numpy()).reindex(
                 self.features.index, fill_value=False).to_numpy(bool)
+        self.coverage = coverage  # (Save model learns as penlearn learn does, on it)
         #: the (sample, window)s with coverage: what labels are given in and "Next"
         #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
         self.sequences = have.reset_index(drop=True)
@@ -198,11 +201,12 @@ class LabelState:
 
     # -- labels --------------------------------------------------------------------------
     def _stat(self):
+        """The labels file's bytes (None: no file): what the page last read or wrote
+        (a time, size and inode can repeat across two writes; the bytes cannot lie)."""
         try:
-            st = self.labels_path.stat()
+            return self.labels_path.read_bytes()
         except FileNotFoundError:
             return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def _warn_off_page(self) -> None:
         """Say which labels of the file the page neither shows nor learns from (a sample
@@ -227,7 +231,8 @@ class LabelState:
 
     def _reread_if_changed(self) -> None:
         """Another writer (a second page on the same file) changed it: take its labels
-        as the base of this change (changes are operations, not whole tables)."""
+        as the base of this change (changes are operations, not whole tables). Called
+        under :func:`~penlearn.label.labels_file.labels_lock`, as the write after it."""
         key = self._stat()
         if key != self._file_key:
             self.labels = read_label_file(self.labels_path, self.samples)
@@ -237,11 +242,12 @@ class LabelState:
                ) -> None:
         """Write ``lab``: the labels so far with ``added`` rows in and ``removed`` out
         (kept for :meth:`undo`, an operation too)."""
-        write_text_atomic(self.labels_path, label_text(lab))
+        text = label_text(lab)
+        write_text_atomic(self.labels_path, text)
         self._undo.append((added, removed))
         del self._undo[:-_UNDO]
         self.labels = lab
-        self._file_key = self._stat()
+        self._file_key = text.encode("utf-8")
         self.version += 1
 
     def window_of_region(self, chrom: str, start: int, end: int) -> int:
@@ -268,15 +274,16 @@ class LabelState:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
         window = self.window_of_region(chrom, start, end)
         with self.lock:
-            self._reread_if_changed()
-            lab = self.labels
-            # each sample's label inside its coverage: the file penlearn learn reads
-            new = clip_to_coverage(samples, chrom, start, end, self.spans)
-            over = (lab["sample_id"].isin(new["sample_id"]) & (lab["chrom"] == chrom)
-                    & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
-            new = new.assign(annotation=annotation)
-            self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
-                        added=new, removed=lab[over])
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                lab = self.labels
+                # each sample's label inside its coverage: the file penlearn learn reads
+                new = clip_to_coverage(samples, chrom, start, end, self.spans)
+                over = (lab["sample_id"].isin(new["sample_id"]) & (lab["chrom"] == chrom)
+                        & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
+                new = new.assign(annotation=annotation)
+                self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
+                            added=new, removed=lab[over])
             self.refit()
             self.warm(window)  # the redraw's solves start before the page asks for it
             return len(new)
@@ -284,14 +291,15 @@ class LabelState:
     def delete_label(self, sample: str, chrom: str, start: int, end: int) -> int:
         """Delete the label of ``sample`` at exactly ``[start, end)``; returns 0 or 1."""
         with self.lock:
-            self._reread_if_changed()
-            lab = self.labels
-            hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
-                   & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
-            if not hit.any():
-                return 0
-            self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
-                        removed=lab[hit])
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                lab = self.labels
+                hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
+                       & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
+                if not hit.any():
+                    return 0
+                self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
+                            removed=lab[hit])
             self.refit()
             return 1
 
@@ -303,23 +311,25 @@ class LabelState:
         with self.lock:
             if not self._undo:
                 return False
-            self._reread_if_changed()
-            added, removed = self._undo[-1]
-            lab = self.labels
-            keys = LABEL_FILE_COLUMNS
-            gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
-                                   indicator=True)["_merge"].eq("both").to_numpy()
-            before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
-            try:
-                check_peak_labels(before[keys])
-            except ValueError:
-                raise ValueError("cannot undo: labels made meanwhile in another page "
-                                 "overlap the ones it would put back") from None
-            self._undo.pop()
-            write_text_atomic(self.labels_path, label_text(before))
-            self.labels = before
-            self._file_key = self._stat()
-            self.version += 1
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                added, removed = self._undo[-1]
+                lab = self.labels
+                keys = LABEL_FILE_COLUMNS
+                gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
+                                       indicator=True)["_merge"].eq("both").to_numpy()
+                before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
+                try:
+                    check_peak_labels(before[keys])
+                except ValueError:
+                    raise ValueError("cannot undo: labels made meanwhile in another page "
+                                     "overlap the ones it would put back") from None
+                self._undo.pop()
+                text = label_text(before)
+                write_text_atomic(self.labels_path, text)
+                self.labels = before
+                self._file_key = text.encode("utf-8")
+                self.version += 1
             self.refit()
             return True
 
@@ -540,14 +550,24 @@ class LabelState:
             fut.result(timeout)
 
     def save_model(self) -> Path:
-        """Write what ``penlearn learn`` learns from the labels so far (the background
-        learner's model, waited for) where ``model_out`` says."""
+        """Write what ``penlearn learn`` writes from the labels so far (with the coverage
+        in one folder with the labels file) where ``model_out`` says, and show it: learned
+        on ``learn``'s sequences, each sample's chromosome
+        (:func:`~penlearn.label.learning.command_refit`), not on the page's windows,
+        which the page's refits learn on (so the two can differ). No label yet: the
+        page's starting model."""
         if self.model_out is None:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
-        self.wait_learning()
+        self.wait_learning()  # (its model must not replace the saved one afterwards)
         with self.lock:
+            lab = self.labels[self.labels["sample_id"].isin(self.samples)]
             model = self.model if self.model is not None else self.zero.model
+            if len(lab):
+                model = command_refit(self.coverage, lab[LABEL_FILE_COLUMNS], self.prior,
+                                      self.max_peaks)
+                self._set_learned(model)
             model.save(self.model_out)
+            self.saved_note = model.describe()
         return self.model_out
 
     # -- the page's view ---------------------------------------------------------------------

@@ -164,14 +164,15 @@ def test_the_reason_reaches_the_page(tmp_path):
     page = label_page(_coverage(2), tmp_path / "labels.csv", window_bases=WIDTH,
                       max_peaks=10)
     try:
-        base, token = page.url.split("/?token=")
-        with urllib.request.urlopen(f"{base}/api/next?from=0&token={token}", timeout=60) as r:
+        base = page.address.rstrip("/")
+        req = urllib.request.Request(f"{base}/api/next?from=0", headers=page.headers)
+        with urllib.request.urlopen(req, timeout=60) as r:
             out = json.loads(r.read())
         assert out["next"] == int(page.state.window_of[out["sequence_id"]]) != 0
         assert "model change" in out["reason"]
         with pytest.raises(urllib.error.HTTPError) as err:  # a window that is not one
-            urllib.request.urlopen(f"{base}/api/next?from={N_WINDOWS}&token={token}",
-                                   timeout=60)
+            urllib.request.urlopen(urllib.request.Request(
+                f"{base}/api/next?from={N_WINDOWS}", headers=page.headers), timeout=60)
         assert err.value.code == 400
     finally:
         page.stop()
