@@ -266,7 +266,7 @@ def cmd_callpeak(args) -> int:
                                   report, chrom_sizes=sizes)
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes)
+    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes, "treatment")
     report("peak model of the treatment")
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     # the peak columns of every penlearn peak file (summit of treatment - scaled control)

@@ -132,3 +132,19 @@ def test_the_page_writes_labels_penlearn_learn_reads(tmp_path):
         check_labels_in_coverage(cov, written)  # what penlearn learn checks: no error
     finally:
         state.close()
+
+
+def test_progress_says_whose_windows_it_is_on(tmp_path, capsys):
+    """``peaks --control`` and ``callpeak -c`` printed "coverage features of every window
+    like the model's training windows" twice, the controls' and the treatments' alike."""
+    starts = np.arange(0, 20_000, 50)
+    for name, bump in (("chip", 40), ("input", 0)):
+        pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 50,
+                      "count": 3 + bump * ((starts % 5000) < 300)}).to_csv(
+            tmp_path / f"{name}.bedGraph", sep="\t", header=False, index=False)
+    assert main(["peaks", str(tmp_path / "chip.bedGraph"), "--control",
+                 str(tmp_path / "input.bedGraph"), "--out", str(tmp_path / "p.bed")]) == 0
+    out = capsys.readouterr()
+    lines = [ln for ln in (out.out + out.err).splitlines() if "] coverage features" in ln]
+    assert len(lines) == 2, lines
+    assert "of the controls" in lines[0] and "of the treatments" in lines[1], lines
