@@ -280,7 +280,7 @@ def cmd_callpeak(args) -> int:
             "control_up"].to_numpy()
         report(f"{int(up.sum())} peak(s) where the control is up: dropped")
         calls, up = calls[~up].reset_index(drop=True), None
-    table = narrowpeak_table(calls, args.name)
+    table = narrowpeak_table(calls, args.name, number_sep="_")  # MACS3's NAME_peak_1
     summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
     pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
     for f in files.values():  # an earlier run's files: none left beside this run's

@@ -148,3 +148,22 @@ def test_progress_says_whose_windows_it_is_on(tmp_path, capsys):
     lines = [ln for ln in (out.out + out.err).splitlines() if "] coverage features" in ln]
     assert len(lines) == 2, lines
     assert "of the controls" in lines[0] and "of the treatments" in lines[1], lines
+
+
+def test_callpeak_names_its_peaks_as_macs3_does(tmp_path):
+    """MACS3 3.1.0 names its peaks ``NAME_peak_1`` in the narrowPeak, summits and xls
+    files; ``penlearn callpeak`` wrote ``NAME_peak1`` (scripts matching ``_peak_`` broke)."""
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam])")
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    bam = tmp_path / "t.bam"
+    write_reads_bam(bam, plant_regions({"chr1": 100_000}, 3, 1, seed=3), background=500,
+                    per_peak=300, paired=False, seed=1)
+    out = tmp_path / "o"
+    assert main(["callpeak", "-t", str(bam), "-f", "BAM", "-n", "WT", "--outdir", str(out),
+                 "--log-penalty", "6", "--nomodel", "--quiet"]) == 0
+    peaks = pd.read_csv(out / "WT_peaks.narrowPeak", sep="\t", header=None)
+    want = [f"WT_peak_{k}" for k in range(1, len(peaks) + 1)]
+    assert len(want) >= 1 and peaks[3].tolist() == want
+    assert pd.read_csv(out / "WT_summits.bed", sep="\t", header=None)[3].tolist() == want
+    assert pd.read_csv(out / "WT_peaks.xls", sep="\t", comment="#")["name"].tolist() == want
