@@ -167,3 +167,17 @@ def test_callpeak_names_its_peaks_as_macs3_does(tmp_path):
     assert len(want) >= 1 and peaks[3].tolist() == want
     assert pd.read_csv(out / "WT_summits.bed", sep="\t", header=None)[3].tolist() == want
     assert pd.read_csv(out / "WT_peaks.xls", sep="\t", comment="#")["name"].tolist() == want
+
+
+def test_errors_warns_when_peaks_and_labels_share_no_chromosome(tmp_path, capsys):
+    """MACS3 peaks named ``1, 2`` scored on labels of ``chr1``: every label was a missed
+    peak, without a word."""
+    (tmp_path / "p.bed").write_text("1\t100\t200\n1\t500\t600\n")
+    (tmp_path / "l.csv").write_text("chrom,chromStart,chromEnd,annotation\n"
+                                    "chr1,50,250,peaks\n")
+    assert main(["errors", str(tmp_path / "p.bed"), str(tmp_path / "l.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "share no chromosome name with the labels (peaks: 1; labels: chr1)" in err
+    (tmp_path / "p.bed").write_text("chr1\t100\t200\n")  # sharing one: no warning
+    assert main(["errors", str(tmp_path / "p.bed"), str(tmp_path / "l.csv")]) == 0
+    assert "share no chromosome" not in capsys.readouterr().err
