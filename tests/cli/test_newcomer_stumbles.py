@@ -181,3 +181,19 @@ def test_errors_warns_when_peaks_and_labels_share_no_chromosome(tmp_path, capsys
     (tmp_path / "p.bed").write_text("chr1\t100\t200\n")  # sharing one: no warning
     assert main(["errors", str(tmp_path / "p.bed"), str(tmp_path / "l.csv")]) == 0
     assert "share no chromosome" not in capsys.readouterr().err
+
+
+def test_peak_label_errors_says_how_to_score_labels_without_sample_id():
+    """``predict_peaks`` gives a ``sample_id`` column; the labels of docs/chipseq.md's
+    labeled folder have none: the error said "give sample_id in both tables", not how."""
+    labels = pd.DataFrame({"chrom": "chr1", "chromStart": [10], "chromEnd": [20],
+                           "annotation": ["peaks"]})
+    peaks = pd.DataFrame({"sample_id": ["a"], "chrom": "chr1", "chromStart": [12],
+                          "chromEnd": [15]})
+    with pytest.raises(ValueError, match="labels.merge") as e:
+        pl.peak_label_errors(peaks, labels)
+    assert "peaks.drop(columns='sample_id')" in str(e.value)
+    # the two ways it names give the counts
+    both = labels.merge(pd.DataFrame({"sample_id": ["a"]}), how="cross")
+    assert pl.peak_label_errors(peaks, both).errors == 0
+    assert pl.peak_label_errors(peaks.drop(columns="sample_id"), labels).errors == 0
