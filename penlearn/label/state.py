@@ -59,7 +59,11 @@ from penlearn.peaks.label_windows import (
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
+from penlearn.peaks.pretrained import (
+    ZeroLabelModel,
+    cut_from_long_windows,
+    whole_chromosome_windows,
+)
 
 __all__ = ["LabelState"]
 
@@ -141,11 +145,14 @@ class LabelState:
         # of each (sample, window)'s reads' span: propose's and penlearn peaks' features
         self.features = sequence_features(coverage, have, self.cov)
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
-        # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
-        whole = whole_chromosome_windows(have, chrom_sizes)
-        self._whole = None if whole is None else pd.Series(
-            whole, index=have["sequence_id"].to_numpy()).reindex(
-                self.features.index, fill_value=False).to_numpy(bool)
+        # no short-window shift (as peaks) for the (sample, window)s of a whole short
+        # chromosome, nor for the page's pieces of a long stretch of coverage
+        whole = cut_from_long_windows(have, coverage)
+        short_chrom = whole_chromosome_windows(have, chrom_sizes)
+        if short_chrom is not None:
+            whole |= short_chrom
+        self._whole = pd.Series(whole, index=have["sequence_id"].to_numpy()).reindex(
+            self.features.index, fill_value=False).to_numpy(bool)
         self.coverage = coverage  # (Save model learns as penlearn learn does, on it)
         #: the (sample, window)s with coverage: what labels are given in and "Next"
         #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)

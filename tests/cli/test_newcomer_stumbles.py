@@ -197,3 +197,30 @@ def test_peak_label_errors_says_how_to_score_labels_without_sample_id():
     both = labels.merge(pd.DataFrame({"sample_id": ["a"]}), how="cross")
     assert pl.peak_label_errors(peaks, both).errors == 0
     assert pl.peak_label_errors(peaks.drop(columns="sample_id"), labels).errors == 0
+
+
+def test_the_page_does_not_shift_its_own_pieces_of_a_long_chromosome(tmp_path):
+    """``penlearn label chip.bam`` (a 1.2 Mb chromosome, whole in the BAM header) cut it
+    into 200 kb windows for display, called each one "shorter than the shortest window
+    the pretrained model learned on" and lowered its log λ by 0.56, where ``penlearn
+    peaks`` (one 1.2 Mb window) shifts nothing: more peaks on the page before any label.
+    A piece of a long stretch of coverage is no region cut around peaks."""
+    import warnings
+
+    from penlearn.label.state import LabelState
+
+    rng = np.random.default_rng(0)
+    starts = np.arange(0, 600_000, 1000)
+    cov = pd.DataFrame({"sample_id": "s", "chrom": "chr1", "chromStart": starts,
+                        "chromEnd": starts + 1000,
+                        "count": rng.poisson(np.where(starts % 50_000 < 2000, 40, 3))})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state = LabelState(cov, tmp_path / "labels.csv", window_bases=200_000, max_peaks=5)
+    try:
+        assert len(state.windows) == 3
+        assert not [w for w in caught if "shorter than" in str(w.message)]
+        unshifted = state.zero.predict(state.features, whole=np.ones(len(state.features)))
+        assert np.allclose(state.zero_log_lambda.to_numpy(), unshifted.to_numpy())
+    finally:
+        state.close()
