@@ -224,3 +224,28 @@ def test_the_page_does_not_shift_its_own_pieces_of_a_long_chromosome(tmp_path):
         assert np.allclose(state.zero_log_lambda.to_numpy(), unshifted.to_numpy())
     finally:
         state.close()
+
+
+def test_the_documented_propose_rounds_run_as_written(tmp_path, monkeypatch):
+    """docs/how-to/label-windows.md: "propose, label, propose again" with the same
+    ``--out next.bed``; the second round stopped at "the file exists; give --force"."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs/how-to/label-windows.md").read_text()
+    commands = [ln.split() for block in re.findall(r"```bash\n(.*?)```", text, re.S)
+                for ln in block.splitlines() if ln.startswith("penlearn propose")]
+    assert len(commands) == 2 and "--labels" in commands[1]
+    folder = tmp_path / "coverage"
+    folder.mkdir()
+    starts = np.arange(0, 30_000, 100)
+    for k in range(2):
+        pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 100,
+                      "count": 2 + 30 * ((starts % 10_000) < 400)}).to_csv(
+            folder / f"s{k}.bedGraph", sep="\t", header=False, index=False)
+    (tmp_path / "labels.csv").write_text("sample_id,chrom,chromStart,chromEnd,annotation\n"
+                                         "s0,chr1,1000,5000,noPeaks\n")
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        assert main([*argv[1:], "-q"]) == 0, argv
+    assert (tmp_path / "next.bed").exists()
