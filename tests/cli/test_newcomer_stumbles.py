@@ -249,3 +249,31 @@ def test_the_documented_propose_rounds_run_as_written(tmp_path, monkeypatch):
     for argv in commands:
         assert main([*argv[1:], "-q"]) == 0, argv
     assert (tmp_path / "next.bed").exists()
+
+
+def test_the_label_command_counts_in_words(tmp_path):
+    """"penlearn label: 1 samples, 1 windows" on one sample's chunk."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    starts = np.arange(0, 4000, 20)
+    cov = tmp_path / "s1.bedGraph"
+    pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 20,
+                  "count": 2 + 20 * ((starts > 1000) & (starts < 1300))}).to_csv(
+        cov, sep="\t", header=False, index=False)
+    cmd = [sys.executable, "-m", "penlearn.cli", "label", str(cov), "--labels",
+           str(tmp_path / "labels.csv"), "--no-browser", "--max-peaks", "5"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True)
+    try:
+        lines = []
+        while not lines or "token=" not in lines[-1]:
+            lines.append(proc.stdout.readline())
+            assert lines[-1] or proc.poll() is None, lines
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    said = [ln for ln in lines if "labels are saved to" in ln]
+    assert said and said[0].startswith("penlearn label: 1 sample, 1 window; "), said
