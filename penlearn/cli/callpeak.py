@@ -273,7 +273,7 @@ def cmd_callpeak(args) -> int:
                                   report, chrom_sizes=sizes)
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes)
+    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes, "treatment")
     report("peak model of the treatment")
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     # the peak columns of every penlearn peak file (summit of treatment - scaled control)
@@ -287,7 +287,7 @@ def cmd_callpeak(args) -> int:
             "control_up"].to_numpy()
         report(f"{int(up.sum())} peak(s) where the control is up: dropped")
         calls, up = calls[~up].reset_index(drop=True), None
-    table = narrowpeak_table(calls, args.name)
+    table = narrowpeak_table(calls, args.name, number_sep="_")  # MACS3's NAME_peak_1
     summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
     pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
     for f in files.values():  # an earlier run's files: none left beside this run's
