@@ -89,3 +89,34 @@ def test_narrowpeak_summits_are_of_treatment_minus_scaled_control(tmp_path):
     assert with_control[[1, 2]].values.tolist() == [[25_000, 35_000]]
     assert int(alone[9].iloc[0]) == 5_000
     assert int(with_control[9].iloc[0]) == 7_050, with_control
+
+
+def test_fold_with_a_control_is_over_the_control_not_the_flanks():
+    """Sixth probe: a control identical to the treatment at a tiny penalty gave peaks a
+    signalValue of ~1,500 (the fold over the flanking segments) though their pValue said
+    nothing; with a control the fold is MACS3's, the summit's over the control's level."""
+    import numpy as np
+    import pandas as pd
+
+    from penlearn.peaks.formats.peak_columns import peak_columns
+
+    rng = np.random.default_rng(0)
+    frag = np.r_[rng.integers(0, 19_800, 200), rng.integers(9_000, 9_100, 150)]
+    base = np.zeros(20_000, np.int64)
+    for a in frag:
+        base[a:a + 200] += 1
+    edges = np.r_[0, np.flatnonzero(np.diff(base)) + 1, len(base)]
+    cov = pd.DataFrame({"chrom": "chr1", "chromStart": edges[:-1], "chromEnd": edges[1:],
+                        "count": base[edges[:-1]]})
+    pk = pd.DataFrame({"chrom": ["chr1"], "chromStart": [9_000], "chromEnd": [9_300],
+                       "mean": [float(base[9_000:9_300].mean())], "background": [0.05]})
+    alone = peak_columns(pk, cov)
+    same = peak_columns(pk, cov, control=cov, control_scale=1.0)
+    assert alone["signalValue"].iat[0] > 1000  # the model's fold over its flanks
+    assert 0.5 < same["signalValue"].iat[0] <= 1.5
+    # over a flat control at the treatment's depth: the summit's ~150 fragments over the
+    # genome level (~3.5 per base), pseudocount 1
+    flat = cov.assign(count=2)
+    t = peak_columns(pk, cov, control=flat, control_scale=1.0)
+    k = base[9_000 + int(t["summit"].iat[0])]
+    assert k > 140 and (k + 1) / 5 < t["signalValue"].iat[0] < (k + 1) / 4

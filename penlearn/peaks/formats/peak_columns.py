@@ -8,7 +8,11 @@ p-value and one summit whatever the format:
   ``round(1000 * mean / strongest mean)`` of the peaks of one sample
   (:func:`ucsc_scores`: the strongest peak 1000, proportional below it);
 * ``signalValue``: the fold of the peak's mean coverage over its background (the mean
-  of the flanking background, given per peak as ``background``);
+  of the flanking background, given per peak as ``background``); with a ``control``,
+  MACS3's fold at the summit instead: ``(k + 1) / (λ_local + 1)`` (k and λ_local of the
+  pValue, below: the treatment's fragments at the summit over the control's local level,
+  pseudocount 1), so a control identical to the treatment gives folds near 1 whatever
+  the penalty;
 * ``pValue``: MACS3's significance (Zhang et al. 2008, *Genome Biology* 9:R137): ``-log10
   P(X >= k)``, X Poisson with mean ``λ_local``, k the fragments (reads or pairs)
   overlapping the peak's summit (the treatment's coverage at the summit, rounded) and
@@ -356,7 +360,8 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
         score[rows] = ucsc_scores(mean[rows])
         log10_q[rows] = _bh_log10(log10_p[rows], float(m[rows].max()))
     out["score"] = score
-    out["signalValue"] = mean / bg
+    out["signalValue"] = ((k + 1.0) / (lam + 1.0) if control is not None and len(out)
+                          else mean / bg)
     out["pValue"] = -log10_p + 0.0
     out["qValue"] = -log10_q + 0.0
     out["summit"] = summit
