@@ -216,3 +216,26 @@ def test_the_page_refuses_a_chromosome_with_a_trailing_nul(tmp_path):
     assert state.delete_label("s0", "chr1\x00", 100, 200) == 0  # (it deleted chr1's)
     assert path.read_bytes() == before
     LabelState(cov, path, window_bases=2000, max_peaks=5)  # still readable
+
+
+@pytest.mark.parametrize("kind", ["bz2", "xz"])
+def test_bzip2_or_xz_files_are_named_as_such(tmp_path, kind):
+    """Sixth probe: a .bed.bz2 was '1 tab-separated column(s)', a bedGraph.xz 'not a
+    text file': the compression is named, and what to do."""
+    import bz2
+    import lzma
+
+    from penlearn.peaks.formats.coverage import read_bedgraph
+    from penlearn.peaks.formats.reads import read_reads
+
+    text = b"chr1\t0\t100\tr\t0\t+\n"
+    pack = bz2.compress if kind == "bz2" else lzma.compress
+    reads = tmp_path / f"r.bed.{kind}"
+    reads.write_bytes(pack(text))
+    cov = tmp_path / f"c.bedGraph.{kind}"
+    cov.write_bytes(pack(b"chr1\t0\t100\t3\n"))
+    name = "bzip2" if kind == "bz2" else "xz"
+    with pytest.raises(ValueError, match=f"{name}-compressed; penlearn reads plain or gzip"):
+        read_reads([reads], "BED")
+    with pytest.raises(ValueError, match=f"{name}-compressed; penlearn reads plain or gzip"):
+        read_bedgraph(cov)

@@ -23,10 +23,34 @@ HEADER_PREFIXES = ("track", "browser", "#")
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: magic numbers of the compressions penlearn does not read (gzip it reads)
+OTHER_COMPRESSIONS = ((b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
+                      (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"))
+
+
+def refuse_other_compression(path, head: bytes) -> None:
+    """A ``ValueError`` naming the compression when ``head`` (the file's first bytes)
+    is bzip2, xz or zstd: penlearn reads plain or gzip text.
+
+    Examples
+    --------
+    >>> refuse_other_compression("a.bed.bz2", b"BZh91AY")
+    Traceback (most recent call last):
+    ...
+    ValueError: a.bed.bz2: bzip2-compressed; penlearn reads plain or gzip text: decompress it (bunzip2) or compress it with gzip
+    """
+    for magic, name, tool in OTHER_COMPRESSIONS:
+        if head.startswith(magic):
+            raise ValueError(f"{path}: {name}-compressed; penlearn reads plain or gzip text: "
+                             f"decompress it ({tool}) or compress it with gzip")
+
+
 def read_bytes(path: str | os.PathLike) -> bytes:
-    """The file's bytes, decompressed when they start with the gzip magic number."""
+    """The file's bytes, decompressed when they start with the gzip magic number (bzip2,
+    xz and zstd files: an error naming them)."""
     check_regular_file(path)
     data = Path(path).read_bytes()
+    refuse_other_compression(path, data[:8])
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
@@ -78,7 +102,9 @@ def text_blocks(path: str | os.PathLike, block_bytes: int | None = None
     size = max(int(block_bytes or BLOCK_BYTES), 16)
     check_regular_file(path)
     with open(path, "rb") as raw:
-        gz = raw.read(2) == GZIP_MAGIC
+        head = raw.read(8)
+        refuse_other_compression(path, head)
+        gz = head[:2] == GZIP_MAGIC
         raw.seek(0)
         fh = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
         # an anonymous mapping: pages cost memory once written, and go back to the
