@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -31,10 +32,17 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
+from penlearn.cli._callpeak_stream import (
+    PhaseClock,
+    call_genome,
+    control_genome_mean,
+    print_phases,
+    write_bedgraphs,
+)
 from penlearn.cli._common import _Reporter
-from penlearn.cli.peaks import _log_lambda, check_penalty_options, control_segments
+from penlearn.cli._workers import add_worker_arguments, workers
+from penlearn.cli.peaks import check_penalty_options, zero_label_notice
 from penlearn.peaks.formats.bam import is_bam
-from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
@@ -42,14 +50,8 @@ from penlearn.peaks.formats.narrowpeak import (
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.reads import Reads, fragment_coverage, read_reads
-from penlearn.peaks.peakseg.calls import peak_calls
-from penlearn.peaks.peakseg.controls import (
-    CONTROL_RULES,
-    control_background,
-    mark_control_peaks,
-)
-from penlearn.peaks.peakseg.evaluation import predict_peaks
+from penlearn.peaks.formats.read_arrays import ReadArrays, pool_read_arrays, read_arrays
+from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
 __all__ = ["GENOME_SIZES", "IGNORED", "REFUSED", "cmd_callpeak", "genome_size"]
 
@@ -109,43 +111,21 @@ def genome_size(text: str) -> float:
     return value
 
 
-def _pooled(paths, fmt: str, args) -> Reads:
+def _pooled(paths, fmt: str, args) -> ReadArrays:
     """The reads of several files as one sample (MACS3 pools ``-t A B``)."""
-    out = None
-    for p in paths:
-        f = fmt if fmt != "AUTO" else ("BAM" if is_bam(p) else "BED")
-        r = read_reads(p, f, keep_dup=args.keep_dup, genome_size=args.gsize,
-                       max_count=args.max_count)
-        if out is None:
-            out = r
-            continue
-        if out.paired != r.paired:
-            raise ValueError(f"{p}: paired and single-end reads cannot be pooled")
-        for c, cols in r.chroms.items():
-            old = out.chroms.get(c)
-            out.chroms[c] = cols if old is None else tuple(
-                np.concatenate([a, b]) for a, b in zip(old, cols))
-        if r.sizes:
-            out.sizes = {**(out.sizes or {}), **r.sizes}
-    return out
+    parts = [read_arrays(p, fmt if fmt != "AUTO" else ("BAM" if is_bam(p) else "BED"),
+                         keep_dup=args.keep_dup, genome_size=args.gsize,
+                         max_count=args.max_count) for p in paths]
+    return pool_read_arrays(parts, [str(p) for p in paths])
 
 
-def _shifted(reads: Reads, shift: int) -> Reads:
-    """5′ ends moved ``shift`` bases 3′-ward (MACS3's ``--shift``; negative: 5′-ward)."""
-    if not shift or reads.paired:
-        return reads
-    chroms = {c: (s + np.where(r, -shift, shift), e + np.where(r, -shift, shift), r, w)
-              for c, (s, e, r, w) in reads.chroms.items()}
-    return Reads(reads.paired, chroms, reads.sizes)
-
-
-def _fragment_size(reads: Reads, args, report) -> int | None:
+def _fragment_size(reads: ReadArrays, args, report) -> int | None:
     if reads.paired:
         return None
     if args.extsize is not None or args.nomodel:
         return args.extsize or 200
     try:
-        d = estimate_fragment_size(reads, mfold=tuple(args.mfold), min_size=args.d_min)
+        d = estimate_fragment_size(reads.as_reads(), mfold=tuple(args.mfold), min_size=args.d_min)
     except ValueError:
         if not args.fix_bimodal:
             raise
@@ -173,13 +153,6 @@ def _xls(table: pd.DataFrame, summit: np.ndarray, pileup: np.ndarray, path: Path
     text = "".join(f"# {h}\n" for h in header) + "\n" + xls.to_csv(
         sep="\t", index=False, lineterminator="\n")
     write_text_atomic(path, text)
-
-
-def _bdg(coverage: pd.DataFrame, path: Path, scale: float) -> None:
-    cov = coverage[["chrom", "chromStart", "chromEnd", "count"]]
-    if scale != 1.0:
-        cov = cov.assign(count=(cov["count"] * scale).round(5))
-    write_bedgraph(cov.rename(columns={"count": "mean"}), path)
 
 
 def _outputs(args) -> dict:
@@ -227,72 +200,55 @@ def cmd_callpeak(args) -> int:
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
     penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
     check_penalty_options(penalty_args)  # before the reads
+    clock = PhaseClock()
     report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
-    treat = _pooled(args.treatment, args.format, args)
-    d = _fragment_size(treat, args, report)
-    treat_cov = fragment_coverage(_shifted(treat, args.shift), d)
-    sizes = treat.sizes
-    cov, control_cov = treat_cov, None
+    with clock("read"):
+        treat = _pooled(args.treatment, args.format, args)
+    with clock("fragment size"):
+        d = _fragment_size(treat, args, report)
+    ctrl, lam_bg, sizes = None, None, treat.sizes
     if args.control:
         report(f"reading {len(args.control)} control file(s)")
-        ctrl = _pooled(args.control, args.format, args)
+        with clock("read"):
+            ctrl = _pooled(args.control, args.format, args)
         # MACS3 extends the control's reads by the treatment's fragment size too
-        control_cov = fragment_coverage(_shifted(ctrl, args.shift), d)
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
-        report("peak model of the control")
-        c_segs = control_segments(penalty_args, control_cov.assign(sample_id="control"),
-                                  report)
-        if args.control_rule == "background":
-            cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report)
-    report("peak model of the treatment")
-    segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
-    # the peak columns of every penlearn peak file (summit of treatment - scaled control)
-    scale = {} if control_cov is None else {
-        "control": control_cov, "control_scale": treat.total / ctrl.total}
-    calls = peak_calls(segs, treat_cov, **scale)
-    up = None
-    if control_cov is not None and args.control_rule == "filter":
-        up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])[
-            "control_up"].to_numpy()
-        report(f"{int(up.sum())} peak(s) where the control is up: dropped")
-        calls, up = calls[~up].reset_index(drop=True), None
-    table = narrowpeak_table(calls, args.name)
-    summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
-    pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
-    (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
-    write_summits(table, files["summits"])
+        with clock("control"):
+            lam_bg = control_genome_mean(treat, ctrl, d, args.shift, sizes)
+    notice = zero_label_notice(penalty_args)
+    if notice:
+        print(notice, flush=True)
+    report(f"peaks of {len(treat.chroms)} chromosome(s), one at a time"
+           + (f" on {args.jobs} workers" if args.jobs > 1 else ""))
     n_frag = treat.total
-    header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
-              f"treatment files: {' '.join(args.treatment)}",
-              f"control files: {' '.join(args.control or []) or 'none'}",
-              f"format: {args.format}; fragments: {n_frag}; fragment size: "
-              f"{d if d is not None else 'paired (as read)'}",
-              f"control rule: {args.control_rule if args.control else 'no control'}"]
-    _xls(table, summit, pileup, files["xls"], header, up)
-    if args.bdg:
-        scale = 1e6 / n_frag if args.SPMR else 1.0
-        _bdg(treat_cov, files["treat"], scale)
-        if "lambda" in files:
-            lam = cov if "background" in cov else treat_cov.assign(background=1.0)
-            mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
-                                    - treat_cov["chromStart"]))
-            _bdg(lam.assign(count=lam["background"] * mean), files["lambda"], scale)
+    with tempfile.TemporaryDirectory(prefix="penlearn-callpeak-") as bdg_dir:
+        opts = {"d": d, "shift": args.shift, "penalty_args": penalty_args,
+                "rule": args.control_rule, "lam_bg": lam_bg, "sizes": sizes,
+                "control_scale": None if ctrl is None else n_frag / ctrl.total,
+                "bdg_dir": bdg_dir if args.bdg else None}
+        with workers(args) as executor:
+            calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
+        if ctrl is not None and args.control_rule == "filter":
+            report(f"{dropped} peak(s) where the control is up: dropped")
+        with clock("write"):
+            table = narrowpeak_table(calls, args.name)
+            summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
+            (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
+            write_summits(table, files["summits"])
+            header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
+                      f"treatment files: {' '.join(args.treatment)}",
+                      f"control files: {' '.join(args.control or []) or 'none'}",
+                      f"format: {args.format}; fragments: {n_frag}; fragment size: "
+                      f"{d if d is not None else 'paired (as read)'}",
+                      f"control rule: {args.control_rule if args.control else 'no control'}"]
+            _xls(table, summit, info["pileup"], files["xls"], header, None)
+            if args.bdg:
+                write_bedgraphs(Path(bdg_dir), info["chroms"], files, info,
+                                1e6 / n_frag if args.SPMR else 1.0)
+    if args.phase_times:
+        print_phases(clock, args.phase_times)
     print(f"penlearn callpeak: wrote {len(table)} peaks to {files['peaks']}")
     return 0
-
-
-def _pileup_at(coverage: pd.DataFrame, chroms: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The coverage at each (chrom, position)."""
-    out = np.zeros(len(pos), np.int64)
-    for c, g in coverage.groupby("chrom", sort=False):
-        m = chroms == c
-        if m.any():
-            s = g["chromStart"].to_numpy()
-            k = np.searchsorted(s, pos[m], side="right") - 1
-            inside = (k >= 0) & (pos[m] < g["chromEnd"].to_numpy()[np.maximum(k, 0)])
-            out[m] = np.where(inside, g["count"].to_numpy()[np.maximum(k, 0)], 0)
-    return out
 
 
 def register(add) -> None:
@@ -359,6 +315,8 @@ def register(add) -> None:
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="a model from 'penlearn learn': each window's log λ predicted from "
                    "its coverage features (none: the shipped zero-label model)")
+    add_worker_arguments(p, "chromosome", tmpdir=False)
+    p.add_argument("--phase-times", default=None, help=argparse.SUPPRESS)
     for opt in REFUSED:
         p.add_argument(*opt.split("/"), dest=_dest(opt), nargs="?", const=True,
                        default=None, help=argparse.SUPPRESS)

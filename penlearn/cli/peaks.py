@@ -125,8 +125,19 @@ def check_penalty_options(args):
                           log_name="--log-penalty")
 
 
-def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
-    """(log λ of every window, the windows or None for one per (sample, chromosome))."""
+def zero_label_notice(args) -> str | None:
+    """The line saying the shipped zero-label model gives the penalty (None: a penalty
+    or a model is given)."""
+    if args.model is not None or check_penalty_options(args) is not None:
+        return None
+    mark = "broad" if args.broad else "narrow"
+    return (f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
+            f"using {load_pretrained().note(mark)}")
+
+
+def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, notice: bool = True):
+    """(log λ of every window, the windows or None for one per (sample, chromosome));
+    ``notice``: print :func:`zero_label_notice` when it applies."""
     choice = check_penalty_options(args)
     mark = "broad" if args.broad else "narrow"
     if args.model is None:
@@ -134,9 +145,8 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
         if value is not None:
             return value, None
         pretrained = load_pretrained()
-        print(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
-              f"using {pretrained.note(mark)}",
-              flush=True)
+        if notice:
+            print(zero_label_notice(args), flush=True)
         report("coverage features of every window like the model's training windows")
         return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
     model = choice
@@ -145,11 +155,11 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter):
     return pd.Series(model.predict(features), index=features.index), None
 
 
-def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None
-                     ) -> pd.DataFrame:
+def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
+                     notice: bool = True) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
-    log_lambda, windows = _log_lambda(args, controls, report)
+    log_lambda, windows = _log_lambda(args, controls, report, notice)
     return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
                          tmpdir=tmpdir)
 

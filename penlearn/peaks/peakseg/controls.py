@@ -81,8 +81,8 @@ def control_mean(control: pd.DataFrame, lengths: dict) -> float:
 
 
 def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
-                       segments: pd.DataFrame, *, chrom_sizes: dict | None = None
-                       ) -> pd.DataFrame:
+                       segments: pd.DataFrame, *, chrom_sizes: dict | None = None,
+                       mean: float | None = None) -> pd.DataFrame:
     """One sample's treatment coverage with the control's ``background`` column.
 
     Parameters
@@ -96,6 +96,9 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
     chrom_sizes : dict, optional
         Chromosome lengths, over which the control's genome-wide mean is taken (default:
         the last covered base of either).
+    mean : float, optional
+        The control's genome-wide mean ``λ_bg`` when the tables hold only part of the
+        genome (one chromosome at a time: :func:`control_mean` of the whole control).
 
     Returns
     -------
@@ -117,8 +120,8 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
     for table, what in ((treatment, "treatment"), (control, "control")):
         require_columns(table, list(COVERAGE_COLUMNS), what)
     require_columns(segments, ["chrom", "chromStart", "chromEnd", "mean"], "control segments")
-    lengths = _chrom_lengths(treatment, control, chrom_sizes)
-    lam_bg = control_mean(control, lengths)
+    lam_bg = mean if mean is not None else control_mean(
+        control, _chrom_lengths(treatment, control, chrom_sizes))
     by_chrom = dict(list(segments.groupby("chrom", sort=False)))
     out = []
     for chrom, t in treatment.groupby("chrom", sort=False):
