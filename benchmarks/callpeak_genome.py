@@ -131,11 +131,14 @@ def main(argv=None) -> None:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--cap-gb", type=float, default=4.0,
                    help="penlearn's address-space cap (prlimit --as), GiB")
+    p.add_argument("--keep", default=None, metavar="DIR",
+                   help="keep the output folders in DIR (default: a temporary folder)")
     p.add_argument("--write", action="store_true", help="record in RESULTS.md")
     args = p.parse_args(argv)
     all_rows, total_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = Path(args.keep or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for kind in args.kinds:
             rows, totals = run_kind(kind, args.scale, args.macs3, args.jobs, args.cap_gb,
                                     work)
@@ -150,8 +153,9 @@ def main(argv=None) -> None:
                 if v["failed"]:
                     r["failed"] = v["failed"]
                 total_rows.append(r)
-            shutil.rmtree(work / f"pl_{kind}", ignore_errors=True)
-            shutil.rmtree(work / f"macs_{kind}", ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(work / f"pl_{kind}", ignore_errors=True)
+                shutil.rmtree(work / f"macs_{kind}", ignore_errors=True)
     phase_md, total_md = markdown_table(all_rows) if all_rows else [], markdown_table(
         total_rows)
     print("\n".join(phase_md))

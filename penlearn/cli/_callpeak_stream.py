@@ -144,16 +144,18 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
         cov, control_cov, c_segs = treat_cov, None, None
         if ctrl is not None:
-            with clock("control"):
+            with clock("pileup"):
                 control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"],
                                                          opts["shift"]))
+            with clock("control model"):
                 if len(control_cov):
                     c_segs = control_segments(args, control_cov.assign(sample_id="control"),
                                               _quiet, notice=False)
                 else:
                     c_segs = pd.DataFrame({"sample_id": [], "chrom": [], "chromStart": [],
                                            "chromEnd": [], "mean": [], "status": []})
-                if opts["rule"] == "background":
+            if opts["rule"] == "background":
+                with clock("background"):
                     cov = control_background(treat_cov, control_cov, c_segs,
                                              chrom_sizes=opts["sizes"], mean=opts["lam_bg"])
         with clock("features"):

@@ -213,7 +213,7 @@ def cmd_callpeak(args) -> int:
             ctrl = _pooled(args.control, args.format, args)
         # MACS3 extends the control's reads by the treatment's fragment size too
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
-        with clock("control"):
+        with clock("background"):
             lam_bg = control_genome_mean(treat, ctrl, d, args.shift, sizes)
     notice = zero_label_notice(penalty_args)
     if notice:
