@@ -34,6 +34,7 @@ import pandas as pd
 from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.cli._callpeak_stream import (
     PhaseClock,
+    _return_freed_memory,
     call_genome,
     control_genome_mean,
     print_phases,
@@ -201,6 +202,7 @@ def cmd_callpeak(args) -> int:
     penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
     check_penalty_options(penalty_args)  # before the reads
     clock = PhaseClock()
+    _return_freed_memory()
     report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
     with clock("read"):
         treat = _pooled(args.treatment, args.format, args)
