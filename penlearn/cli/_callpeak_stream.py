@@ -114,13 +114,13 @@ def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int
     area, length = 0.0, 0
     for c in dict.fromkeys([*treat.chroms, *ctrl.chroms]):
         last = 0
-        for reads in (treat, ctrl):
+        for k, reads in enumerate((treat, ctrl)):
             if c in reads.chroms:
                 s, e = fragments(reads, c, extsize, shift)
                 ok = e > s
                 if ok.any():
                     last = max(last, int(e[ok].max()))
-                    if reads is ctrl:
+                    if k == 1:
                         area += float((e[ok] - s[ok]).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last

@@ -5,6 +5,7 @@ and bounded memory on a multi-chromosome BAM (tier 2)."""
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import subprocess
 import sys
@@ -135,19 +136,25 @@ _CAPPED = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_genome_bam_in_bounded_memory(tmp_path):
-    """A 30 Mb, 23-chromosome genome of 400,000 + 400,000 reads in a process whose
-    address space is capped: the streaming keeps one chromosome's tables at a time (the
-    whole-genome tables of the pipeline before needed ~2 GB here)."""
-    design = genome_design(0.01)
+    """hg19's 23 chromosomes at a tenth of their lengths (304 Mb), 2,000,000 + 2,000,000
+    single-end reads, called in a process whose address space is capped at 1.6 GB: the
+    streaming keeps one chromosome's tables at a time (about 1.0 GB of address space and
+    0.4 GB resident here), where the whole-genome tables of the pipeline before needed
+    1.57 GB resident, over 2 GB of address space (``benchmarks/callpeak_genome.py
+    --scale 0.1``; RESULTS.md "callpeak_genome")."""
+    design = genome_design(0.1)
     t, c = tmp_path / "t.bam", tmp_path / "c.bam"
-    write_genome_bam(t, design, background=400_000 - 50 * len(design.peaks), per_peak=50,
-                     sticky_fold=4, seed=1)
-    write_genome_bam(c, design, background=400_000, sticky_fold=4, seed=2)
-    cap = 1_500_000_000  # bytes of address space (numba and pandas need ~1 GB mapped)
+    write_genome_bam(t, design, background=2_000_000 - 50 * len(design.peaks),
+                     per_peak=50, sticky_fold=4, seed=1)
+    write_genome_bam(c, design, background=2_000_000, sticky_fold=4, seed=2)
+    cap = 1_600_000_000  # bytes of address space
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # no per-thread BLAS buffers
     out = subprocess.run([sys.executable, "-c", _CAPPED, str(cap), "callpeak", "-t", str(t),
                           "-c", str(c), "-f", "BAM", "-n", "g", "--outdir", str(tmp_path)],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     peaks = (tmp_path / "g_peaks.narrowPeak").read_text().splitlines()
     assert len(peaks) >= len(design.peaks) // 2
     assert out.stdout.count("no --penalty or --model") == 1
+    progress = [ln for ln in out.stderr.splitlines() if "chromosomes" in ln]
+    assert len(progress) >= 23 and "\r" not in out.stderr
