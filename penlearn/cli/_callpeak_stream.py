@@ -291,8 +291,10 @@ def _emit_warnings(caught: list) -> None:
 def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
                 clock: PhaseClock, executor=None) -> tuple[pd.DataFrame, int, dict]:
     """Every chromosome of the treatment through :func:`call_chromosome` (in
-    ``executor``'s workers when given), the peaks in the treatment's chromosome order
-    with the genome-wide columns; (peaks, dropped, bedGraph info)."""
+    ``executor``'s workers when given, the largest first; else here, the largest last,
+    each chromosome's reads dropped from ``treat`` and ``ctrl`` once it is done), the
+    peaks in the treatment's chromosome order with the genome-wide columns; (peaks,
+    dropped, bedGraph info)."""
     chroms = list(treat.chroms)
     sizes = {c: (treat.sizes or {}).get(c) or int(
         treat.chroms[c][1].max() if treat.paired else treat.chroms[c][0].max()) + 1
@@ -303,8 +305,19 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
             results[c] = res
             clock.merge(res["phases"])
             progress.chromosome(c, len(res["calls"]))
-        tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {}) for c in chroms}
-        run_tasks(executor, call_chromosome, tasks, finish)
+        if executor is None:
+            # the largest chromosome last, each one's reads dropped once it is done:
+            # the largest tables meet the fewest reads still held
+            for c in sorted(chroms, key=lambda c: sizes[c]):
+                res = call_chromosome(c, _part(treat, c), _part(ctrl, c), opts)
+                for reads in (treat, ctrl):
+                    if reads is not None:
+                        reads.chroms.pop(c, None)
+                finish(c, res)
+        else:
+            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {})
+                     for c in sorted(chroms, key=lambda c: -sizes[c])}  # largest first
+            run_tasks(executor, call_chromosome, tasks, finish)
     caught = [w for c in chroms for w in results[c]["warnings"]]
     _emit_warnings(caught)
     parts = [results[c]["calls"] for c in chroms if len(results[c]["calls"])]
