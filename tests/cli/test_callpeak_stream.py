@@ -138,10 +138,10 @@ _CAPPED = textwrap.dedent("""
 def test_genome_bam_in_bounded_memory(tmp_path):
     """hg19's 23 chromosomes at a tenth of their lengths (304 Mb), 2,000,000 + 2,000,000
     single-end reads, called in a process whose address space is capped at 1.6 GB: the
-    streaming keeps one chromosome's tables at a time (about 1.0 GB of address space and
-    0.4 GB resident here), where the whole-genome tables of the pipeline before needed
-    1.57 GB resident, over 2 GB of address space (``benchmarks/callpeak_genome.py
-    --scale 0.1``; RESULTS.md "callpeak_genome")."""
+    streaming keeps one chromosome's tables at a time (0.86 GB of address space at most,
+    0.39 GB resident, measured), where the whole-genome tables of the pipeline before
+    needed 1.8 GB of address space, 1.45 GB resident, on the same reads (those of
+    ``benchmarks/callpeak_genome.py --scale 0.1``; RESULTS.md "callpeak_genome")."""
     design = genome_design(0.1)
     t, c = tmp_path / "t.bam", tmp_path / "c.bam"
     write_genome_bam(t, design, background=2_000_000 - 50 * len(design.peaks),
