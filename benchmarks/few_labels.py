@@ -9,7 +9,11 @@ prior=M)`` on those k windows' rows (its defaults); test: every other window of 
 
 - ``random``: drawn at random (``--draws`` draws, mean);
 - ``proposed``: :func:`penlearn.propose_windows` one at a time, as the labeling page's
-  "Next" would (propose one, reveal its labels, refit, propose the next).
+  "Next" would (propose one, reveal its labels, refit, propose the next);
+- ``batch``: one batch of k (``propose_windows(data, k)`` from no label, nothing
+  revealed between its windows: ``penlearn propose --n k``), k in :data:`BATCHES`; and
+  from labels: the first 5 proposed one at a time, then a batch of 5 (``then_batch_10``)
+  or 5 random windows (``then_random_10``, ``--draws`` draws).
 
 Beside them: ``zero_label`` (the prior, no label), ``in_set`` (``learn_penalty()`` on the
 set's own folds, every label of the other folds: RESULTS "all_sets, issue 32", not
@@ -49,7 +53,7 @@ from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths  # noqa: E40
 from penlearn.peaks.pretrained.fit import label_errors_pct  # noqa: E402
 
 KS = (1, 3, 5, 10, 20)
-BATCH = 5
+BATCHES = (5, 10)
 FIGURE = Path(__file__).resolve().parent.parent / "docs" / "img" / "few_labels.png"
 
 
@@ -114,12 +118,21 @@ def one_set(X, ev, groups, s, draws: int, switch=()):
                 row[f"shift_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
             finally:
                 level_shift.SHIFT_MAX_SEQUENCES = keep
-    lab = []
-    while len(lab) < max(KS):  # batches of BATCH, as a user of penlearn propose --n BATCH
-        lab += list(propose_windows(data, BATCH, labeled=lab, model=prior)["sequence_id"])
-        if len(lab) in KS:
-            m, _ = _refit(feats, ev_s, prior, lab)
-            row[f"batch_{len(lab)}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
+    first = lab[:5]  # the first 5 proposed one at a time
+    for k in BATCHES:  # one batch of k, as a user of penlearn propose --n k
+        lab = list(propose_windows(data, k, model=prior)["sequence_id"])
+        m, _ = _refit(feats, ev_s, prior, lab)
+        row[f"batch_{k}"] = _test_pct(m, feats, ev_s, ids.difference(lab))
+    # from labels: after the first 5 one at a time, a batch of 5 more or 5 random more
+    lab = first + list(propose_windows(data, 5, labeled=first, model=prior)["sequence_id"])
+    m, _ = _refit(feats, ev_s, prior, lab)
+    row["then_batch_10"] = _test_pct(m, feats, ev_s, ids.difference(lab))
+    errs = []
+    for _ in range(draws):
+        lab = first + list(rng.choice(ids.difference(first), size=5, replace=False))
+        m, _ = _refit(feats, ev_s, prior, lab)
+        errs.append(_test_pct(m, feats, ev_s, ids.difference(lab)))
+    row["then_random_10"] = float(np.mean(errs))
     row["proposal_s"] = float(np.mean(prop_s))
     row["refit_s"] = float(np.mean(refit_s))
     row["refit_max_s"] = float(np.max(refit_s))
@@ -193,23 +206,34 @@ def main(argv=None) -> int:
         r = rows[-1]
         print(f"  {s}: zero {r['zero_label']:.1f}; random "
               + " ".join(f"{r[f'random_{k}']:.1f}" for k in KS) + "; proposed "
-              + " ".join(f"{r[f'proposed_{k}']:.1f}" for k in KS), flush=True)
+              + " ".join(f"{r[f'proposed_{k}']:.1f}" for k in KS) + "; batch "
+              + " ".join(f"{r[f'batch_{k}']:.1f}" for k in BATCHES), flush=True)
     t = pd.DataFrame(rows).set_index("held_out")
     num = t.select_dtypes("number")
     t.loc["mean of sets"] = num.mean()
     t.loc["mean of sets", "windows"] = num["windows"].sum()
     n_big, big_s = scale_timing(X, ev, groups)
     cols = ["windows", "zero_label", *[f"{w}_{k}" for k in KS for w in ("random", "proposed")],
-            "in_set", "oracle_shift"]
+            *[f"batch_{k}" for k in BATCHES], "in_set", "oracle_shift"]
     out = [{"held_out": i, **{c: (int(r[c]) if c == "windows" else float(r[c]))
                               for c in cols}} for i, r in t.iterrows()]
     wins = {k: int((t[f"proposed_{k}"].iloc[:-1] <= t[f"random_{k}"].iloc[:-1]).sum())
             for k in KS}
     mean = t.loc["mean of sets"]
     curve = [{"k": str(k), "random": float(mean[f"random_{k}"]),
-              "proposed": float(mean[f"proposed_{k}"]), "sets proposed <= random": wins[k],
-              f"proposed {BATCH} at a time": float(mean.get(f"batch_{k}", np.nan))}
+              "proposed": float(mean[f"proposed_{k}"]), "sets proposed <= random": wins[k]}
              for k in KS]
+    batch = [{"n": str(k), "random n windows": float(mean[f"random_{k}"]),
+              "one batch of n (--n n)": float(mean[f"batch_{k}"]),
+              "one at a time (n times --n 1)": float(mean[f"proposed_{k}"]),
+              "sets batch <= random": int((t[f"batch_{k}"].iloc[:-1]
+                                           <= t[f"random_{k}"].iloc[:-1]).sum())}
+             for k in BATCHES]
+    batch.append({"n": "5 after 5 one at a time", "random n windows":
+                  float(mean["then_random_10"]), "one batch of n (--n n)":
+                  float(mean["then_batch_10"]), "one at a time (n times --n 1)":
+                  float(mean["proposed_10"]), "sets batch <= random":
+                  int((t["then_batch_10"].iloc[:-1] <= t["then_random_10"].iloc[:-1]).sum())})
     sw = [{"k": k, "shift (proposed)": float(mean[f"shift_{k}"]),
            "auto (proposed)": float(mean[f"auto_{k}"]),
            "sets": int(t[f"auto_{k}"].iloc[:-1].notna().sum()),
@@ -233,6 +257,10 @@ def main(argv=None) -> int:
         f"windows: {big_s:.2f} s.", "",
         "Mean of the 17 held-out sets, % of test labels wrong:", "",
         *markdown_table(curve), "",
+        "A batch (n windows proposed at once, none revealed between them: `penlearn "
+        "propose --n n`; from no label, and after the first 5 proposed one at a time) "
+        "against n random windows and n proposed one at a time:", "",
+        *markdown_table(batch), "",
         f"zero-label {mean['zero_label']:.2f}, in-set learning {mean['in_set']:.2f}, "
         f"oracle shift {mean['oracle_shift']:.2f}.", "",
     ]

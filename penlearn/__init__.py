@@ -55,6 +55,7 @@ from penlearn.changepoint.labels import ANNOTATIONS, LabelErrors, check_labels, 
 from penlearn.changepoint.model_selection import model_selection
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.propose import propose_windows
+from penlearn.peaks.pretrained import ZeroLabelModel, shipped_model
 from penlearn.peaks.joint.solver import JointPeakFit, joint_peak
 from penlearn.peaks.joint.windows import joint_windows
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks
@@ -94,6 +95,8 @@ from penlearn.roc import ROCChange, breakpoints_auc, changepoint_auc, roc_change
 __version__ = package_version()
 
 __all__ = [
+    "shipped_model",
+    "ZeroLabelModel",
     "LabelPage",
     "label_page",
     "SupervisedPenalty",

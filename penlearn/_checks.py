@@ -8,6 +8,7 @@ intervals partition (−∞, ∞), or (b, ∞) for a sequence marked ``bounded``
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import numpy as np
@@ -64,6 +65,20 @@ def require_ids(df: pd.DataFrame, what: str, column: str = "sequence_id") -> Non
 _ID_SCALARS = (str, int, float, np.integer, np.floating, np.bool_)
 
 
+#: Characters no id may hold: the C0 and C1 control characters (``"chr1\\0"``, a tab, a
+#: line end): a file, a track name or a terminal would show another id, or none.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _printable_ids(values, what: str, col: str) -> None:
+    """A ``ValueError`` naming the column and the first id holding a control character
+    (each distinct id tested once)."""
+    for v in pd.unique(pd.Series(values, copy=False).to_numpy(dtype=object)):
+        if isinstance(v, str) and _CONTROL.search(v):
+            raise ValueError(f"{what} column {col!r} holds the id {v!r} with a control "
+                             "character: ids must be printable text")
+
+
 def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> pd.DataFrame:
     """``table`` with its key columns (those of ``columns`` it has) as text: the one
     normaliser of sample ids and chromosome names for every entry point.
@@ -73,8 +88,9 @@ def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> 
     sample — a choice: a table read from a file cannot tell them apart either. A missing
     value (NaN / None; a grouping would drop its rows silently) is a ``ValueError``, and
     any other value (bytes, a tuple, ...) a ``TypeError``, each naming the column and the
-    first row. A table whose keys are text already is returned as it is (no copy; a
-    test over the values in C, no hashing).
+    first row; an id holding a control character (``"chr1\\0"``) is a ``ValueError``
+    (each distinct id tested once). A table whose keys are text already is returned as
+    it is (no copy).
 
     Examples
     --------
@@ -98,9 +114,11 @@ def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> 
                              "every row needs one")
         if isinstance(s.dtype, pd.StringDtype) or (
                 s.dtype == object and pd.api.types.infer_dtype(s, skipna=False) == "string"):
+            _printable_ids(s, what, col)
             continue
         if isinstance(s.dtype, pd.CategoricalDtype) and pd.api.types.infer_dtype(
                 s.cat.categories, skipna=False) == "string":
+            _printable_ids(s.cat.categories, what, col)
             continue  # (its categories tell: no pass over the rows)
         if s.dtype.kind not in "iufb":
             for row, v in enumerate(s.to_numpy(dtype=object)):  # (not text: rare)
@@ -109,6 +127,7 @@ def text_ids(table: pd.DataFrame, what: str, columns=("sample_id", "chrom")) -> 
                                     f"read as their text); row {row} holds "
                                     f"{type(v).__name__} {v!r}")
         out = out.assign(**{col: s.astype(str)})
+        _printable_ids(out[col], what, col)
     return out
 
 

@@ -9,7 +9,7 @@ runs once, when penlearn is imported (before numba compiles anything): when no s
 place is writable it points ``NUMBA_CACHE_DIR`` to a folder under the system's
 temporary folder and says so in one warning.
 
-Compiling the kernels takes 20–45 CPU seconds per family on first use (minutes on a
+Compiling the kernels takes 6–18 CPU seconds per family on first use (minutes on a
 loaded machine); a progress bar started meanwhile counts almost nothing for that long and
 shows an ETA of hours, and a command without a bar is silent. :func:`warm_kernels`
 compiles (or loads from the cache) a family of kernels before the caller starts its work,
@@ -114,9 +114,11 @@ _WARMED: set[str] = set()
 
 #: CPU seconds of the first compilation of each family of kernels (numba's cache empty),
 #: measured on the development machine (2 cores; the wall time of an idle machine):
-#: ``NUMBA_CACHE_DIR=$(mktemp -d) python -c "...; warm()"``, ``time.process_time()``.
-COMPILE_SECONDS = {"coverage reader": 20.0, "PeakSeg": 45.0, "segmentation": 30.0,
-                   "joint peak": 30.0}
+#: ``python benchmarks/compile_times.py`` (``benchmarks/RESULTS.md``, "compile_times":
+#: 5.5 / 15.1 / 9.1 / 18.0 s on 2026-12-07, rounded up; the earlier 20–45 s made the
+#: announcement say 80–180 s where runs took 25–43 s, issue 54).
+COMPILE_SECONDS = {"coverage reader": 6.0, "PeakSeg": 16.0, "segmentation": 10.0,
+                   "joint peak": 18.0}
 
 
 def compile_eta(cpu_seconds: float, load: float | None = None, cores: int | None = None

@@ -132,7 +132,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder.
 
     The file appears complete or not at all; on any error the temporary file is removed
-    and an existing ``path`` is left untouched.
+    and an existing ``path`` is left untouched. A file replaced keeps its mode.
 
     Examples
     --------
@@ -145,11 +145,15 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     path = Path(path)
     check_replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # a file replaced keeps its mode (0600 stays 0600), a new one gets the umask's
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = default_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=stage_prefix(path), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, default_file_mode())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -421,9 +425,9 @@ def check_output(path: Path, *, directory: bool | None, force: bool = True,
                              "whole; give a new or another folder")
     anc = existing_ancestor(path.parent if not directory else path)
     if not anc.is_dir():
-        raise ValueError(f"cannot create {path}: {anc} is not a directory")
+        raise ValueError(f"{option} {path}: cannot create it: {anc} is not a directory")
     if not os.access(anc, os.W_OK):
-        raise PermissionError(f"cannot write to {anc}")
+        raise PermissionError(f"{option} {path}: cannot write to {anc}")
 
 
 @contextlib.contextmanager

@@ -178,18 +178,45 @@ def _python_blocks(text: str) -> list[str]:
 
 @pytest.mark.parametrize("page", DOC_PAGES)
 def test_docs_page_code_runs(page, monkeypatch, tmp_path, capsys):
-    """Each page's ```python blocks run in order in one namespace, without error."""
+    """Each page's ```python blocks run ALONE (a fresh namespace and folder each: a
+    reader copies one block), without error."""
     blocks = _python_blocks((REPO / "docs" / page).read_text(encoding="utf-8"))
     if not blocks:
         return
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__docs__"}
     for i, code in enumerate(blocks):
+        folder = tmp_path / f"block{i + 1}"
+        folder.mkdir()
+        monkeypatch.chdir(folder)
         try:
-            exec(compile(code, f"docs/{page} (block {i + 1})", "exec"), namespace)
+            exec(compile(code, f"docs/{page} (block {i + 1})", "exec"),
+                 {"__name__": "__docs__"})
         except Exception as exc:  # pragma: no cover - the message is the point
-            pytest.fail(f"docs/{page}, python block {i + 1} failed: {exc!r}\n{code}")
+            pytest.fail(f"docs/{page}, python block {i + 1} failed alone: {exc!r}\n{code}")
+
+
+def _shown_blocks(text: str) -> list[str]:
+    """The ```py fenced blocks of a markdown page: shown, not run (they read the user's
+    files), yet each must stand alone: its imports and names its own."""
+    return _fenced(text, "py")
+
+
+def test_docs_shown_blocks_define_every_name_they_use(tmp_path):
+    """Every ```py and ```python block of the docs and the README, alone: no undefined
+    name (ruff's F821; issue 54: "In Python, with labels" used ``pl`` it never imported)."""
+    files = []
+    for page in [*(REPO / "docs").rglob("*.md"), REPO / "README.md"]:
+        text = page.read_text(encoding="utf-8")
+        for i, code in enumerate(_shown_blocks(text) + _python_blocks(text)):
+            name = re.sub(r"\W", "_", page.relative_to(REPO).as_posix())
+            path = tmp_path / f"{name}__block{i + 1}.py"
+            path.write_text(code + "\n", encoding="utf-8")
+            files.append(path)
+    assert files
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
+                           "--select", "F821", "--output-format", "concise",
+                           *map(str, files)], capture_output=True, text=True)
+    assert proc.returncode == 0, f"doc blocks that do not stand alone:\n{proc.stdout}"
 
 
 def test_getting_started_example_prints_a_finite_aum(monkeypatch, tmp_path, capsys):

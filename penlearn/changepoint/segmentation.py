@@ -238,7 +238,7 @@ def _progress_bar(progress, n: int, desc: str):
         return None, None
     if callable(progress):
         return progress, None
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     bar = tqdm(total=n, desc=desc, unit="points")
     return bar.update, bar
@@ -530,7 +530,7 @@ def segment_sequences(
     >>> models["loss"].round(6).tolist(), changes["position"].tolist()
     ([9.0, 0.0], [25])
     """
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")

@@ -31,10 +31,15 @@ import pandas as pd
 
 from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
-from penlearn.peaks.formats.peak_columns import PEAK_VALUE_COLUMNS, peak_columns
+from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
 from penlearn.peaks.peakseg.calls import peak_calls
-from penlearn.peaks.peakseg.controls import control_background, mark_control_peaks
+from penlearn.peaks.peakseg.controls import (
+    control_background,
+    mark_control_peaks,
+    segment_levels,
+    typical_levels,
+)
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 __all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
@@ -98,35 +103,33 @@ class PhaseClock:
 
 
 def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int,
-                        sizes: dict | None) -> float:
-    """The control's genome-wide mean coverage ``λ_bg`` of
-    :func:`~penlearn.peaks.peakseg.controls.control_mean`: its fragments' bases over the
-    lengths of the chromosomes covered by the treatment or the control (the header's
-    length, else the last covered base), without a pileup.
+                        sizes: dict | None) -> tuple[float, float]:
+    """The control's and the treatment's genome-wide mean coverage (as
+    :func:`~penlearn.peaks.peakseg.controls.control_mean`): their fragments' bases over
+    the lengths of the chromosomes covered by either (the header's length, else the last
+    covered base), without a pileup.
 
     Examples
     --------
     >>> r = ReadArrays(True, {"chr1": (np.array([0], np.int32), np.array([10], np.int32),
     ...                                None)}, {"chr1": 40})
     >>> control_genome_mean(r, r, None, 0, {"chr1": 40})
-    0.25
+    (0.25, 0.25)
     """
-    area, length = 0.0, 0
+    area, length = [0.0, 0.0], 0
     for c in dict.fromkeys([*treat.chroms, *ctrl.chroms]):
         last = 0
-        for k, reads in enumerate((treat, ctrl)):
+        for k, reads in enumerate((ctrl, treat)):
             if c in reads.chroms:
                 s, e = fragments(reads, c, extsize, shift)
-                ok = e > s
-                if ok.any():
-                    last = max(last, int(e[ok].max()))
-                    if k == 1:
-                        area += float((e[ok] - s[ok]).sum())
+                if len(s):
+                    last = max(last, int(e.max()))
+                    area[k] += float((e - s).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last
-    if area <= 0:
+    if area[0] <= 0:
         raise ValueError("the control has no reads: it cannot be a background")
-    return area / float(length)
+    return area[0] / float(length), area[1] / float(length)
 
 
 def _frame(chrom: str, runs) -> pd.DataFrame:
@@ -141,18 +144,63 @@ def _quiet(_msg: str) -> None:
     return None
 
 
-def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts: dict
-                    ) -> dict:
-    """The peaks of one chromosome (``treat`` / ``ctrl`` hold that chromosome's reads).
+def _empty_segments() -> pd.DataFrame:
+    return pd.DataFrame({"sample_id": pd.Series([], dtype=object),
+                         "chrom": pd.Series([], dtype=object),
+                         "chromStart": pd.Series([], dtype=np.int64),
+                         "chromEnd": pd.Series([], dtype=np.int64),
+                         "mean": pd.Series([], dtype=float),
+                         "status": pd.Series([], dtype=object)})
+
+
+def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: dict
+                       ) -> dict:
+    """Pass 1 of a chromosome with a control: the control's PeakSeg segments (its model
+    at its own penalty) and :func:`~penlearn.peaks.peakseg.controls.segment_levels`' bases,
+    control and treatment means of each (for the genome-wide typical levels).
+    Returns ``segments``, ``levels`` (bases, control means, treatment means), ``phases``
+    and ``warnings``."""
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import control_segments  # the commands' layer
+
+    _return_freed_memory()
+    clock = PhaseClock()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with clock("pileup"):
+            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+            control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"], opts["shift"]))
+        with clock("control model"):
+            c_segs = control_segments(opts["penalty_args"],
+                                      control_cov.assign(sample_id="control"),
+                                      _Reporter(True), chrom_sizes=opts["sizes"]) \
+                if len(control_cov) else _empty_segments()
+        with clock("background"):
+            parts = segment_levels(treat_cov, c_segs)
+            levels = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+                           for k in (3, 2, 4, 5))
+            levels = (levels[0] - levels[1], levels[2], levels[3])
+    del treat_cov, control_cov, parts
+    _return_freed_memory(trim=True)
+    return {"segments": c_segs, "levels": levels, "phases": clock.times,
+            "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts: dict,
+                    c_segs: pd.DataFrame | None = None) -> dict:
+    """The peaks of one chromosome (``treat`` / ``ctrl`` hold that chromosome's reads;
+    ``c_segs`` the control's segments there, from :func:`control_chromosome`).
 
     ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
-    arguments), ``rule`` (the control rule), ``lam_bg``, ``sizes``, ``control_scale``,
-    ``bdg_dir`` (None: no bedGraph pieces). Returns ``calls`` (the peak rows before the
-    genome-wide columns, with ``summit``, ``pileup`` and ``control_up``: the control is
-    up there, filter rule), ``area`` and ``bases`` of the treatment's pileup,
-    ``phases`` (:class:`PhaseClock` times) and ``warnings`` (``(category, message)``).
+    arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
+    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces). Returns
+    ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
+    and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
+    the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
+    (``(category, message)``).
     """
-    from penlearn.cli.peaks import _log_lambda, control_segments  # the commands' layer
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import _log_lambda  # the commands' layer
 
     _return_freed_memory()
     clock = PhaseClock()
@@ -161,30 +209,27 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
         warnings.simplefilter("always")
         with clock("pileup"):
             treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
-        cov, control_cov, c_segs = treat_cov, None, None
+        cov, control_cov, lam = treat_cov, None, None
         if ctrl is not None:
             with clock("pileup"):
                 control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"],
                                                          opts["shift"]))
-            with clock("control model"):
-                if len(control_cov):
-                    c_segs = control_segments(args, control_cov.assign(sample_id="control"),
-                                              _quiet, notice=False)
-                else:
-                    c_segs = pd.DataFrame({"sample_id": [], "chrom": [], "chromStart": [],
-                                           "chromEnd": [], "mean": [], "status": []})
-            if opts["rule"] == "background":
-                with clock("background"):
-                    cov = control_background(treat_cov, control_cov, c_segs,
-                                             chrom_sizes=opts["sizes"], mean=opts["lam_bg"])
+            if opts["rule"] == "background" or opts.get("bdg_dir"):
+                with clock("background"):  # (-B: the control's level under either rule)
+                    lam = control_background(treat_cov, control_cov, c_segs,
+                                             chrom_sizes=opts["sizes"],
+                                             levels=opts["levels"])
+                if opts["rule"] == "background":
+                    cov = lam
         with clock("features"):
-            log_lambda, windows = _log_lambda(args, treat_cov, _quiet, notice=False)
+            log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
+                                              opts["sizes"])
         with clock("solve"):
             segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
         with clock("calls"):
             scale = {} if control_cov is None else {
                 "control": control_cov, "control_scale": opts["control_scale"]}
-            calls = peak_calls(segs, treat_cov, **scale)
+            calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"], **scale)
             # dropped after the genome-wide scores and q-values (which count them)
             calls["control_up"] = False
             if control_cov is not None and opts["rule"] == "filter":
@@ -193,22 +238,21 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             summit = calls["chromStart"].to_numpy(np.int64) + calls["summit"].to_numpy(
                 np.int64)
             calls["pileup"] = _pileup_at(treat_cov, summit)
-            calls = calls.drop(columns=[c for c in PEAK_VALUE_COLUMNS if c != "summit"])
+            calls = calls.drop(columns=["score", "qValue"])  # over all peaks: rescore
         if opts.get("bdg_dir"):
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.treat.npy", treat_cov[
                     ["chromStart", "chromEnd", "count"]].to_numpy(np.int64).T)
-                lam = cov if "background" in cov else treat_cov.assign(background=1.0)
-                np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
-                    lam["chromStart"].to_numpy(float), lam["chromEnd"].to_numpy(float),
-                    lam["background"].to_numpy(float)]))
+                if lam is not None:
+                    np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
+                        lam["chromStart"].to_numpy(float), lam["chromEnd"].to_numpy(float),
+                        lam["background"].to_numpy(float)]))
     bases = (treat_cov["chromEnd"] - treat_cov["chromStart"]).to_numpy()
     area = float((bases * treat_cov["count"].to_numpy()).sum())
-    del treat_cov, control_cov, cov, segs, c_segs
+    del treat_cov, control_cov, cov, segs, lam
     _return_freed_memory(trim=True)
-    return {"calls": calls,
-            "area": area,
-            "bases": float(bases.sum()), "phases": clock.times,
+    return {"calls": calls, "area": area, "bases": float(bases.sum()),
+            "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
 
 
@@ -232,8 +276,9 @@ class _Progress:
     """A line per chromosome done, with an ETA by bases; a line at least every ``every``
     seconds while chromosomes run (plain lines: no ``\\r``)."""
 
-    def __init__(self, report, sizes: dict, every: float = 10.0) -> None:
+    def __init__(self, report, sizes: dict, what: str = "", every: float = 10.0) -> None:
         self.report, self.sizes, self.every = report, sizes, every
+        self.what = f"{what} " if what else ""
         self.total = float(sum(sizes.values())) or 1.0
         self.done_bases, self.done = 0.0, 0
         self.t0 = self.last = time.perf_counter()
@@ -265,13 +310,14 @@ class _Progress:
         """Report one chromosome done."""
         self.done += 1
         self.done_bases += self.sizes.get(chrom, 0)
-        self._say(f"{chrom}: {n_peaks} peak(s); {self.done}/{len(self.sizes)} chromosomes, "
+        self._say(f"{self.what}{chrom}: {n_peaks} peak(s); {self.done}/{len(self.sizes)} "
+                  f"chromosomes, "
                   f"{100 * self.done_bases / self.total:.0f} % of the bases{self._eta()}")
 
     def _beat(self) -> None:
         while not self.stop.wait(1.0):
             if time.perf_counter() - self.last >= self.every:
-                self._say(f"working: {self.done}/{len(self.sizes)} chromosomes done, "
+                self._say(f"{self.what}working: {self.done}/{len(self.sizes)} chromosomes done, "
                           f"{100 * self.done_bases / self.total:.0f} % of the bases"
                           f"{self._eta()}")
 
@@ -288,45 +334,84 @@ def _emit_warnings(caught: list) -> None:
                                  else ""), cat, stacklevel=3)
 
 
+def _levels(results: dict, fallbacks: tuple[float, float]) -> tuple[float, float]:
+    """The genome-wide ``(c₀, t₀)`` from every chromosome's pass-1 levels."""
+    b, c, t = (np.concatenate([r["levels"][k] for r in results.values()]) for k in range(3))
+    return typical_levels([(None, None, np.zeros(len(b)), b, c, t)], *fallbacks)
+
+
 def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
                 clock: PhaseClock, executor=None) -> tuple[pd.DataFrame, int, dict]:
     """Every chromosome of the treatment through :func:`call_chromosome` (in
     ``executor``'s workers when given, the largest first; else here, the largest last,
-    each chromosome's reads dropped from ``treat`` and ``ctrl`` once it is done), the
-    peaks in the treatment's chromosome order with the genome-wide columns; (peaks,
-    dropped, bedGraph info)."""
+    each chromosome's reads dropped from ``treat`` and ``ctrl`` once it is done), after
+    :func:`control_chromosome` on each when there is a control (the control's models and
+    the genome-wide typical levels of the background); the peaks in the treatment's
+    chromosome order with the genome-wide columns, ``-q`` / ``-p`` applied; (peaks,
+    dropped, bedGraph info). ``opts["fallbacks"]``: the control's and the treatment's
+    genome-wide means (:func:`control_genome_mean`)."""
     chroms = list(treat.chroms)
     sizes = {c: (treat.sizes or {}).get(c) or int(
         treat.chroms[c][1].max() if treat.paired else treat.chroms[c][0].max()) + 1
         for c in chroms}
+    # the sample's level of the summits' tests (total, bases, rises) over the genome
+    total = bases = rises = 0.0
+    for c in chroms:
+        t_, b_, d_ = genome_level(chrom_pileup(treat, c, opts["d"], opts["shift"]))
+        total, bases, rises = total + t_, bases + b_, rises + (t_ / d_ if t_ else 0.0)
+    level = (total, bases, total / rises if rises > 0 else 1.0)
+    opts = {**opts, "genome_level": level}
+    first = {}
+    if ctrl is not None:
+        report("the control's model, chromosome by chromosome")
+        with _Progress(report, sizes, "control") as progress:
+            def done_control(c, res):
+                first[c] = res
+                clock.merge(res["phases"])
+                progress.chromosome(c, int((res["segments"]["status"] == "peak").sum()))
+            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {})
+                     for c in sorted(chroms, key=lambda c: -sizes[c])}
+            run_tasks(executor, control_chromosome, tasks, done_control)
+        opts = {**opts, "levels": _levels(first, opts["fallbacks"])}
+        report("the treatment's model, chromosome by chromosome")
     results: dict = {}
     with _Progress(report, sizes) as progress:
         def finish(c, res):
             results[c] = res
             clock.merge(res["phases"])
             progress.chromosome(c, len(res["calls"]))
+
+        def segments_of(c):
+            return first[c]["segments"] if c in first else None
         if executor is None:
             # the largest chromosome last, each one's reads dropped once it is done:
             # the largest tables meet the fewest reads still held
             for c in sorted(chroms, key=lambda c: sizes[c]):
-                res = call_chromosome(c, _part(treat, c), _part(ctrl, c), opts)
+                res = call_chromosome(c, _part(treat, c), _part(ctrl, c), opts,
+                                      segments_of(c))
                 for reads in (treat, ctrl):
                     if reads is not None:
                         reads.chroms.pop(c, None)
                 finish(c, res)
         else:
-            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {})
+            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts, segments_of(c)), {})
                      for c in sorted(chroms, key=lambda c: -sizes[c])}  # largest first
             run_tasks(executor, call_chromosome, tasks, finish)
-    caught = [w for c in chroms for w in results[c]["warnings"]]
+    caught = [w for c in chroms for w in (*first.get(c, {}).get("warnings", []),
+                                          *results[c]["warnings"])]
     _emit_warnings(caught)
     parts = [results[c]["calls"] for c in chroms if len(results[c]["calls"])]
     calls = pd.concat(parts, ignore_index=True) if parts else results[chroms[0]]["calls"]
-    summit, pileup = calls.pop("summit").to_numpy(np.int64), calls.pop("pileup")
-    up = calls.pop("control_up").to_numpy(bool)
-    calls = peak_columns(calls)  # scores and q-values over the sample's peaks
+    summit = calls.pop("summit").to_numpy(np.int64)
+    keep = calls[["pileup", "control_up"]]
+    calls = rescore(calls.drop(columns=["pileup", "control_up"]),  # over all peaks
+                    4 * level[1] / level[2] if level[1] > 0 else 1.0)
     calls["summit"] = summit
-    calls, pileup = calls[~up].reset_index(drop=True), pileup.to_numpy()[~up]
+    calls[["pileup", "control_up"]] = keep.to_numpy()
+    calls = significant(calls, qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
+    up = calls["control_up"].to_numpy(bool)
+    pileup = calls["pileup"].to_numpy(np.int64)[~up]
+    calls = calls[~up].drop(columns=["pileup", "control_up"]).reset_index(drop=True)
     info = {"area": sum(r["area"] for r in results.values()),
             "bases": sum(r["bases"] for r in results.values()), "pileup": pileup,
             "chroms": chroms}

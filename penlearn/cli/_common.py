@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import sys
@@ -41,8 +42,76 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(
             r"^-(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^-inf(?:inity)?$", re.IGNORECASE)
 
+    def add_argument(self, *args, **kwargs):  # noqa: D102
+        choices = kwargs.get("choices")
+        if choices is not None and "type" not in kwargs \
+                and all(isinstance(c, str) for c in choices):
+            kwargs["type"] = any_case(choices)  # the one case rule of every choice
+        return super().add_argument(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is None:  # a command's own parser: it names them
+            self.error(f"unrecognized arguments: {' '.join(extras)}"
+                       f"{suggestion(extras, self._option_string_actions)}")
+        return namespace, extras
+
     def error(self, message: str):  # noqa: D102
+        choice = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$",
+                          message)
+        if choice:  # a misspelt command or value: the nearest of the choices
+            names = re.findall(r"'([^']*)'", choice.group(3))
+            message += suggestion([choice.group(2)], names, options=False)
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def any_case(choices):
+    """argparse ``type`` of an option with word choices: any case of a choice is that
+    choice (``--format narrowpeak`` is ``narrowPeak``, ``-f bampe`` is ``BAMPE``); other
+    words are left to argparse's choice check (and :func:`suggestion`).
+
+    Examples
+    --------
+    >>> any_case(("bed", "narrowPeak"))("NARROWPEAK")
+    'narrowPeak'
+    """
+    folded: dict[str, list[str]] = {}
+    for c in choices:
+        folded.setdefault(c.casefold(), []).append(c)
+
+    def canonical(text: str) -> str:
+        hit = folded.get(str(text).casefold(), [])
+        return hit[0] if len(hit) == 1 else text
+
+    canonical.__name__ = "choice"  # (argparse names the type in some errors)
+    return canonical
+
+
+def suggestion(given, known, *, options: bool = True) -> str:
+    """``" (did you mean --broad?)"`` for the first of ``given`` close to one of
+    ``known`` (an unknown option's name before any ``=``; a case slip or a typo), else
+    ``""``: the one rule of every command's usage errors.
+
+    Examples
+    --------
+    >>> suggestion(["--brod"], ["--broad", "--out", "-q"])
+    ' (did you mean --broad?)'
+    >>> suggestion(["narrowpeak"], ["bed", "narrowPeak"], options=False)
+    " (did you mean 'narrowPeak'?)"
+    >>> suggestion(["--zzz"], ["--broad"])
+    ''
+    """
+    known = [str(k) for k in known]
+    for word in given:
+        word = str(word).split("=", 1)[0]
+        if options and not word.startswith("-"):
+            continue
+        folded = {k.casefold(): k for k in known}
+        close = difflib.get_close_matches(word.casefold(), list(folded), n=1, cutoff=0.7)
+        if close:
+            hit = folded[close[0]]
+            return f" (did you mean {hit}?)" if options else f" (did you mean {hit!r}?)"
+    return ""
 
 
 def non_negative_int(text: str) -> int:
@@ -60,6 +129,38 @@ def non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type of ``--qvalue`` / ``--pvalue`` cutoffs: a number with 0 < x <= 1.
+
+    Examples
+    --------
+    >>> probability("0.05")
+    0.05
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 and <= 1, got {text!r}"
+                                         ) from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 and <= 1, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type of ``--window-size``: an integer >= 1.
+
+    Examples
+    --------
+    >>> positive_int("200000")
+    200000
+    """
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
     return value
 
 
@@ -130,6 +231,14 @@ class _Reporter:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.t0 = time.perf_counter()
+        self._said: set[str] = set()
+
+    def notice(self, msg: str) -> None:
+        """A line on stdout said once per run (the zero-label model's notice), none with
+        ``--quiet``."""
+        if not self.quiet and msg not in self._said:
+            self._said.add(msg)
+            print(msg, flush=True)
 
     def __call__(self, msg: str) -> None:
         if not self.quiet:
@@ -273,6 +382,10 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise ValueError(f"{option} {path} is empty: give a table with the columns "
                          f"{', '.join(columns)} (one row per sample)") from None
+    # 'sample_id, control': names and cells stripped (a space after a comma is no part of
+    # a name)
+    table.columns = [str(c).strip() for c in table.columns]
+    table = table.apply(lambda col: col.map(lambda v: v.strip() if isinstance(v, str) else v))
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ValueError(f"{option} {path}: needs the columns {', '.join(columns)} "

@@ -16,11 +16,13 @@ written).
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 import pandas as pd
 
+from penlearn._checks import id_list
 from penlearn.cli._common import _parse_named, read_sheet
 from penlearn.peaks.formats.coverage import read_coverage
 from penlearn.peaks.peakseg.controls import (
@@ -30,8 +32,8 @@ from penlearn.peaks.peakseg.controls import (
     mark_control_peaks,
 )
 
-__all__ = ["Controlled", "add_control_arguments", "apply_controls", "drop_control_peaks",
-           "split_controls"]
+__all__ = ["Controlled", "add_control_arguments", "apply_controls", "check_shared_chroms",
+           "drop_control_peaks", "split_controls"]
 
 
 def add_control_arguments(p) -> None:
@@ -51,7 +53,21 @@ def add_control_arguments(p) -> None:
 
 
 def _sheet(path) -> dict:
+    """``--control-sheet``: {sample: control}, one row per sample, no empty cell."""
     table = read_sheet(path, ["sample_id", "control"], "--control-sheet")
+    for col in ("sample_id", "control"):
+        empty = table[col].isna() | (table[col].fillna("").str.len() == 0)
+        if empty.any():
+            i = int(empty.to_numpy().argmax())
+            who = "" if col == "sample_id" else f" (sample {table['sample_id'].iloc[i]!r})"
+            raise ValueError(f"--control-sheet {path}: data row {i + 1}{who} has an empty "
+                             f"{col!r} cell (a sample without a control: leave its row out)")
+    dup = table["sample_id"].duplicated(keep=False)
+    if dup.any():
+        s = table["sample_id"][dup].iloc[0]
+        rows = table.index[table["sample_id"] == s].to_numpy() + 1
+        raise ValueError(f"--control-sheet {path}: sample {s!r} has {len(rows)} rows (data "
+                         f"rows {', '.join(map(str, rows))}): give each sample one control")
     return dict(zip(table["sample_id"], table["control"]))
 
 
@@ -105,11 +121,48 @@ def split_controls(coverage: pd.DataFrame, args
     ctrl = ctrl[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
     treat = cov[~cov["sample_id"].astype(str).isin(named)]
     treat = treat.drop(columns=[c for c in ("control",) if c in treat.columns])
-    unknown = sorted(set(pairs) - {str(s) for s in pd.unique(treat["sample_id"])})
+    treated = [str(s) for s in pd.unique(treat["sample_id"])]
+    unknown = sorted(set(pairs) - set(treated))
     if unknown:
         raise ValueError(f"control named for sample {unknown[0]!r}, which is not a "
                          "treatment sample of the coverage")
+    alone = [s for s in treated if s not in pairs]
+    if alone:
+        warnings.warn(f"{id_list(alone, 'sample(s)')} called without a control (no control "
+                      "named for them)", UserWarning, stacklevel=2)
+    t_chroms = treat.groupby(treat["sample_id"].astype(str), sort=False)["chrom"].unique()
+    c_chroms = ctrl.groupby(ctrl["sample_id"].astype(str), sort=False)["chrom"].unique()
+    for sid, c in pairs.items():
+        if c in c_chroms.index:
+            check_shared_chroms(t_chroms[sid], c_chroms[c],
+                                f"control {c!r}" + (f" of sample {sid!r}" if sid else ""))
     return (treat.drop(columns="sample_id") if single else treat), ctrl, pairs
+
+
+def check_shared_chroms(treatment, control, what: str) -> None:
+    """A control sharing no chromosome name with its treatment (``1`` vs ``chr1``: another
+    naming or genome build) would change nothing: a ``ValueError`` naming ``what`` and
+    both sets of names.
+
+    Examples
+    --------
+    >>> check_shared_chroms(["chr1", "chr2"], ["1", "2"], "--control c.bedGraph")
+    Traceback (most recent call last):
+    ...
+    ValueError: --control c.bedGraph: the control shares no chromosome name with the \
+treatment (treatment: chr1, chr2; control: 1, 2): name them alike (e.g. 'chr1' in both)
+    """
+    t = [str(c) for c in dict.fromkeys(treatment)]
+    c = [str(x) for x in dict.fromkeys(control)]
+    if t and c and not set(t) & set(c):
+        raise ValueError(f"{what}: the control shares no chromosome name with the treatment "
+                         f"(treatment: {_names(t)}; control: {_names(c)}): name them alike "
+                         f"(e.g. {t[0]!r} in both)")
+
+
+def _names(names: list[str], limit: int = 5) -> str:
+    more = f", ... ({len(names)} in all)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 class Controlled(NamedTuple):
@@ -117,12 +170,31 @@ class Controlled(NamedTuple):
     ``background`` column under that rule), ``plain`` the treatments' coverage as read
     (for the features: the penalty is predicted from the treatment's own rows),
     ``segments`` the controls' PeakSeg segments (None: no control), ``pairs``
-    {treatment: control id}."""
+    {treatment: control id}, ``summits`` {treatment: (its control's coverage, the
+    control's scale: treatment / control coverage summed)} for the summits of treatment
+    − scaled control (narrowPeak column 10)."""
 
     coverage: pd.DataFrame
     plain: pd.DataFrame
     segments: pd.DataFrame | None
     pairs: dict
+    summits: dict | None = None
+
+
+def _summit_controls(treat: pd.DataFrame, ctrl: pd.DataFrame, pairs: dict) -> dict:
+    """{treatment id: (its control's rows, treatment area / control area)}."""
+    def area(t):
+        return float(((t["chromEnd"] - t["chromStart"]) * t["count"]).sum())
+
+    out = {}
+    for sid, t in treat.groupby("sample_id", sort=False):
+        c = pairs.get(str(sid))
+        if c is None:
+            continue
+        mine = ctrl[ctrl["sample_id"].astype(str) == c].drop(columns="sample_id")
+        a = area(mine)
+        out[str(sid)] = (mine, area(t) / a if a > 0 else 0.0)
+    return out
 
 
 def apply_controls(coverage: pd.DataFrame, args, report, segment,
@@ -146,6 +218,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
     report(f"controls: {len(set(pairs.values()))} for {len(pairs)} sample(s), rule "
            f"{args.control_rule}: their peak models first")
     segs = segment(ctrl)
+    summits = _summit_controls(treat, ctrl, pairs)
     if args.control_rule == "background":
         parts = []
         for sid, t in treat.groupby("sample_id", sort=False):
@@ -162,7 +235,7 @@ def apply_controls(coverage: pd.DataFrame, args, report, segment,
             treat["background"] = treat["background"].fillna(1.0)
     if single:
         treat = treat.drop(columns="sample_id")
-    return Controlled(treat, plain, segs, pairs)
+    return Controlled(treat, plain, segs, pairs, summits)
 
 
 def drop_control_peaks(segs: pd.DataFrame, control_peaks: pd.DataFrame, pairs: dict

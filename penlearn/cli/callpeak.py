@@ -14,15 +14,20 @@ penalty (or ``--model`` / ``--penalty``), with the control as the background of 
 * ``-B``/``--bdg``: ``NAME_treat_pileup.bdg`` and, with a control,
   ``NAME_control_lambda.bdg`` (``--SPMR``: per million fragments).
 
-MACS3's cutoffs have no place here (the number of peaks is the penalty's choice): they
-are refused with one line saying what penlearn does instead; options that only tune what
-penlearn does not do are accepted and ignored (:data:`IGNORED`), each with a warning.
+The number of peaks is the penalty's choice; ``-q/--qvalue Q`` and ``-p/--pvalue P`` then
+keep those of q-value <= Q (p-value <= P: ``-p`` replaces ``-q``), the values being
+MACS3's kind (:func:`~penlearn.peaks.formats.peak_columns.peak_columns`: fragments at the
+summit against the local background), but unlike MACS3 no cutoff is applied by default.
+MACS3's other cutoffs have no place here: they are refused with one line saying what
+penlearn does instead; options that only tune what penlearn does not do are accepted and
+ignored (:data:`IGNORED`), each with a warning.
 The table in ``docs/chipseq.md`` ("Coming from MACS3") lists every option.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import tempfile
 import warnings
@@ -40,18 +45,19 @@ from penlearn.cli._callpeak_stream import (
     print_phases,
     write_bedgraphs,
 )
-from penlearn.cli._common import _Reporter
+from penlearn.cli._common import _Reporter, probability
+from penlearn.cli._controls import check_shared_chroms
 from penlearn.cli._workers import add_worker_arguments, workers
-from penlearn.cli.peaks import check_penalty_options, zero_label_notice
-from penlearn.peaks.formats.bam import is_bam
-from penlearn.peaks.formats.fragment_size import estimate_fragment_size
+from penlearn.cli.peaks import check_penalty_options, zero_label_model
+from penlearn.peaks.formats.fragment_size import MAX_FRAGMENT, estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.read_arrays import ReadArrays, pool_read_arrays, read_arrays
+from penlearn.peaks.formats.read_arrays import ReadArrays, compact_reads
+from penlearn.peaks.formats.reads import dedup_limit, read_reads, shift_reads
 from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
 __all__ = ["GENOME_SIZES", "IGNORED", "REFUSED", "cmd_callpeak", "genome_size"]
@@ -63,8 +69,6 @@ _PENALTY = ("the penalty (the shipped zero-label model's, or --model MODEL.json 
             "from labels with 'penlearn learn', or --penalty λ)")
 #: option -> what penlearn does instead (refused: exit 2 with this line)
 REFUSED = {
-    "-q/--qvalue": f"penlearn has no q-value cutoff: the number of peaks is chosen by {_PENALTY}",
-    "-p/--pvalue": f"penlearn has no p-value cutoff: the number of peaks is chosen by {_PENALTY}",
     "--min-length": f"peak lengths are the model's: chosen by {_PENALTY}",
     "--max-gap": f"nearby peaks are merged or not by the model: chosen by {_PENALTY}",
     "--cutoff-analysis": "no cutoff to analyse: learn the penalty from labels instead "
@@ -87,8 +91,10 @@ IGNORED = {
     "--seed": "nothing random",
     "--tempdir": "no temporary files of reads",
     "--verbose": "use --quiet for no progress lines",
-    "--slocal": "the control's local level is its PeakSeg segments, no fixed windows",
-    "--llocal": "the control's local level is its PeakSeg segments, no fixed windows",
+    "--slocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
+    "--llocal": "the model's background is the control's PeakSeg segments; the pValue's "
+                "λ_local takes fixed 1, 5 and 10 kb windows",
 }
 
 
@@ -107,30 +113,33 @@ def genome_size(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be hs, mm, ce, dm or a number of bases, "
                                          f"got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number of bases > 0, got {text!r}")
     return value
 
 
 def _pooled(paths, fmt: str, args) -> ReadArrays:
-    """The reads of several files as one sample (MACS3 pools ``-t A B``)."""
-    parts = [read_arrays(p, fmt if fmt != "AUTO" else ("BAM" if is_bam(p) else "BED"),
-                         keep_dup=args.keep_dup, genome_size=args.gsize,
-                         max_count=args.max_count) for p in paths]
-    return pool_read_arrays(parts, [str(p) for p in paths])
+    """The reads of several files as one sample: MACS3 pools ``-t A B`` first, then
+    counts the duplicates (:func:`~penlearn.peaks.formats.reads.read_reads`); kept as
+    compact arrays (:func:`~penlearn.peaks.formats.read_arrays.compact_reads`), the
+    ``--shift`` checked."""
+    reads = read_reads(list(paths), fmt, keep_dup=args.keep_dup, genome_size=args.gsize,
+                       max_count=args.max_count)
+    shift_reads(reads, args.shift)  # a shift that moves every read off: an error here
+    return compact_reads(reads)
 
 
 def _fragment_size(reads: ReadArrays, args, report) -> int | None:
     if reads.paired:
         return None
     if args.extsize is not None or args.nomodel:
-        return args.extsize or 200
+        return 200 if args.extsize is None else args.extsize
     try:
         d = estimate_fragment_size(reads.as_reads(), mfold=tuple(args.mfold), min_size=args.d_min)
     except ValueError:
         if not args.fix_bimodal:
             raise
-        d = args.extsize or 200
+        d = 200 if args.extsize is None else args.extsize
         report(f"fragment size not estimated: --fix-bimodal, {d} bp")
         return d
     report(f"fragment size {d} bp (strand cross-correlation in enriched windows)")
@@ -183,18 +192,45 @@ def _dest(opt: str) -> str:
     return "macs_" + re.sub(r"\W", "_", opt.split("/")[-1].lstrip("-"))
 
 
+def _check_options(args) -> None:
+    """The options' values, before any file is read (one line naming the option)."""
+    if args.format in ("BAMPE", "FRAG") and (args.extsize is not None or args.nomodel
+                                             or args.shift):
+        raise ValueError(f"-f {args.format}: the fragments are read as they are; "
+                         "--extsize, --nomodel and --shift apply to single-end reads")
+    if not re.fullmatch(r"[^/\x00\s]+", args.name):
+        raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/', no "
+                         "spaces)")
+    if args.extsize is not None and args.extsize < 1:  # as MACS3: "--extsize must >= 1"
+        raise ValueError(f"--extsize must be >= 1 (the fragment size in bases), got "
+                         f"{args.extsize}")
+    low, high = args.mfold
+    if not (0 <= low <= high < math.inf):
+        raise ValueError(f"-m/--mfold LOW HIGH must be numbers with 0 <= LOW <= HIGH, got "
+                         f"{low:g} {high:g}")
+    if not 1 <= args.d_min <= MAX_FRAGMENT:
+        raise ValueError(f"--d-min must be from 1 to {MAX_FRAGMENT} (bases), got "
+                         f"{args.d_min}")
+    if args.format != "FRAG":
+        dedup_limit(args.keep_dup, 0, args.gsize)
+    if args.max_count is not None and args.max_count < 1:
+        raise ValueError(f"--max-count must be >= 1, got {args.max_count}")
+    for opt, paths in (("-t/--treatment", args.treatment), ("-c/--control",
+                                                             args.control or [])):
+        for p in paths:
+            if not Path(p).is_file():
+                what = "not a file" if Path(p).exists() else "not found"
+                raise FileNotFoundError(f"{opt} {p}: {what}")
+
+
 def cmd_callpeak(args) -> int:
     """reads -> fragment pileup (+ control background) -> PeakSeg peaks -> MACS3's files."""
     _refuse(args)
-    if args.format in ("BAMPE", "FRAG") and (args.extsize or args.nomodel or args.shift):
-        raise ValueError(f"-f {args.format}: the fragments are read as they are; "
-                         "--extsize, --nomodel and --shift apply to single-end reads")
-    if not re.fullmatch(r"[^/\x00]+", args.name):
-        raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/')")
+    _check_options(args)
     files = _outputs(args)
     inputs = [*args.treatment, *(args.control or []), args.model]
     for f in files.values():
-        check_output(f, directory=False, force=True, inputs=inputs)
+        check_output(f, directory=False, force=True, inputs=inputs, option="--outdir/-n")
     report = _Reporter(args.quiet)
     # --broad is MACS3's broad-peak file; it picks the shipped model's level of broad
     # marks only where no penalty is given (a given one is the penalty of the broad calls)
@@ -208,32 +244,36 @@ def cmd_callpeak(args) -> int:
         treat = _pooled(args.treatment, args.format, args)
     with clock("fragment size"):
         d = _fragment_size(treat, args, report)
-    ctrl, lam_bg, sizes = None, None, treat.sizes
+    ctrl, fallbacks, sizes = None, None, treat.sizes
     if args.control:
         report(f"reading {len(args.control)} control file(s)")
         with clock("read"):
             ctrl = _pooled(args.control, args.format, args)
+        check_shared_chroms(treat.chroms, ctrl.chroms, "-c/--control")
         # MACS3 extends the control's reads by the treatment's fragment size too
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
         with clock("background"):
-            lam_bg = control_genome_mean(treat, ctrl, d, args.shift, sizes)
-    notice = zero_label_notice(penalty_args)
-    if notice:
-        print(notice, flush=True)
+            fallbacks = control_genome_mean(treat, ctrl, d, args.shift, sizes)
+    if penalty_args.model is None and check_penalty_options(penalty_args) is None:
+        report.notice(f"penlearn {getattr(args, 'command', 'callpeak')}: no --penalty or "
+                      f"--model: using {zero_label_model(penalty_args).notice()}")
     report(f"peaks of {len(treat.chroms)} chromosome(s), one at a time"
            + (f" on {args.jobs} workers" if args.jobs > 1 else ""))
     n_frag = treat.total
     with tempfile.TemporaryDirectory(prefix="penlearn-callpeak-") as bdg_dir:
         opts = {"d": d, "shift": args.shift, "penalty_args": penalty_args,
-                "rule": args.control_rule, "lam_bg": lam_bg, "sizes": sizes,
+                "rule": args.control_rule, "fallbacks": fallbacks, "sizes": sizes,
                 "control_scale": None if ctrl is None else n_frag / ctrl.total,
-                "bdg_dir": bdg_dir if args.bdg else None}
+                "bdg_dir": bdg_dir if args.bdg else None,
+                "qvalue": args.qvalue, "pvalue": args.pvalue}
         with workers(args) as executor:
             calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
         if ctrl is not None and args.control_rule == "filter":
             report(f"{dropped} peak(s) where the control is up: dropped")
         with clock("write"):
             table = narrowpeak_table(calls, args.name)
+            for f in files.values():  # an earlier run's files: none left beside this run's
+                f.unlink(missing_ok=True)  # (a run stopped while writing leaves only its own)
             summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
             (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
             write_summits(table, files["summits"])
@@ -298,6 +338,14 @@ def register(add) -> None:
     p.add_argument("--fix-bimodal", action="store_true",
                    help="when the fragment size cannot be estimated use --extsize (200 if "
                    "not given) instead of failing")
+    p.add_argument("-q", "--qvalue", type=probability, default=None, metavar="Q",
+                   help="keep only the model's peaks of q-value <= Q (MACS3's kind: Poisson "
+                   "of the fragments at the summit against the local background, "
+                   "Benjamini-Hochberg; see docs/chipseq.md) (default: no cutoff, every "
+                   "peak of the model)")
+    p.add_argument("-p", "--pvalue", type=probability, default=None, metavar="P",
+                   help="keep only the model's peaks of p-value <= P (replaces -q) "
+                   "(default: no cutoff)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
                    ".narrowPeak, at the penalty given (--penalty / --log-penalty / --model), "

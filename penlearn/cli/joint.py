@@ -49,7 +49,7 @@ from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_c
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
 from penlearn.peaks.peakseg.parts import check_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
-from penlearn.peaks.pretrained import load_pretrained
+from penlearn.peaks.pretrained import ZeroLabelModel
 from penlearn.report.joint_page import joint_html
 
 __all__ = ["add_joint_arguments", "cmd_joint", "write_joint_outputs"]
@@ -123,8 +123,9 @@ def cmd_joint(args) -> int:
     with _open_parts(args, out, report) as parts:  # removed once the outputs are written
         shipped = log_penalty is None and args.model is None and labels is None
         if shipped:  # said before the work, as penlearn peaks does
-            print("penlearn joint: no --penalty, --model or --labels: using "
-                  f"{load_pretrained().note()}, averaged over each window's samples", flush=True)
+            report.notice("penlearn joint: no --penalty, --model or --labels: using "
+                          f"{ZeroLabelModel('narrow').notice()}, averaged over each "
+                          "window's samples")
         report("joint windows and models")
         with workers(args) as executor:
             res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,

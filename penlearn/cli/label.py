@@ -1,36 +1,38 @@
 """The command ``label``: the labeling page in the browser (:mod:`penlearn.label`).
 
-``penlearn label COVERAGE... --labels labels.csv`` serves the page on 127.0.0.1, prints its
-URL (with a random token, as Jupyter does) and opens the browser; it serves until Ctrl-C.
-Every label is written to ``--labels`` at once (atomically), so stopping the command, or
-killing it, loses nothing; the same command later resumes.
+``penlearn label COVERAGE... --labels labels.csv`` serves the page on 127.0.0.1, prints a
+link (with a one-time token) and opens the browser on another one through a private
+file (as Jupyter does: the token is never on the browser's command line, seen by
+``ps``); it serves until Ctrl-C, which ends it at once. Every label is written to
+``--labels`` at once (atomically), so stopping the command, or killing it, loses
+nothing; the same command later resumes.
 """
 
 from __future__ import annotations
 
+import html
+import os
+import shutil
+import signal
 import sys
+import tempfile
 import threading
 import webbrowser
 from pathlib import Path
 
 from penlearn.atomic_files import check_output
-from penlearn.cli._common import _load_model, _Reporter, non_negative_int
-from penlearn.label.labels_file import check_labels_path
+from penlearn.cli._common import _load_model, _Reporter, non_negative_int, positive_int
+from penlearn.label.labels_file import check_labels_path, hold_labels_lock
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
-from penlearn.label.windows import DEFAULT_WINDOW_BASES
+from penlearn.peaks.formats.chrom_sizes import coverage_chrom_sizes
 from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
 from penlearn.peaks.peakseg._store import warm
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
+from penlearn.peaks.pretrained import ZeroLabelModel
 
 __all__ = ["cmd_label", "register"]
-
-
-def _positive_int(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 1:
-        raise ValueError(f"must be >= 1, got {text}")
-    return value
 
 
 def _check_labels_path(labels: Path, coverage: list[str]) -> None:
@@ -44,6 +46,52 @@ def _check_labels_path(labels: Path, coverage: list[str]) -> None:
     for p in inputs:
         if p.resolve() == labels.resolve():
             raise ValueError(f"--labels {labels} is a coverage input: give another file")
+
+
+def _browser_file(url: str) -> Path:
+    """A file only this user can read (0600, in a 0700 folder) that sends the browser on
+    to ``url``: the browser's command line names the file, never the token."""
+    folder = Path(tempfile.mkdtemp(prefix="penlearn-label-"))
+    page = folder / "open.html"
+    fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    link = html.escape(url, quote=True)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" '
+                 f'content="0;url={link}"><title>penlearn label</title>'
+                 f'<p><a href="{link}">open the labeling page</a></p>\n')
+    return page
+
+
+def _serve(server, state, labels: Path, opened: Path | None) -> None:
+    """Serve until Ctrl-C, then end at once: a second Ctrl-C is ignored (no traceback),
+    and the computations in flight are not waited for (every label is on disk); the
+    browser's file (``opened``) is removed."""
+    main = threading.current_thread() is threading.main_thread()
+
+    def interrupted(signum, frame):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if main:
+        signal.signal(signal.SIGINT, interrupted)
+    stopped = False
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        stopped = True
+        print("penlearn label: stopped; every label is in " + str(labels), file=sys.stderr,
+              flush=True)
+    finally:
+        server.server_close()
+        state.close()
+        if opened is not None:
+            shutil.rmtree(opened.parent, ignore_errors=True)
+    if stopped and main:
+        # the paths being computed would hold the interpreter's exit (its thread pools
+        # are joined) for as long as they run: end now, between two writes of the file
+        hold_labels_lock(state.labels_path, timeout=1.0)
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def cmd_label(args) -> int:
@@ -63,10 +111,14 @@ def cmd_label(args) -> int:
     warm(say=not args.quiet)  # compiled before the page asks for peaks
     paths = args.coverage[0] if len(args.coverage) == 1 else list(args.coverage)
     coverage = read_coverage(paths, progress=not args.quiet)
+    mark = "broad" if args.broad else "narrow"
+    if model is None:
+        report.notice(f"penlearn label: no --model: using {ZeroLabelModel(mark).notice()}")
     report(f"windows of at most {args.window_size:,} bases, peaks of the "
            f"{'given' if model is not None else 'shipped zero-label'} model")
-    state = LabelState(coverage, labels, model=model, model_out=out,
-                       window_bases=args.window_size, max_peaks=args.max_peaks)
+    state = LabelState(coverage, labels, model=model, model_out=out, mark=mark,
+                       window_bases=args.window_size, max_peaks=args.max_peaks,
+                       chrom_sizes=coverage_chrom_sizes(paths))  # (headers: as peaks)
     if len(state.labels):
         report(f"resuming: {len(state.labels)} labels in {labels}")
     server = LabelServer(state, host=args.host, port=args.port,
@@ -75,17 +127,14 @@ def cmd_label(args) -> int:
     print(f"penlearn label: {len(state.samples)} samples, {len(state.windows)} windows; "
           f"labels are saved to {labels}"
           + (f", the model to {out}" if out is not None else "")
-          + "\npenlearn label: open this URL (Ctrl-C stops the server):\n"
-          f"    {server.url}", flush=True)
+          + "\npenlearn label: open this link (it opens the page once; Ctrl-C stops the "
+          f"server):\n    {server.link()}", flush=True)
+    opened = None
     if not args.no_browser:
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("penlearn label: stopped; every label is in " + str(labels), file=sys.stderr)
-    finally:
-        server.server_close()
-        state.close()
+        opened = _browser_file(server.link())
+        threading.Thread(target=webbrowser.open, args=(opened.as_uri(),),
+                         daemon=True).start()
+    _serve(server, state, labels, opened)
     return 0
 
 
@@ -107,10 +156,14 @@ def register(add) -> None:
                    help="the model before any label (default: the shipped zero-label "
                    "model); the prior of every refit when it is a linear model (else the "
                    "shipped model, the prior penlearn learn uses)")
+    p.add_argument("--broad", action="store_true",
+                   help="a broad mark (H3K36me3, H3K27me3, H3K9me3, H3K4me1): the shipped "
+                   "model's level of broad marks, as penlearn peaks --broad (default: "
+                   "narrow marks, as penlearn peaks)")
     p.add_argument("--out", default=None, metavar="MODEL.json",
                    help="where the page's 'Save model' button writes the learned model "
                    "(what penlearn learn writes; without --out the button is off)")
-    p.add_argument("--window-size", type=_positive_int, default=DEFAULT_WINDOW_BASES,
+    p.add_argument("--window-size", type=positive_int, default=DEFAULT_WINDOW_BASES,
                    metavar="BASES",
                    help="longest window shown at a time (default: %(default)s)")
     p.add_argument("--max-peaks", type=non_negative_int, default=DEFAULT_MAX_PEAKS,
@@ -123,4 +176,4 @@ def register(add) -> None:
                    help="address to listen on (default: %(default)s, this machine only; "
                    "another address is warned about)")
     p.add_argument("--no-browser", action="store_true",
-                   help="print the URL only, do not open a browser")
+                   help="print a link only (it opens the page once), do not open a browser")

@@ -81,21 +81,21 @@ def _prior(x: pd.DataFrame, report, few: bool, shift_only: bool = False):
     features, else (features, None: the best constant / learned as without it).
     ``few``: too few labels to learn anything (else at most PRIOR_MAX_SEQUENCES);
     ``shift_only``: at most ``level_shift.SHIFT_MAX_SEQUENCES``, only its level learned."""
-    from penlearn.peaks.pretrained import load_pretrained
+    from penlearn.peaks.pretrained import ZeroLabelModel
 
-    pretrained = load_pretrained()
-    if not set(pretrained.model.coef_.index) <= set(x.columns):
+    zero = ZeroLabelModel("narrow")  # the level its notice says (as penlearn peaks)
+    if not set(zero.model.coef_.index) <= set(x.columns):
         return x, None
     if few:
         report("too few labels to learn and validate a model: starting from "
-               f"{pretrained.note()}")
+               f"{zero.notice()}")
     elif shift_only:
         report(f"at most {level_shift.SHIFT_MAX_SEQUENCES} labeled sequences: "
-               f"{pretrained.note()} ranks the windows, the labels set its level")
+               f"{zero.notice()} ranks the windows, the labels set its level")
     else:
-        report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {pretrained.note()} is a "
+        report(f"at most {PRIOR_MAX_SEQUENCES} labeled sequences: {zero.notice()} is a "
                "candidate of the cross-validation, in place of the constant penalty")
-    return x, pretrained.model
+    return x, zero.model
 
 
 #: the controls of a labeled folder are segmented at the shipped zero-label penalty
@@ -133,8 +133,7 @@ model = pl.learn_penalty(X.loc[ds.sequence_ids], ds.evaluation, scale_features=X
     if kwargs.get("segmentation"):
         call.append(f"segmentation={kwargs['segmentation']!r}")
     if kwargs.get("prior") is not None:
-        imports.append("from penlearn.peaks.pretrained import load_pretrained")
-        call.append("prior=load_pretrained().model")
+        call.append("prior=pl.shipped_model().model")
     call += [f"{k}={kwargs[k]!r}" for k in ("model", "line_search", "init", "normalize",
                                             "clip", "max_steps", "random_state")
              if k in kwargs and kwargs[k] != getattr(LEARN_DEFAULTS, k)]

@@ -11,7 +11,8 @@ there are several samples; else the one sample's file. Peaks are those reported
 name, a 0-1000 score, strand ``.`` and the peak's mean; ``--means bedGraph|bigWig`` also
 writes every segment's mean from the coverage's first base to its last, the model a
 genome browser shows beside the coverage; ``--format narrowPeak|broadPeak`` writes
-ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`), and
+ENCODE narrowPeak / broadPeak instead (:mod:`penlearn.peaks.formats.narrowpeak`; narrowPeak
+with its ``<name>_summits.bed`` beside it, as ``callpeak``), and
 bigWig outputs declare the chromosome lengths of ``--chrom-sizes`` or of the input
 headers. ``--jobs N`` solves the (sample, window) problems in N processes
 (``--scheduler ADDRESS``: on a Dask cluster).
@@ -45,7 +46,7 @@ import pandas as pd
 
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
-from penlearn.cli._common import _load_model, _Reporter, plural
+from penlearn.cli._common import _load_model, _Reporter, plural, probability
 from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
@@ -59,14 +60,16 @@ from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
     write_narrowpeak,
+    write_summits,
 )
+from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
-from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
+from penlearn.peaks.pretrained import ZeroLabelModel
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
@@ -125,30 +128,24 @@ def check_penalty_options(args):
                           log_name="--log-penalty")
 
 
-def zero_label_notice(args) -> str | None:
-    """The line saying the shipped zero-label model gives the penalty (None: a penalty
-    or a model is given)."""
-    if args.model is not None or check_penalty_options(args) is not None:
-        return None
-    mark = "broad" if args.broad else "narrow"
-    return (f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: "
-            f"using {load_pretrained().note(mark)}")
+def zero_label_model(args):
+    """The zero-label model of a command's options (``--broad``: the broad-mark level)."""
+    return ZeroLabelModel("broad" if getattr(args, "broad", False) else "narrow")
 
 
-def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, notice: bool = True):
-    """(log λ of every window, the windows or None for one per (sample, chromosome));
-    ``notice``: print :func:`zero_label_notice` when it applies."""
+def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None):
+    """(log λ of every window, the windows or None for one per (sample, chromosome)).
+    ``chrom_sizes``: the chromosome lengths known (BAM header, ``--chrom-sizes``)."""
     choice = check_penalty_options(args)
-    mark = "broad" if args.broad else "narrow"
     if args.model is None:
         value = choice
         if value is not None:
             return value, None
-        pretrained = load_pretrained()
-        if notice:
-            print(zero_label_notice(args), flush=True)
+        zero = zero_label_model(args)
+        report.notice(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or "
+                      f"--model: using {zero.notice()}")
         report("coverage features of every window like the model's training windows")
-        return default_log_lambda(coverage, pretrained, mark=mark)[::-1]
+        return zero.log_lambda(coverage, chrom_sizes=chrom_sizes)[::-1]
     model = choice
     report("coverage features of every (sample, window)")
     features = coverage_features(coverage)
@@ -156,12 +153,27 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, notice: bool = 
 
 
 def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
-                     notice: bool = True) -> pd.DataFrame:
+                     chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
-    log_lambda, windows = _log_lambda(args, controls, report, notice)
+    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes)
     return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
                          tmpdir=tmpdir)
+
+
+def summits_path(out: Path) -> Path:
+    """``peaks.narrowPeak[.gz]`` -> ``peaks_summits.bed`` beside it (MACS3's
+    ``NAME_peaks.narrowPeak`` / ``NAME_summits.bed`` pair).
+
+    Examples
+    --------
+    >>> summits_path(Path("out/s1.narrowPeak")).as_posix()
+    'out/s1_summits.bed'
+    """
+    name = out.name
+    for suffix in (".gz", ".narrowPeak"):
+        name = name[: -len(suffix)] if name.endswith(suffix) else name
+    return derived_path(out.with_name(name), "_summits.bed")
 
 
 def _means_path(out: Path, fmt: str) -> Path:
@@ -206,12 +218,21 @@ def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
 
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
-                  sizes: dict | None = None, coverage: pd.DataFrame | None = None) -> int:
+                  sizes: dict | None = None, coverage: pd.DataFrame | None = None,
+                  control: tuple | None = None) -> int:
     """The peak file (BED6+1: name = sample, score 0-1000, strand, the peak's mean;
     narrowPeak; broadPeak) and the means of one sample, its columns from
     :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
-    ``sizes``, else each one's last end)."""
-    calls = peak_calls(segs, coverage if args.format == "narrowPeak" else None)
+    ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
+    the summits then of treatment − scaled control, as ``callpeak``'s)."""
+    cutoff = getattr(args, "qvalue", None)
+    # the coverage gives the summits and the p-values' fragments at them (all but BED)
+    with_coverage = args.format != "bed" or cutoff is not None
+    summits = {} if control is None or not with_coverage else {
+        "control": control[0], "control_scale": control[1]}
+    calls = peak_calls(segs, coverage if with_coverage else None, **summits)
+    if cutoff is not None:
+        calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
     label = "." if sid is None else re.sub(r'[\s"%]', lambda m: f"%{ord(m.group()):02X}",
                                            str(sid))
@@ -221,6 +242,8 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
         table = narrowpeak_table(calls, "" if sid is None else label)
         writer = write_narrowpeak if args.format == "narrowPeak" else write_broadpeak
         writer(table, path, track=name)
+        if args.format == "narrowPeak":  # as callpeak (and MACS3): each peak's summit
+            write_summits(table, summits_path(path))
     elif args.bed3:
         write_bed(calls[["chrom", "chromStart", "chromEnd"]], path, track=name)
     else:
@@ -320,18 +343,24 @@ def cmd_peaks(args) -> int:
         args, given, {"coverage": coverage}, "the bigWig files")
     if sizes is not None:
         check_chrom_sizes(sizes, coverage, "coverage")
+    # the chromosome lengths known: whole short chromosomes are no short-window cut
+    known = given if given is not None else coverage_chrom_sizes(
+        paths[0] if len(paths) == 1 else paths)
     named = args.control or args.control_sheet or "control" in coverage.columns
-    coverage, plain, controls, pairs = apply_controls(
-        coverage, args, report, lambda c: control_segments(args, c, report, tmpdir),
-        given if given is not None or not named else
-        coverage_chrom_sizes(paths[0] if len(paths) == 1 else paths))
+    controlled = apply_controls(
+        coverage, args, report,
+        lambda c: control_segments(args, c, report, tmpdir, chrom_sizes=known),
+        given if given is not None or not named else known)
+    coverage, plain, controls, pairs = controlled[:4]
+    summit_of = controlled.summits or {}  # narrowPeak summits of treatment - scaled control
     samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
-    _check_outputs(args, [out] + ([means] if means else []), several)
+    summits = summits_path(out) if args.format == "narrowPeak" and not several else None
+    _check_outputs(args, [out] + [p for p in (means, summits) if p], several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
-    log_lambda, windows = _log_lambda(args, plain, report)  # the treatments' own rows
+    log_lambda, windows = _log_lambda(args, plain, report, known)  # the treatments' rows
     with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
         report(f"peak models of {plural(len(samples), 'sample')}")
         with workers(args) as executor:
@@ -345,7 +374,8 @@ def cmd_peaks(args) -> int:
         note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
             if reused else ""
         if not several:  # each file is written atomically
-            n = _write_sample(segs, samples[0], out, args, means, sizes, coverage)
+            n = _write_sample(segs, samples[0], out, args, means, sizes, coverage,
+                              summit_of.get("" if samples[0] is None else str(samples[0])))
             print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
             return 0
         n = 0
@@ -357,7 +387,7 @@ def cmd_peaks(args) -> int:
                 cov = coverage if one else coverage[coverage["sample_id"] == s]
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                                   m, sizes, cov)
+                                   m, sizes, cov, summit_of.get("" if s is None else str(s)))
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0
@@ -409,8 +439,15 @@ def add_peaks_arguments(p) -> None:
                    "to the sample's strongest, strand '.', the peak mean); narrowPeak: "
                    "ENCODE narrowPeak, names <sample>_peak<k>, the same score, "
                    "signalValue = fold over the flanking background, pValue / qValue = "
-                   "-log10 Poisson p / Benjamini-Hochberg q, peak = summit offset; "
-                   "broadPeak: narrowPeak without the summit (default: %(default)s)")
+                   "-log10 Poisson p of the fragments at the summit against the local "
+                   "background (MACS3's) / Benjamini-Hochberg q, peak = summit offset, "
+                   "and each file's <name>_summits.bed beside it, as callpeak's; "
+                   "broadPeak: narrowPeak without the summit (default: %(default)s; any "
+                   "case)")
+    p.add_argument("--qvalue", type=probability, default=None, metavar="Q",
+                   help="keep only the peaks of q-value <= Q (narrowPeak column 9 >= "
+                   "-log10 Q; the q-value is MACS3's kind: see docs/chipseq.md, "
+                   "'pValue and qValue') (default: every peak of the model)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "

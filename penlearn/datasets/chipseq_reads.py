@@ -19,7 +19,7 @@ import pandas as pd
 
 from penlearn._checks import optional_import
 
-__all__ = ["ChipSeqDesign", "plant_regions", "write_reads_bam"]
+__all__ = ["ChipSeqDesign", "plant_regions", "write_fragments_bam", "write_reads_bam"]
 
 
 @dataclass(frozen=True)
@@ -145,42 +145,83 @@ def write_reads_bam(path: str | os.PathLike, design: ChipSeqDesign, *, backgroun
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.bam"
     >>> write_reads_bam(f, d, background=500, per_peak=50, sticky_fold=3)  # doctest: +SKIP
     """
-    pysam = optional_import("pysam", "writing BAM files", "bam")
     rng = np.random.default_rng(seed)
     c, s, e = _fragments(design, rng, background=background, per_peak=per_peak,
                          sticky_fold=sticky_fold, fragment=fragment, spread=spread)
+    rev = None  # drawn by write_fragments_bam from the same generator, after the order
+    return write_fragments_bam(path, design.chroms, c, s, e, reverse=rev, paired=paired,
+                               read_length=read_length, rng=rng)
+
+
+def write_fragments_bam(path: str | os.PathLike, chroms: dict, chrom_index, start, end, *,
+                        reverse=None, paired: bool = False, read_length: int = 50,
+                        rng=None) -> int:
+    """Write fragments as a coordinate-sorted BAM file of reads; returns the fragments.
+
+    Parameters
+    ----------
+    chroms : dict
+        ``{name: length}``: the header, in order; ``chrom_index`` indexes it.
+    chrom_index, start, end : array_like
+        The fragments ``[start, end)`` (0-based), any order.
+    reverse : array_like of bool, optional
+        The strand of each fragment's read (single-end) or first mate (paired-end); None:
+        drawn from ``rng`` after sorting.
+    paired : bool
+        Both ends as a proper pair (``-f BAMPE``) instead of the 5′ read only.
+    read_length : int
+        Bases of each read (fragments shorter than it are read whole).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "f.bam"
+    >>> write_fragments_bam(f, {"chr1": 1000}, [0, 0], [10, 300], [210, 500],
+    ...                     reverse=[False, True])  # doctest: +SKIP
+    2
+    """
+    pysam = optional_import("pysam", "writing BAM files", "bam")
+    c = np.asarray(chrom_index, np.int64)
+    s = np.asarray(start, np.int64)
+    e = np.asarray(end, np.int64)
     order = np.lexsort((s, c))
     c, s, e = c[order], s[order], e[order]
+    if reverse is None:
+        rev = (rng if rng is not None else np.random.default_rng(0)).random(len(s)) < 0.5
+    else:
+        rev = np.asarray(reverse, bool)[order]
     header = {"HD": {"VN": "1.6", "SO": "coordinate"},
-              "SQ": [{"SN": n, "LN": int(k)} for n, k in design.chroms.items()]}
-    rev = rng.random(len(s)) < 0.5
-    seq, qual = "A" * read_length, pysam.qualitystring_to_array("I" * read_length)
+              "SQ": [{"SN": n, "LN": int(k)} for n, k in chroms.items()]}
     records = []
     for i in range(len(s)):
-        lo, hi = int(s[i]), int(e[i]) - read_length
+        span = min(read_length, int(e[i] - s[i]))
+        lo, hi = int(s[i]), int(e[i]) - span
         if paired:
             # mate 1 on the strand drawn, mate 2 on the other; both as records
             f1 = 0x1 | 0x2 | 0x40 | (0x10 if rev[i] else 0x20)
             f2 = 0x1 | 0x2 | 0x80 | (0x20 if rev[i] else 0x10)
             p1, p2 = (hi, lo) if rev[i] else (lo, hi)
             tl = int(e[i] - s[i])
-            records.append((int(c[i]), p1, f"f{i}", f1, p2, tl if p1 <= p2 else -tl))
-            records.append((int(c[i]), p2, f"f{i}", f2, p1, tl if p2 < p1 else -tl))
+            records.append((int(c[i]), p1, i, f1, p2, tl if p1 <= p2 else -tl, span))
+            records.append((int(c[i]), p2, i, f2, p1, tl if p2 < p1 else -tl, span))
         else:
-            records.append((int(c[i]), hi if rev[i] else lo, f"f{i}", 16 if rev[i] else 0,
-                            -1, 0))
+            records.append((int(c[i]), hi if rev[i] else lo, i, 16 if rev[i] else 0,
+                            -1, 0, span))
     records.sort(key=lambda r: (r[0], r[1]))
+    quals = {}
     with pysam.AlignmentFile(str(path), "wb", header=header) as out:
-        for tid, pos, name, flag, mpos, tlen in records:
+        for tid, pos, name, flag, mpos, tlen, span in records:
             a = pysam.AlignedSegment()
-            a.query_name = name
+            a.query_name = f"f{name}"
             a.flag = flag
             a.reference_id = tid
             a.reference_start = pos
             a.mapping_quality = 40
-            a.cigartuples = [(0, read_length)]
-            a.query_sequence = seq
-            a.query_qualities = qual
+            a.cigartuples = [(0, span)]
+            a.query_sequence = "A" * span
+            if span not in quals:
+                quals[span] = pysam.qualitystring_to_array("I" * span)
+            a.query_qualities = quals[span]
             if mpos >= 0:
                 a.next_reference_id = tid
                 a.next_reference_start = mpos

@@ -344,7 +344,7 @@ def descend(
     """
     bar = None
     if progress:
-        from tqdm.auto import tqdm  # only when a bar is asked for
+        from penlearn._progress import tqdm  # only when a bar is asked for
 
         bar = tqdm(desc=f"AUM GD ({variant})", unit="step", leave=False)
     start = time.perf_counter()

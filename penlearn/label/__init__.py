@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pandas as pd
 
@@ -17,8 +18,9 @@ __all__ = ["LabelPage", "label_page"]
 
 
 class LabelPage:
-    """A running labeling page (from :func:`label_page`): its ``url``, ``stop()``, and
-    an IFrame in Jupyter.
+    """A running labeling page (from :func:`label_page`): ``url`` (a new one-time link at
+    every read), ``headers`` (for a script driving its HTTP API), ``stop()``, and an
+    IFrame in Jupyter.
 
     Examples
     --------
@@ -31,8 +33,21 @@ class LabelPage:
 
     @property
     def url(self) -> str:
-        """The page's address, token included."""
-        return self.server.url
+        """A new link to the page: its address with a one-time token (a browser tab
+        trades it for the page's secret; a second use is refused)."""
+        return self.server.link()
+
+    @property
+    def address(self) -> str:
+        """The page's address, without a token."""
+        return self.server.address
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The header a script sends with every request of the page's HTTP API
+        (docs/how-to/label-page.md)."""
+        from penlearn.label.server import TOKEN_HEADER
+        return {TOKEN_HEADER: self.server.secret}
 
     @property
     def state(self):
@@ -49,13 +64,13 @@ class LabelPage:
                 f'style="border:1px solid #ccc"></iframe>')
 
     def __repr__(self) -> str:
-        return f"LabelPage({self.url})"
+        return f"LabelPage({self.address}; .url gives a link)"
 
 
 def label_page(coverage, labels: str | os.PathLike, *, model=None,
                model_out: str | os.PathLike | None = None,
                window_bases: int | None = None, max_peaks: int | None = None,
-               host: str = "127.0.0.1", port: int = 0) -> LabelPage:
+               host: str = "127.0.0.1", port: int = 0, mark: str = "narrow") -> LabelPage:
     """Start the labeling page of ``coverage`` in a background thread.
 
     Parameters
@@ -72,16 +87,20 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
         Where the page's "Save model" writes the learned model.
     window_bases, max_peaks : int, optional
         Longest window shown (default
-        :data:`~penlearn.label.windows.DEFAULT_WINDOW_BASES`) and the bound of each
+        :data:`~penlearn.peaks.label_windows.DEFAULT_WINDOW_BASES`) and the bound of each
         window's path of peak models (default
         :data:`~penlearn.peaks.peakseg.evaluation.DEFAULT_MAX_PEAKS`).
     host, port : str, int
         Where to listen (default: loopback, any free port).
+    mark : {"narrow", "broad"}
+        The level of the shipped zero-label model (:func:`penlearn.shipped_model`),
+        as ``penlearn peaks`` (``"broad"``: its ``--broad``).
 
     Returns
     -------
     LabelPage
-        ``.url`` (with the token), ``.stop()``; shown as an IFrame in Jupyter.
+        ``.url`` (a new one-time link at every read), ``.stop()``; shown as an IFrame
+        in Jupyter.
 
     Examples
     --------
@@ -93,13 +112,24 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
     True
     >>> page.stop()
     """
+    from penlearn.label.labels_file import check_labels_path
     from penlearn.label.server import LabelServer
     from penlearn.label.state import LabelState
-    from penlearn.label.windows import DEFAULT_WINDOW_BASES
     from penlearn.learn import PenaltyModel
     from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.label_windows import DEFAULT_WINDOW_BASES
     from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS
 
+    check_labels_path(labels)  # (a read-only file, a pipe, a link loop: before any work)
+    if model_out is not None:  # the command's checks of --out, before any work
+        from penlearn.atomic_files import check_output
+        inputs = [labels] + ([model] if isinstance(model, (str, os.PathLike)) else [])
+        if isinstance(coverage, (str, os.PathLike)):
+            inputs.append(coverage)
+        elif isinstance(coverage, (list, tuple)):
+            inputs += [c for c in coverage if isinstance(c, (str, os.PathLike))]
+        check_output(Path(model_out), directory=False, force=True, inputs=inputs,
+                     option="model_out")
     if not isinstance(coverage, pd.DataFrame):
         coverage = read_coverage(coverage)
     if model is not None and not isinstance(model, PenaltyModel):
@@ -108,7 +138,7 @@ def label_page(coverage, labels: str | os.PathLike, *, model=None,
         warnings.warn(f"the labeling page listens on {host}: anyone who can reach it and "
                       "has the URL's token can read the coverage and change the labels",
                       UserWarning, stacklevel=2)
-    state = LabelState(coverage, labels, model=model, model_out=model_out,
+    state = LabelState(coverage, labels, model=model, model_out=model_out, mark=mark,
                        window_bases=DEFAULT_WINDOW_BASES if window_bases is None
                        else window_bases,
                        max_peaks=DEFAULT_MAX_PEAKS if max_peaks is None else max_peaks)

@@ -4,26 +4,36 @@ with the columns it came with."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
+import stat
+import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from penlearn._checks import text_ids
+from penlearn.atomic_files import check_replaceable, short_name
 from penlearn.peaks.formats.bed import expand_groups, read_peak_labels
 
-__all__ = ["LABEL_FILE_COLUMNS", "check_labels_path", "label_text", "read_label_file",
-           "sorted_labels"]
+__all__ = ["LABEL_FILE_COLUMNS", "check_labels_path", "hold_labels_lock", "label_text",
+           "labels_lock", "read_label_file", "sorted_labels"]
 
 #: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
 LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
 
 
 def check_labels_path(path) -> Path:
-    """The labels file the page writes: not a folder, in a folder that exists and can be
-    written (ValueError naming ``labels`` otherwise, before any work). A symbolic link is
-    followed: the page rewrites the file it points to (a rename over the link would
-    replace the link, and the file it points to would never see a label).
+    """The labels file the page writes: a regular file (or none yet) that can be written,
+    in a folder that exists and can be written (ValueError naming ``labels`` otherwise,
+    before any work). A read-only file is refused, not replaced (the page rewrites the
+    file on every change, through a rename that its mode would not stop); so is a pipe,
+    a device (``/dev/null``) or a loop of symbolic links. A symbolic link is followed:
+    the page rewrites the file it points to (a rename over the link would replace the
+    link, and the file it points to would never see a label).
 
     Examples
     --------
@@ -31,11 +41,24 @@ def check_labels_path(path) -> Path:
     'labels.csv'
     """
     path = Path(path)
-    if path.is_symlink():
-        path = path.resolve()
-    if path.is_dir():
+    try:
+        if path.is_symlink():
+            path = path.resolve()
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except (OSError, RuntimeError) as exc:  # a loop of links (RuntimeError before 3.13)
+        why = "a loop of symbolic links" if isinstance(exc, RuntimeError) or \
+            getattr(exc, "errno", None) == errno.ELOOP else (exc.strerror or str(exc))
+        raise ValueError(f"labels {path}: {why}: give the labels file itself") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise ValueError(f"labels {path} is a folder: give the labels file (it is created "
                          "if absent)")
+    check_replaceable(path, "labels")
+    if mode is not None and (not mode & stat.S_IWUSR or not os.access(path, os.W_OK)):
+        raise ValueError(f"labels {path} is read-only (mode {stat.S_IMODE(mode):04o}): the "
+                         "page rewrites it on every change; make it writable (chmod u+w) "
+                         "or give another file")
     parent = path.parent
     if not parent.is_dir():
         raise ValueError(f"labels {path}: its folder {parent} does not exist")
@@ -43,6 +66,55 @@ def check_labels_path(path) -> Path:
         raise ValueError(f"labels {path}: its folder {parent} is not writable (the page "
                          "rewrites the file atomically on every change)")
     return path
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{short_name(path.name, 6)}.lock")
+
+
+@contextlib.contextmanager
+def labels_lock(path: Path):
+    """Hold the labels file's lock (``fcntl.flock`` of ``.NAME.lock`` beside it) across
+    processes: two pages on one labels file (two servers, or a server and a notebook)
+    read, change and write it one at a time, so neither writes over a label the other
+    acknowledged. The lock file stays (empty); a page that dies releases the lock.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with labels_lock(Path(tempfile.mkdtemp()) / "labels.csv"):
+    ...     pass
+    """
+    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # (releases the lock)
+
+
+def hold_labels_lock(path: Path, timeout: float) -> bool:
+    """Take the labels file's lock (:func:`labels_lock`) for the rest of the process,
+    waiting at most ``timeout`` seconds (False: not had): a process that ends at once
+    (Ctrl-C) ends between two writes of the file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> hold_labels_lock(Path(tempfile.mkdtemp()) / "labels.csv", 1.0)
+    True
+    """
+    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True  # (the descriptor stays open: the lock is held)
+        except BlockingIOError:
+            if time.monotonic() > end:
+                os.close(fd)
+                return False
+            time.sleep(0.01)
 
 
 def read_label_file(path: Path, samples) -> pd.DataFrame:
@@ -66,7 +138,7 @@ def read_label_file(path: Path, samples) -> pd.DataFrame:
         lab = expand_groups(lab, {str(s): str(s) for s in samples}).drop(columns="window")
     if "sample_id" not in lab.columns:
         lab = pd.concat([lab.assign(sample_id=str(s)) for s in samples], ignore_index=True)
-    lab = lab.assign(sample_id=lab["sample_id"].astype(str), chrom=lab["chrom"].astype(str))
+    lab = text_ids(lab, f"labels {path}")
     extra = [c for c in lab.columns if c not in LABEL_FILE_COLUMNS]
     return sorted_labels(lab[LABEL_FILE_COLUMNS + extra])
 

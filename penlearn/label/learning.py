@@ -28,8 +28,8 @@ from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.learn.level_shift import SHIFT_MAX_SEQUENCES, shifted_prior
 from penlearn.learn.prior import PRIOR_MAX_SEQUENCES, shift_prior, too_few_labels
 
-__all__ = ["LearnerProcess", "full_refit", "learned_at_once", "quick_refit", "rankable",
-           "serve"]
+__all__ = ["LearnerProcess", "command_refit", "full_refit", "learned_at_once", "quick_refit",
+           "rankable", "serve"]
 
 
 def rankable(model) -> bool:
@@ -103,6 +103,36 @@ def full_refit(features: pd.DataFrame, evaluation: pd.DataFrame, prior: PenaltyM
                                 f"learning failed ({exc})")
     model.task_ = "peaks"
     return model
+
+
+def command_refit(coverage: pd.DataFrame, labels: pd.DataFrame, prior: PenaltyModel,
+                  max_peaks: int) -> PenaltyModel:
+    """What ``penlearn learn FOLDER`` writes for this coverage and these labels (the
+    page's *Save model*): its labeled sequences, not the page's windows: each sample's
+    chromosome is one sequence (:func:`~penlearn.peaks.peakseg.evaluation.
+    peak_error_functions`' default windows, the paths computed again over them), their
+    36 features, then :func:`full_refit` (the finite columns chosen on the labeled
+    sequences, as ``learn`` chooses them on its folder's).
+
+    Examples
+    --------
+    >>> from penlearn.peaks.pretrained import load_pretrained
+    >>> cov = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> lab = pd.DataFrame({"sample_id": ["a"], "chrom": "chr1", "chromStart": [15],
+    ...                     "chromEnd": [25], "annotation": ["peakStart"]})
+    >>> command_refit(cov, lab, load_pretrained().model, 10).task_
+    'peaks'
+    """
+    from penlearn.peaks.peakseg.evaluation import peak_error_functions
+    from penlearn.peaks.peakseg.features import coverage_features
+
+    ev = peak_error_functions(coverage, labels, max_peaks=max_peaks, progress=False)
+    ids = list(dict.fromkeys(ev["sequence_id"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # log of 0 features: as learn reads them
+        features = coverage_features(coverage).loc[ids]
+    return full_refit(features, ev, prior)
 
 
 def _send(stream, obj) -> None:

@@ -4,9 +4,13 @@ The rule is :func:`penlearn.learn.propose.propose_from_paths` (its module says w
 (sample, window) whose model-selection path changes most where the penalty's level
 likely is, given the labels so far. On the page:
 
-- **candidates**: every (sample, window) of the windows that hold no label and were not
-  left with "Next" before (the page remembers those for the session); Next goes to the
-  window of the proposed (sample, window), and says why (the rule's ``reason``);
+- **candidates**: every (sample, window) that holds no label
+  (:func:`~penlearn.peaks.label_windows.unlabeled_sequences`, the rule ``penlearn
+  propose`` proposes from too), but those of the windows left with "Next" before (the
+  page remembers them for the session) while any other is left: once every candidate
+  was left, they are candidates again, so "Next" says nothing is left exactly when
+  ``penlearn propose`` proposes nothing. Next goes to the window of the proposed
+  (sample, window) and says which sample and why (the rule's ``reason``);
 - **labeled**: the error functions of the labeled (sample, window)s, exact, from the
   page's kept paths (:meth:`LabelState.evaluation <penlearn.label.state.LabelState.evaluation>`);
 - **log λ**: the ranking of the page's current model at the level of the page's model
@@ -52,9 +56,11 @@ import numpy as np
 import pandas as pd
 
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
+from penlearn.peaks.label_windows import unlabeled_sequences
 from penlearn.peaks.propose import PATH_POINTS, sketch_paths, sketch_shifts
 
-__all__ = ["SKETCH_IDLE", "SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow", "PageNext", "Plan",
+__all__ = ["NOTHING_LEFT", "SKETCH_IDLE", "SKETCH_ROWS", "SKETCH_WINDOWS", "NextWindow",
+           "PageNext", "Plan",
            "Sketches", "page_proposal", "plan_next", "plan_paths", "ranking_at_start_level",
            "sketch_log_lambdas", "solve_points", "window_order"]
 
@@ -66,6 +72,8 @@ SKETCH_WINDOWS = 64
 #: Seconds after a label before the path worker sketches ahead again (labels come in
 #: bursts; their round trip goes first).
 SKETCH_IDLE = 1.0
+#: What "Next" says when every (sample, window) holds a label.
+NOTHING_LEFT = "every sample of every window holds a label: nothing left to propose"
 #: Finest and coarsest grid step of a sketch (log λ).
 _STEPS = (2.0 ** -4, 2.0 ** 2)
 
@@ -212,7 +220,7 @@ def page_proposal(paths: pd.DataFrame, log_lambda: pd.Series, evaluation, window
     7
     """
     if len(paths) == 0:
-        return NextWindow(None, None, "every window holds a label or was left with Next")
+        return NextWindow(None, None, NOTHING_LEFT)
     ev = evaluation if evaluation is not None and len(evaluation) else None
     out = propose_from_paths(paths[list(PATH_COLUMNS)], log_lambda, 1, labeled=ev)
     sid = str(out["sequence_id"].iloc[0])
@@ -234,8 +242,9 @@ class Plan(NamedTuple):
 def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
               evaluation, ids_by: dict, *, n_windows: int, sketches: Sketches | None = None,
               budget: float = SKETCH_ROWS) -> Plan:
-    """What a press of "Next" needs: the candidates of the windows ``free``
-    (:func:`window_order`), each with its exact path (``exact``: key → path rows) or
+    """What a press of "Next" needs: the candidate (sample, window)s ``free`` (their
+    windows in :func:`window_order`), each with its exact path (``exact``: key → path
+    rows) or
     the log λ to sketch it at (:func:`sketch_log_lambdas` over its ``log_lambda`` + the
     likely shifts' 5–95 % quantiles, :func:`~penlearn.peaks.propose.sketch_shifts`).
 
@@ -247,7 +256,7 @@ def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
 
     Examples
     --------
-    >>> p = plan_next([0], ["a"], {("a", 0): 9}, {}, pd.Series({"a/w0": 8.0}), None,
+    >>> p = plan_next([("a", 0)], ["a"], {("a", 0): 9}, {}, pd.Series({"a/w0": 8.0}), None,
     ...               {("a", 0): "a/w0"}, n_windows=1)
     >>> p.keys, p.wanted[("a", 0)].tolist()
     ([('a', 0)], [4.0, 6.0, 8.0, 10.0, 12.0])
@@ -255,10 +264,11 @@ def plan_next(free, samples, rows: dict, exact: dict, log_lambda: pd.Series,
     ev = evaluation if evaluation is not None and len(evaluation) else None
     q = sketch_shifts(ev, log_lambda)
     chosen, wanted, used = set(), {}, 0
-    for i in window_order(free, n_windows):
+    free = {(str(s), int(i)) for s, i in free}
+    for i in window_order({i for _, i in free}, n_windows):
         for s in samples:
             key = (s, i)
-            if key not in rows:
+            if key not in rows or key not in free:
                 continue
             cost = 0
             if key not in exact:
@@ -325,7 +335,7 @@ class PageNext:
 
     def __init__(self, page, submit, budget: int = SKETCH_ROWS):
         self.page, self.submit, self.budget = page, submit, budget
-        self.seen: set[int] = set()  # left with "Next": not proposed again this session
+        self.seen: set = set()  # (sample, window)s left with "Next": proposed after others
         self.sketches = Sketches()
         self._lock = threading.Lock()
         self._running = False  # a chain of sketch tasks is queued in the path worker
@@ -339,8 +349,9 @@ class PageNext:
         if not pg.lock.acquire(blocking=blocking):
             return None
         try:
-            done = pg.labeled_windows() | self.seen
+            free = self.candidates()
             ev, ll = pg.evaluation_, ranking_at_start_level(pg.log_lambda, pg.start_log_lambda)
+            fresh = free - self.seen
         finally:
             pg.lock.release()
         rows = {k: len(v) for k, v in pg.cov.items()}
@@ -349,15 +360,27 @@ class PageNext:
             path = pg._kept_path(s, i)
             if path is not None:
                 exact[(s, i)] = path.models
-        free = [i for i in range(len(pg.windows)) if i not in done]
-        return plan_next(free, pg.samples, rows, exact, ll, ev, pg.ids_by,
+        return plan_next(fresh or free, pg.samples, rows, exact, ll, ev, pg.ids_by,
                          n_windows=len(pg.windows), sketches=self.sketches, budget=budget)
+
+    def candidates(self) -> set:
+        """The (sample, window)s left to propose, labeled or not by the labels now
+        (:func:`~penlearn.peaks.label_windows.unlabeled_sequences`, as ``penlearn
+        propose``), as ``(sample, window)`` keys."""
+        pg = self.page
+        with pg.lock:
+            ids = unlabeled_sequences(pg.sequences, pg.labels)
+        key = pg.key_of
+        return {key[i] for i in ids}
 
     def propose(self, current: int) -> NextWindow:
         """Leave window ``current`` and propose the next (sketches not solved ahead are
-        solved here, outside the page's lock: labels are not held up)."""
+        solved here, outside the page's lock: labels are not held up): a (sample,
+        window) of no label, one of a window not left before while any is."""
         with self.page.lock:
-            self.seen.add(int(current))
+            self.seen.update((s, int(current)) for s in self.page.samples)
+            if not self.candidates() - self.seen:  # every candidate left: a new round
+                self.seen = {(s, int(current)) for s in self.page.samples}
         plan = self.plan(budget=self.budget)
         for key, lls in reversed(plan.wanted.items()):  # the path worker goes forwards
             self.sketches.ask(key, lls)

@@ -1,27 +1,39 @@
-"""The labeling page's web server: loopback, one random token, a fixed set of routes.
+"""The labeling page's web server: loopback, a secret header, a fixed set of routes.
 
 The standard library's :class:`http.server.ThreadingHTTPServer` serves the page: one user
-on one machine needs no more, and it adds no dependency (docs/dependencies.md). Safety:
+on one machine needs no more, and it adds no dependency (docs/dependencies.md). What it
+defends against, and how (docs/how-to/label-page.md, "Security"):
 
 - it binds 127.0.0.1 unless told otherwise (then the caller warns);
-- every request, the page's files included, carries the token: the ``token`` query
-  parameter of the printed URL (the page then holds it in a same-site cookie) — a request
-  without it gets 403;
+- every data request (``/api/...``, ``/chrom.sizes``) carries the page's secret in the
+  :data:`TOKEN_HEADER` header, never in a cookie (cookies are scoped by host, not port:
+  every other server on 127.0.0.1 would receive one) nor in a URL: a link
+  (:meth:`LabelServer.link`) holds a *one-time* token, which the page trades once for
+  the secret (``POST /api/session``) and keeps in the tab's ``sessionStorage``; the
+  page's own files (HTML, script, style, igv.js: package files, no data) need none;
+- the ``Host`` header must name this port on a loopback name or an IP address (no DNS
+  name: DNS rebinding), an ``Origin`` header must be this page's own, and every POST
+  must be ``Content-Type: application/json`` (a form or a no-cors ``text/plain`` fetch
+  from another page is refused before its body is read);
 - no request parameter reaches a path: the routes are a fixed table, the static files a
   fixed set of package files, samples and windows are indexes into tables in memory;
   the only files written are the labels file and the model file given at start;
 - request bodies are capped (:data:`MAX_BODY`); a malformed request gets a 4xx and
-  changes nothing.
+  changes nothing; a connection silent for :data:`IDLE_SECONDS` is closed, and at most
+  :data:`MAX_CONNECTIONS` are served at once (beyond, the longest idle one is closed).
 """
 
 from __future__ import annotations
 
+import collections
 import errno
 import hmac
+import ipaddress
 import json
 import secrets
 import socket
 import threading
+import time
 import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,17 +41,26 @@ from importlib import resources
 
 from penlearn.label.state import LabelState
 
-__all__ = ["MAX_BODY", "LabelServer", "STATIC_FILES", "check_listen"]
+__all__ = ["IDLE_SECONDS", "MAX_BODY", "MAX_CONNECTIONS", "LabelServer", "STATIC_FILES",
+           "TOKEN_HEADER", "check_listen"]
 
 #: Largest request body accepted (bytes): a label is a few hundred.
 MAX_BODY = 64 * 1024
+#: The header every data request carries the page's secret in.
+TOKEN_HEADER = "X-Penlearn-Token"
+#: Seconds a connection may stay silent (before or within a request) before it is closed.
+IDLE_SECONDS = 30.0
+#: Connections served at once; a new one beyond closes the longest idle one.
+MAX_CONNECTIONS = 64
+#: One-time links kept unused (the oldest is forgotten first).
+MAX_LINKS = 64
 #: The page's files (name in the URL -> (package file, content type)).
 STATIC_FILES = {
     "igv.min.js": ("igv.min.js", "text/javascript; charset=utf-8"),
     "label.js": ("label.js", "text/javascript; charset=utf-8"),
     "label.css": ("label.css", "text/css; charset=utf-8"),
 }
-_COOKIE = "penlearn_label_token"
+_LOOPBACK_NAMES = ("localhost",)
 
 
 def _static(name: str) -> bytes:
@@ -75,13 +96,54 @@ def _window_index(query: dict, state: LabelState, key: str = "i", default: str =
     return i
 
 
+def host_allowed(host: str | None, port: int, loopback: bool) -> bool:
+    """Whether a request's ``Host`` header may reach the page on ``port``: that port, on
+    ``localhost`` or an IP address (a loopback one when the page listens on loopback).
+    A DNS name is refused: a name an attacker controls can be made to point at
+    127.0.0.1 (DNS rebinding) and would make their page the page's own origin.
+
+    Examples
+    --------
+    >>> host_allowed("127.0.0.1:8000", 8000, True), host_allowed("[::1]:8000", 8000, True)
+    (True, True)
+    >>> host_allowed("evil.example:8000", 8000, True), host_allowed("localhost:80", 8000, True)
+    (False, False)
+    """
+    if not host:
+        return False
+    name, sep, given = host.strip().lower().rpartition(":")
+    if not sep or given != str(port):
+        return False
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    if name in _LOOPBACK_NAMES:
+        return True
+    try:
+        addr = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return addr.is_loopback or not loopback
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: LabelServer
     protocol_version = "HTTP/1.1"
 
+    def setup(self):
+        self.timeout = IDLE_SECONDS  # (the socket's timeout: a silent connection ends)
+        super().setup()
+
     def log_message(self, format, *args):  # noqa: A002  (the base class's name)
         if self.server.verbose:
             super().log_message(format, *args)
+
+    def handle_one_request(self):
+        self.server._connection(self.connection, idle=True)  # waiting for a request line
+        super().handle_one_request()
+
+    def parse_request(self):
+        self.server._connection(self.connection, idle=False)
+        return super().parse_request()
 
     # -- plumbing -----------------------------------------------------------------------
     def _send(self, status: int, body: bytes, ctype: str, headers=()) -> None:
@@ -109,17 +171,23 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self._json(status, {"error": message})
 
-    def _token_ok(self, query: dict) -> tuple[bool, bool]:
-        """(authorised, from the query) — the query's token or the cookie's."""
-        want = self.server.token.encode()
-        given = query.get("token", [None])[0]
-        if given is not None:
-            return hmac.compare_digest(given.encode(), want), True
-        for part in self.headers.get("Cookie", "").split(";"):
-            name, _, value = part.strip().partition("=")
-            if name == self.server.cookie_name:
-                return hmac.compare_digest(value.encode(), want), False
-        return False, False
+    def _refused(self) -> str | None:
+        """Why the request's ``Host`` / ``Origin`` headers are not this page's (None: they
+        are)."""
+        host = self.headers.get("Host")
+        port = self.server.server_address[1]
+        if not host_allowed(host, port, self.server.loopback):
+            return (f"forbidden: Host {host!r} is not this page's (give 127.0.0.1:{port}, "
+                    f"localhost:{port} or an IP address, not a DNS name)")
+        origin = self.headers.get("Origin")
+        if origin is not None and origin.strip().lower() != f"http://{host.strip().lower()}":
+            return f"forbidden: a request from another page (Origin {origin!r})"
+        return None
+
+    def _token_ok(self) -> bool:
+        given = self.headers.get(TOKEN_HEADER)
+        return given is not None and hmac.compare_digest(
+            given.encode("utf-8", "surrogateescape"), self.server.secret.encode())
 
     def _route(self, method: str) -> None:
         try:
@@ -127,13 +195,21 @@ class _Handler(BaseHTTPRequestHandler):
             query = urllib.parse.parse_qs(url.query, max_num_fields=10)
         except ValueError:
             return self._error(400, "malformed URL")
-        ok, from_query = self._token_ok(query)
-        if not ok:
-            return self._error(403, "forbidden: open the URL penlearn label printed "
-                                    "(it holds the token)")
+        why = self._refused()
+        if why is not None:
+            return self._error(403, why)
+        public = method == "GET" and (url.path in ("/", "/index.html")
+                                      or url.path.startswith("/static/"))
+        if not public and not (method == "POST" and url.path == "/api/session") \
+                and not self._token_ok():
+            return self._error(403, f"forbidden: no valid {TOKEN_HEADER} header (open a "
+                                    "link penlearn label printed: the page sends it)")
         try:
             if method == "GET":
-                return self._get(url.path, query, from_query)
+                return self._get(url.path, query)
+            ctype = self.headers.get("Content-Type", "")
+            if ctype.split(";")[0].strip().lower() != "application/json":
+                return self._error(415, "the body must be Content-Type: application/json")
             length = self.headers.get("Content-Length")
             if length is None or not length.isdigit():
                 return self._error(411, "Content-Length required")
@@ -172,16 +248,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_PUT(self):  # noqa: N802
         self._error(405, "method not allowed")
 
-    do_DELETE = do_PUT
+    do_DELETE = do_OPTIONS = do_PATCH = do_PUT
 
     # -- routes -------------------------------------------------------------------------------
-    def _get(self, path: str, query: dict, from_query: bool) -> None:
+    def _get(self, path: str, query: dict) -> None:
         state = self.server.state
         if path in ("/", "/index.html"):
-            headers = [("Set-Cookie", f"{self.server.cookie_name}={self.server.token}; "
-                        "Path=/; HttpOnly; SameSite=Strict")] if from_query else []
-            return self._send(200, _static("index.html"), "text/html; charset=utf-8",
-                              headers)
+            return self._send(200, _static("index.html"), "text/html; charset=utf-8")
         if path.startswith("/static/"):
             name = path[len("/static/"):]
             if name not in STATIC_FILES:
@@ -216,6 +289,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _post(self, path: str, body: dict) -> None:
         state = self.server.state
+        if path == "/api/session":  # a link's one-time token, traded for the secret
+            if not self.server.use_link(_str(body, "token")):
+                return self._error(403, "forbidden: this link was used already or is not "
+                                        "this page's (each link opens the page once: "
+                                        "penlearn label prints one, LabelPage.url gives "
+                                        "a new one)")
+            return self._json(200, {"token": self.server.secret, "header": TOKEN_HEADER})
         if path == "/api/label":
             samples = body.get("samples")
             if samples == "all":
@@ -234,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(200, {"undone": state.undo(), "version": state.version})
         if path == "/api/save-model":
             out = state.save_model()
-            return self._json(200, {"saved": str(out), "model": state.model_note})
+            return self._json(200, {"saved": str(out), "model": state.saved_note})
         return self._error(404, "not found")
 
 
@@ -275,7 +355,8 @@ class LabelServer(ThreadingHTTPServer):
     host, port : str, int
         Where to listen (port 0: any free port).
     token : str, optional
-        The access token (default: 32 random URL-safe characters).
+        The page's secret, sent in the :data:`TOKEN_HEADER` header of every data request
+        (default: 32 random URL-safe characters); links hold one-time tokens instead.
     """
 
     daemon_threads = True
@@ -284,30 +365,101 @@ class LabelServer(ThreadingHTTPServer):
     def __init__(self, state: LabelState, host: str = "127.0.0.1", port: int = 0,
                  token: str | None = None, start_window: int = 0, verbose: bool = False):
         self.state = state
-        self.token = token or secrets.token_urlsafe(24)
+        self.secret = token or secrets.token_urlsafe(24)
         self.verbose = verbose
         self.start_window = start_window
         self.address_family = _family(host)
+        self._links: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._conns: dict = {}  # socket -> (idle, since)
+        self._lock = threading.Lock()
         try:
             super().__init__((host, port), _Handler)
         except OSError as exc:  # a port in use, an address not of this machine
             raise _listen_error(host, port, exc) from None
-        self.cookie_name = f"{_COOKIE}_{self.server_address[1]}"
+        try:
+            self.loopback = ipaddress.ip_address(self.server_address[0]).is_loopback
+        except ValueError:
+            self.loopback = False
         self._thread: threading.Thread | None = None
+
+    # -- connections: an idle timeout (the handler's) and a cap -------------------------
+    def _connection(self, sock, idle: bool) -> None:
+        with self._lock:
+            if sock in self._conns:
+                self._conns[sock] = (idle, time.monotonic())
+
+    def process_request(self, request, client_address):
+        """Serve a new connection in a thread; at :data:`MAX_CONNECTIONS`, the longest
+        idle one is closed first (none idle: the new one is closed)."""
+        with self._lock:
+            if len(self._conns) >= MAX_CONNECTIONS:
+                idle = [(t, s) for s, (i, t) in self._conns.items() if i]
+                if not idle:
+                    self.shutdown_request(request)
+                    return
+                oldest = min(idle, key=lambda x: x[0])[1]
+                del self._conns[oldest]
+                try:  # its thread reads an end of stream and ends
+                    oldest.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self._conns[request] = (True, time.monotonic())
+        super().process_request(request, client_address)
+
+    def get_request(self):
+        """Accept a connection; out of file descriptors, wait a moment first (the
+        listening socket stays readable: the loop would spin a core)."""
+        try:
+            return super().get_request()
+        except OSError as exc:
+            if exc.errno in (errno.EMFILE, errno.ENFILE):
+                time.sleep(0.1)
+            raise
+
+    def shutdown_request(self, request):
+        with self._lock:
+            self._conns.pop(request, None)
+        super().shutdown_request(request)
 
     def handle_error(self, request, client_address) -> None:
         """A closed connection is no error; anything else is printed."""
         import sys
-        if not isinstance(sys.exc_info()[1], ConnectionError):
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             super().handle_error(request, client_address)
 
+    # -- links ----------------------------------------------------------------------------
     @property
-    def url(self) -> str:
-        """The page's URL with its token."""
+    def address(self) -> str:
+        """The page's address, without a token."""
         host, port = self.server_address[:2]
         shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
         shown = f"[{shown}]" if ":" in shown else shown
-        return f"http://{shown}:{port}/?token={self.token}"
+        return f"http://{shown}:{port}/"
+
+    def link(self) -> str:
+        """A new link to the page: its address with a one-time token, which the page
+        trades for the secret at its first use (a second use is refused)."""
+        one = secrets.token_urlsafe(24)
+        with self._lock:
+            self._links[one] = None
+            while len(self._links) > MAX_LINKS:
+                self._links.popitem(last=False)
+        return f"{self.address}?token={one}"
+
+    @property
+    def url(self) -> str:
+        """A new one-time link to the page (:meth:`link`) at every read."""
+        return self.link()
+
+    def use_link(self, token: str) -> bool:
+        """Whether ``token`` is one of the links' unused tokens (it is used up now)."""
+        given = token.encode("utf-8", "surrogateescape")
+        with self._lock:
+            for one in list(self._links):
+                if hmac.compare_digest(given, one.encode()):
+                    del self._links[one]
+                    return True
+        return False
 
     def start(self) -> LabelServer:
         """Serve in a daemon thread (returns at once); the first window's paths and peaks

@@ -24,37 +24,40 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn._checks import require_columns
+from penlearn._checks import require_columns, text_ids
 from penlearn.atomic_files import check_output, write_text_atomic
 from penlearn.fitting.model_file import check_model_task
 from penlearn.label.labels_file import (
     LABEL_FILE_COLUMNS,
     check_labels_path,
     label_text,
+    labels_lock,
     read_label_file,
     sorted_labels,
 )
 from penlearn.label.learning import (
     LearnerProcess,
+    command_refit,
     full_refit,
     learned_at_once,
     quick_refit,
     rankable,
 )
 from penlearn.label.proposals import NextWindow, PageNext
-from penlearn.label.windows import (
+from penlearn.learn import PenaltyModel
+from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
+    reads_span,
+    sequence_features,
     window_coverage,
     window_ids,
 )
-from penlearn.learn import PenaltyModel
-from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
-from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import load_pretrained, predict_log_lambda
+from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
 
 __all__ = ["LabelState"]
 
@@ -95,45 +98,67 @@ class LabelState:
     labels_path : path
         The labels file, read if it exists (resume) and rewritten on every change.
     model : PenaltyModel, optional
-        The starting model (default: the shipped zero-label model).
+        The starting model (default: the shipped zero-label model at the level of
+        ``mark``, :class:`~penlearn.peaks.pretrained.ZeroLabelModel`: the log λ of
+        ``penlearn peaks``).
     window_bases : int
-        Longest page window (:func:`~penlearn.label.windows.page_windows`).
+        Longest page window (:func:`~penlearn.peaks.label_windows.page_windows`).
     max_peaks : int
         Bound of each (sample, window)'s path of peak models.
     model_out : path, optional
         Where "Save model" writes.
+    mark : {"narrow", "broad"}
+        The zero-label model's level (``penlearn label --broad``: broad marks).
+    chrom_sizes : dict, optional
+        Chromosome lengths known (BAM / bigWig headers): a whole chromosome shorter than
+        every training window gets no short-window shift, as in ``penlearn peaks``.
     """
 
     def __init__(self, coverage: pd.DataFrame, labels_path, *, model=None,
                  window_bases: int = DEFAULT_WINDOW_BASES,
-                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None):
+                 max_peaks: int = DEFAULT_MAX_PEAKS, model_out=None, mark: str = "narrow",
+                 chrom_sizes: dict | None = None):
         require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
         if not len(coverage):
             raise ValueError("coverage has no rows: nothing to show")
         if "sample_id" not in coverage.columns:
             coverage = coverage.assign(sample_id="sample")
-        coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
+        coverage = text_ids(coverage, "coverage")  # ids as text, none with a control char
         self.samples = [str(s) for s in pd.unique(coverage["sample_id"])]
         self.windows = page_windows(coverage, window_bases)
         self.ids = window_ids(self.samples, self.windows)
         self.ids_by = {(r.sample_id, r.window): r.sequence_id
                        for r in self.ids.itertuples(index=False)}
-        self.cov = window_coverage(coverage, self.windows)
+        # each (sample, window) from its first read to its last, as penlearn peaks' windows
+        self.cov = {k: reads_span(t) for k, t in window_coverage(coverage,
+                                                                 self.windows).items()}
         have = self.ids[[(r.sample_id, r.window) in self.cov
                          for r in self.ids.itertuples(index=False)]]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # log of 0 features of empty windows
-            self.features = coverage_features(
-                coverage, have[["sample_id", "chrom", "chromStart", "chromEnd",
-                                "sequence_id"]])
+        # of each (sample, window)'s reads' span: propose's and penlearn peaks' features
+        self.features = sequence_features(coverage, have, self.cov)
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
+        # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
+        whole = whole_chromosome_windows(have, chrom_sizes)
+        self._whole = None if whole is None else pd.Series(
+            whole, index=have["sequence_id"].to_numpy()).reindex(
+                self.features.index, fill_value=False).to_numpy(bool)
+        self.coverage = coverage  # (Save model learns as penlearn learn does, on it)
+        #: the (sample, window)s with coverage: what labels are given in and "Next"
+        #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
+        self.sequences = have.reset_index(drop=True)
+        self.key_of = {r.sequence_id: (r.sample_id, int(r.window))
+                       for r in have.itertuples(index=False)}
         self.labels_path = check_labels_path(labels_path)
         self.model_out = None if model_out is None else Path(model_out)
         if self.model_out is not None:  # (the command checked --out; Python callers here)
             check_output(self.model_out, directory=False, force=True,
                          inputs=[self.labels_path], option="model_out")
         self.max_peaks = max_peaks
-        self.pretrained = load_pretrained()
+        #: the zero-label model (``penlearn peaks``' log λ, level and notice)
+        self.zero = ZeroLabelModel(mark)
+        with warnings.catch_warnings():  # its short-window warning, as peaks gives it
+            warnings.filterwarnings("ignore", message=".*outside the range")  # (the docs)
+            self.zero_log_lambda = self.zero.predict(self.features, whole=self._whole)
         self.start_model = model
         self.lock = threading.RLock()
         self._paths: dict = {}
@@ -152,7 +177,7 @@ class LabelState:
         self.model_version = 0
         #: the prior of every refit: the given model if it is a linear one, else the
         #: shipped zero-label model (``penlearn learn``'s prior)
-        self.prior = model if rankable(model) else self.pretrained.model
+        self.prior = model if rankable(model) else self.zero.model
         self.base_model = self.prior
         self.version = 0
         self.labels = read_label_file(self.labels_path, self.samples)
@@ -172,11 +197,12 @@ class LabelState:
 
     # -- labels --------------------------------------------------------------------------
     def _stat(self):
+        """The labels file's bytes (None: no file): what the page last read or wrote
+        (a time, size and inode can repeat across two writes; the bytes cannot lie)."""
         try:
-            st = self.labels_path.stat()
+            return self.labels_path.read_bytes()
         except FileNotFoundError:
             return None
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def _warn_off_page(self) -> None:
         """Say which labels of the file the page neither shows nor learns from (a sample
@@ -201,7 +227,8 @@ class LabelState:
 
     def _reread_if_changed(self) -> None:
         """Another writer (a second page on the same file) changed it: take its labels
-        as the base of this change (changes are operations, not whole tables)."""
+        as the base of this change (changes are operations, not whole tables). Called
+        under :func:`~penlearn.label.labels_file.labels_lock`, as the write after it."""
         key = self._stat()
         if key != self._file_key:
             self.labels = read_label_file(self.labels_path, self.samples)
@@ -211,11 +238,12 @@ class LabelState:
                ) -> None:
         """Write ``lab``: the labels so far with ``added`` rows in and ``removed`` out
         (kept for :meth:`undo`, an operation too)."""
-        write_text_atomic(self.labels_path, label_text(lab))
+        text = label_text(lab)
+        write_text_atomic(self.labels_path, text)
         self._undo.append((added, removed))
         del self._undo[:-_UNDO]
         self.labels = lab
-        self._file_key = self._stat()
+        self._file_key = text.encode("utf-8")
         self.version += 1
 
     def window_of_region(self, chrom: str, start: int, end: int) -> int:
@@ -242,15 +270,16 @@ class LabelState:
             raise ValueError(f"unknown sample(s) {bad[:3]}" if bad else "no sample given")
         window = self.window_of_region(chrom, start, end)
         with self.lock:
-            self._reread_if_changed()
-            lab = self.labels
-            over = (lab["sample_id"].isin(samples) & (lab["chrom"] == chrom)
-                    & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
-            new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
-                                "chromStart": start, "chromEnd": end,
-                                "annotation": annotation})
-            self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
-                        added=new, removed=lab[over])
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                lab = self.labels
+                over = (lab["sample_id"].isin(samples) & (lab["chrom"] == chrom)
+                        & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
+                new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
+                                    "chromStart": start, "chromEnd": end,
+                                    "annotation": annotation})
+                self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
+                            added=new, removed=lab[over])
             self.refit()
             self.warm(window)  # the redraw's solves start before the page asks for it
             return len(new)
@@ -258,14 +287,15 @@ class LabelState:
     def delete_label(self, sample: str, chrom: str, start: int, end: int) -> int:
         """Delete the label of ``sample`` at exactly ``[start, end)``; returns 0 or 1."""
         with self.lock:
-            self._reread_if_changed()
-            lab = self.labels
-            hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
-                   & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
-            if not hit.any():
-                return 0
-            self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
-                        removed=lab[hit])
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                lab = self.labels
+                hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
+                       & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
+                if not hit.any():
+                    return 0
+                self._write(lab[~hit].reset_index(drop=True), added=lab.iloc[:0],
+                            removed=lab[hit])
             self.refit()
             return 1
 
@@ -277,23 +307,25 @@ class LabelState:
         with self.lock:
             if not self._undo:
                 return False
-            self._reread_if_changed()
-            added, removed = self._undo[-1]
-            lab = self.labels
-            keys = LABEL_FILE_COLUMNS
-            gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
-                                   indicator=True)["_merge"].eq("both").to_numpy()
-            before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
-            try:
-                check_peak_labels(before[keys])
-            except ValueError:
-                raise ValueError("cannot undo: labels made meanwhile in another page "
-                                 "overlap the ones it would put back") from None
-            self._undo.pop()
-            write_text_atomic(self.labels_path, label_text(before))
-            self.labels = before
-            self._file_key = self._stat()
-            self.version += 1
+            with labels_lock(self.labels_path):
+                self._reread_if_changed()
+                added, removed = self._undo[-1]
+                lab = self.labels
+                keys = LABEL_FILE_COLUMNS
+                gone = lab[keys].merge(added[keys].drop_duplicates(), how="left",
+                                       indicator=True)["_merge"].eq("both").to_numpy()
+                before = sorted_labels(pd.concat([lab[~gone], removed], ignore_index=True))
+                try:
+                    check_peak_labels(before[keys])
+                except ValueError:
+                    raise ValueError("cannot undo: labels made meanwhile in another page "
+                                     "overlap the ones it would put back") from None
+                self._undo.pop()
+                text = label_text(before)
+                write_text_atomic(self.labels_path, text)
+                self.labels = before
+                self._file_key = text.encode("utf-8")
+                self.version += 1
             self.refit()
             return True
 
@@ -464,7 +496,7 @@ class LabelState:
             ev = self.evaluation()
             self.evaluation_ = ev
             if len(ev) == 0:
-                self._set_model(self.start_model, "the shipped zero-label model"
+                self._set_model(self.start_model, self.zero.notice()
                                 if self.start_model is None else "the given model")
                 return
             self._process_warm()
@@ -499,7 +531,7 @@ class LabelState:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # clipped features: said in the docs
             if model is None:
-                return predict_log_lambda(self.features, self.pretrained)
+                return self.zero_log_lambda.copy()
             return pd.Series(model.predict(self.features), index=self.features.index)
 
     def _set_model(self, model, note: str) -> None:
@@ -514,14 +546,24 @@ class LabelState:
             fut.result(timeout)
 
     def save_model(self) -> Path:
-        """Write what ``penlearn learn`` learns from the labels so far (the background
-        learner's model, waited for) where ``model_out`` says."""
+        """Write what ``penlearn learn`` writes from the labels so far (with the coverage
+        in one folder with the labels file) where ``model_out`` says, and show it: learned
+        on ``learn``'s sequences, each sample's chromosome
+        (:func:`~penlearn.label.learning.command_refit`), not on the page's windows,
+        which the page's refits learn on (so the two can differ). No label yet: the
+        page's starting model."""
         if self.model_out is None:
             raise ValueError("no model file was given (penlearn label --out MODEL.json)")
-        self.wait_learning()
+        self.wait_learning()  # (its model must not replace the saved one afterwards)
         with self.lock:
-            model = self.model if self.model is not None else self.pretrained.model
+            lab = self.labels[self.labels["sample_id"].isin(self.samples)]
+            model = self.model if self.model is not None else self.zero.model
+            if len(lab):
+                model = command_refit(self.coverage, lab[LABEL_FILE_COLUMNS], self.prior,
+                                      self.max_peaks)
+                self._set_learned(model)
             model.save(self.model_out)
+            self.saved_note = model.describe()
         return self.model_out
 
     # -- the page's view ---------------------------------------------------------------------
@@ -583,8 +625,9 @@ class LabelState:
 
     def next_window(self, current: int) -> NextWindow:
         """The next window worth labeling by ``penlearn propose``'s rule
-        (:class:`~penlearn.label.proposals.PageNext`) among those neither labeled nor
-        left by "Next" before (``window`` None: none left), with the rule's reason."""
+        (:class:`~penlearn.label.proposals.PageNext`): the window of a (sample, window)
+        holding no label, of a window not left by "Next" before while any is (``window``
+        None: every (sample, window) holds a label), with the sample and the reason."""
         return self.next.propose(current)
 
     def resume_window(self) -> int:

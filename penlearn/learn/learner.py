@@ -153,7 +153,7 @@ def learn_penalty(
         cross-validation) and neither ``validation`` nor ``folds`` is given: its log λ shifted
         by the shift of fewest label errors nearest 0 (:mod:`penlearn.learn.prior`; for
         ChIP-seq coverage features, the shipped zero-label model,
-        ``penlearn.peaks.pretrained.load_pretrained().model``). Without a prior, too few
+        ``penlearn.shipped_model().model``). Without a prior, too few
         labels give the best constant penalty. Either way ``level_["reason"]`` and
         :meth:`PenaltyModel.describe` say so. With enough labels, at most
         :data:`~penlearn.learn.prior.PRIOR_MAX_SEQUENCES` (100) labeled sequences and

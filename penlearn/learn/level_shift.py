@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from penlearn.learn.flood import extend_path_ends, flood_bound, peaks_per_mb
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.prior import shift_prior, too_few_labels
 
@@ -80,12 +81,21 @@ def errors_on_grid(evaluation: pd.DataFrame | None, base: pd.Series,
     ...     "max_log_lambda": [1.0, np.inf], "errors": [2, 0]})
     >>> errors_on_grid(ev, pd.Series({"a": 0.5}), np.array([0.0, 0.5, 1.0])).tolist()
     [2.0, 0.0, 0.0]
+    >>> ev2 = ev.assign(min_log_lambda=[-1.0, 1.0])  # the path ends at -1: 2 errors below
+    >>> errors_on_grid(ev2, pd.Series({"a": 0.5}), np.array([-3.0, 0.0])).tolist()
+    [2.0, 2.0]
     """
     if evaluation is None or len(evaluation) == 0:
         return np.zeros(len(grid))
+    if "errors" not in evaluation.columns and {"fp", "fn"} <= set(evaluation.columns):
+        # 'errors' is optional in an evaluation table (fp + fn), at any size
+        evaluation = evaluation.assign(errors=evaluation["fp"] + evaluation["fn"])
     for c in ("sequence_id", "min_log_lambda", "max_log_lambda", "errors"):
         if c not in evaluation.columns:
-            raise ValueError(f"the labeled windows' error functions have no {c!r} column")
+            raise ValueError(f"the labeled windows' error functions have no {c!r} column "
+                             "(nor fp and fn)")
+    # past the ends of a window's computed path its errors are those at the end (not 0)
+    evaluation = extend_path_ends(evaluation)
     p = base.reindex(evaluation["sequence_id"]).to_numpy(float)
     if np.isnan(p).any():
         bad = evaluation["sequence_id"].to_numpy()[np.isnan(p)][0]
@@ -128,7 +138,9 @@ def _smooth(E: np.ndarray) -> np.ndarray:
 def level_shift(evaluation: pd.DataFrame, base: pd.Series) -> float:
     """The shift s of log λ = base + s of largest weight given the labels: the
     minimum of β·Ẽ(s) + s²/2σ² (Ẽ: the label errors smoothed over ± :data:`BANDWIDTH`),
-    the one nearest 0 among ties.
+    the one nearest 0 among ties; a shift lowering log λ only as far as
+    :func:`~penlearn.learn.flood.flood_bound` allows (the computed paths' ends, no more
+    peaks on the labeled windows than the labels support).
 
     Examples
     --------
@@ -143,6 +155,8 @@ def level_shift(evaluation: pd.DataFrame, base: pd.Series) -> float:
     grid = shift_grid()
     E = errors_on_grid(evaluation, base, grid)
     obj = ERROR_WEIGHT * _smooth(E) + 0.5 * (grid / SHIFT_SD) ** 2
+    if len(evaluation):  # a few labels never flood (penlearn.learn.flood)
+        obj = np.where(flood_bound(evaluation, base, grid), obj, np.inf)
     best = np.flatnonzero(obj <= obj.min() + 1e-9)
     return float(grid[best[np.argmin(np.abs(grid[best]))]]) + 0.0
 
@@ -165,10 +179,39 @@ def shifted_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.Da
     """
     model = shift_prior(prior, features, evaluation, reason)
     ids = list(pd.unique(evaluation["sequence_id"]))
-    s = level_shift(evaluation, pd.Series(prior.predict(features.loc[ids]), index=ids))
+    base = pd.Series(prior.predict(features.loc[ids]), index=ids)
+    s = level_shift(evaluation, base)
     model.intercept_ = float(prior.intercept_) + s
     model.level_["shift"] = s
+    model.level_.update(peak_density(evaluation, base, features, s))
     return model
+
+
+def peak_density(evaluation: pd.DataFrame, base: pd.Series, features: pd.DataFrame,
+                 shift: float) -> dict:
+    """``{"peaks_per_mb_prior": …, "peaks_per_mb": …}``: the labeled windows' expected
+    peaks per Mb at the prior's level and at ``shift`` (empty without ``peaks`` in the
+    error functions or ``bases`` among the features); a count past a path's end is a
+    lower bound, said by a ``≥`` in :meth:`PenaltyModel.describe`.
+
+    Examples
+    --------
+    >>> ev = pd.DataFrame({"sequence_id": ["a", "a"], "min_log_lambda": [-np.inf, 1.0],
+    ...     "max_log_lambda": [1.0, np.inf], "peaks": [4, 0]})
+    >>> peak_density(ev, pd.Series({"a": 0.0}), pd.DataFrame({"bases": [2e6]}, index=["a"]),
+    ...              2.0)
+    {'peaks_per_mb_prior': 2.0, 'peaks_per_mb': 0.0}
+    """
+    if "peaks" not in evaluation.columns or "bases" not in features.columns:
+        return {}
+    bases = float(features.loc[list(base.index), "bases"].sum())
+    if not bases > 0:
+        return {}
+    out = {}
+    for key, s in (("peaks_per_mb_prior", 0.0), ("peaks_per_mb", shift)):
+        v, exact = peaks_per_mb(evaluation, base, bases, s)
+        out[key] = round(v, 3) if exact else f">={v:.3g}"
+    return out
 
 
 def few_reason(evaluation: pd.DataFrame) -> str:

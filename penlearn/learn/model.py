@@ -206,8 +206,13 @@ class PenaltyModel:
         if level.get("rule") == "prior":
             n = level.get("labels")
             labels = "the labels given" if n is None else f"the {int(float(n))} labels given"
+            density = ""
+            if "peaks_per_mb" in level:  # penlearn.learn.flood: the labels never flood
+                density = (f"; expected peaks per Mb of the labeled windows: "
+                           f"{level.get('peaks_per_mb_prior')} before the labels, "
+                           f"{level.get('peaks_per_mb')} after")
             return (f"{level.get('prior')}, its log λ shifted by {level.get('shift') or 0:+.3g} "
-                    f"to fit {labels}; learned nothing more: {level.get('reason')}")
+                    f"to fit {labels}; learned nothing more: {level.get('reason')}{density}")
         choice = self.choice_
         return f"{what}; {choice_summary(choice)}" if choice else what
 

@@ -345,7 +345,7 @@ def _check_linear_options(o: LearnOptions, scaling: FeatureScaling) -> None:
 def _choice_bar(progress: bool, total: int, what: str):
     """The progress bar of ``model="auto"``'s cross-validation (a tqdm bar, disabled
     without ``progress``): one step per candidate fit on a fold."""
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     return tqdm(total=total, disable=not progress, unit="fit", leave=False,
                 desc=f"choosing the model (cross-validation over {what.split(' (')[0]})")

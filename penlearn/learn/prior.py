@@ -25,6 +25,7 @@ import pandas as pd
 
 from penlearn.aum import threshold_groups
 from penlearn.breakpoints import breakpoints_from_errors
+from penlearn.learn.flood import flood_bound
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.options import MIN_SEQUENCES, MIN_SEQUENCES_AUTO
 from penlearn.learn.penalty import check_prior  # re-exported: its one place is there
@@ -132,6 +133,9 @@ def shift_prior(prior: PenaltyModel, features: pd.DataFrame, evaluation: pd.Data
     ids = list(pd.unique(evaluation["sequence_id"]))
     base = pd.Series(prior.predict(features.loc[ids]), index=ids)
     s = nearest_min_error_shift(evaluation, base)
+    if s < 0:  # a few labels never flood (penlearn.learn.flood): up to the allowed shifts
+        grid = np.r_[s, np.arange(np.ceil(s / 0.02) * 0.02, 0.0, 0.02), 0.0]
+        s = float(grid[np.flatnonzero(flood_bound(evaluation, base, grid))[0]]) + 0.0
     model = PenaltyModel.from_dict(prior.to_dict(), source="prior")
     model.intercept_ = float(prior.intercept_) + s
     n = int(evaluation.groupby("sequence_id", sort=False)["labels"].first().sum()) \

@@ -20,36 +20,54 @@ with too, :mod:`penlearn.label.proposals`). The labeled windows get their exact
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
+from penlearn.fitting.model_file import check_model_task
 from penlearn.learn.level_shift import likely_shifts
 from penlearn.learn.model import PenaltyModel
 from penlearn.learn.propose import PATH_COLUMNS, propose_from_paths
 
-__all__ = ["PATH_POINTS", "coverage_paths", "propose_windows", "sketch_paths",
+__all__ = ["PATH_POINTS", "coverage_paths", "coverage_sequences", "propose_windows", "sketch_paths",
            "sketch_shifts"]
 
 #: log λ per window at which coverage windows are solved to sketch their paths.
 PATH_POINTS = 5
 
 
-def _prior(model) -> PenaltyModel:
-    if model is None:
-        from penlearn.peaks.pretrained import load_pretrained
+def _prior(model, task: str | None):
+    """The prior model: the zero-label model (None: :func:`penlearn.shipped_model`, the
+    log λ of ``penlearn peaks`` and the labeling page; or one given), a PenaltyModel or a
+    model file, of ``task`` (a model of another task is refused: its features mean other
+    things)."""
+    from penlearn.peaks.pretrained import ZeroLabelModel
 
-        return load_pretrained().model
+    if model is None:
+        return ZeroLabelModel("narrow")
+    if isinstance(model, ZeroLabelModel):
+        return model
     if isinstance(model, PenaltyModel):
+        check_model_task(getattr(model, "task_", None), task, "model")
         return model
     if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-        return PenaltyModel.load(model)
+        return PenaltyModel.load(model, task=task)
     raise TypeError(f"model must be a PenaltyModel, a model file path or None, got "
                     f"{type(model).__name__}")
 
 
-def _predict(model: PenaltyModel, features: pd.DataFrame) -> pd.Series:
-    import warnings
+def _nothing_left(what: str) -> pd.DataFrame:
+    """No window left to propose: said (a warning), and an empty table."""
+    warnings.warn(f"every {what} holds a label: no window left to propose", UserWarning,
+                  stacklevel=3)
+    return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
 
+
+def _predict(model, features: pd.DataFrame) -> pd.Series:
+    """log λ of each window: a PenaltyModel's, or the zero-label model's (its level and
+    short-window shift, as ``penlearn peaks`` and the labeling page predict)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # clipped features: the proposal only ranks windows
         return pd.Series(model.predict(features), index=features.index, name="log_lambda")
@@ -67,6 +85,8 @@ def _from_uci(data, n: int, labeled, model: PenaltyModel, random_state) -> pd.Da
     if unknown:
         raise ValueError(f"labeled: {unknown[0]!r} is no sequence id of the data set "
                          f"(e.g. {features.index[0]!r})")
+    if set(features.index) <= set(labeled):
+        return _nothing_left("sequence of the data set")
     log_lambda = _predict(model, features)
     paths = evaluation.loc[:, list(PATH_COLUMNS)]  # the bounds only: never the errors
     paths = paths[paths["sequence_id"].isin(features.index)]
@@ -168,48 +188,55 @@ def coverage_paths(coverage: pd.DataFrame, windows: pd.DataFrame, log_lambda: pd
     return sketch_paths(pd.concat(points, ignore_index=True))
 
 
-def _overlapping(windows: pd.DataFrame, labels: pd.DataFrame) -> np.ndarray:
-    """Which windows overlap a label (same chromosome, and sample when both have one);
-    a label in no window is a ``ValueError``."""
-    hit = np.zeros(len(windows), bool)
-    same_sample = "sample_id" in windows.columns and "sample_id" in labels.columns
-    for r in labels.itertuples(index=False):
-        m = (windows["chrom"].to_numpy() == r.chrom) \
-            & (windows["chromStart"].to_numpy() < r.chromEnd) \
-            & (windows["chromEnd"].to_numpy() > r.chromStart)
-        if same_sample:
-            m &= windows["sample_id"].astype(str).to_numpy() == str(r.sample_id)
-        if not m.any():
-            who = f" of sample {r.sample_id!r}" if same_sample else ""
-            raise ValueError(f"label {r.chrom}:{r.chromStart}-{r.chromEnd}{who} lies in no "
-                             "window of the coverage (another genome, chromosome or sample?)")
-        hit |= m
-    return hit
+def coverage_sequences(coverage: pd.DataFrame,
+                       window_bases: int | None = None) -> pd.DataFrame:
+    """The (sample, window)s of coverage that proposals are about: the labeling page's
+    windows (:func:`~penlearn.peaks.label_windows.page_windows`), each sample that has a
+    coverage row in it (``sample_id, chrom, chromStart, chromEnd, window,
+    sequence_id``; a coverage without ``sample_id`` is one sample, ``"sample"``).
 
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> coverage_sequences(cov)["sequence_id"].tolist()
+    ['sample/chr1:0-60']
+    """
+    from penlearn.peaks.label_windows import (
+        DEFAULT_WINDOW_BASES,
+        page_windows,
+        window_coverage,
+        window_ids,
+    )
 
-def _regions(windows: pd.DataFrame) -> pd.Series:
-    """The genomic region of each window: windows (of any sample) that overlap, directly
-    or through others, share one (``chrom:start-end`` of their union)."""
-    w = windows.sort_values(["chrom", "chromStart"], kind="stable")
-    chrom = w["chrom"].astype(str).to_numpy()
-    start, end = w["chromStart"].to_numpy(), w["chromEnd"].to_numpy()
-    reach = pd.Series(end).groupby(chrom).cummax().to_numpy()
-    new = np.r_[True, (chrom[1:] != chrom[:-1]) | (start[1:] >= reach[:-1])]
-    cluster = np.cumsum(new)
-    return pd.Series(cluster, index=w["sequence_id"].to_numpy()).reindex(
-        windows["sequence_id"].to_numpy())
+    if "sample_id" not in coverage.columns:
+        coverage = coverage.assign(sample_id="sample")
+    samples = [str(x) for x in pd.unique(coverage["sample_id"].astype(str))]
+    windows = page_windows(coverage, window_bases or DEFAULT_WINDOW_BASES)
+    have = window_coverage(coverage, windows)
+    ids = window_ids(samples, windows)
+    keep = [(r.sample_id, r.window) in have for r in ids.itertuples(index=False)]
+    return ids[keep].reset_index(drop=True)
 
 
 def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
-                   random_state) -> pd.DataFrame:
-    from penlearn.peaks.peakseg.evaluation import peak_error_functions
-    from penlearn.peaks.peakseg.features import coverage_features
-    from penlearn.peaks.pretrained import default_windows
+                   random_state, window_bases) -> pd.DataFrame:
 
-    windows = default_windows(coverage)
-    features = coverage_features(coverage, windows)
-    windows = windows.assign(sequence_id=features.index.to_numpy())
-    log_lambda = _predict(model, features)
+    from penlearn.peaks.label_windows import (
+        label_hits,
+        sequence_features,
+        unlabeled_sequences,
+    )
+    from penlearn.peaks.peakseg.evaluation import peak_error_functions
+
+    one_sample = "sample_id" not in coverage.columns
+    if one_sample:
+        coverage = coverage.assign(sample_id="sample")
+    coverage = coverage.assign(sample_id=coverage["sample_id"].astype(str))
+    seqs = coverage_sequences(coverage, window_bases)
+    windows = seqs[["sample_id", "chrom", "chromStart", "chromEnd", "sequence_id"]]
+    features = sequence_features(coverage, seqs)  # (the page's: of the reads' span)
+    log_lambda = _predict(model, features.loc[windows["sequence_id"]])
     labeled_ev = None
     taken = np.zeros(len(windows), bool)
     if labels is not None and len(labels):
@@ -217,23 +244,38 @@ def _from_coverage(coverage: pd.DataFrame, n: int, labels, model: PenaltyModel,
             if c not in labels.columns:
                 raise ValueError(f"labels: no {c!r} column (expected chrom, chromStart, "
                                  "chromEnd, annotation[, sample_id])")
-        taken = _overlapping(windows, labels)
-        if taken.any():
-            labeled_ev = peak_error_functions(coverage, labels, windows=windows[taken],
-                                              progress=False)
+        lab = labels if not (one_sample and "sample_id" in labels.columns) else \
+            labels.drop(columns="sample_id")
+        _, hits = label_hits(windows, lab)
+        if (hits == 0).any():
+            r = lab.iloc[int(np.flatnonzero(hits == 0)[0])]
+            who = f" of sample {r['sample_id']!r}" if "sample_id" in lab.columns else ""
+            raise ValueError(f"label {r['chrom']}:{r['chromStart']}-{r['chromEnd']}{who} "
+                             "lies in no window of the coverage (another genome, "
+                             "chromosome or sample?)")
+        taken = ~windows["sequence_id"].isin(unlabeled_sequences(windows, lab)).to_numpy()
+        if taken.all():
+            return _nothing_left(f"window of the coverage (in each of its "
+                                 f"{windows['sample_id'].nunique()} samples)")
+        if "sample_id" not in lab.columns:
+            lab = pd.concat([lab.assign(sample_id=s) for s in pd.unique(windows["sample_id"])],
+                            ignore_index=True)
+        labeled_ev = peak_error_functions(coverage, lab, windows=windows[taken],
+                                          progress=False)
     q = sketch_shifts(labeled_ev, log_lambda)
     free = windows[~taken]
-    if len(free) == 0:
-        return pd.DataFrame(columns=["sequence_id", "score", "changes", "reason"])
     paths = coverage_paths(coverage, free, log_lambda.loc[free["sequence_id"]], q)
     out = propose_from_paths(paths, log_lambda, n, labeled=labeled_ev,
                              exclude=windows.loc[taken, "sequence_id"],
-                             groups=_regions(windows), random_state=random_state)
+                             random_state=random_state)
     where = windows.set_index("sequence_id").loc[out["sequence_id"]]
+    if one_sample:
+        where = where.drop(columns="sample_id")
     return pd.concat([where.reset_index(drop=True), out.reset_index(drop=True)], axis=1)
 
 
-def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0) -> pd.DataFrame:
+def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0,
+                    window_bases: int | None = None) -> pd.DataFrame:
     """The next ``n`` windows worth labeling, best first, each with its reason.
 
     The rule (measured in ``benchmarks/RESULTS.md``, "few_labels"): the windows whose
@@ -244,20 +286,27 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0) -> 
     Parameters
     ----------
     data : DataFrame or UCIDataSet
-        Coverage (``[sample_id,] chrom, chromStart, chromEnd, count``; cut into windows
-        like the shipped model's training windows), or a data set with ``inputs``
+        Coverage (``[sample_id,] chrom, chromStart, chromEnd, count``; cut into the
+        labeling page's windows, :func:`coverage_sequences`: a proposal is one sample's
+        window, as "Next" on the page proposes), or a data set with ``inputs``
         (features) and ``evaluation`` (paths; e.g. :func:`penlearn.load_uci`).
     n : int
-        How many windows.
+        How many windows (fewer when fewer are left: an empty table when every
+        (sample, window) holds a label,
+        :func:`~penlearn.peaks.label_windows.unlabeled_sequences`).
     labeled : sequence of ids, or DataFrame
         The labels so far: for a data set, the ids of its labeled sequences; for
         coverage, the labels (``[sample_id,] chrom, chromStart, chromEnd, annotation``,
         as :func:`penlearn.read_peak_labels` returns). Windows holding a label are never
         proposed.
-    model : PenaltyModel or path, optional
-        The prior model (default: the shipped zero-label model).
+    model : PenaltyModel, ZeroLabelModel or path, optional
+        The prior model (default: the shipped zero-label model,
+        :func:`penlearn.shipped_model`: the log λ of ``penlearn peaks``).
     random_state : int or None
         Breaks ties between windows of equal score.
+    window_bases : int, optional
+        Coverage: the longest window (default: the page's,
+        :data:`~penlearn.peaks.label_windows.DEFAULT_WINDOW_BASES`).
 
     Returns
     -------
@@ -272,16 +321,22 @@ def propose_windows(data, n: int, *, labeled=(), model=None, random_state=0) -> 
     >>> propose_windows(cov, 1)[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 0, 60]]
     """
-    prior = _prior(model)
+    if not (labeled is None or isinstance(labeled, (str, bytes, pd.DataFrame))
+            or isinstance(labeled, Iterable)):
+        raise TypeError(f"labeled must be the labels so far (a DataFrame for coverage, a "
+                        f"list of sequence ids for a data set), got {type(labeled).__name__}")
     if isinstance(data, pd.DataFrame):
-        if isinstance(labeled, pd.DataFrame) or labeled is None or len(labeled) == 0:
+        prior = _prior(model, "peaks")  # coverage windows: what 'penlearn peaks' computes
+        if isinstance(labeled, pd.DataFrame) or labeled is None or len(list(labeled)) == 0:
             return _from_coverage(data, n, labeled if isinstance(labeled, pd.DataFrame)
-                                  else None, prior, random_state)
+                                  else None, prior, random_state, window_bases)
         raise TypeError("labeled: for coverage, give the labels as a DataFrame (chrom, "
                         "chromStart, chromEnd, annotation), e.g. read_peak_labels(path)")
     if hasattr(data, "inputs") and hasattr(data, "evaluation"):
         if isinstance(labeled, pd.DataFrame):
             raise TypeError("labeled: for a data set, give the ids of its labeled sequences")
-        return _from_uci(data, n, labeled, prior, random_state)
+        # (a data set's task is the caller's: the model's features must be its inputs)
+        return _from_uci(data, n, () if labeled is None else labeled,
+                         _prior(model, None), random_state)
     raise TypeError(f"data must be coverage (a DataFrame) or a data set with inputs and "
                     f"evaluation (load_uci), got {type(data).__name__}")

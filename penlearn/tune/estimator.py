@@ -466,7 +466,7 @@ class SupervisedPenalty:
         ids = list(pd.unique(labels["sequence_id"]))
         folds = (None if self.choose is None else
                  cv_folds(ids, self.cv_folds, self.learn_options.get("random_state", 0)))
-        from tqdm.auto import tqdm
+        from penlearn._progress import tqdm
 
         if progress:  # a third-party compile of a minute: said, as penlearn's own
             announce_compile(self.detector)

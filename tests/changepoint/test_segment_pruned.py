@@ -26,6 +26,12 @@ from penlearn.changepoint.segmentation import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _bars_on(monkeypatch):
+    """capsys is no terminal: show the bars anyway (penlearn._progress)."""
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")
+
+
 def seg_cost(y, w, loss):
     """Cost of one segment, computed directly from its optimal mean."""
     sw, swy = float(np.sum(w)), float(np.sum(w * y))

@@ -105,9 +105,6 @@ def test_failed_call_makes_no_outdir_and_a_good_one_makes_it(bams, tmp_path):
 
 
 @pytest.mark.parametrize("option, says", [
-    ("-q 0.05", "--qvalue is MACS3's, not penlearn's: penlearn has no q-value cutoff"),
-    ("--qvalue 0.05", "no q-value cutoff: the number of peaks is chosen by the penalty"),
-    ("-p 1e-5", "--pvalue is MACS3's"),
     ("--nolambda", "--nolambda is MACS3's"),
     ("--min-length 200", "--min-length is MACS3's"),
     ("--max-gap 30", "--max-gap is MACS3's"),
@@ -149,3 +146,32 @@ def test_without_a_control_sticky_regions_are_called(bams, tmp_path):
                  for c, s, e in design.sticky[["chrom", "chromStart", "chromEnd"]].itertuples(
                      index=False))
     assert sticky > len(design.sticky) // 2  # what the control is there for
+
+
+def test_q_and_p_cutoffs_filter_the_peaks(bams, tmp_path):
+    """Issue 52: -q/-p keep the model's peaks of q-value <= Q (p-value <= P), their
+    values unchanged, instead of being refused."""
+    files, _ = bams
+    base = (f"callpeak -t {files['t_pe']} -c {files['c_pe']} -f BAMPE --penalty 300 -n X "
+            f"--outdir {tmp_path}")
+    assert _run(base, tmp_path) == 0
+    every = pd.read_csv(tmp_path / "X_peaks.narrowPeak", sep="\t", header=None)
+    for option, col, cut in (("-q 1e-3", 8, 3.0), ("--qvalue 1e-3", 8, 3.0),
+                             ("-p 1e-6", 7, 6.0), ("-q 0.5 -p 1e-6", 7, 6.0)):
+        out = tmp_path / option.replace(" ", "")
+        assert _run(f"{base.replace(str(tmp_path), str(out))} {option}", tmp_path) == 0
+        kept = pd.read_csv(out / "X_peaks.narrowPeak", sep="\t", header=None)
+        want = every[every[col] >= cut - 1e-9]
+        assert 0 < len(kept) < len(every)
+        assert kept[[0, 1, 2, 6, 7, 8, 9]].values.tolist() == \
+            want[[0, 1, 2, 6, 7, 8, 9]].values.tolist()
+        assert kept[3].tolist() == [f"X_peak{k}" for k in range(1, len(kept) + 1)]
+
+
+@pytest.mark.parametrize("option", ["-q 0", "-q 2", "-p x"])
+def test_bad_cutoffs_are_argument_errors(bams, tmp_path, option):
+    files, _ = bams
+    with pytest.raises(SystemExit) as exc:
+        main(shlex.split(f"callpeak -t {files['t_pe']} -f BAMPE --outdir {tmp_path} "
+                         f"{option}"))
+    assert exc.value.code == 2

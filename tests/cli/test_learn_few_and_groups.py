@@ -111,7 +111,7 @@ def test_the_python_call_said_learns_the_same_model(tmp_path, capsys, n):
     scope = {}
     exec(line.split("the same model in Python: ", 1)[1], scope)
     a, b = PenaltyModel.load(tmp_path / "m.json"), scope["model"]
-    assert "prior=load_pretrained().model" in line
+    assert "prior=pl.shipped_model().model" in line
     assert a.coef_.to_dict() == b.coef_.to_dict() and a.intercept_ == b.intercept_
     assert a.describe() == b.describe()
     assert "the shipped zero-label penalty model" in a.describe()

@@ -94,7 +94,7 @@ def test_narrowpeak_and_broadpeak_columns_mean_something(tmp_path):
     assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 3, "--out", tmp_path / "bp",
                  "--format", "broadPeak", "-q"]) == 0
     assert sorted(p.name for p in (tmp_path / "np").iterdir()) == \
-        ["s1.narrowPeak", "s2.narrowPeak"]
+        ["s1.narrowPeak", "s1_summits.bed", "s2.narrowPeak", "s2_summits.bed"]
     names = []
     for sid in ("s1", "s2"):
         path = tmp_path / "np" / f"{sid}.narrowPeak"
@@ -146,8 +146,8 @@ def test_summit_ties_control_p_and_q_values(tmp_path):
     peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 200],
                           "chromEnd": [10, 120, 205], "mean": [3.0, 5.0, 2.0],
                           "background": [1.0, 1.0, 1.5]})
-    t = pl.peaks.formats.peak_columns(peaks)
-    p = stats.poisson.sf(np.array([30, 100, 10]) - 1, np.array([10, 20, 7.5]))
+    t = pl.peaks.formats.peak_columns(peaks)  # no coverage: the mean against background
+    p = stats.poisson.sf(np.array([3, 5, 2]) - 1, np.array([1.0, 1.0, 1.5]))
     assert t["pValue"].to_numpy() == pytest.approx(-np.log10(p), rel=1e-9)
     order = np.argsort(p)
     adj = np.minimum.accumulate((p[order] * 3 / np.arange(1, 4))[::-1])[::-1]
@@ -314,3 +314,31 @@ def test_scheduler_without_distributed_is_refused_before_any_work(tmp_path, caps
                  "--out", tmp_path / "p.bed"]) == 1
     err = capsys.readouterr().err
     assert "pip install 'penlearn[dask]'" in err and "AssertionError" not in err
+
+
+def test_peaks_qvalue_keeps_the_significant_peaks(tmp_path):
+    """Issue 52: ``penlearn peaks --qvalue Q`` writes the peaks of q-value <= Q, in every
+    format, with the values they have without the cutoff."""
+    rng = np.random.default_rng(52)
+    count = rng.poisson(2, 3000)
+    for k, x in enumerate(range(100, 3000, 150)):  # peaks of rising height
+        count[x:x + 20] += rng.poisson(1 + k, 20)
+    cov = pd.DataFrame({"sample_id": "s1", "chrom": "chr1",
+                        "chromStart": np.arange(3000) * 10,
+                        "chromEnd": np.arange(3000) * 10 + 10, "count": count})
+    cov.to_csv(tmp_path / "cov.csv", index=False)
+    assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 50, "--out", tmp_path / "all.np",
+                 "--format", "narrowPeak", "-q"]) == 0
+    every = pd.read_csv(tmp_path / "all.np", sep="\t", header=None)
+    cut = float(every[8].max()) / 2
+    q = 10 ** -cut
+    assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 50, "--out", tmp_path / "q.np",
+                 "--format", "narrowPeak", "--qvalue", q, "-q"]) == 0
+    kept = pd.read_csv(tmp_path / "q.np", sep="\t", header=None)
+    want = every[every[8] >= cut - 1e-9]
+    assert 0 < len(kept) < len(every)
+    assert kept[[0, 1, 2, 7, 8, 9]].values.tolist() == want[[0, 1, 2, 7, 8, 9]].values.tolist()
+    assert _run(["peaks", tmp_path / "cov.csv", "--penalty", 50, "--out", tmp_path / "q.bed",
+                 "--qvalue", q, "-q"]) == 0
+    bed = pd.read_csv(tmp_path / "q.bed", sep="\t", header=None)
+    assert bed[[0, 1, 2]].values.tolist() == want[[0, 1, 2]].values.tolist()

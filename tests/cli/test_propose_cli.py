@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.cli.main import main
-from penlearn.peaks.pretrained import default_windows
+from penlearn.peaks.propose import coverage_sequences
 
 
 def _coverage() -> pd.DataFrame:
@@ -47,11 +47,11 @@ def test_propose_writes_windows_with_reasons_never_a_labeled_one(tmp_path, capsy
     assert len(reasons) == len(windows) == 3
     assert [r.split(":")[0] for r in reasons] == ["# 1", "# 2", "# 3"]
     assert all("model change" in r for r in reasons)
-    cut = default_windows(cov)
+    cut = coverage_sequences(cov)
     known = {(r.sample_id, r.chrom, r.chromStart, r.chromEnd) for r in cut.itertuples()}
     for i, (chrom, start, end, name, _score) in enumerate(windows, start=1):
         sample, rank = name.split(":")
-        assert (sample, chrom, int(start), int(end)) in known  # cut like the model's
+        assert (sample, chrom, int(start), int(end)) in known  # the labeling page's
         assert rank == str(i)
         assert (sample, chrom) != ("s1", "chr2")  # the labeled window
     assert [int(w[4]) for w in windows] == [1000, 500, 1]

@@ -22,6 +22,12 @@ from conftest import REPO
 import penlearn
 from penlearn import _numba_cache
 
+
+@pytest.fixture(autouse=True)
+def _bars_on(monkeypatch):
+    """capsys is no terminal: show the bars anyway (penlearn._progress)."""
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")
+
 SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, sys.argv[1])

@@ -63,6 +63,7 @@ def _results() -> dict[str, object]:
         "JointPeakFit": pl.joint_peak(two.drop(columns="chrom")),
         "JointPeaks": pl.joint_peaks(two, peaks.assign(sample_id="a"), penalty=10.0),
         "PenaltyModel": constant,
+        "ZeroLabelModel": pl.shipped_model(),
     }
 
 

@@ -224,18 +224,21 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
         assert sorted(lab.groupby("annotation").size().items()) == [
             ("noPeaks", 8), ("peakEnd", 8), ("peakStart", 8)]
         assert _severe(driver) == []
-        # the token, and only the routes of the page
+        # the secret in the header, and only the routes of the page
         codes = driver.execute_async_script("""
             const cb = arguments[arguments.length - 1];
-            Promise.all([fetch('/api/state', {credentials: 'omit'}),
+            const headers = {'X-Penlearn-Token': sessionStorage.getItem('penlearn-label-secret')};
+            Promise.all([fetch('/api/state'), fetch('/api/state', {headers}),
                          fetch('/static/..%2Fstate.py'), fetch('/static/%2e%2e/server.py'),
-                         fetch('/api/window?i=..%2F..%2Fetc')])
+                         fetch('/api/window?i=..%2F..%2Fetc', {headers})])
               .then(rs => cb(rs.map(r => r.status)));""")
-        assert codes[0] == 403 and all(c in (400, 404) for c in codes[1:])
-        # offline: every resource the page loaded came from the server
-        hosts = driver.execute_script("return performance.getEntriesByType('resource')"
-                                      ".map(e => new URL(e.name).host)")
-        assert set(hosts) == {page.url.split("/")[2]}
+        assert codes[:2] == [403, 200] and all(c in (400, 403, 404) for c in codes[2:])
+        # no cookie (every port of the host would receive it), no token left in the URL
+        assert driver.get_cookies() == [] and "token" not in driver.current_url
+        # offline: every resource the page loaded came from the server (or memory)
+        origins = driver.execute_script("return performance.getEntriesByType('resource')"
+                                        ".map(e => new URL(e.name).origin)")
+        assert set(origins) == {page.address.rstrip("/")}
         print(f"\nfirst page load {first:.2f} s (igv.js, coverage of 8 samples)")
     finally:
         page.stop()
@@ -244,7 +247,7 @@ def test_label_with_mouse_and_key_undo_next_reload_two_tabs(driver, data_dir, tm
 def test_mono27ac_resumes_its_labels(driver, data_dir, tmp_path):
     mono = need(data_dir / "chipseq_raw/Mono27ac")
     labels = tmp_path / "labels.csv"
-    shutil.copy(mono / "labels.csv", labels)
+    shutil.copyfile(mono / "labels.csv", labels)  # (a copy of its bytes, writable)
     page = label_page(mono / "coverage.bedGraph.gz", labels, max_peaks=MAX_PEAKS)
     try:
         _open(driver, page.url)
@@ -307,8 +310,9 @@ def test_goal_ten_windows_learned_in_the_page(driver, data_dir, tmp_path):
         assert sorted(visited) == list(range(10))
         timings = driver.execute_script("return penlearn.timings")
         assert len(timings) == n_labels > 10
-        page.state.wait_learning()  # the background learner's model: what penlearn learn
-        loads = driver.execute_script("return penlearn.loads")  # learns from these labels
+        page.state.wait_learning()
+        loads = driver.execute_script("return penlearn.loads")  # (saved: what penlearn
+        # learn learns from these labels, and the page's model after the save)
         driver.find_element("id", "save").click()
         _wait(driver, "return /model saved/.test("
                       "document.getElementById('selection').textContent)")
@@ -432,5 +436,50 @@ def test_round_trip_eight_samples_one_mb(driver, data_dir, tmp_path):
               f" paths to {ONE_MB_MAX_PEAKS} peaks ready {waited:.1f} s later")
         print(_say_round_trips("labels agreeing with the peaks in view", *agree))
         print(_say_round_trips("worst case, every penalty below its path", *worst))
+    finally:
+        page.stop()
+
+
+def _hostile_coverage() -> pd.DataFrame:
+    """Two samples whose ids are HTML, on a chromosome whose name is HTML (issue 53)."""
+    rng = np.random.default_rng(3)
+    starts = np.arange(0, 4000, 20)
+    mean = np.where((starts > 600) & (starts < 900), 25.0, 2.0)
+    return pd.concat([pd.DataFrame({"sample_id": sid, "chrom": "chr<u>1</u>",
+                                    "chromStart": starts, "chromEnd": starts + 20,
+                                    "count": rng.poisson(mean)})
+                      for sid in ("<b>s0</b>", "<img src=x onerror=window.pwned=1>")],
+                     ignore_index=True)
+
+
+def test_ids_are_text_and_keys_in_a_field_are_no_shortcuts(driver, tmp_path):
+    # was: sample ids and chromosome names live HTML in igv.js's track names and popups;
+    # u / s / Enter typed in igv.js's locus box (in its shadow root) undid, labeled, moved
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    page = label_page(_hostile_coverage(), tmp_path / "labels.csv", window_bases=4000,
+                      max_peaks=10)
+    try:
+        page.state.add_label("chr<u>1</u>", 600, 900, "peaks", ["<b>s0</b>"])
+        _open(driver, page.url)
+        found = driver.execute_script("""
+            const root = document.getElementById('igv').shadowRoot;
+            return {tags: root.querySelectorAll('b, u, img').length,
+                    pwned: window.pwned === 1,
+                    names: penlearn.browser.findTracks(() => true).map(t => t.name),
+                    popup: popup([{name: '<b>x</b>', value: '<u>y</u>'}])};""")
+        assert found["tags"] == 0 and not found["pwned"]
+        assert "&lt;b&gt;s0&lt;/b&gt; coverage" in found["names"]
+        assert found["popup"] == ("<div><span>&lt;b&gt;x&lt;/b&gt;</span>&nbsp;&nbsp;"
+                                  "&lt;u&gt;y&lt;/u&gt;</div>")
+        # keys typed in igv.js's locus box are the box's
+        driver.execute_script("document.getElementById('igv').shadowRoot"
+                              ".querySelector('input').focus()")
+        ActionChains(driver).send_keys("usnep").send_keys(Keys.ENTER).perform()
+        time.sleep(2)  # (a shortcut would have sent its request by now)
+        assert driver.execute_script("return penlearn.timings.length") == 0
+        assert len(page.state.labels) == 1 and page.state.version == 1
+        assert not driver.execute_script("return window.pwned === 1")
     finally:
         page.stop()

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import need
 from test_label_server import _coverage
 
 from penlearn.label import learning
@@ -16,9 +17,9 @@ from penlearn.label.learning import LearnerProcess, full_refit, learned_at_once
 from penlearn.label.state import LabelState
 from penlearn.learn import learn_penalty
 from penlearn.learn.level_shift import SHIFT_MAX_SEQUENCES
-from penlearn.peaks.pretrained import load_pretrained
+from penlearn.peaks.pretrained import shipped_model
 
-SHIPPED = load_pretrained().model
+SHIPPED = shipped_model().model  # the page's prior (narrow-mark level)
 
 
 def _predict(model, features):
@@ -183,3 +184,47 @@ def test_the_worker_is_out_of_the_terminals_reach():
         assert os.getsid(proc._proc.pid) != os.getsid(0)
     finally:
         proc.shutdown()
+
+
+def test_the_saved_model_is_what_learn_writes_on_chunk1(data_dir, tmp_path):
+    """Save model learns on ``penlearn learn``'s sequences (each sample's chromosome),
+    not on the page's windows: the two files hold one model (issue 53: the page's
+    intercept was 4.34 where learn's was 4.98)."""
+    import json
+
+    from penlearn.cli import main
+    from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.label_windows import page_windows
+
+    chunk = need(data_dir / "chipseq_raw/H3K4me3_XJ_immune_chunk1")
+    cov = read_coverage(chunk / "coverage.csv.gz", progress=False)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "coverage.csv.gz").symlink_to(chunk / "coverage.csv.gz")
+    windows = page_windows(cov, 2000)  # the page's sequences: 5 windows, learn's: 1
+    edges = windows["chromStart"].tolist() + [int(windows["chromEnd"].iloc[-1])]
+    rows = []
+    for sid in sorted(cov["sample_id"].unique())[:6]:  # a peak at each top row, a flat end
+        c = cov[cov["sample_id"] == sid]
+        top = c.loc[c["count"].idxmax()]
+        k = max(i for i in range(len(edges) - 1) if edges[i] <= top["chromStart"])
+        a = max(edges[k] + 1, int(top["chromStart"]) - 200)
+        b = min(edges[k + 1] - 1, int(top["chromEnd"]) + 200)
+        flat = (edges[0] + 100, edges[0] + 600) if k > 0 else (edges[-2] + 100, edges[-2] + 600)
+        rows += [(sid, "chrUnknown", *flat, "noPeaks"), (sid, "chrUnknown", a, b, "peaks")]
+    pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd",
+                                "annotation"]).to_csv(folder / "labels.csv", index=False)
+    state = LabelState(cov, folder / "labels.csv", model_out=tmp_path / "page.json",
+                       window_bases=2000)
+    try:
+        own = state.model.intercept_  # the page's, learned on its windows
+        state.save_model()
+        shown = state.model.intercept_  # the page's after the save
+    finally:
+        state.close()
+    assert main(["learn", str(folder), "--out", str(tmp_path / "learn.json"), "--no-cache",
+                 "--quiet"]) == 0
+    page = json.loads((tmp_path / "page.json").read_text())
+    learn = json.loads((tmp_path / "learn.json").read_text())
+    assert page == learn
+    assert own != page["intercept"] and shown == page["intercept"]

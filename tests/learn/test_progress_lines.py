@@ -12,6 +12,12 @@ from penlearn.learn import learn_penalty
 from penlearn.peaks.peakseg.evaluation import peak_error_functions
 
 
+@pytest.fixture(autouse=True)
+def _bars_on(monkeypatch):
+    """capsys is no terminal: show the bars anyway (penlearn._progress)."""
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")
+
+
 def _set(n=9):
     rng = np.random.default_rng(1)
     ids = [f"s{i}" for i in range(n)]

@@ -66,8 +66,9 @@ def test_proposals_never_read_the_errors_of_unlabeled_windows():
     # ... while the labeled windows' errors do steer them (the test can fail)
     steered = SimpleNamespace(inputs=data.inputs,
                               evaluation=_permuted(data.evaluation, ~unlabeled, seed=3))
-    again = pl.propose_windows(steered, 8, labeled=labeled, model=_prior())
-    assert again["sequence_id"].tolist() != first["sequence_id"].tolist()
+    one = pl.propose_windows(data, 1, labeled=labeled, model=_prior())
+    again = pl.propose_windows(steered, 1, labeled=labeled, model=_prior())
+    assert again["sequence_id"].tolist() != one["sequence_id"].tolist()
 
 
 def test_proposals_never_hold_a_labeled_window_and_each_window_once():
@@ -158,18 +159,47 @@ def test_more_than_20_labeled_sequences_are_learned_as_before():
     assert "at most 20" not in m.describe()
 
 
-def test_a_batch_spreads_over_the_likely_shifts():
-    # before any label the shift is about 0 (sd 2): one proposal takes the window of most
-    # changes there; a batch of 3 takes it for the middle third of the weight, then the
-    # best window of the lower third, then of the upper third (not the second-best middle)
-    ids = ["dense", "zero", "low", "high"]
-    cuts = {"dense": [-0.1, 0.0, 0.1], "zero": [0.0], "low": [-1.5], "high": [1.5]}
+def _one_change_paths(where: dict) -> pd.DataFrame:
+    """Paths with model changes at the given log λ, ``{id: [changes]}``."""
     rows = []
-    for i in ids:
-        c = cuts[i]
+    for i, c in where.items():
         rows += list(zip([i] * (len(c) + 1), [-np.inf, *c], [*c, np.inf]))
-    paths = pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda"])
-    base = pd.Series(0.0, index=ids)
-    assert propose_from_paths(paths, base, 1)["sequence_id"].tolist() == ["dense"]
-    assert propose_from_paths(paths, base, 3)["sequence_id"].tolist() == \
-        ["dense", "low", "high"]
+    return pd.DataFrame(rows, columns=["sequence_id", "min_log_lambda", "max_log_lambda"])
+
+
+def test_a_batch_is_spread_over_the_priors_ranking():
+    # w0..w8: prior log λ 0..8, one model change at their own log λ (shift 0, where the
+    # level likely is before any label), w4 three; z0..z2: their change 4.5 above theirs
+    # (outside the likely shifts' 90 %: |s| <= 3.3 before any label)
+    base = pd.Series({**{f"w{i}": float(i) for i in range(9)},
+                      **{f"z{i}": 3.0 * i for i in range(3)}})
+    where = {f"w{i}": [float(i)] for i in range(9)}
+    where["w4"] = [3.9, 4.0, 4.1]
+    where.update({f"z{i}": [3.0 * i + 4.5] for i in range(3)})
+    paths = _one_change_paths(where)
+    # one window: the most changes where the level likely is
+    assert propose_from_paths(paths, base, 1)["sequence_id"].tolist() == ["w4"]
+    # a batch of 3: the windows changing there cut in 3 strata of equal count by the
+    # prior's log λ (w0-w2, w3-w5, w6-w8); the middle one of each, middle stratum first
+    # (not the next best scores, and no z: they say nothing of the likely level)
+    assert propose_from_paths(paths, base, 3)["sequence_id"].tolist() == ["w4", "w1", "w7"]
+    # labels that put the level 3.5-5.5 above the prior: the batch is the z's
+    lab = pd.DataFrame({"sequence_id": "L", "min_log_lambda": [-np.inf, 3.5, 5.5],
+                        "max_log_lambda": [3.5, 5.5, np.inf], "errors": [6, 0, 6]})
+    steered = propose_from_paths(paths, pd.concat([base, pd.Series({"L": 0.0})]), 3,
+                                 labeled=lab)
+    assert sorted(steered["sequence_id"]) == ["z0", "z1", "z2"]
+
+
+def test_a_batch_takes_the_most_telling_window_of_a_strata_middle_third():
+    # 12 windows of prior log λ 0..11, each with one model change where the level likely
+    # is; w5 (lower stratum, rank 5 of 6: outside its middle third) and w3 (rank 3:
+    # inside) have three. A batch of 2: strata w0-w5 and w6-w11; the lower stratum's
+    # window is w3 (its middle third is w2, w3: not its median w2, nor w5), the upper's
+    # one of w8, w9 (ties by the seed)
+    base = pd.Series({f"w{i}": float(i) for i in range(12)})
+    where = {f"w{i}": [float(i)] for i in range(12)}
+    where["w5"] = [4.9, 5.0, 5.1]
+    where["w3"] = [2.9, 3.0, 3.1]
+    out = propose_from_paths(_one_change_paths(where), base, 2)["sequence_id"].tolist()
+    assert out[0] == "w3" and out[1] in ("w8", "w9")

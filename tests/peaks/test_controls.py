@@ -47,26 +47,29 @@ def test_a_constant_background_gives_the_same_peaks_means_divided():
     np.testing.assert_allclose(scaled["mean"], plain["mean"] / 4.0, rtol=1e-12)
 
 
-def test_background_is_the_control_segment_mean_over_its_genome_mean():
-    t = _bins([2] * 600)  # 30 kb
-    c = _bins([1] * 280 + [21] * 40 + [1] * 280)  # 2 kb at 21 in the middle
+def test_background_is_the_control_segment_over_its_level_at_most_the_treatments():
+    # the control up 21x on 2 kb, the treatment 5x there: b = min(21, 5) = 5
+    t = _bins([2] * 280 + [10] * 40 + [2] * 280)  # 30 kb
+    c = _bins([1] * 280 + [21] * 40 + [1] * 280)
     segs = peakseg(c, 1000.0).segments
     assert segs["status"].tolist() == ["background", "peak", "background"]
     b = control_background(t, c, segs)
-    lam = (560 + 40 * 21) / 600
-    assert b["chromStart"].tolist() == [0, 14000, 16000]  # the treatment's extent
-    assert b["chromEnd"].tolist() == [14000, 16000, 30000]
-    assert b["count"].tolist() == [2, 2, 2]
-    assert b["background"].tolist() == [1.0, 21 / lam, 1.0]
+    assert b[["chromStart", "chromEnd", "count"]].equals(
+        t[["chromStart", "chromEnd", "count"]])  # the treatment's rows, never merged
+    assert b["background"].tolist() == [1.0] * 280 + [5.0] * 40 + [1.0] * 280
+    # up in the control only: no background there (the treatment's fold keeps no dip)
+    flat = control_background(_bins([2] * 600), c, segs)
+    assert flat["background"].tolist() == [1.0] * 600
 
 
 def test_background_fills_gaps_within_the_treatments_extent():
-    t = pd.DataFrame({"chrom": "chr1", "chromStart": [100, 300], "chromEnd": [200, 350],
-                      "count": [3, 1]})
+    t = pd.DataFrame({"chrom": "chr1", "chromStart": [100, 120, 300],
+                      "chromEnd": [120, 200, 350], "count": [30, 3, 1]})
     c = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [120], "count": [4]})
-    segs = c.rename(columns={"count": "mean"})
-    b = control_background(t, c, segs, chrom_sizes={"chr1": 480})  # λ_bg = 1
-    assert b.values.tolist() == [["chr1", 100, 120, 3, 4.0], ["chr1", 120, 200, 3, 1.0],
+    segs = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 120], "chromEnd": [120, 480],
+                         "mean": [4.0, 1.0]})  # the control's level: 1 (most bases)
+    b = control_background(t, c, segs, chrom_sizes={"chr1": 480})
+    assert b.values.tolist() == [["chr1", 100, 120, 30, 4.0], ["chr1", 120, 200, 3, 1.0],
                                  ["chr1", 200, 300, 0, 1.0], ["chr1", 300, 350, 1, 1.0]]
 
 

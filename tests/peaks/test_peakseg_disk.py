@@ -211,6 +211,7 @@ def test_progress_bars_count_the_rows_per_chunk_and_change_nothing(monkeypatch, 
     cov = random_coverage(3)  # 300 rows
     quiet = peakseg(cov, 30.0)
     force_disk(monkeypatch, pieces, data)
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")  # (capsys is no terminal)
     monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
     capsys.readouterr()
     shown = peakseg(cov, 30.0, progress=True)
@@ -232,6 +233,7 @@ def test_predict_peaks_threads_progress_into_a_large_solve(monkeypatch, capsys):
 
     cov = random_coverage(4)
     monkeypatch.setattr(store, "PROGRESS_ROWS", len(cov))
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")  # (capsys is no terminal)
     capsys.readouterr()
     quiet = predict_peaks(cov, log_penalty=3.0)
     assert "PeakSeg" not in capsys.readouterr().err

@@ -163,9 +163,12 @@ def test_peaks_without_penalty_use_and_announce_the_shipped_model(tmp_path, caps
     path = need(MONO / "coverage.bedGraph.gz")
     out = tmp_path / "mono.bed"
     code = main(["peaks", str(path), "--out", str(out), "-q"])
+    assert code == 0 and "zero-label" not in capsys.readouterr().out  # --quiet: no notice
+    code = main(["peaks", str(path), "--out", str(out), "--force"])
     stdout = capsys.readouterr().out
     assert code == 0
     lines = stdout.splitlines()
+    assert stdout.count("zero-label") == 1
     assert lines[0].startswith("penlearn peaks: no --penalty or --model: using the shipped "
                                "zero-label penalty model")
     assert "leave one set out" in lines[0]

@@ -191,11 +191,11 @@ def test_dedup_limit_auto_and_bad_values():
 def test_bad_bed_strand_and_frag_count_are_named(tmp_path):
     bed = tmp_path / "r.bed"
     bed.write_text("chr1\t0\t10\tr\t0\t*\n")
-    with pytest.raises(ValueError, match=r"row 1: column 6 \(strand\)"):
+    with pytest.raises(ValueError, match=r"line 1: column 6 \(strand\)"):
         read_reads(bed, "BED")
     frag = tmp_path / "f.tsv"
     frag.write_text("chr1\t0\t10\tBC\t0\n")
-    with pytest.raises(ValueError, match=r"row 1: column 5 \(count\)"):
+    with pytest.raises(ValueError, match=r"line 1: column 5 \(count\)"):
         read_reads(frag, "FRAG")
 
 

@@ -135,9 +135,9 @@ def test_peaks_command_broad_flag(tmp_path, capsys):
     one.to_csv(path, index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = main(["peaks", str(path), "--out", str(tmp_path / "n"), "-q"])
+        code = main(["peaks", str(path), "--out", str(tmp_path / "n")])
         out_narrow = capsys.readouterr().out
-        code_b = main(["peaks", str(path), "--out", str(tmp_path / "b"), "--broad", "-q"])
+        code_b = main(["peaks", str(path), "--out", str(tmp_path / "b"), "--broad"])
         out_broad = capsys.readouterr().out
     assert code == 0 and code_b == 0
     assert "at the narrow-mark level (--broad: broad marks)" in out_narrow.splitlines()[0]

@@ -174,7 +174,8 @@ def test_repr_shows_the_detector_parameters_and_the_fitted_state(data, tuner):
     assert f"constant_log_penalty_={tuner.constant_log_penalty_:.4g}]" in text
 
 
-def test_fit_progress_bar_counts_paths_folds_and_the_final_fit(data, capsys):
+def test_fit_progress_bar_counts_paths_folds_and_the_final_fit(data, capsys, monkeypatch):
+    monkeypatch.setenv("PENLEARN_PROGRESS", "1")  # (capsys is no terminal)
     signals, labels = data
     few = list(signals)[:6]
     sig, lab = {s: signals[s] for s in few}, labels[labels["sequence_id"].isin(few)]

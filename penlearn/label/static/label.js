@@ -1,7 +1,47 @@
 // penlearn label: the page. igv.js draws one window at a time; this script asks the
-// server (same origin, token in a cookie) for the window's coverage, peaks and labels,
+// server (same origin, its secret in the X-Penlearn-Token header: never a cookie, which
+// every port of the host would receive) for the window's coverage, peaks and labels,
 // turns igv.js regions of interest into labels, and redraws after every change.
 "use strict";
+
+const TOKEN_HEADER = "X-Penlearn-Token";
+const SECRET_KEY = "penlearn-label-secret";  // sessionStorage: this tab, this origin
+let secret = sessionStorage.getItem(SECRET_KEY);
+
+async function session() {
+  // a link's one-time token (?token=...), traded once for the page's secret; the link
+  // is taken out of the address bar (and so of a reload, the history and bookmarks)
+  const one = new URLSearchParams(location.search).get("token");
+  if (one !== null) {
+    history.replaceState(null, "", location.pathname + location.hash);
+    const res = await fetch("api/session", {
+      method: "POST", credentials: "omit", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({token: one}),
+    });
+    const data = await res.json();
+    if (res.ok) {
+      secret = data.token;
+      sessionStorage.setItem(SECRET_KEY, secret);
+    } else if (!secret) {
+      throw new Error(data.error || res.statusText);
+    }
+  }
+  if (!secret) {
+    throw new Error("open the link penlearn label printed (each link opens the page once)");
+  }
+}
+
+function text(value) {  // igv.js shows track names and popups as HTML: ids are text
+  return String(value).replace(/[&<>"']/g, c => ({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+}
+
+function popup(data) {  // igv.js's popup of a feature, every field as text
+  if (!data || !data.length) return false;
+  return data.map(d => d && d.name !== undefined
+    ? `<div><span>${text(d.name)}</span>&nbsp;&nbsp;${text(d.value)}</div>`
+    : "<hr>").join("");
+}
 
 const COLORS = {  // the UCSC hub colours of penlearn.peaks.formats.hub.LABEL_COLORS
   noPeaks: "rgb(246,244,191)", peakStart: "rgb(255,175,175)",
@@ -17,10 +57,12 @@ const page = {
 window.penlearn = page;  // read by the tests (timings, view, loads)
 
 async function api(path, body) {
-  const opts = body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  const headers = {[TOKEN_HEADER]: secret};
+  const opts = body === undefined ? {headers} : {
+    method: "POST", headers: {...headers, "Content-Type": "application/json"},
+    body: JSON.stringify(body),
   };
-  const res = await fetch(path, {credentials: "same-origin", ...opts});
+  const res = await fetch(path, {credentials: "omit", ...opts});
   const data = await res.json();
   if (!res.ok) throw new Error(data.error || res.statusText);
   return data;
@@ -49,14 +91,14 @@ function trackConfigs(view, parts) {
   view.samples.forEach((s, i) => {
     if (parts.includes("coverage")) {
       out.push({
-        type: "wig", name: `${s.id} coverage`, order: 10 * i, height: 50, color: "#555",
+        type: "wig", name: `${text(s.id)} coverage`, order: 10 * i, height: 50, color: "#555",
         autoscale: true, removable: false, searchable: false,
         features: coverageFeatures(w.chrom, s.coverage),
       });
     }
     if (parts.includes("peaks")) {
       out.push({
-        type: "annotation", name: `${s.id} peaks`, order: 10 * i + 1, height: 18,
+        type: "annotation", name: `${text(s.id)} peaks`, order: 10 * i + 1, height: 18,
         displayMode: "COLLAPSED", color: "#1f77b4", removable: false, searchable: false,
         features: s.peaks.map(([a, b]) => ({chr: w.chrom, start: a, end: b, name: "peak"})),
       });
@@ -72,7 +114,7 @@ function trackConfigs(view, parts) {
         }
       }
       out.push({
-        type: "annotation", name: `${s.id} labels`, order: 10 * i + 2, height: 56,
+        type: "annotation", name: `${text(s.id)} labels`, order: 10 * i + 2, height: 56,
         displayMode: "EXPANDED", expandedRowHeight: 22, removable: false, searchable: false,
         features: feats,
       });
@@ -254,6 +296,7 @@ document.addEventListener("mousedown", ev => {
 document.addEventListener("mouseup", () => { mouseDown = false; }, true);
 
 async function main() {
+  await session();
   const st = await api("/api/state");
   page.samples = st.samples;
   page.windows = st.windows;
@@ -272,8 +315,12 @@ async function main() {
   page.locus = `${chrom}:${start + 1}-${end}`;
   page.browser = await igv.createBrowser(document.getElementById("igv"), {
     locus: page.locus,
+    // the chromosome sizes in memory: igv.js's own requests carry no secret
     reference: {id: "penlearn", name: "coverage", format: "chromsizes",
-                fastaURL: "chrom.sizes", wholeGenomeView: false},
+                fastaURL: URL.createObjectURL(new Blob(
+                  Object.entries(st.chrom_sizes).map(([c, n]) => `${c}\t${n}\n`),
+                  {type: "text/plain"})),
+                wholeGenomeView: false},
     loadDefaultGenomes: false, showIdeogram: false, showCircularViewButton: false,
     showSVGButton: false, showTrackLabels: true, tracks: [],
   });
@@ -285,7 +332,7 @@ async function main() {
   page.browser.on("roiremoved", () => { page.roi = null; say(""); });
   page.browser.on("trackclick", (track, data, loc, features) => {
     if (!track.name || !track.name.endsWith(" labels") || !features || !features.length) {
-      return undefined;
+      return popup(data);  // (igv.js's own popup would show ids as HTML)
     }
     labelMenu(features[0], lastClick.x, lastClick.y);
     return false;
@@ -294,9 +341,13 @@ async function main() {
   document.body.dataset.ready = "1";
 }
 
+function typing(ev) {  // a key for a field (igv.js's locus box sits in a shadow root)
+  return ev.composedPath().some(el => el instanceof Element && (
+    ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) || el.isContentEditable));
+}
+
 document.addEventListener("keydown", ev => {
-  if (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT" || ev.ctrlKey ||
-      ev.metaKey || ev.altKey) return;
+  if (typing(ev) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (KEYS[ev.key]) { label(KEYS[ev.key]); ev.preventDefault(); }
   else if (ev.key === "u") { document.getElementById("undo").click(); }
   else if (ev.key === "Enter") { document.getElementById("next").click(); }
@@ -308,7 +359,7 @@ for (const b of document.querySelectorAll("button.ann")) {
 document.getElementById("undo").onclick = () => guarded(() => change({}, "/api/undo"));
 document.getElementById("next").onclick = () => guarded(async () => {
   const r = await api(`/api/next?from=${page.current}`);
-  if (r.next === null) { say("every window holds a label or was left with Next"); return; }
+  if (r.next === null) { say(r.reason); return; }
   await load(r.next);
   say(`Next: ${r.sequence_id}: ${r.reason}`);
 });
@@ -316,6 +367,7 @@ document.getElementById("prev").onclick = () => guarded(
   () => load((page.current - 1 + page.windows) % page.windows));
 document.getElementById("save").onclick = () => guarded(async () => {
   const r = await api("/api/save-model", {});
+  await load(page.current, {keepTracks: true});  // the saved model's peaks
   say(`model saved to ${r.saved}`);
 });
 document.addEventListener("visibilitychange", () => {

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import warnings
 import zlib
 from array import array
 from pathlib import Path
@@ -163,11 +164,15 @@ def read_bam(path: str | os.PathLike) -> pd.DataFrame:
     """
     starts: dict[int, array] = {}
     ends: dict[int, array] = {}
+    no_cigar = 0
     with _open(path) as bam:
         names = list(bam.references)
         try:
             for read in bam.fetch(until_eof=True):
                 if read.is_unmapped:
+                    continue
+                if read.cigartuples is None:  # mapped, CIGAR '*': no aligned base
+                    no_cigar += 1
                     continue
                 tid = read.reference_id
                 if tid not in starts:
@@ -179,6 +184,9 @@ def read_bam(path: str | os.PathLike) -> pd.DataFrame:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
                              f"after the header ({_reason(exc)})") from None
+    if no_cigar:
+        warnings.warn(f"{path}: {no_cigar} mapped record(s) without a CIGAR ('*': no aligned "
+                      "base) left out", UserWarning, stacklevel=2)
     if not starts:
         raise ValueError(f"{path}: the BAM file has no mapped reads (no coverage)")
     chroms, lengths, columns = [], [], ([], [], [])

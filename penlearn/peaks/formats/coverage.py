@@ -490,7 +490,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
         if key in seen:
             raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
         seen[key] = p
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     if progress and not all(is_bigwig(p) for _, p in items):  # one file too: no silence
         _warm_parsers()  # compile before the bar starts: no ETA of hours meanwhile

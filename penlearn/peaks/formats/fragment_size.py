@@ -19,14 +19,18 @@ import numpy as np
 
 from penlearn.peaks.formats.reads import Reads
 
-__all__ = ["estimate_fragment_size"]
+__all__ = ["MAX_FRAGMENT", "estimate_fragment_size"]
 
 _BIN = 600  # 2 x MACS3's default --bw (300)
 _SMOOTH = 11
 
 
+#: the longest fragment size estimated (bases)
+MAX_FRAGMENT = 1000
+
+
 def estimate_fragment_size(reads: Reads, *, mfold=(5.0, 50.0), min_size: int = 20,
-                           max_size: int = 1000, max_windows: int = 1000,
+                           max_size: int = MAX_FRAGMENT, max_windows: int = 1000,
                            genome_size: float | None = None) -> int:
     """The fragment length of single-end reads (module docstring).
 

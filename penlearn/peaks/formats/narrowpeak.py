@@ -11,8 +11,10 @@ track hub say the same of a peak:
 * ``score``: integer 0-1000, the peak's mean scaled to the file's strongest (1000);
 * ``strand``: ``.``;
 * ``signalValue``: the fold of the peak's mean coverage over its flanking background;
-* ``pValue``: ``-log10`` Poisson p-value of the peak's coverage at the background rate;
-* ``qValue``: ``-log10`` Benjamini-Hochberg q-value over the file's peaks;
+* ``pValue``: MACS3's: ``-log10`` Poisson p-value of the fragments at the summit against
+  the local background (the control's, or the treatment's over 5 and 10 kb);
+* ``qValue``: ``-log10`` Benjamini-Hochberg q-value among the genome's quarter-fragment
+  windows (the module :mod:`~penlearn.peaks.formats.peak_columns` says exactly);
 * ``peak`` (narrowPeak only): the summit's offset from ``chromStart``.
 
 Files are in genomic order (as ``bedToBigBed``, ``bedtools`` and genome browsers want);

@@ -9,11 +9,30 @@ p-value and one summit whatever the format:
   (:func:`ucsc_scores`: the strongest peak 1000, proportional below it);
 * ``signalValue``: the fold of the peak's mean coverage over its background (the mean
   of the flanking background, given per peak as ``background``);
-* ``pValue``: ``-log10 P(X >= k)``, X Poisson with mean ``background * bases`` and k
-  the peak's coverage summed over its bases (``mean * bases``): the chance of that much
-  coverage on the peak's bases at the background rate;
-* ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value over the
-  peaks of the sample;
+* ``pValue``: MACS3's significance (Zhang et al. 2008, *Genome Biology* 9:R137): ``-log10
+  P(X >= k)``, X Poisson with mean ``λ_local``, k the fragments (reads or pairs)
+  overlapping the peak's summit (the treatment's coverage at the summit, rounded) and
+  ``λ_local = max(λ_genome, λ_d, λ_1k, λ_5k, λ_10k)``: λ_w the mean coverage over the
+  ``w`` bases centred on the summit of the control scaled to the treatment's depth
+  (``control_scale``; ``d`` the fragment length, below: the control's pileup at the
+  summit, as MACS3 adds to the windows of Zhang et al.), or, without a control, of the
+  treatment itself over 5 and 10 kb only (no d or 1 kb: the peak would be its own
+  background); ``λ_genome`` the treatment's mean coverage over its genome (each
+  chromosome from 0 to its last covered base).
+  Without ``coverage`` (no summit): k the peak's mean coverage rounded, λ its
+  ``background``;
+* ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value, per sample,
+  over a population of ``m = max(peaks, 4 * genome / d)`` tests: the genome cut into
+  windows of a quarter fragment (``d``: the coverage's total over its number of rises,
+  i.e. the mean fragment length of a fragment pileup), of which the candidate peaks'
+  summits are the ones the caller tested and every other window counts as tested and
+  not called (p = 1). A peak is thus significant against every place of the genome the
+  caller could have called, not only against the other calls (which the model chose
+  for their coverage: their own p-values are far from uniform under no enrichment). A
+  quarter fragment: the summit is picked at base resolution, and a pileup's top is
+  about that wide (MACS3 ranks bases: for narrow peaks, about the same m); with one
+  window per fragment, null simulations gave calls at q <= 0.05. Without
+  ``coverage``: ``m`` the number of peaks;
 * ``summit``: the offset from ``chromStart`` of the base of highest coverage in the
   peak (with a control: of treatment minus scaled control); ties: the middle base
   ``floor((s + e) / 2)`` of the longest run ``[s, e)`` of bases at the highest value
@@ -29,7 +48,8 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-__all__ = ["PEAK_VALUE_COLUMNS", "peak_columns", "summit_offsets", "ucsc_scores"]
+__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "peak_columns", "rescore", "significant",
+           "summit_offsets", "summit_tests", "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
@@ -74,17 +94,144 @@ def _poisson_log10_sf(k: np.ndarray, mu: np.ndarray) -> np.ndarray:
     return np.minimum(out, 0.0)
 
 
-def _bh_log10(log10_p: np.ndarray) -> np.ndarray:
-    """log10 of the Benjamini-Hochberg adjusted p-values, from log10 p-values."""
-    m = len(log10_p)
-    if not m:
+def _bh_log10(log10_p: np.ndarray, m: float | None = None) -> np.ndarray:
+    """log10 of the Benjamini-Hochberg adjusted p-values, from log10 p-values, among
+    ``m`` tests (default: as many as p-values; the others count as p = 1)."""
+    n = len(log10_p)
+    if not n:
         return log10_p
+    m = max(float(m or n), n)
     order = np.argsort(log10_p, kind="stable")
-    adj = log10_p[order] + math.log10(m) - np.log10(np.arange(1, m + 1))
+    adj = log10_p[order] + math.log10(m) - np.log10(np.arange(1, n + 1))
     adj = np.minimum.accumulate(adj[::-1])[::-1]
-    out = np.empty(m)
+    out = np.empty(n)
     out[order] = np.minimum(adj, 0.0)
     return out
+
+
+#: λ_local's windows (bases, centred on the summit): of a control (and its fragment's
+#: window d), of the treatment alone
+CONTROL_WINDOWS = (1_000, 5_000, 10_000)
+OWN_WINDOWS = (5_000, 10_000)
+
+
+def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
+    """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping;
+    ``cum``: the rows' running sums, from 0)."""
+    starts, ends, counts = rows
+    i = np.searchsorted(starts, x, side="right") - 1
+    j = np.maximum(i, 0)
+    inside = counts[j] * (np.clip(x, starts[j], ends[j]) - starts[j])
+    return np.where(i >= 0, cum[j] + inside, 0.0)
+
+
+def _window_means(rows, x: np.ndarray, widths) -> list[np.ndarray]:
+    """Mean coverage over the ``w`` bases centred on each ``x`` (clipped to ``[0, the
+    last covered base)``), for each ``w`` of ``widths``."""
+    if rows is None or not len(rows[0]):
+        return [np.zeros(len(x)) for _ in widths]
+    starts, ends, counts = rows
+    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    out = []
+    for w in widths:
+        a = np.maximum(x - w // 2, 0)
+        b = np.maximum(np.minimum(x + (w - w // 2), ends[-1]), a + 1)
+        out.append((_integral(rows, b, cum) - _integral(rows, a, cum)) / (b - a))
+    return out
+
+
+def _genome_level(problems: list) -> tuple[float, float, float]:
+    """Total coverage, genome bases (each chromosome to its last covered base) and
+    fragment length (total over the coverage's rises) of one sample's rows."""
+    total = bases = rises = 0.0
+    for starts, ends, counts in problems:
+        if not len(starts):
+            continue
+        total += float((counts * (ends - starts)).sum())
+        bases += float(ends[-1])
+        prev = np.r_[0.0, np.where(starts[1:] == ends[:-1], counts[:-1], 0.0)]
+        rises += float(np.maximum(counts - prev, 0.0).sum())
+    return total, bases, (total / rises if rises > 0 else 1.0)
+
+
+def genome_level(runs) -> tuple[float, float, float]:
+    """Total coverage, bases (to the last covered base) and fragment length of one
+    chromosome's pileup runs ``(starts, ends, counts)``; summed over chromosomes (total
+    and bases added, the fragment length as total over rises) they are the sample's
+    level of :func:`summit_tests`.
+
+    Examples
+    --------
+    >>> genome_level((np.array([0, 10]), np.array([10, 30]), np.array([1, 2])))
+    (50.0, 30.0, 25.0)
+    """
+    total, bases, d = _genome_level([runs])
+    return total, bases, d
+
+
+def rescore(peaks: pd.DataFrame, tests: float) -> pd.DataFrame:
+    """``score`` and ``qValue`` over all ``peaks`` of one sample (made a chromosome at a
+    time by :func:`peak_columns` with ``genome_level``), ``tests`` the size of the
+    q-value population (``summit_tests``' ``tests``); ``pValue`` as it is.
+
+    Examples
+    --------
+    >>> pk = pd.DataFrame({"mean": [2.0, 4.0], "pValue": [3.0, 6.0]})
+    >>> rescore(pk, 10.0)[["score", "qValue"]].round(2).values.tolist()
+    [[500.0, 2.3], [1000.0, 5.0]]
+    """
+    out = peaks.copy()
+    out["score"] = ucsc_scores(out["mean"].to_numpy(float))
+    out["qValue"] = -_bh_log10(-out["pValue"].to_numpy(float), float(tests)) + 0.0
+    return out
+
+
+def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray, *,
+                 control: pd.DataFrame | None = None, control_scale: float = 1.0,
+                 genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
+    """What each peak's pValue tests (the module's rule): ``k`` (fragments at the summit),
+    ``lambda_local`` and ``tests`` (the size of its sample's q-value population).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 5000, 5200],
+    ...                     "chromEnd": [5000, 5200, 20000], "count": [1, 11, 1]})
+    >>> pk = pd.DataFrame({"chrom": ["chr1"], "chromStart": [5000], "chromEnd": [5200]})
+    >>> t = summit_tests(pk, cov, np.array([100]))
+    >>> int(t["k"][0]), round(float(t["lambda_local"][0]), 2)  # 5 kb: 7,000 / 5,000
+    (11, 1.4)
+    """
+    treat, ctrl = _rows_by_problem(coverage), _rows_by_problem(control)
+    shared = control is not None and "sample_id" not in control.columns
+    sids = peaks["sample_id"].tolist() if "sample_id" in peaks.columns else [None] * len(peaks)
+    level = {}
+    for sid in dict.fromkeys(sids):  # genome_level: given when coverage is one chromosome
+        mine = [v for (s, _), v in treat.items() if s == sid or s is None]
+        level[sid] = genome_level or _genome_level(mine or list(treat.values()))
+    x = peaks["chromStart"].to_numpy(np.int64) + np.asarray(summit, np.int64)
+    k = np.zeros(len(peaks))
+    lam = np.zeros(len(peaks))
+    tests = np.zeros(len(peaks))
+    where: dict = {}
+    for i, key in enumerate(zip(sids, peaks["chrom"].tolist())):
+        where.setdefault(key, []).append(i)
+    for key, m in where.items():
+        m = np.asarray(m, np.int64)
+        sid, chrom = key
+        t = treat.get(key) or treat.get((None, chrom))
+        total, bases, d = level[sid]
+        lam_g = total / bases if bases > 0 else 0.0
+        k[m] = np.rint(_values_at(t, x[m]))
+        if control is None:
+            local = _window_means(t, x[m], OWN_WINDOWS)
+        else:
+            c = ctrl.get((None, chrom) if shared else (sid, chrom))
+            local = [control_scale * v for v in _window_means(
+                c, x[m], (max(int(round(d)), 1), *CONTROL_WINDOWS))]
+        lam[m] = np.maximum.reduce([np.full(len(m), lam_g), *local])
+        tests[m] = 4 * bases / d if bases > 0 else 1.0
+    lam = np.maximum(lam, 1e-9)
+    return pd.DataFrame({"k": k, "lambda_local": lam, "tests": tests})
 
 
 def _rows_by_problem(coverage: pd.DataFrame | None) -> dict:
@@ -188,8 +335,12 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
 
 def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
                  control: pd.DataFrame | None = None,
-                 control_scale: float = 1.0) -> pd.DataFrame:
+                 control_scale: float = 1.0,
+                 genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """The peaks with ``score, signalValue, pValue, qValue, summit`` (module's rules).
+    ``genome_level``: the sample's (total coverage, bases, fragment length) of
+    :func:`genome_level` when ``coverage`` holds part of the genome (then the scores and
+    q-values are those of these peaks alone: :func:`rescore` sets them over all).
 
     Parameters
     ----------
@@ -223,21 +374,55 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     if len(out) and not (np.isfinite(mean).all() and np.isfinite(bg).all() and (bg > 0).all()
                          and (mean >= 0).all()):
         raise ValueError("peaks columns 'mean' (>= 0) and 'background' (> 0) must be finite")
-    bases = (out["chromEnd"].to_numpy(np.int64) - out["chromStart"].to_numpy(np.int64))
     group = (pd.factorize(out["sample_id"])[0] if "sample_id" in out.columns
              else np.zeros(len(out), np.int64))
+    summit = (summit_offsets(out, coverage, control=control, control_scale=control_scale)
+              if coverage is not None else np.full(len(out), -1, np.int64))
+    if coverage is not None and len(out):
+        tests = summit_tests(out, coverage, summit, control=control,
+                             control_scale=float(control_scale), genome_level=genome_level)
+        k, lam, m = (tests[c].to_numpy() for c in ("k", "lambda_local", "tests"))
+    else:
+        k, lam, m = np.rint(mean), bg, np.zeros(len(out))
     score = np.zeros(len(out), np.int64)
-    log10_p = _poisson_log10_sf(np.rint(mean * bases), bg * bases) if len(out) else mean
+    log10_p = _poisson_log10_sf(k, lam) if len(out) else mean
     log10_q = np.zeros(len(out))
     for g in np.unique(group):
         rows = np.flatnonzero(group == g)
         score[rows] = ucsc_scores(mean[rows])
-        log10_q[rows] = _bh_log10(log10_p[rows])
+        log10_q[rows] = _bh_log10(log10_p[rows], float(m[rows].max()))
     out["score"] = score
     out["signalValue"] = mean / bg
     out["pValue"] = -log10_p + 0.0
     out["qValue"] = -log10_q + 0.0
-    out["summit"] = (summit_offsets(out, coverage, control=control,
-                                    control_scale=control_scale)
-                     if coverage is not None else np.full(len(out), -1, np.int64))
+    out["summit"] = summit
     return out
+
+
+def significant(peaks: pd.DataFrame, *, qvalue: float | None = None,
+                pvalue: float | None = None) -> pd.DataFrame:
+    """The peaks of q-value <= ``qvalue`` (``qValue >= -log10 qvalue``), or of p-value
+    <= ``pvalue`` (MACS3's ``-p``, which replaces ``-q`` when given); their values are
+    kept as they are (the q-values stay those of the whole population).
+
+    Examples
+    --------
+    >>> pk = pd.DataFrame({"pValue": [1.0, 3.0, 8.0], "qValue": [0.5, 1.5, 6.0]})
+    >>> significant(pk, qvalue=0.01)["qValue"].tolist()  # -log10 0.01 = 2
+    [6.0]
+    >>> significant(pk, pvalue=0.01)["pValue"].tolist()  # -log10 0.01 = 2
+    [3.0, 8.0]
+    """
+    for name, v in (("qvalue", qvalue), ("pvalue", pvalue)):
+        if v is not None and not (isinstance(v, (int, float, np.integer, np.floating))
+                                  and 0 < v <= 1):
+            raise ValueError(f"{name} must be a number > 0 and <= 1, got {v!r}")
+    if pvalue is not None:
+        require_columns(peaks, ["pValue"], "peaks")
+        keep = peaks["pValue"].to_numpy(float) >= -math.log10(pvalue)
+    elif qvalue is not None:
+        require_columns(peaks, ["qValue"], "peaks")
+        keep = peaks["qValue"].to_numpy(float) >= -math.log10(qvalue)
+    else:
+        return peaks
+    return peaks[keep].reset_index(drop=True)

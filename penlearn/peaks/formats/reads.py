@@ -32,9 +32,12 @@ the BAM first and pass ``keep_dup="all"`` to count it as it is.
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 import os
+import re
+import warnings
 from array import array
 from dataclasses import dataclass, field
 
@@ -42,13 +45,27 @@ import numpy as np
 import pandas as pd
 
 from penlearn.peaks.formats._text_files import read_bytes, string_column
-from penlearn.peaks.formats.bam import _open, _reason, depth_runs
+from penlearn.peaks.formats.bam import BAM_MAGIC, _open, _reason, depth_runs, is_bam
 
-__all__ = ["READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage", "read_reads"]
+__all__ = ["NO_READS_HINTS", "READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage",
+           "read_reads", "shift_reads"]
 
 READ_FORMATS = ("BAM", "BAMPE", "BED", "FRAG")
 #: flags never counted: unmapped, secondary, QC fail, supplementary
 _SKIP = 0x4 | 0x100 | 0x200 | 0x800
+#: why a file of each format can count no read, and what to try: the one hint table of
+#: "no reads counted" (a single-end BAM read as BAMPE gets the count it would have as BAM)
+NO_READS_HINTS = {
+    "BAM": "BAM counts mapped reads that are not secondary, supplementary or QC-failed; "
+           "this one has none (all unmapped? check with samtools flagstat)",
+    "BAMPE": "BAMPE counts the first mates of proper pairs; a single-end BAM has none: "
+             "give -f BAM",
+    "BED": "BED counts rows chrom, start, end, name, score, strand (6 columns) outside "
+           "comment / track lines; fragments (chrom, start, end[, barcode, count]) are "
+           "-f FRAG",
+    "FRAG": "FRAG counts rows chrom, start, end[, barcode, count]; reads with a strand "
+            "column are -f BED",
+}
 
 
 @dataclass
@@ -91,6 +108,7 @@ def _flag_ok(flag: int) -> bool:
 
 def _read_bam(path, paired: bool) -> Reads:
     cols: dict[int, tuple[array, array, array]] = {}
+    no_cigar = 0
     with _open(path) as bam:
         names = list(bam.references)
         sizes = {str(n): int(k) for n, k in zip(bam.references, bam.lengths)}
@@ -98,6 +116,9 @@ def _read_bam(path, paired: bool) -> Reads:
             for rec in bam.fetch(until_eof=True):
                 flag = rec.flag
                 if not _flag_ok(flag) or (paired and not flag & 0x1):
+                    continue
+                if rec.reference_end is None:  # mapped, but CIGAR '*': no aligned base
+                    no_cigar += 1
                     continue
                 tid = rec.reference_id
                 if tid not in cols:
@@ -115,6 +136,9 @@ def _read_bam(path, paired: bool) -> Reads:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
                              f"after the header ({_reason(exc)})") from None
+    if no_cigar:
+        warnings.warn(f"{path}: {no_cigar} mapped record(s) without a CIGAR ('*': no aligned "
+                      "base) left out", UserWarning, stacklevel=3)
     out = Reads(paired=paired, sizes=sizes)
     for tid in sorted(cols):
         s, e, r = (np.frombuffer(a, t) for a, t in zip(cols.pop(tid), (np.int64, np.int64,
@@ -128,47 +152,115 @@ def _read_bam(path, paired: bool) -> Reads:
     return out
 
 
+#: the columns of a read table: (columns needed, their names)
+_TABLE_COLUMNS = {"BED": (6, "6 columns (chrom, start, end, name, score, strand)"),
+                  "FRAG": (5, "5 columns (chrom, start, end, barcode, count)")}
+_COLUMN_NAMES = {2: "start", 3: "end", 5: "count", 6: "strand"}
+_SAM_HEADER = (b"@HD", b"@SQ", b"@RG", b"@PG", b"@CO")
+
+
+_SKIPPED = (b"#", b"track", b"browser")
+
+
+def _is_data(line: bytes) -> bool:
+    return bool(line.strip()) and not line.startswith(_SKIPPED)
+
+
+def _other_format(path, data: bytes, fmt: str) -> str | None:
+    """What a file given as BED / FRAG is instead (a one-line reason), or None."""
+    what = f"read as {fmt}"
+    if data[:4] == b"CRAM":
+        return f"{path}: a CRAM file, {what}: convert it to BAM first (samtools view -b)"
+    if data[:4] == BAM_MAGIC:
+        return f"{path}: a BAM file, {what}: give it as -f BAM (or BAMPE)"
+    if data[:4096].lstrip()[:3] in _SAM_HEADER:
+        return (f"{path}: a SAM file (its '@' header lines), {what}: convert it to BAM "
+                "(samtools view -b) and give it as -f BAM")
+    first = next((x for x in data[:1 << 16].split(b"\n") if _is_data(x)), None)
+    if first is None:
+        return (f"{path}: no reads: the file is empty" if not data.strip() else
+                f"{path}: no reads: only header / comment lines")
+    f = first.split(b"\t")
+    if len(f) >= 11 and f[1].strip().isdigit() and f[3].strip().isdigit() and \
+            not f[2].strip().isdigit():
+        return (f"{path}: a SAM file (11+ columns: name, flag, chrom, pos, ...), {what}: "
+                "convert it to BAM (samtools view -b) and give it as -f BAM")
+    return None
+
+
+def _bad_line(path, data: bytes, fmt: str) -> ValueError:
+    """The first line of a BED / FRAG table that is not a read, named by its line number
+    (1-based, every line counted) and column; the values as the file writes them."""
+    need, what = _TABLE_COLUMNS[fmt]
+    for no, raw in enumerate(data.split(b"\n"), start=1):
+        if not _is_data(raw):
+            continue
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")
+        f = [x.strip() for x in line.split("\t")]
+        where = f"{path}: line {no}"
+        if len(f) < need:
+            return ValueError(f"{where}: {len(f)} tab-separated column(s); a {fmt} file has "
+                              f"{what}")
+        for col in ((2, 3, 5) if fmt == "FRAG" else (2, 3)):
+            if not _DIGITS.fullmatch(f[col - 1]) or len(f[col - 1]) > 18:
+                kind = "an integer >= 1" if col == 5 else "an integer >= 0"
+                name = f"column {col} ({_COLUMN_NAMES[col]})"
+                if _DIGITS.fullmatch(f[col - 1]):
+                    return ValueError(f"{where}: {name} {f[col - 1]} is beyond the 64-bit "
+                                      "integer range")
+                return ValueError(f"{where}: {name} must be {kind}, got {f[col - 1]!r}")
+        if int(f[2]) <= int(f[1]):
+            return ValueError(f"{where}: columns 2, 3 (start, end) must be 0 <= start < end, "
+                              f"got {f[1]}, {f[2]}")
+        if fmt == "BED" and f[5] not in ("+", "-"):
+            return ValueError(f"{where}: column 6 (strand) must be + or -, got {f[5]!r}")
+        if fmt == "FRAG" and int(f[4]) < 1:
+            return ValueError(f"{where}: column 5 (count) must be an integer >= 1, got "
+                              f"{f[4]!r}")
+    return ValueError(f"{path}: not a {fmt} file of {what}")
+
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def _read_table(path, fmt: str) -> Reads:
-    """BED6 reads or FRAG fragments (pandas parses; the errors name the file)."""
+    """BED6 reads or FRAG fragments (pandas parses; a line that is not a read is named by
+    :func:`_bad_line`)."""
+    data = read_bytes(path)
+    other = _other_format(path, data, fmt)
+    if other is not None:
+        raise ValueError(other)
     usecols = [0, 1, 2, 5] if fmt == "BED" else [0, 1, 2, 4]
-    lines = read_bytes(path).split(b"\n")
-    body = b"\n".join(x for x in lines if x.strip() and not x.startswith(
-        (b"#", b"track", b"browser")))
+    body = b"\n".join(x for x in data.split(b"\n")  # (inline: _is_data per line costs)
+                      if x.strip() and not x.startswith(_SKIPPED))
     try:
-        table = pd.read_csv(io.BytesIO(body), sep="\t", header=None, usecols=usecols,
-                            dtype={0: str})
-    except (ValueError, pd.errors.ParserError) as exc:
-        need = "6 columns (chrom, start, end, name, score, strand)" if fmt == "BED" else \
-            "5 columns (chrom, start, end, barcode, count)"
-        raise ValueError(f"{path}: not a {fmt} file of {need}: "
-                         f"{' '.join(str(exc).split())}") from None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pandas' casts: the bad line is named instead
+            table = pd.read_csv(io.BytesIO(body), sep="\t", header=None, usecols=usecols,
+                                quoting=csv.QUOTE_NONE, dtype={
+                                    0: str, 1: np.int64, 2: np.int64,
+                                    usecols[3]: str if fmt == "BED" else np.int64})
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        raise _bad_line(path, data, fmt) from None
     table.columns = ["chrom", "start", "end", "last"]
-    for c in ("start", "end"):
-        table[c] = pd.to_numeric(table[c], errors="coerce")
-    bad = table["start"].isna() | table["end"].isna() | (table["start"] < 0) | (
-        table["end"] <= table["start"])
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(f"{path}: row {i + 1}: start, end must be integers with "
-                         f"0 <= start < end, got {table.iloc[i, 1]!r}, {table.iloc[i, 2]!r}")
+    s, e = table["start"].to_numpy(np.int64), table["end"].to_numpy(np.int64)
+    last = table["last"]
     if fmt == "BED":
-        strand = table["last"].astype(str)
-        if not strand.isin(["+", "-"]).all():
-            i = int(np.flatnonzero(~strand.isin(["+", "-"]).to_numpy())[0])
-            raise ValueError(f"{path}: row {i + 1}: column 6 (strand) must be + or -, "
-                             f"got {strand.iloc[i]!r}")
-        rev, weight = (strand == "-").to_numpy(), np.ones(len(table), np.int64)
+        ok = last.isin(["+", "-"]).to_numpy()
+        if not ok.all():  # (" +": the strand stripped)
+            last = last.str.strip()
+            ok = last.isin(["+", "-"]).to_numpy()
+        rev = (last == "-").to_numpy()
+        weight = np.ones(len(table), np.int64)
     else:
-        count = pd.to_numeric(table["last"], errors="coerce")
-        if count.isna().any() or (count < 1).any() or (count != count.round()).any():
-            i = int(np.flatnonzero((count.isna() | (count < 1)).to_numpy())[0]) \
-                if (count.isna() | (count < 1)).any() else 0
-            raise ValueError(f"{path}: row {i + 1}: column 5 (count) must be an integer "
-                             f">= 1, got {table['last'].iloc[i]!r}")
-        rev, weight = np.zeros(len(table), bool), count.to_numpy(np.int64)
+        weight = last.to_numpy(np.int64)
+        ok = weight >= 1
+        rev = np.zeros(len(table), bool)
+    if not (ok & (s >= 0) & (e > s)).all():
+        raise _bad_line(path, data, fmt)
+    del data, body
     out = Reads(paired=fmt == "FRAG")
     chrom = table["chrom"].to_numpy()
-    s, e = table["start"].to_numpy(np.int64), table["end"].to_numpy(np.int64)
     for c in pd.unique(chrom):
         m = chrom == c
         out.chroms[str(c)] = (s[m], e[m], rev[m], weight[m])
@@ -228,16 +320,52 @@ def _dedup(reads: Reads, limit: int | None) -> Reads:
     return out
 
 
-def read_reads(path: str | os.PathLike, fmt: str = "BAM", *, keep_dup="1",
+def _pool(parts: list[tuple[str, Reads]]) -> Reads:
+    """The reads of several files as one sample (MACS3's ``-t A B``): per chromosome in
+    the order first seen; chromosome lengths of every BAM header (two headers giving one
+    chromosome two lengths: an error)."""
+    (_, out), rest = parts[0], parts[1:]
+    out = Reads(out.paired, dict(out.chroms), dict(out.sizes) if out.sizes else None)
+    for path, r in rest:
+        if out.paired != r.paired:
+            raise ValueError(f"{path}: paired and single-end reads cannot be pooled")
+        for c, cols in r.chroms.items():
+            old = out.chroms.get(c)
+            out.chroms[c] = cols if old is None else tuple(
+                np.concatenate([a, b]) for a, b in zip(old, cols))
+        for c, n in (r.sizes or {}).items():
+            if out.sizes and out.sizes.get(c, n) != n:
+                raise ValueError(f"{path}: chromosome {c!r} is {n} bases long, {out.sizes[c]} "
+                                 "in an earlier file: reads of two genomes cannot be pooled")
+        if r.sizes:
+            out.sizes = {**(out.sizes or {}), **r.sizes}
+    return out
+
+
+def _no_reads_hint(path, fmt: str) -> str:
+    """What :data:`NO_READS_HINTS` says of ``fmt``; a BAM read as BAMPE that holds
+    single-end reads gets their count and ``-f BAM``."""
+    if fmt == "BAMPE":
+        single = _read_bam(path, False).total
+        if single:
+            return (f"BAMPE counts the first mates of proper pairs; this BAM holds {single} "
+                    "single-end read(s) and no proper pair: give -f BAM")
+    return NO_READS_HINTS[fmt]
+
+
+def read_reads(path, fmt: str = "BAM", *, keep_dup="1",
                genome_size: float | None = None, max_count: int | None = None) -> Reads:
-    """The reads (fragments) of one file, as MACS3 reads them (module docstring).
+    """The reads (fragments) of one file, or of several pooled into one sample, as MACS3
+    reads them (module docstring).
 
     Parameters
     ----------
-    path : path-like
-        The file (BAM: by content; BED / FRAG: plain or gzip text).
-    fmt : {"BAM", "BAMPE", "BED", "FRAG"}
-        The format, as MACS3's ``-f``.
+    path : path-like or list of path-like
+        The file (BAM: by content; BED / FRAG: plain or gzip text), or several: their
+        reads pooled *before* the duplicates are counted (MACS3's ``-t A B``: a read in
+        two files is a duplicate).
+    fmt : {"BAM", "BAMPE", "BED", "FRAG", "AUTO"}
+        The format, as MACS3's ``-f`` (``AUTO``: each file BAM by content, else BED).
     keep_dup : {"1", "all", "auto"} or int
         Reads kept at one location (not for FRAG).
     genome_size : float, optional
@@ -256,22 +384,35 @@ def read_reads(path: str | os.PathLike, fmt: str = "BAM", *, keep_dup="1",
     >>> _ = f.write_text("chr1\\t10\\t20\\tr\\t0\\t+\\nchr1\\t10\\t20\\tr\\t0\\t+\\n")
     >>> read_reads(f, "BED").total, read_reads(f, "BED", keep_dup="all").total
     (1, 2)
+    >>> read_reads([f, f], "BED").total   # pooled, then one read per location
+    1
     """
-    if fmt not in READ_FORMATS:
-        raise ValueError(f"format must be one of {', '.join(READ_FORMATS)}, got {fmt!r}")
-    if fmt in ("BAM", "BAMPE"):
-        reads = _read_bam(path, fmt == "BAMPE")
-    else:
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"{fmt} file not found: {path}")
-        reads = _read_table(path, fmt)
-    if not reads.chroms:
-        raise ValueError(f"{path}: no reads counted (format {fmt}: all records filtered "
-                         "out or none there)")
+    if fmt not in (*READ_FORMATS, "AUTO"):
+        raise ValueError(f"format must be one of {', '.join(READ_FORMATS)} or AUTO, got "
+                         f"{fmt!r}")
+    paths = [path] if isinstance(path, (str, bytes)) or hasattr(path, "__fspath__") \
+        else list(path)
+    if not paths:
+        raise ValueError("no read files given")
+    if fmt != "FRAG":
+        dedup_limit(keep_dup, 0, genome_size)  # its syntax, before any file is read
+    if fmt == "FRAG" and max_count is not None and max_count < 1:
+        raise ValueError(f"--max-count must be >= 1, got {max_count}")
+    parts = []
+    for p in paths:
+        f = fmt if fmt != "AUTO" else ("BAM" if os.path.isfile(p) and is_bam(p) else "BED")
+        if f in ("BAM", "BAMPE"):
+            reads = _read_bam(p, f == "BAMPE")
+        else:
+            if not os.path.isfile(p):
+                raise FileNotFoundError(f"{f} file not found: {p}")
+            reads = _read_table(p, f)
+        if not reads.chroms:
+            raise ValueError(f"{p}: no reads counted as {f}: {_no_reads_hint(p, f)}")
+        parts.append((p, reads))
+    reads = _pool(parts) if len(parts) > 1 else parts[0][1]
     if fmt == "FRAG":
         if max_count is not None:
-            if max_count < 1:
-                raise ValueError(f"--max-count must be >= 1, got {max_count}")
             reads.chroms = {c: (s, e, r, np.minimum(w, max_count))
                             for c, (s, e, r, w) in reads.chroms.items()}
         return reads
@@ -297,9 +438,13 @@ def fragment_coverage(reads: Reads, extsize: int | None = None) -> pd.DataFrame:
     for c, (s, e, r, w) in reads.chroms.items():
         if not reads.paired and extsize is not None:
             s, e = np.where(r, e - extsize, s), np.where(r, e, s + extsize)
-            s = np.maximum(s, 0)
-            if reads.sizes and c in reads.sizes:
-                e = np.minimum(e, reads.sizes[c])
+        # every fragment clipped to its chromosome (a BAMPE TLEN or an extension past
+        # its end, a shifted read before its start); none left of it: left out
+        s = np.maximum(s, 0)
+        if reads.sizes and c in reads.sizes:
+            e = np.minimum(e, reads.sizes[c])
+        if not (inside := e > s).all():
+            s, e, w = s[inside], e[inside], w[inside]
         if (w != 1).any():
             s, e = np.repeat(s, w), np.repeat(e, w)
         runs = depth_runs(s, e)
@@ -309,7 +454,37 @@ def fragment_coverage(reads: Reads, extsize: int | None = None) -> pd.DataFrame:
             for col, part in zip(parts, runs):
                 col.append(part)
     if not chroms:
-        raise ValueError("no reads: the coverage is empty")
+        raise ValueError("no reads: the coverage is empty (no fragment inside its "
+                         "chromosome)")
     return pd.DataFrame({"chrom": string_column(chroms, np.array(lengths, np.int64)),
                          **{k: np.concatenate(v).astype(np.int64) for k, v in
                             zip(("chromStart", "chromEnd", "count"), parts)}}, copy=False)
+
+
+def shift_reads(reads: Reads, shift: int) -> Reads:
+    """Single-end reads with their 5′ ends moved ``shift`` bases 3′-ward (MACS3's
+    ``--shift``; negative: 5′-ward); fragments (paired) as they are. A shift that moves
+    every read off its chromosome (before base 0, or past its end: the BAM header's
+    length, else, for BED reads, the last read's end) is a ``ValueError`` naming it.
+
+    Examples
+    --------
+    >>> r = Reads(False, {"chr1": (np.array([100]), np.array([150]), np.array([True]),
+    ...                            np.array([1]))})
+    >>> shift_reads(r, 20).chroms["chr1"][:2]   # a − read: 5′ end 149 moves to 129
+    (array([80]), array([130]))
+    """
+    if not shift or reads.paired:
+        return reads
+    chroms, inside = {}, 0
+    for c, (s, e, r, w) in reads.chroms.items():
+        n = (reads.sizes or {}).get(c, e.max() if len(e) else 0)
+        d = np.where(r, -shift, shift)
+        s, e = s + d, e + d
+        five = np.where(r, e - 1, s)
+        inside += int(((five >= 0) & (five < n)).sum())
+        chroms[c] = (s, e, r, w)
+    if not inside:
+        raise ValueError(f"--shift {shift} moves the 5' end of every read off its chromosome "
+                         "(before its start or past its end): no read left")
+    return Reads(reads.paired, chroms, reads.sizes)

@@ -150,21 +150,16 @@ def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
     """
     import warnings
 
-    from penlearn.peaks.pretrained import (
-        load_pretrained,
-        predict_log_lambda,
-        short_window_shift,
-    )
+    from penlearn.peaks.pretrained import ZeroLabelModel
 
-    pretrained = load_pretrained()
+    zero = ZeroLabelModel("narrow")
     feats, window_ids = _sample_window_features(tables, windows, gaps)
     with warnings.catch_warnings():  # (joint windows are short by design: said below)
-        warnings.simplefilter("ignore")
-        shift = short_window_shift(feats, pretrained)
-    ll = (predict_log_lambda(feats, pretrained) + shift).to_numpy()
+        warnings.filterwarnings("ignore", message=".*shorter than the shortest window")
+        ll = zero.predict(feats).to_numpy()
     log_lambda = pd.Series(ll).groupby(window_ids, sort=False).mean().reindex(
         windows["window_id"].astype(str))
-    note = (f"penalty of {pretrained.note()}: each window's log λ the mean over its "
+    note = (f"penalty of {zero.notice()}: each window's log λ the mean over its "
             "samples of the model's log λ of their coverage there, as penlearn peaks "
             "predicts a window (narrow-mark level; windows shorter than the model's "
             "shortest lowered as peaks lowers them)")
@@ -386,7 +381,7 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
     """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
     ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
     saved; the others are solved, in ``executor``, one task a window, and saved there)."""
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     paths, fits, keys = {}, {}, {}
     if parts is not None:

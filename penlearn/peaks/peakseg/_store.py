@@ -276,7 +276,7 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     s_pi = np.empty(chunk_pieces, np.int32)
     s_pm = np.empty(chunk_pieces)
     cnt = np.empty((chunk_data, 2), np.int32)
-    from tqdm.auto import tqdm
+    from penlearn._progress import tqdm
 
     quiet = not progress or n < PROGRESS_ROWS
     if not quiet:

@@ -5,16 +5,16 @@ Two rules, chosen by ``rule=`` (``penlearn peaks --control-rule``):
 * ``"background"`` (the default, chosen by measurement: ``benchmarks/control.py``, table in
   ``benchmarks/RESULTS.md``, reasons in ``docs/chipseq.md``) — the control is the
   background of the Poisson model. The control is segmented like any sample (its PeakSeg
-  model at its penalty, as PeakSegPipeline segments its Input samples); each base's
-  expected coverage relative to the genome is ``b = max(1, mean / λ_bg)``, the mean of
-  the control's segment there over the control's genome-wide mean ``λ_bg`` (the local λ
-  of MACS3, Zhang et al. 2008, *Genome Biology* 9:R137, with the control's segments in
+  model at its penalty, as PeakSegPipeline segments its Input samples); on each of its
+  segments ``b = max(1, min(c / c₀, t / t₀))``: the control's mean there over its level
+  on most bases, at most the treatment's own rise on the same bases (the local λ of
+  MACS3, Zhang et al. 2008, *Genome Biology* 9:R137, with the control's segments in
   place of its fixed 1 kb / 10 kb windows: sharp at a region's edges, flat where the
-  control is flat, so no dips of ``b`` from the control's noise). The treatment's counts
-  are then modelled as Poisson of mean ``m · b`` with ``m`` constant on each segment
-  (:data:`~penlearn.peaks.peakseg.solver.BACKGROUND`): a region up in the control as
-  much as in the treatment (amplified, open chromatin, "sticky") has no fold, and no
-  peak; each peak's mean is its fold over the control.
+  control is flat). The treatment's counts are then modelled as Poisson of mean ``m · b``
+  with ``m`` constant on each segment (:data:`~penlearn.peaks.peakseg.solver.BACKGROUND`):
+  a region up in the control as much as in the treatment (amplified, open chromatin,
+  "sticky") has no fold, and no peak; one up only in the control is no dip of the fold;
+  each peak's mean is its fold over the control (:func:`control_background`).
 * ``"filter"`` — PeakSegPipeline's rule (Hocking et al. 2017, *Bioinformatics* 33(4),
   "Optimizing ChIP-seq peak detectors using visual labels and supervised machine
   learning"; its ``n.Input`` column): the control is segmented like any sample, at the
@@ -34,7 +34,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.solver import BACKGROUND, COVERAGE_COLUMNS
 
 __all__ = ["CONTROL_RULES", "control_background", "control_mean", "control_of",
-           "mark_control_peaks"]
+           "mark_control_peaks", "segment_levels", "typical_levels"]
 
 CONTROL_RULES = ("background", "filter")
 
@@ -80,10 +80,37 @@ def control_mean(control: pd.DataFrame, lengths: dict) -> float:
     return area / float(sum(lengths.values()))
 
 
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The median of ``values`` each counted ``weights`` times (bases); nan if none."""
+    keep = weights > 0
+    if not keep.any():
+        return float("nan")
+    v, w = values[keep], weights[keep]
+    o = np.argsort(v, kind="stable")
+    c = np.cumsum(w[o])
+    return float(v[o][np.searchsorted(c, 0.5 * c[-1])])
+
+
+def _typical(level: np.ndarray, bases: np.ndarray, fallback: float) -> float:
+    """The level of most bases (their median), else ``fallback`` when that is 0."""
+    m = _weighted_median(level, bases)
+    return m if m > 0 else fallback
+
+
 def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
                        segments: pd.DataFrame, *, chrom_sizes: dict | None = None,
-                       mean: float | None = None) -> pd.DataFrame:
+                       levels: tuple[float, float] | None = None) -> pd.DataFrame:
     """One sample's treatment coverage with the control's ``background`` column.
+
+    On each segment of the control's PeakSeg model, ``b = max(1, min(c / c₀, t / t₀))``:
+    ``c`` the segment's control mean over ``c₀``, the control's level on most bases (the
+    median of its segment means, by bases), and ``t`` the treatment's mean on the same
+    bases over ``t₀``, its level on most bases alike. The control's level there is the
+    background; the ``min`` keeps it from exceeding what the treatment itself shows, so a
+    region up only in the control is no dip of the treatment's fold (whose flanks would
+    be "peaks"), and a treatment equal to its control has a flat fold: no peak. The
+    treatment's rows are kept as they are (cut more where the background changes, never
+    merged), so a flat control gives the model of the treatment alone.
 
     Parameters
     ----------
@@ -92,44 +119,46 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         per chromosome; gaps are zero coverage).
     segments : DataFrame
         ``chrom, chromStart, chromEnd, mean``: the control's PeakSeg segments (its
-        model at its penalty); ``b = max(1, mean / λ_bg)`` on each, 1 elsewhere.
+        model at its penalty); b = 1 outside them.
     chrom_sizes : dict, optional
-        Chromosome lengths, over which the control's genome-wide mean is taken (default:
-        the last covered base of either).
-    mean : float, optional
-        The control's genome-wide mean ``λ_bg`` when the tables hold only part of the
-        genome (one chromosome at a time: :func:`control_mean` of the whole control).
+        Chromosome lengths, over which the control's genome-wide mean is taken: the
+        typical levels when most bases have none (default: the last covered base of
+        either).
+    levels : (float, float), optional
+        ``(c₀, t₀)`` given (:func:`typical_levels` of the whole genome) when the tables
+        hold one chromosome of it at a time.
 
     Returns
     -------
     DataFrame
         ``chrom, chromStart, chromEnd, count, background``: every base of each
         chromosome of the treatment from its first covered base to its last (gaps filled
-        with zero counts), cut where the treatment's count or the background changes.
+        with zero counts), the treatment's rows cut where the background changes.
 
     Examples
     --------
-    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [300],
-    ...                   "count": [2]})
-    >>> c = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 200],
-    ...                   "chromEnd": [100, 200, 300], "count": [1, 7, 1]})
+    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 200, 300],
+    ...                   "chromEnd": [100, 200, 300, 400], "count": [2, 2, 8, 2]})
+    >>> c = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 100, 200, 300],
+    ...                   "chromEnd": [100, 200, 300, 400], "count": [1, 1, 7, 1]})
     >>> seg = c.rename(columns={"count": "mean"})
-    >>> control_background(t, c, seg)["background"].tolist()
-    [1.0, 2.3333333333333335, 1.0]
+    >>> control_background(t, c, seg)["background"].tolist()  # up 7x, the treatment 4x
+    [1.0, 1.0, 4.0, 1.0]
     """
     for table, what in ((treatment, "treatment"), (control, "control")):
         require_columns(table, list(COVERAGE_COLUMNS), what)
     require_columns(segments, ["chrom", "chromStart", "chromEnd", "mean"], "control segments")
-    lam_bg = mean if mean is not None else control_mean(
-        control, _chrom_lengths(treatment, control, chrom_sizes))
-    by_chrom = dict(list(segments.groupby("chrom", sort=False)))
+    parts = segment_levels(treatment, segments)
+    if levels is None:
+        lengths = _chrom_lengths(treatment, control, chrom_sizes)
+        t_area = float(((treatment["chromEnd"] - treatment["chromStart"])
+                        * treatment["count"]).sum())
+        levels = typical_levels(parts, control_mean(control, lengths),
+                                t_area / float(sum(lengths.values())))
+    c0, t0 = levels
     out = []
-    for chrom, t in treatment.groupby("chrom", sort=False):
-        g = by_chrom.get(chrom)
-        if g is None:
-            g = segments.iloc[:0]
-        gs, ge = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
-        gb = np.maximum(g["mean"].to_numpy(float) / lam_bg, 1.0)
+    for chrom, t, gs, ge, gc, gt in parts:
+        gb = np.maximum(np.minimum(gc / c0, gt / t0 if t0 > 0 else np.inf), 1.0)
         ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
         tc = t["count"].to_numpy(np.int64)
         lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
@@ -137,15 +166,68 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]  # hashing np.unique is slower here)
         cuts = cuts[(cuts >= lo) & (cuts <= hi)]
         starts = cuts[:-1]
-        count = _value_at(ts, te, tc, starts, 0)
-        bg = _value_at(gs, ge, gb, starts, 1.0)
-        # equal neighbours (count and background) merged: fewer rows, the same model
-        same = np.r_[False, (count[1:] == count[:-1]) & (bg[1:] == bg[:-1])]
-        first = np.flatnonzero(~same)
-        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts[first],
-                                 "chromEnd": np.r_[starts[first][1:], cuts[-1]],
-                                 "count": count[first], BACKGROUND: bg[first]}))
+        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts, "chromEnd": cuts[1:],
+                                 "count": _value_at(ts, te, tc, starts, 0),
+                                 BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
     return pd.concat(out, ignore_index=True)
+
+
+def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
+    """Per chromosome of the treatment: ``(chrom, rows, start, end, control mean,
+    treatment mean)`` of each control segment (the treatment's mean over its bases).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "count": [2]})
+    >>> s = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "mean": [1.0]})
+    >>> segment_levels(t, s)[0][5].tolist()
+    [2.0]
+    """
+    by_chrom = dict(list(segments.groupby("chrom", sort=False)))
+    parts = []
+    for chrom, t in treatment.groupby("chrom", sort=False):
+        g = by_chrom.get(chrom)
+        if g is None:
+            g = segments.iloc[:0]
+        gs, ge = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
+        ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
+        tc = t["count"].to_numpy(np.int64)
+        # the treatment's mean on each control segment: its area summed over the bases
+        area = np.r_[0, np.cumsum((te - ts) * tc)]
+        parts.append((chrom, t, gs, ge, g["mean"].to_numpy(float),
+                      (_area_below(ts, te, area, ge) - _area_below(ts, te, area, gs))
+                      / np.maximum(ge - gs, 1)))
+    return parts
+
+
+def typical_levels(parts: list, control_fallback: float, treatment_fallback: float
+                   ) -> tuple[float, float]:
+    """``(c₀, t₀)`` of :func:`control_background`: the control's and the treatment's
+    levels on most bases of the control's segments (``parts``: :func:`segment_levels`'
+    rows of every chromosome), each its fallback (the genome-wide mean) when 0.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "count": [2]})
+    >>> s = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "mean": [1.0]})
+    >>> typical_levels(segment_levels(t, s), 1.0, 1.0)
+    (1.0, 2.0)
+    """
+    bases = np.concatenate([p[3] - p[2] for p in parts]) if parts else np.zeros(0)
+    c_all = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0)
+    t_all = np.concatenate([p[5] for p in parts]) if parts else np.zeros(0)
+    return (_typical(c_all, bases, control_fallback),
+            _typical(t_all, bases, treatment_fallback))
+
+
+def _area_below(start, end, area, x):
+    """The coverage summed over the bases below each position ``x`` (rows sorted,
+    ``area`` the cumulative sums of their coverage, 0 first)."""
+    k = np.searchsorted(start, x, side="right") - 1
+    kk = np.clip(k, 0, len(start) - 1)
+    inside = np.clip(x - start[kk], 0, end[kk] - start[kk])
+    per_base = (area[kk + 1] - area[kk]) / np.maximum(end[kk] - start[kk], 1)
+    return np.where(k >= 0, area[kk] + inside * per_base, 0.0)
 
 
 def _value_at(start, end, value, x, missing):

@@ -351,7 +351,7 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     >>> peaks[["chrom", "chromStart", "chromEnd"]].values.tolist()
     [['chr1', 20, 40]]
     """
-    from tqdm.auto import tqdm  # only when peaks are predicted
+    from penlearn._progress import tqdm  # only when peaks are predicted
 
     check_gaps(gaps)
     tmpdir = check_tmpdir(tmpdir)
@@ -377,14 +377,12 @@ def predict_peaks(coverage: pd.DataFrame, log_lambda=None, *, penalty=None,
     coverage = text_ids(coverage, "coverage")
     windows = None if windows is None else text_ids(windows, "windows")
     if log_lambda is None:
-        from penlearn.peaks.pretrained import default_log_lambda, load_pretrained
+        from penlearn.peaks.pretrained import ZeroLabelModel
 
-        pretrained = load_pretrained()
-        warnings.warn(f"predict_peaks: no penalty given: using {pretrained.note(mark)}",
+        zero = ZeroLabelModel(mark)
+        warnings.warn(f"predict_peaks: no penalty given: using {zero.notice()}",
                       UserWarning, stacklevel=2)
-        given = windows
-        windows, log_lambda = default_log_lambda(coverage, pretrained, windows=given,
-                                                 mark=mark)
+        windows, log_lambda = zero.log_lambda(coverage, windows)
     tasks = []
     for name, sid, cov in _windows_of(coverage, windows, gaps):
         if isinstance(log_lambda, pd.Series):
@@ -527,7 +525,7 @@ def peak_error_functions(coverage: pd.DataFrame, labels: pd.DataFrame, *,
     >>> ev["sequence_id"].unique().tolist(), int(ev["errors"].min())
     (['s/chr1:0-60'], 0)
     """
-    from tqdm.auto import tqdm  # only when error functions are computed
+    from penlearn._progress import tqdm  # only when error functions are computed
 
     if ("sample_id" in labels.columns) and ("sample_id" not in coverage.columns):
         raise ValueError("labels have a sample_id column but coverage has none")

@@ -36,7 +36,6 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn._repr import compact_repr
 from penlearn._warnings import caller_stacklevel
 from penlearn.peaks.formats._label_text import expand_groups
 from penlearn.peaks.formats.regions import (
@@ -71,10 +70,18 @@ class PeakLabelErrors(NamedTuple):
     >>> peaks = pd.DataFrame({"chrom": ["chr1"], "chromStart": [15], "chromEnd": [30]})
     >>> peak_label_errors(peaks, labels).totals["errors"].tolist()
     [0]
+    >>> print(peak_label_errors(peaks, labels))  # doctest: +ELLIPSIS
+    PeakLabelErrors: 0 of 1 label(s) wrong (0 false positive, 0 false negative; 0.0 %)
+    ...
     """
 
     label_errors: pd.DataFrame
     totals: pd.DataFrame
+
+    @property
+    def errors(self) -> int:
+        """Labels wrong in all (false positives + false negatives)."""
+        return int(self.totals["errors"].sum())
 
 
 def peak_label_counts(peak_start, peak_end, label_start, label_end, annotation):
@@ -324,4 +331,29 @@ def _totals(table: pd.DataFrame, per_sample: bool) -> pd.DataFrame:
     return tot.astype({c: np.int64 for c in TOTAL_COLUMNS})
 
 
-PeakLabelErrors.__repr__ = compact_repr  # a few lines: figures and shapes (penlearn._repr)
+#: samples shown in a PeakLabelErrors' repr (more: the first ones and a count)
+REPR_SAMPLES = 6
+
+
+def _label_errors_repr(res: PeakLabelErrors) -> str:
+    """The counts first (what ``print(pl.peak_label_errors(...))`` is for), then the
+    totals per sample (at most :data:`REPR_SAMPLES`), then where the tables are; at most
+    10 lines."""
+    t = res.totals
+    n, fp, fn = (int(t[c].sum()) for c in ("labels", "fp", "fn"))
+    lines = [f"PeakLabelErrors: {fp + fn} of {n} label(s) wrong ({fp} false positive, "
+             f"{fn} false negative; {100 * (fp + fn) / n if n else 0:.1f} %)"]
+    if "sample_id" in t.columns and len(t) > 1:
+        shown = t.head(REPR_SAMPLES).assign(sample_id=[
+            s if len(s) <= 30 else s[:29] + "…" for s in t["sample_id"].head(
+                REPR_SAMPLES).astype(str)])
+        lines += ["  " + ln for ln in shown.to_string(index=False).splitlines()]
+        if len(t) > REPR_SAMPLES:
+            lines.append(f"  … and {len(t) - REPR_SAMPLES} more samples")
+    lines.append(f"  .label_errors: {len(res.label_errors):,} rows (one per label), "
+                 f".totals: {len(t):,} row(s)")
+    return "\n".join(lines)
+
+
+PeakLabelErrors.__repr__ = _label_errors_repr
+PeakLabelErrors.__str__ = _label_errors_repr

@@ -46,7 +46,9 @@ from penlearn.peaks.peakseg.features import coverage_features
 
 __all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
            "default_log_lambda", "default_windows", "load_pretrained", "mark_offset",
-           "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT"]
+           "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT",
+           "shipped_model", "whole_chromosome_windows", "zero_label_log_lambda",
+           "ZeroLabelModel"]
 
 #: The shipped model file.
 DEFAULT_MODEL_PATH = Path(__file__).with_name("default.json")
@@ -323,7 +325,7 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
 
 
 def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
-                       mark: str = "narrow") -> pd.Series:
+                       mark: str = "narrow", whole=None) -> pd.Series:
     """What a window shorter than the shortest training window adds to its log λ:
     :data:`SHORT_WINDOW_SHIFT` for a narrow mark, 0 otherwise (and for longer windows);
     one warning names the short windows.
@@ -336,6 +338,11 @@ def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = N
     against the same samples' training windows); +0.44 on the 27 samples of
     ``H3K4me3_XJ_immune_chunk1`` (8.4 kb, not used to set it); about 0 on broad-mark
     chunks (``benchmarks/sharp_marks.py``).
+
+    ``whole`` (a boolean per window, or None) marks the windows of a chromosome known
+    to be whole (:func:`whole_chromosome_windows`: its length, from a BAM header or a
+    chrom sizes file, shorter than the shortest training window): such a window is not
+    a region cut around peaks, so it is neither named nor shifted.
 
     Examples
     --------
@@ -352,6 +359,8 @@ def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = N
     if shortest is None or "bases" not in features.columns:
         return out
     short = features["bases"].to_numpy(float) < float(shortest)
+    if whole is not None:
+        short &= ~np.asarray(whole, bool)
     if short.any():
         names = [str(i) for i in features.index[short]]
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3
@@ -368,18 +377,66 @@ def short_window_shift(features: pd.DataFrame, pretrained: Pretrained | None = N
     return out
 
 
+def whole_chromosome_windows(windows: pd.DataFrame, chrom_sizes: dict | None,
+                             pretrained: Pretrained | None = None) -> np.ndarray | None:
+    """Which ``windows`` lie on a chromosome that is whole and shorter than the shortest
+    training window: its length known (``chrom_sizes``: a BAM header's, a chrom sizes
+    file's) and below ``provenance["windows"]["min_bases"]``. None without sizes.
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"chrom": ["chrS", "chr1"], "chromStart": [0, 0],
+    ...                   "chromEnd": [90_000, 90_000]})
+    >>> whole_chromosome_windows(w, {"chrS": 100_000, "chr1": 249_000_000}).tolist()
+    [True, False]
+    """
+    if not chrom_sizes:
+        return None
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    shortest = pretrained.provenance.get("windows", {}).get("min_bases")
+    if shortest is None:
+        return None
+    length = windows["chrom"].astype(str).map(
+        {str(k): float(v) for k, v in dict(chrom_sizes).items()})
+    return (length < float(shortest)).fillna(False).to_numpy(bool)
+
+
+def zero_label_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
+                          mark: str = "narrow", whole=None) -> pd.Series:
+    """THE zero-label penalty: log λ of each window (rows of ``features``, the columns of
+    :func:`~penlearn.peaks.peakseg.features.coverage_features`) without labels.
+
+    The one formula every surface uses (``penlearn peaks``, ``callpeak``, ``joint``,
+    ``propose``, the labeling page, ``learn``'s prior: through :class:`ZeroLabelModel`):
+    the pretrained model's log λ at the level of ``mark`` (:func:`predict_log_lambda`)
+    plus the short-window shift (:func:`short_window_shift`; ``whole``: the windows of a
+    chromosome known to be whole, not shifted). A change of the penalty's form is made
+    here, and only here.
+
+    Examples
+    --------
+    >>> X = pd.DataFrame({"log.sd": [1.0], "log.mean": [0.0], "bases": [1e6]}, index=["w"])
+    >>> round(float(zero_label_log_lambda(X).loc["w"] - predict_log_lambda(X).loc["w"]), 2)
+    0.0
+    """
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    shift = short_window_shift(features, pretrained, mark=mark, whole=whole)
+    return predict_log_lambda(features, pretrained, mark=mark) + shift
+
+
 def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = None, *,
-                       windows: pd.DataFrame | None = None, mark: str = "narrow"
-                       ) -> tuple[pd.DataFrame, pd.Series]:
+                       windows: pd.DataFrame | None = None, mark: str = "narrow",
+                       chrom_sizes: dict | None = None) -> tuple[pd.DataFrame, pd.Series]:
     """(windows, log λ per window) of coverage under the pretrained model at the level of
     ``mark`` (``"narrow"``, MACS3's default, or ``"broad"``): ``windows`` if given, else
-    :func:`default_windows`, with :func:`short_window_shift` added.
+    :func:`default_windows`; the log λ of :func:`zero_label_log_lambda` (``chrom_sizes``:
+    the chromosome lengths known, for :func:`whole_chromosome_windows`).
 
     Examples
     --------
     >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
     ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
-    >>> w, ll = default_log_lambda(cov)
+    >>> w, ll = default_log_lambda(cov, chrom_sizes={"chr1": 60})
     >>> ll.index.tolist()
     ['chr1:0-60']
     """
@@ -389,5 +446,9 @@ def default_log_lambda(coverage: pd.DataFrame, pretrained: Pretrained | None = N
         windows = default_windows(coverage,
                                   max_bases=pretrained.provenance["windows"]["max_bases"])
     features = coverage_features(coverage, windows)
-    shift = short_window_shift(features, pretrained, mark=mark)
-    return windows, predict_log_lambda(features, pretrained, mark=mark) + shift
+    whole = whole_chromosome_windows(windows, chrom_sizes, pretrained)
+    return windows, zero_label_log_lambda(features, pretrained, mark=mark, whole=whole)
+
+
+# the object every surface uses (after the functions it calls)
+from penlearn.peaks.pretrained.zero_label import ZeroLabelModel, shipped_model  # noqa: E402

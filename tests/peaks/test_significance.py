@@ -1,0 +1,133 @@
+"""pValue / qValue mean what MACS3's mean (issue 52 item 3): fragments at the summit against
+λ_local, Benjamini-Hochberg among the genome's windows; calibrated on null simulations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import penlearn as pl
+from penlearn.datasets.chipseq_suite import suite_design, suite_fragments
+from penlearn.peaks.formats.peak_columns import peak_columns, significant, summit_tests
+from penlearn.peaks.formats.reads import Reads, fragment_coverage
+
+
+def _coverage(frags: pd.DataFrame, chroms: dict) -> pd.DataFrame:
+    names = list(chroms)
+    reads = {n: tuple(frags.loc[frags["chrom"] == i, c].to_numpy() for c in
+                      ("start", "end", "reverse")) + ((frags["chrom"] == i).sum() * [1],)
+             for i, n in enumerate(names)}
+    reads = {n: (s, e, r, np.asarray(w, np.int64)) for n, (s, e, r, w) in reads.items()}
+    return fragment_coverage(Reads(True, reads, dict(chroms)), None)
+
+
+def _per_base(cov: pd.DataFrame, n: int) -> np.ndarray:
+    y = np.zeros(n)
+    for a, b, v in cov[["chromStart", "chromEnd", "count"]].itertuples(index=False):
+        y[a:b] = v
+    return y
+
+
+def test_summit_tests_equal_brute_force_on_per_base_coverage():
+    rng = np.random.default_rng(3)
+    n = 30_000
+    frags = pd.DataFrame({"chrom": 0, "start": np.sort(rng.integers(0, n - 300, 400))})
+    frags["end"] = frags["start"] + rng.integers(150, 250, len(frags))
+    frags["reverse"] = False
+    ctl = pd.DataFrame({"chrom": 0, "start": np.sort(rng.integers(0, n - 300, 300))})
+    ctl["end"] = ctl["start"] + 200
+    ctl["reverse"] = False
+    tc, cc = _coverage(frags, {"chr1": n}), _coverage(ctl, {"chr1": n})
+    y, c = _per_base(tc, n), _per_base(cc, n)
+    last = int(tc["chromEnd"].max())
+    rises = np.maximum(np.diff(np.r_[0.0, y[:last]]), 0).sum()
+    d = y.sum() / rises
+    assert d == pytest.approx((frags["end"] - frags["start"]).mean(), rel=0.05)
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [100, 9000, 25_000],
+                          "chromEnd": [400, 9500, 25_300]})
+    summit = np.array([150, 20, 299])
+    scale = 400 / 300
+
+    def window(v, x, w):
+        a, b = max(x - w // 2, 0), min(x + w - w // 2, last)
+        return v[a:b].sum() / (b - a)
+
+    for control in (None, cc):
+        got = summit_tests(peaks, tc, summit, control=control, control_scale=scale)
+        for i, x in enumerate(peaks["chromStart"].to_numpy() + summit):
+            lam_g = y.sum() / last
+            if control is None:
+                lam = max(lam_g, window(y, x, 5000), window(y, x, 10_000))
+            else:
+                lam = max([lam_g] + [scale * window(c, x, w) for w in
+                                     (int(round(d)), 1000, 5000, 10_000)])
+            assert got["k"][i] == y[x]
+            assert got["lambda_local"][i] == pytest.approx(lam, rel=1e-12)
+            assert got["tests"][i] == pytest.approx(4 * last / d, rel=1e-12)
+    # peak_columns: the Poisson tail of k at λ_local, BH among `tests` windows
+    t = peak_columns(peaks.assign(mean=5.0, background=1.0), tc, control=cc,
+                     control_scale=scale)
+    st = summit_tests(peaks, tc, t["summit"].to_numpy(), control=cc, control_scale=scale)
+    p = stats.poisson.sf(st["k"] - 1, st["lambda_local"])
+    assert t["pValue"].to_numpy() == pytest.approx(-np.log10(p), rel=1e-9)
+    m = st["tests"].iloc[0]
+    order = np.argsort(p)
+    adj = np.minimum.accumulate((p[order] * m / np.arange(1, 4))[::-1])[::-1]
+    q = np.empty(3)
+    q[order] = np.minimum(adj, 1)
+    assert t["qValue"].to_numpy() == pytest.approx(-np.log10(q), rel=1e-9)
+
+
+def _calls(depth: float, seed: int, *, peaks: bool, control: bool, penalty: float):
+    """Candidate peaks far beyond what a caller reports (a low penalty), their values."""
+    chroms = {"chr1": 1_000_000}
+    d = suite_design(chroms, narrow_every=20_000 if peaks else 10**9, broad_every=10**9,
+                     sticky_every=100_000, seed=seed)
+    t = suite_fragments(d, coverage=depth, sample="treatment" if peaks else "null",
+                        duplicates=0.0, seed=100 + seed)
+    c = suite_fragments(d, coverage=depth, sample="control", duplicates=0.0, seed=200 + seed)
+    tc, cc = _coverage(t, chroms), _coverage(c, chroms)
+    segs = pl.peakseg(tc, penalty).segments
+    calls = (pl.peak_calls(segs, tc, control=cc, control_scale=len(t) / len(c)) if control
+             else pl.peak_calls(segs, tc))
+    f = d.features[(d.features["kind"] == "narrow") | (not control)]  # sticky: real if alone
+    true = np.zeros(len(calls), bool)
+    for s, e in f[["chromStart", "chromEnd"]].itertuples(index=False):
+        true |= (calls["chromStart"] < e).to_numpy() & (calls["chromEnd"] > s).to_numpy()
+    return calls, true
+
+
+@pytest.mark.parametrize("depth", [0.5, 1.5, 5.0])
+def test_null_simulations_give_no_call_at_q_005(depth):
+    """Treatment and control drawn alike (background, wobble and sticky regions, no
+    peak): of thousands of candidate peaks, none at q <= 0.05 (the BH population is the
+    genome's windows, not the candidates the model picked for their coverage)."""
+    for seed in (0, 1):
+        calls, _ = _calls(depth, seed, peaks=False, control=True, penalty=20 * depth)
+        assert len(calls) > 500
+        assert (calls["qValue"] < -np.log10(0.05)).all()
+        # the candidates' own p-values are far from uniform: BH over them alone would not do
+        assert (calls["pValue"] > 3).sum() > 0
+
+
+@pytest.mark.parametrize("control", [True, False])
+def test_planted_peaks_among_candidates_q_005_keeps_fdr_under_5_percent(control):
+    calls, true = _calls(1.5, 3, peaks=True, control=control, penalty=30)
+    sig = significant(calls, qvalue=0.05)
+    kept = (calls["qValue"] >= -np.log10(0.05)).to_numpy()
+    assert len(sig) == kept.sum()
+    assert kept.sum() >= 25  # half the 50 planted peaks (folds 2-80: 15 of 2-5) or more
+    assert (kept & ~true).sum() <= 0.05 * kept.sum()
+    pvals = significant(calls, pvalue=1e-5)
+    assert (pvals["pValue"] >= 5).all() and len(pvals) == (calls["pValue"] >= 5).sum()
+
+
+def test_significant_refuses_bad_cutoffs():
+    pk = pd.DataFrame({"pValue": [1.0], "qValue": [0.5]})
+    with pytest.raises(ValueError, match="qvalue"):
+        significant(pk, qvalue=0.0)
+    with pytest.raises(ValueError, match="pvalue"):
+        significant(pk, pvalue=2)
+    assert significant(pk) is pk
