@@ -16,11 +16,13 @@ depth per base).
 
 Each run is ``/usr/bin/time -v`` of ``penlearn callpeak -t T.bam [-c C.bam] -f BAM|BAMPE -g hs
 -n x --outdir D`` (under ``prlimit --as`` of ``--cap-gb``), then the same ``macs3 callpeak``.
-penlearn writes the wall and CPU seconds and the largest RSS of each phase (``read``: BAM
-records to arrays; ``fragment size``; ``pileup``; ``control``: the control's model and the
-treatment's background; ``features``: windows, features and penalty; ``solve``: the
-treatment's PeakSeg solves; ``calls``: summits and peak columns; ``write``) to the file of
-its hidden ``--phase-times`` option; CPU is what matters here (the machine is shared).
+penlearn writes the wall and CPU seconds and the largest RSS of each phase (``read``: the
+reads to compact arrays; ``fragment size``; ``pileup``: the run-length pileups;
+``control model``: the control's PeakSeg models with their windows' penalties;
+``background``: the genome-wide levels and each chromosome's background; ``features``:
+the treatment's windows, features and penalties; ``solve``: the treatment's PeakSeg
+solves; ``calls``: summits and peak columns; ``write``) to the file of its hidden
+``--phase-times`` option; CPU is what matters here (the machine is shared).
 """
 
 from __future__ import annotations
