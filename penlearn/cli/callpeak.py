@@ -56,7 +56,7 @@ from penlearn.peaks.formats.narrowpeak import (
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.read_arrays import ReadArrays, compact_reads
+from penlearn.peaks.formats.read_arrays import ReadArrays, compact_reads, read_bam_arrays
 from penlearn.peaks.formats.reads import dedup_limit, read_reads, shift_reads
 from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
@@ -123,6 +123,9 @@ def _pooled(paths, fmt: str, args) -> ReadArrays:
     counts the duplicates (:func:`~penlearn.peaks.formats.reads.read_reads`); kept as
     compact arrays (:func:`~penlearn.peaks.formats.read_arrays.compact_reads`), the
     ``--shift`` checked."""
+    if fmt in ("BAM", "BAMPE") and not args.shift:  # compact from the first record
+        return read_bam_arrays(list(paths), fmt == "BAMPE", keep_dup=args.keep_dup,
+                               genome_size=args.gsize)
     reads = read_reads(list(paths), fmt, keep_dup=args.keep_dup, genome_size=args.gsize,
                        max_count=args.max_count)
     shift_reads(reads, args.shift)  # a shift that moves every read off: an error here

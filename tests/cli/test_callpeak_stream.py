@@ -23,7 +23,7 @@ from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
 from penlearn.peaks.formats.peak_columns import significant
-from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads
+from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads, read_bam_arrays
 from penlearn.peaks.formats.reads import fragment_coverage, read_reads
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import control_background, mark_control_peaks
@@ -125,8 +125,10 @@ def test_zero_label_notice_printed_once(bams, tmp_path, capsys):
 
 def test_read_arrays_pileup_equals_fragment_coverage(bams):
     for kind, fmt in (("se", "BAM"), ("pe", "BAMPE")):
-        old = fragment_coverage(read_reads(bams["t_" + kind], fmt), 180)
-        new = compact_reads(read_reads(bams["t_" + kind], fmt))
+        files = [bams["t_" + kind], bams["c_" + kind]]  # pooled, then deduplicated
+        old = fragment_coverage(read_reads(files, fmt), 180)
+        new = read_bam_arrays(files, fmt == "BAMPE")
+        assert new.total == compact_reads(read_reads(files, fmt)).total
         for c, g in old.groupby("chrom", sort=False):
             s, e, n = chrom_pileup(new, c, 180)
             assert np.array_equal(s, g["chromStart"]) and np.array_equal(n, g["count"])

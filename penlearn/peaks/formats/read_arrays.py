@@ -18,7 +18,7 @@ import numpy as np
 from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.reads import Reads
 
-__all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "fragments"]
+__all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "fragments", "read_bam_arrays"]
 
 
 @dataclass
@@ -132,3 +132,109 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
         return z, z, z
     s, e = fragments(reads, chrom, extsize, shift)
     return depth_runs(s, e)
+
+
+def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
+    """At most ``limit`` reads of one (a, b) key, the first in file order (the rule of
+    :func:`~penlearn.peaks.formats.reads.read_reads`)."""
+    if limit is None or not len(a):
+        return a, b
+    order = np.lexsort((b, a))
+    k0, k1 = a[order], b[order]
+    new = np.r_[True, (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1])]
+    group = np.cumsum(new) - 1
+    rank = np.arange(len(order)) - np.flatnonzero(new)[group]
+    keep = np.sort(order[rank < limit])
+    return a[keep], b[keep]
+
+
+def _bam_contigs(path, paired: bool):
+    """``(sizes, {chrom: (a, b)}, records without a CIGAR)`` of one BAM file: the
+    records :func:`~penlearn.peaks.formats.reads.read_reads` counts, as compact arrays,
+    read chromosome by chromosome when the file is indexed."""
+    from array import array
+
+    from penlearn.peaks.formats.bam import _open, _reason
+    from penlearn.peaks.formats.reads import _flag_ok
+
+    out, no_cigar = {}, 0
+    with _open(path) as bam:
+        names = [str(n) for n in bam.references]
+        sizes = {n: int(k) for n, k in zip(names, bam.lengths)}
+        try:
+            indexed = bool(bam.has_index() and bam.check_index())
+        except (ValueError, AttributeError, OSError):
+            indexed = False
+        cols: dict = {}
+        try:
+            for rec in (x for n in names for x in bam.fetch(n)) if indexed else \
+                    bam.fetch(until_eof=True):
+                flag = rec.flag
+                if not _flag_ok(flag) or (paired and not flag & 0x1):
+                    continue
+                end = rec.reference_end
+                if end is None:
+                    no_cigar += 1
+                    continue
+                tid = rec.reference_id
+                if tid not in cols:
+                    cols[tid] = (array("i"), array("i"))
+                s, e = cols[tid]
+                if paired:
+                    lo = min(rec.reference_start, rec.next_reference_start)
+                    s.append(lo)
+                    e.append(lo + abs(rec.template_length))
+                elif flag & 0x10:
+                    s.append(end - 1)
+                    e.append(1)
+                else:
+                    s.append(rec.reference_start)
+                    e.append(0)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
+                             f"after the header ({_reason(exc)})") from None
+    for tid in sorted(cols):
+        a, b = (np.frombuffer(x, np.int32) for x in cols.pop(tid))
+        if paired and (bad := b <= a).any():
+            raise ValueError(f"{path}: a proper pair on {names[tid]} at {a[bad][0]} has "
+                             "TLEN 0: not a fragment (is it really paired-end?)")
+        out[names[tid]] = (a, b if paired else b.astype(bool))
+    return sizes, out, no_cigar
+
+
+def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
+                    genome_size: float | None = None) -> ReadArrays:
+    """The reads of BAM files pooled into one sample, then deduplicated, as
+    :func:`~penlearn.peaks.formats.reads.read_reads` counts them (``-f BAM`` /
+    ``BAMPE``), kept as :class:`ReadArrays` from the start (5 or 8 bytes a read).
+
+    Examples
+    --------
+    >>> read_bam_arrays(["reads.bam"], False).total  # doctest: +SKIP
+    """
+    import warnings
+
+    from penlearn.peaks.formats.reads import _no_reads_hint, dedup_limit
+
+    dedup_limit(keep_dup, 0, genome_size)  # its syntax, before any file is read
+    out = ReadArrays(paired, sizes=None)
+    for p in paths:
+        sizes, chroms, no_cigar = _bam_contigs(p, paired)
+        if no_cigar:
+            warnings.warn(f"{p}: {no_cigar} mapped record(s) without a CIGAR ('*': no "
+                          "aligned base) left out", UserWarning, stacklevel=2)
+        if not chroms:
+            raise ValueError(f"{p}: no reads counted as {'BAMPE' if paired else 'BAM'}: "
+                             f"{_no_reads_hint(p, 'BAMPE' if paired else 'BAM')}")
+        for c, n in sizes.items():
+            if out.sizes and out.sizes.get(c, n) != n:
+                raise ValueError(f"{p}: chromosome {c!r} is {n} bases long, {out.sizes[c]} "
+                                 "in an earlier file: reads of two genomes cannot be pooled")
+        out.sizes = {**(out.sizes or {}), **sizes}
+        for c, (a, b) in chroms.items():
+            old = out.chroms.get(c)
+            out.chroms[c] = (a, b, None) if old is None else (
+                np.concatenate([old[0], a]), np.concatenate([old[1], b]), None)
+    limit = dedup_limit(keep_dup, out.total, genome_size)
+    out.chroms = {c: (*_dedup(a, b, limit), None) for c, (a, b, _) in out.chroms.items()}
+    return out
