@@ -378,7 +378,9 @@ def read_sheet(path, columns: list[str], option: str) -> pd.DataFrame:
     sep = "," if str(path).endswith(".csv") else None
     check_regular_file(path)  # /dev/zero: read without bound
     try:
-        table = pd.read_csv(path, sep=sep, engine="python", dtype=str)
+        # keep_default_na off: a sample or file named 'NA', 'null' or 'None' is a name
+        # (an empty cell stays '', refused by the sheet's own check)
+        table = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{option} {path} is empty: give a table with the columns "
                          f"{', '.join(columns)} (one row per sample)") from None

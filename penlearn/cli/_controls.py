@@ -55,6 +55,9 @@ def add_control_arguments(p) -> None:
 def _sheet(path) -> dict:
     """``--control-sheet``: {sample: control}, one row per sample, no empty cell."""
     table = read_sheet(path, ["sample_id", "control"], "--control-sheet")
+    if table.empty:  # (no pair: every sample would be called without a control, unsaid)
+        raise ValueError(f"--control-sheet {path} has a header but no row: give one row "
+                         "per sample (sample_id, control)")
     for col in ("sample_id", "control"):
         empty = table[col].isna() | (table[col].fillna("").str.len() == 0)
         if empty.any():

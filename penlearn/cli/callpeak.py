@@ -62,6 +62,9 @@ from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
 __all__ = ["GENOME_SIZES", "IGNORED", "REFUSED", "cmd_callpeak", "genome_size"]
 
+#: the largest --extsize / --shift: BAM positions are below 2^31
+MAX_BASES = 2**31 - 1
+
 #: MACS3's shortcuts of -g (effective genome sizes of MACS3 3.0)
 GENOME_SIZES = {"hs": 2.9e9, "mm": 2.7e9, "ce": 1e8, "dm": 1.2e8}
 
@@ -201,12 +204,16 @@ def _check_options(args) -> None:
                                              or args.shift):
         raise ValueError(f"-f {args.format}: the fragments are read as they are; "
                          "--extsize, --nomodel and --shift apply to single-end reads")
-    if not re.fullmatch(r"[^/\x00\s]+", args.name):
+    if not re.fullmatch(r"[^/\x00-\x1f\x7f\s]+", args.name):
         raise ValueError(f"-n/--name {args.name!r} must be a file-name prefix (no '/', no "
-                         "spaces)")
+                         "spaces, no control characters)")
     if args.extsize is not None and args.extsize < 1:  # as MACS3: "--extsize must >= 1"
         raise ValueError(f"--extsize must be >= 1 (the fragment size in bases), got "
                          f"{args.extsize}")
+    for opt, v in (("--extsize", args.extsize), ("--shift", args.shift)):
+        if v is not None and abs(v) > MAX_BASES:  # (past it: int64 overflows, not reads)
+            raise ValueError(f"{opt} must be at most {MAX_BASES} bases (a BAM position's "
+                             f"bound) in size, got {v}")
     low, high = args.mfold
     if not (0 <= low <= high < math.inf):
         raise ValueError(f"-m/--mfold LOW HIGH must be numbers with 0 <= LOW <= HIGH, got "
@@ -274,7 +281,7 @@ def cmd_callpeak(args) -> int:
         if ctrl is not None and args.control_rule == "filter":
             report(f"{dropped} peak(s) where the control is up: dropped")
         with clock("write"):
-            table = narrowpeak_table(calls, args.name)
+            table = narrowpeak_table(calls, args.name, number_sep="_")  # MACS3's NAME_peak_1
             for f in files.values():  # an earlier run's files: none left beside this run's
                 f.unlink(missing_ok=True)  # (a run stopped while writing leaves only its own)
             summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()

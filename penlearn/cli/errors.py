@@ -12,12 +12,14 @@ broadPeak file (MACS3's, penlearn's, any caller's) or a folder of ``<sample>.bed
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_bytes_atomic
 from penlearn.cli._common import read_groups_file
+from penlearn.cli._controls import _names
 from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
 from penlearn.peaks.formats.bed import read_peak_labels
 from penlearn.peaks.formats.peak_files import merge_overlapping_peaks, read_peak_files
@@ -107,6 +109,7 @@ def cmd_errors(args) -> int:
             print(f"penlearn errors: {n} overlapping peak rows merged", file=sys.stderr)
     else:
         _refuse_overlaps(peaks)
+    _warn_unshared_chroms(peaks, labels, args.peaks)
     res = peak_label_errors(peaks, labels)
     if out is not None:
         write_bytes_atomic(out, res.label_errors.to_csv(index=False).encode())
@@ -117,6 +120,18 @@ def cmd_errors(args) -> int:
                            ignore_index=True)
     sys.stdout.write(totals.to_csv(index=False))
     return 0
+
+
+def _warn_unshared_chroms(peaks: pd.DataFrame, labels: pd.DataFrame, where) -> None:
+    """Peaks on no chromosome the labels name (``1`` vs ``chr1``: another naming or
+    genome build) make every label a missed peak: a warning naming both sets of names."""
+    p = [str(c) for c in pd.unique(peaks["chrom"])]
+    lab = [str(c) for c in pd.unique(labels["chrom"])]
+    if p and lab and not set(p) & set(lab):
+        warnings.warn(f"the peaks of {where} share no chromosome name with the labels "
+                      f"(peaks: {_names(p)}; labels: {_names(lab)}): every label is scored "
+                      "as a region without peaks (another chromosome naming, '1' vs 'chr1', "
+                      "or genome build?)", stacklevel=2)
 
 
 def _refuse_overlaps(peaks: pd.DataFrame) -> None:

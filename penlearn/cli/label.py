@@ -21,7 +21,13 @@ import webbrowser
 from pathlib import Path
 
 from penlearn.atomic_files import check_output
-from penlearn.cli._common import _load_model, _Reporter, non_negative_int, positive_int
+from penlearn.cli._common import (
+    _load_model,
+    _Reporter,
+    non_negative_int,
+    plural,
+    positive_int,
+)
 from penlearn.label.labels_file import check_labels_path, hold_labels_lock
 from penlearn.label.server import LabelServer, check_listen
 from penlearn.label.state import LabelState
@@ -124,7 +130,8 @@ def cmd_label(args) -> int:
     server = LabelServer(state, host=args.host, port=args.port,
                          start_window=state.resume_window())
     state.prepare(server.start_window)
-    print(f"penlearn label: {len(state.samples)} samples, {len(state.windows)} windows; "
+    print(f"penlearn label: {plural(len(state.samples), 'sample')}, "
+          f"{plural(len(state.windows), 'window')}; "
           f"labels are saved to {labels}"
           + (f", the model to {out}" if out is not None else "")
           + "\npenlearn label: open this link (it opens the page once; Ctrl-C stops the "

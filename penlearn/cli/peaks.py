@@ -133,9 +133,11 @@ def zero_label_model(args):
     return ZeroLabelModel("broad" if getattr(args, "broad", False) else "narrow")
 
 
-def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None):
+def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None,
+                whose: str = "samples"):
     """(log λ of every window, the windows or None for one per (sample, chromosome)).
-    ``chrom_sizes``: the chromosome lengths known (BAM header, ``--chrom-sizes``)."""
+    ``chrom_sizes``: the chromosome lengths known (BAM header, ``--chrom-sizes``);
+    ``whose``: the coverage's part the progress line names (controls, treatments)."""
     choice = check_penalty_options(args)
     if args.model is None:
         value = choice
@@ -144,10 +146,11 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=Non
         zero = zero_label_model(args)
         report.notice(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or "
                       f"--model: using {zero.notice()}")
-        report("coverage features of every window like the model's training windows")
+        report(f"coverage features of every window of the {whose}, cut like the model's "
+               "training windows")
         return zero.log_lambda(coverage, chrom_sizes=chrom_sizes)[::-1]
     model = choice
-    report("coverage features of every (sample, window)")
+    report(f"coverage features of every window of the {whose}")
     features = coverage_features(coverage)
     return pd.Series(model.predict(features), index=features.index), None
 
@@ -156,7 +159,7 @@ def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=Non
                      chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
-    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes)
+    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes, "controls")
     return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
                          tmpdir=tmpdir)
 
@@ -360,7 +363,8 @@ def cmd_peaks(args) -> int:
     _check_outputs(args, [out] + [p for p in (means, summits) if p], several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
-    log_lambda, windows = _log_lambda(args, plain, report, known)  # the treatments' rows
+    log_lambda, windows = _log_lambda(args, plain, report, known,
+                                      "treatments" if named else "samples")
     with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
         report(f"peak models of {plural(len(samples), 'sample')}")
         with workers(args) as executor:

@@ -101,5 +101,6 @@ def register(add) -> None:
     p.add_argument("--window-size", type=positive_int, default=DEFAULT_WINDOW_BASES,
                    metavar="BASES", help="longest window, as penlearn label's (default: "
                    "%(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="breaks ties (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="breaks ties (default: %(default)s)")
     p.add_argument("--out", required=True, metavar="WINDOWS.bed", help="BED file to write")

@@ -19,8 +19,8 @@ from penlearn._checks import text_ids
 from penlearn.atomic_files import check_replaceable, short_name
 from penlearn.peaks.formats.bed import expand_groups, read_peak_labels
 
-__all__ = ["LABEL_FILE_COLUMNS", "check_labels_path", "hold_labels_lock", "label_text",
-           "labels_lock", "read_label_file", "sorted_labels"]
+__all__ = ["LABEL_FILE_COLUMNS", "check_labels_path", "clip_to_coverage", "hold_labels_lock",
+           "label_text", "labels_lock", "read_label_file", "sorted_labels"]
 
 #: The columns of the labels file the page writes (``penlearn learn`` / ``errors`` read it).
 LABEL_FILE_COLUMNS = ["sample_id", "chrom", "chromStart", "chromEnd", "annotation"]
@@ -66,6 +66,35 @@ def check_labels_path(path) -> Path:
         raise ValueError(f"labels {path}: its folder {parent} is not writable (the page "
                          "rewrites the file atomically on every change)")
     return path
+
+
+def clip_to_coverage(samples, chrom: str, start: int, end: int,
+                     spans: dict) -> pd.DataFrame:
+    """One label of ``[start, end)`` per sample, clipped to the bases the sample's coverage
+    of ``chrom`` spans (``spans``: ``(sample, chrom) -> (first, last)``, as
+    :func:`~penlearn.peaks.joint.windows.coverage_spans`): the labels ``penlearn learn``
+    accepts (:func:`~penlearn.peaks.peakseg.labels.check_labels_in_coverage`). Clipping
+    changes no label error (no peak lies outside its sample's coverage); a sample with no
+    base there gets no label, and when none has one: ValueError.
+
+    Examples
+    --------
+    >>> spans = {("a", "chr1"): (0, 500), ("b", "chr1"): (40, 90)}
+    >>> clip_to_coverage(["a", "b"], "chr1", 0, 100, spans)[["chromStart", "chromEnd"]]\\
+    ...     .values.tolist()
+    [[0, 100], [40, 90]]
+    """
+    out = []
+    for s in samples:
+        first, last = spans.get((s, chrom), (end, start))
+        lo, hi = max(start, first), min(end, last)
+        if lo < hi:
+            out.append((s, lo, hi))
+    if not out:
+        raise ValueError(f"{chrom}:{start}-{end} holds no covered base of sample(s) "
+                         f"{', '.join(map(str, list(samples)[:3]))}: no label to make")
+    return pd.DataFrame(out, columns=["sample_id", "chromStart", "chromEnd"]).assign(
+        chrom=chrom)[["sample_id", "chrom", "chromStart", "chromEnd"]]
 
 
 def _lock_path(path: Path) -> Path:

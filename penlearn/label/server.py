@@ -20,7 +20,8 @@ defends against, and how (docs/how-to/label-page.md, "Security"):
   the only files written are the labels file and the model file given at start;
 - request bodies are capped (:data:`MAX_BODY`); a malformed request gets a 4xx and
   changes nothing; a connection silent for :data:`IDLE_SECONDS` is closed, and at most
-  :data:`MAX_CONNECTIONS` are served at once (beyond, the longest idle one is closed).
+  :data:`MAX_CONNECTIONS` are served at once (beyond, the longest idle one is closed, or
+  none idle, the one longest in its request: a slow sender cannot hold the page).
 """
 
 from __future__ import annotations
@@ -390,13 +391,13 @@ class LabelServer(ThreadingHTTPServer):
 
     def process_request(self, request, client_address):
         """Serve a new connection in a thread; at :data:`MAX_CONNECTIONS`, the longest
-        idle one is closed first (none idle: the new one is closed)."""
-        with self._lock:
+        idle one is closed first (none idle: the one longest in its request, e.g. headers
+        sent a byte at a time: closing the new one instead let such connections keep the
+        page from everyone)."""
+        with self._lock:  # (not reentrant: no shutdown_request under it)
             if len(self._conns) >= MAX_CONNECTIONS:
-                idle = [(t, s) for s, (i, t) in self._conns.items() if i]
-                if not idle:
-                    self.shutdown_request(request)
-                    return
+                idle = [(t, s) for s, (i, t) in self._conns.items() if i] or [
+                    (t, s) for s, (_, t) in self._conns.items()]
                 oldest = min(idle, key=lambda x: x[0])[1]
                 del self._conns[oldest]
                 try:  # its thread reads an end of stream and ends

@@ -30,6 +30,7 @@ from penlearn.fitting.model_file import check_model_task
 from penlearn.label.labels_file import (
     LABEL_FILE_COLUMNS,
     check_labels_path,
+    clip_to_coverage,
     label_text,
     labels_lock,
     read_label_file,
@@ -46,6 +47,7 @@ from penlearn.label.learning import (
 from penlearn.label.proposals import NextWindow, PageNext
 from penlearn.learn import PenaltyModel
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
+from penlearn.peaks.joint.windows import coverage_spans
 from penlearn.peaks.label_windows import (
     DEFAULT_WINDOW_BASES,
     page_windows,
@@ -57,7 +59,11 @@ from penlearn.peaks.label_windows import (
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
-from penlearn.peaks.pretrained import ZeroLabelModel, whole_chromosome_windows
+from penlearn.peaks.pretrained import (
+    ZeroLabelModel,
+    cut_from_long_windows,
+    whole_chromosome_windows,
+)
 
 __all__ = ["LabelState"]
 
@@ -125,6 +131,8 @@ class LabelState:
             coverage = coverage.assign(sample_id="sample")
         coverage = text_ids(coverage, "coverage")  # ids as text, none with a control char
         self.samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+        self.spans = {(r.sample_id, str(r.chrom)): (int(r.first), int(r.last))
+                      for r in coverage_spans(coverage).itertuples(index=False)}
         self.windows = page_windows(coverage, window_bases)
         self.ids = window_ids(self.samples, self.windows)
         self.ids_by = {(r.sample_id, r.window): r.sequence_id
@@ -137,11 +145,14 @@ class LabelState:
         # of each (sample, window)'s reads' span: propose's and penlearn peaks' features
         self.features = sequence_features(coverage, have, self.cov)
         self.window_of = pd.Series(have["window"].to_numpy(), index=have["sequence_id"])
-        # (sample, window)s of a whole short chromosome: no short-window shift (as peaks)
-        whole = whole_chromosome_windows(have, chrom_sizes)
-        self._whole = None if whole is None else pd.Series(
-            whole, index=have["sequence_id"].to_numpy()).reindex(
-                self.features.index, fill_value=False).to_numpy(bool)
+        # no short-window shift (as peaks) for the (sample, window)s of a whole short
+        # chromosome, nor for the page's pieces of a long stretch of coverage
+        whole = cut_from_long_windows(have, coverage)
+        short_chrom = whole_chromosome_windows(have, chrom_sizes)
+        if short_chrom is not None:
+            whole |= short_chrom
+        self._whole = pd.Series(whole, index=have["sequence_id"].to_numpy()).reindex(
+            self.features.index, fill_value=False).to_numpy(bool)
         self.coverage = coverage  # (Save model learns as penlearn learn does, on it)
         #: the (sample, window)s with coverage: what labels are given in and "Next"
         #: proposes from (:func:`~penlearn.peaks.propose.coverage_sequences`' table)
@@ -249,7 +260,11 @@ class LabelState:
     def window_of_region(self, chrom: str, start: int, end: int) -> int:
         """The index of the page window that holds ``[start, end)`` (ValueError if none)."""
         w = self.windows
-        inside = np.flatnonzero((w["chrom"].to_numpy() == chrom)
+        # compared in Python: NumPy (and pandas) make "chr1\0" a fixed-width string,
+        # trailing NULs dropped: it was chr1's window, and a labels file no reader takes
+        # was written
+        same = np.fromiter((c == chrom for c in w["chrom"]), bool, len(w))
+        inside = np.flatnonzero(same
                                 & (w["chromStart"].to_numpy() <= start)
                                 & (w["chromEnd"].to_numpy() >= end))
         if len(inside) == 0:
@@ -273,11 +288,11 @@ class LabelState:
             with labels_lock(self.labels_path):
                 self._reread_if_changed()
                 lab = self.labels
-                over = (lab["sample_id"].isin(samples) & (lab["chrom"] == chrom)
+                # each sample's label inside its coverage: the file penlearn learn reads
+                new = clip_to_coverage(samples, chrom, start, end, self.spans)
+                over = (lab["sample_id"].isin(new["sample_id"]) & (lab["chrom"] == chrom)
                         & (lab["chromStart"] < end) & (lab["chromEnd"] > start))
-                new = pd.DataFrame({"sample_id": list(samples), "chrom": chrom,
-                                    "chromStart": start, "chromEnd": end,
-                                    "annotation": annotation})
+                new = new.assign(annotation=annotation)
                 self._write(sorted_labels(pd.concat([lab[~over], new], ignore_index=True)),
                             added=new, removed=lab[over])
             self.refit()
@@ -290,7 +305,8 @@ class LabelState:
             with labels_lock(self.labels_path):
                 self._reread_if_changed()
                 lab = self.labels
-                hit = ((lab["sample_id"] == sample) & (lab["chrom"] == chrom)
+                same = np.fromiter((c == chrom for c in lab["chrom"]), bool, len(lab))
+                hit = ((lab["sample_id"] == sample) & same  # ("chr1\0" is not chr1)
                        & (lab["chromStart"] == start) & (lab["chromEnd"] == end))
                 if not hit.any():
                     return 0

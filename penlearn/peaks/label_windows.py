@@ -127,10 +127,13 @@ def reads_span(table: pd.DataFrame) -> pd.DataFrame:
 def sequence_features(coverage: pd.DataFrame, sequences: pd.DataFrame,
                       tables: dict | None = None) -> pd.DataFrame:
     """The coverage features of each (sample, window) of ``sequences`` (rows of
-    :func:`window_ids`), indexed by ``sequence_id``: of its reads' span
-    (:func:`reads_span` of its :func:`window_coverage` table, ``tables`` if computed),
-    as ``penlearn peaks`` computes a window's; the one place the page and ``penlearn
-    propose`` get the features their log λ comes from.
+    :func:`window_ids`), indexed by ``sequence_id``: those of the window ``penlearn
+    peaks`` solves that region in (the :func:`~penlearn.peaks.pretrained.default_windows`
+    of the sample's coverage that holds most of the (sample, window)'s reads' span,
+    :func:`reads_span` of its :func:`window_coverage` table, ``tables`` if computed), so
+    that the page's and ``penlearn propose``'s zero-label log λ is ``penlearn peaks`` one
+    wherever the page cuts a longer stretch of coverage into pieces for display; the one
+    place the page and ``propose`` get the features their log λ comes from.
 
     Examples
     --------
@@ -150,10 +153,44 @@ def sequence_features(coverage: pd.DataFrame, sequences: pd.DataFrame,
             for r in sequences.itertuples(index=False)]
     rows = sequences.assign(chromStart=[int(t["chromStart"].iat[0]) for t in span],
                             chromEnd=[int(t["chromEnd"].iat[-1]) for t in span])
+    rows = _enclosing_windows(coverage, rows)
+    unique = rows.drop_duplicates(["sample_id", "chrom", "chromStart", "chromEnd"])
+    unique = unique.assign(sequence_id=[f"w{i}" for i in range(len(unique))])
+    key = ["sample_id", "chrom", "chromStart", "chromEnd"]
+    of = rows[key + ["sequence_id"]].merge(
+        unique[key + ["sequence_id"]].rename(columns={"sequence_id": "w"}), on=key)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # log of 0 features of empty windows
-        return coverage_features(coverage, rows[["sample_id", "chrom", "chromStart",
-                                                 "chromEnd", "sequence_id"]])
+        feats = coverage_features(coverage, unique[key + ["sequence_id"]])
+    out = feats.loc[of["w"].to_numpy()]
+    out.index = pd.Index(of["sequence_id"].to_numpy(), name=feats.index.name)
+    return out.loc[rows["sequence_id"].to_numpy()]
+
+
+def _enclosing_windows(coverage: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` (``sample_id, chrom, chromStart, chromEnd, sequence_id``) with their
+    coordinates replaced by those of the ``penlearn peaks`` window
+    (:func:`~penlearn.peaks.pretrained.default_windows`) overlapping each the most (a
+    row overlapping none keeps its own)."""
+    cov = coverage if "sample_id" in coverage.columns else coverage.assign(
+        sample_id=rows["sample_id"].iat[0])
+    own = default_windows(cov)
+    own = own.assign(sample_id=own["sample_id"].astype(str), chrom=own["chrom"].astype(str))
+    r = rows.assign(sample_id=rows["sample_id"].astype(str), chrom=rows["chrom"].astype(str),
+                    _row=np.arange(len(rows)))
+    m = r[["_row", "sample_id", "chrom", "chromStart", "chromEnd"]].merge(
+        own, on=["sample_id", "chrom"], suffixes=("", "_w"))
+    overlap = (np.minimum(m["chromEnd"], m["chromEnd_w"])
+               - np.maximum(m["chromStart"], m["chromStart_w"]))
+    m = m.assign(_overlap=overlap.to_numpy())
+    m = m[m["_overlap"] > 0].sort_values(["_row", "_overlap"], ascending=[True, False])
+    best = m.drop_duplicates("_row").set_index("_row")
+    start = r["chromStart"].to_numpy(np.int64).copy()
+    end = r["chromEnd"].to_numpy(np.int64).copy()
+    idx = best.index.to_numpy()
+    start[idx] = best["chromStart_w"].to_numpy(np.int64)
+    end[idx] = best["chromEnd_w"].to_numpy(np.int64)
+    return rows.assign(chromStart=start, chromEnd=end)
 
 
 def page_windows_of(sequences: pd.DataFrame) -> pd.DataFrame:

@@ -165,7 +165,7 @@ def test_q_and_p_cutoffs_filter_the_peaks(bams, tmp_path):
         assert 0 < len(kept) < len(every)
         assert kept[[0, 1, 2, 6, 7, 8, 9]].values.tolist() == \
             want[[0, 1, 2, 6, 7, 8, 9]].values.tolist()
-        assert kept[3].tolist() == [f"X_peak{k}" for k in range(1, len(kept) + 1)]
+        assert kept[3].tolist() == [f"X_peak_{k}" for k in range(1, len(kept) + 1)]
 
 
 @pytest.mark.parametrize("option", ["-q 0", "-q 2", "-p x"])

@@ -78,7 +78,8 @@ def _whole_genome(argv: list[str], tmp_path):
     if control_cov is not None and args.control_rule == "filter":
         up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])["control_up"]
         calls = calls[~up.to_numpy()].reset_index(drop=True)
-    write_narrowpeak(narrowpeak_table(calls, args.name), tmp_path / "old.narrowPeak")
+    write_narrowpeak(narrowpeak_table(calls, args.name, number_sep="_"),
+                     tmp_path / "old.narrowPeak")
     out = {"peaks": (tmp_path / "old.narrowPeak").read_text()}
     if args.bdg:
         write_bedgraph(treat_cov.rename(columns={"count": "mean"}), tmp_path / "old.bdg")

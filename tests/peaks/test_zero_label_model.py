@@ -206,3 +206,27 @@ def test_propose_says_the_notice_once_and_never_with_quiet(tmp_path, capsys):
     assert "zero-label" not in capsys.readouterr().out
     assert _quiet(main, argv) == 0
     assert capsys.readouterr().out.count(pl.shipped_model().notice()) == 1
+
+
+MONO = DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz"
+
+
+def test_the_pages_pieces_of_a_long_region_take_penlearn_peaks_log_lambda(tmp_path):
+    """Mono27ac (520 kb, one window of penlearn peaks) cut by the page into 100 kb pieces:
+    each piece's zero-label log λ (the page's, and propose's) is penlearn peaks' for the
+    window that holds it (was: each piece's own features, −0.58 where peaks has −1.44
+    from the shipped level on a 149 kb piece)."""
+    from penlearn.peaks.formats.coverage import read_bedgraph
+
+    cov = read_bedgraph(need(MONO)).assign(sample_id="mono")
+    windows, ll = _quiet(default_log_lambda, cov)
+    assert len(windows) == 1
+    st = _quiet(LabelState, cov, tmp_path / "labels.csv", window_bases=100_000)
+    try:
+        assert len(st.windows) >= 5
+        assert np.allclose(st.zero_log_lambda.to_numpy(), float(ll.iloc[0]), atol=1e-12)
+    finally:
+        st.close()
+    seqs = coverage_sequences(cov, 100_000)
+    proposed = propose_predict(propose_prior(None, "peaks"), sequence_features(cov, seqs))
+    assert np.allclose(proposed.to_numpy(), float(ll.iloc[0]), atol=1e-12)

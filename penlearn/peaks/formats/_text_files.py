@@ -30,7 +30,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:  # zlib: a damaged deflate block
             raise ValueError(f"{path}: corrupt gzip data ({exc})") from exc
     return data
 

@@ -42,7 +42,8 @@ NARROWPEAK_COLUMNS = ("chrom", "chromStart", "chromEnd", "name", "score", "stran
 BROADPEAK_COLUMNS = NARROWPEAK_COLUMNS[:-1]
 
 
-def narrowpeak_table(peaks: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
+def narrowpeak_table(peaks: pd.DataFrame, prefix: str = "", *, number_sep: str = ""
+                     ) -> pd.DataFrame:
     """The ten narrowPeak columns of one sample's peaks.
 
     Parameters
@@ -54,6 +55,9 @@ def narrowpeak_table(peaks: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
         from (then without a summit: ``peak`` is ``-1``).
     prefix : str
         Start of the names: ``f"{prefix}_peak{k}"`` (``peak{k}`` when empty).
+    number_sep : str
+        Between ``peak`` and ``k``: ``"_"`` gives MACS3's names, ``NAME_peak_1``
+        (``penlearn callpeak``).
 
     Examples
     --------
@@ -83,7 +87,7 @@ def narrowpeak_table(peaks: pd.DataFrame, prefix: str = "") -> pd.DataFrame:
     bases = clean["chromEnd"].to_numpy() - clean["chromStart"].to_numpy()
     if (values["summit"] >= bases).any():
         raise ValueError("peaks column 'summit' must be an offset inside the peak")
-    stem = f"{prefix}_peak" if prefix else "peak"
+    stem = (f"{prefix}_peak" if prefix else "peak") + number_sep
     names = [f"{stem}{k}" for k in range(1, len(clean) + 1)]
     return pd.DataFrame({"chrom": clean["chrom"].to_numpy(),
                          "chromStart": clean["chromStart"].to_numpy(),

@@ -201,13 +201,16 @@ def _bad_line(path, data: bytes, fmt: str) -> ValueError:
         if len(f) < need:
             return ValueError(f"{where}: {len(f)} tab-separated column(s); a {fmt} file has "
                               f"{what}")
+        if not f[0]:
+            return ValueError(f"{where}: column 1 (chrom) is empty")
         for col in ((2, 3, 5) if fmt == "FRAG" else (2, 3)):
-            if not _DIGITS.fullmatch(f[col - 1]) or len(f[col - 1]) > 18:
+            if not _DIGITS.fullmatch(f[col - 1]) or len(f[col - 1]) > _MAX_DIGITS:
                 kind = "an integer >= 1" if col == 5 else "an integer >= 0"
                 name = f"column {col} ({_COLUMN_NAMES[col]})"
                 if _DIGITS.fullmatch(f[col - 1]):
-                    return ValueError(f"{where}: {name} {f[col - 1]} is beyond the 64-bit "
-                                      "integer range")
+                    return ValueError(f"{where}: {name} {f[col - 1]} is too large (at most "
+                                      f"{_MAX_DIGITS} digits: an extended read stays in the "
+                                      "64-bit integer range)")
                 return ValueError(f"{where}: {name} must be {kind}, got {f[col - 1]!r}")
         if int(f[2]) <= int(f[1]):
             return ValueError(f"{where}: columns 2, 3 (start, end) must be 0 <= start < end, "
@@ -221,6 +224,9 @@ def _bad_line(path, data: bytes, fmt: str) -> ValueError:
 
 
 _DIGITS = re.compile(r"[0-9]+")
+#: digits of a coordinate or count: below 10^18, so that an extended or shifted read
+#: (--extsize, --shift < 2^31) and a pileup stay inside int64
+_MAX_DIGITS = 18
 
 
 def _read_table(path, fmt: str) -> Reads:
@@ -236,8 +242,10 @@ def _read_table(path, fmt: str) -> Reads:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pandas' casts: the bad line is named instead
+            # na_filter off: a chromosome 'NA', 'null' or 'None' is a name, not a
+            # missing value (its reads were dropped)
             table = pd.read_csv(io.BytesIO(body), sep="\t", header=None, usecols=usecols,
-                                quoting=csv.QUOTE_NONE, dtype={
+                                quoting=csv.QUOTE_NONE, na_filter=False, dtype={
                                     0: str, 1: np.int64, 2: np.int64,
                                     usecols[3]: str if fmt == "BED" else np.int64})
     except (ValueError, OverflowError, pd.errors.ParserError):
@@ -256,7 +264,8 @@ def _read_table(path, fmt: str) -> Reads:
         weight = last.to_numpy(np.int64)
         ok = weight >= 1
         rev = np.zeros(len(table), bool)
-    if not (ok & (s >= 0) & (e > s)).all():
+    if not (ok & (s >= 0) & (e > s) & (e < 10**_MAX_DIGITS)).all() or (
+            table["chrom"] == "").any():
         raise _bad_line(path, data, fmt)
     del data, body
     out = Reads(paired=fmt == "FRAG")

@@ -20,6 +20,11 @@ LABEL_COLUMNS = ("chrom", "chromStart", "chromEnd", "annotation")
 PEAK_COLUMNS = ("chrom", "chromStart", "chromEnd")
 
 
+def _plain(v) -> str:
+    """A cell as the file wrote it: ``-100``, not NumPy's ``np.int64(-100)``."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
     """Non-negative int64 coordinates, exactly (integers never pass through float)."""
     values = df[col]
@@ -27,7 +32,7 @@ def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
         if values.isna().any():  # nullable integers
             i = int(np.flatnonzero(values.isna().to_numpy())[0])
             raise ValueError(f"{name} column {col!r} must hold non-negative integers; "
-                             f"{loc(i)} has {values.iloc[i]!r}")
+                             f"{loc(i)} has {_plain(values.iloc[i])}")
         if values.dtype.kind == "u":
             big = values.to_numpy() > np.iinfo(np.int64).max
             if big.any():
@@ -42,7 +47,7 @@ def _integer_column(df: pd.DataFrame, col: str, name: str, loc) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{name} column {col!r} must hold non-negative integers; {loc(i)} has "
-            f"{values.iloc[i]!r}"
+            f"{_plain(values.iloc[i])}"
         )
     return arr
 
@@ -62,7 +67,7 @@ def _integers_of_objects(values: pd.Series, col: str, name: str, loc):
         if converted.isna().any():
             i = int(np.flatnonzero(converted.isna().to_numpy())[0])
             raise TypeError(
-                f"{name} column {col!r} must hold integers; {loc(i)} has {values.iloc[i]!r}"
+                f"{name} column {col!r} must hold integers; {loc(i)} has {_plain(values.iloc[i])}"
             )
         values = converted
     if pd.api.types.is_integer_dtype(values):

@@ -286,9 +286,13 @@ def peak_label_errors(peaks: pd.DataFrame, labels: pd.DataFrame) -> PeakLabelErr
     per_sample = "sample_id" in lab.columns
     if per_sample != ("sample_id" in pk.columns):
         has, lacks = ("labels", "peaks") if per_sample else ("peaks", "labels")
+        how = ("" if per_sample else
+               ": labels of every sample are labels.merge(pd.DataFrame({'sample_id': "
+               "SAMPLES}), how='cross') (every sample, those without a peak too); peaks of "
+               "one sample are peaks.drop(columns='sample_id')")
         raise ValueError(
             f"{has} have a sample_id column but {lacks} do not; give sample_id in both "
-            "tables (per-sample matching) or in neither"
+            f"tables (per-sample matching) or in neither{how}"
         )
     codes = pd.Categorical(lab["annotation"], categories=PEAK_ANNOTATIONS).codes
     n = len(lab)

@@ -45,7 +45,8 @@ from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
 __all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
-           "default_log_lambda", "default_windows", "load_pretrained", "mark_offset",
+           "cut_from_long_windows", "default_log_lambda", "default_windows", "load_pretrained",
+           "mark_offset",
            "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT",
            "shipped_model", "whole_chromosome_windows", "zero_label_log_lambda",
            "ZeroLabelModel"]
@@ -399,6 +400,50 @@ def whole_chromosome_windows(windows: pd.DataFrame, chrom_sizes: dict | None,
     length = windows["chrom"].astype(str).map(
         {str(k): float(v) for k, v in dict(chrom_sizes).items()})
     return (length < float(shortest)).fillna(False).to_numpy(bool)
+
+
+def cut_from_long_windows(windows: pd.DataFrame, coverage: pd.DataFrame,
+                          pretrained: Pretrained | None = None) -> np.ndarray:
+    """Which ``windows`` (``sample_id, chrom, chromStart, chromEnd``) are pieces of a
+    stretch of their sample's coverage at least as long as the shortest training window:
+    they overlap one of the coverage's own training-like windows (:func:`default_windows`,
+    ``penlearn peaks``' windows) of that length. A piece the labeling page cut for display
+    (200 kb) from such a stretch is no region cut around peaks: no short-window shift.
+
+    Examples
+    --------
+    >>> starts = np.arange(0, 600_000, 1000)
+    >>> cov = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": starts,
+    ...                     "chromEnd": starts + 1000, "count": 1})
+    >>> w = pd.DataFrame({"sample_id": "a", "chrom": "chr1", "chromStart": [0, 400_000],
+    ...                   "chromEnd": [200_000, 600_000]})
+    >>> cut_from_long_windows(w, cov).tolist()
+    [True, True]
+    >>> cut_from_long_windows(w, cov[cov.chromStart < 8000]).tolist()
+    [False, False]
+    """
+    pretrained = load_pretrained() if pretrained is None else pretrained
+    prov = pretrained.provenance.get("windows", {})
+    out = np.zeros(len(windows), bool)
+    if prov.get("min_bases") is None or not len(windows):
+        return out
+    if "sample_id" not in coverage.columns:
+        coverage = coverage.assign(sample_id=windows["sample_id"].iat[0])
+    own = default_windows(coverage, max_bases=prov.get("max_bases", np.inf))
+    own = own[(own["chromEnd"] - own["chromStart"]) >= float(prov["min_bases"])]
+    w = pd.DataFrame({"row": np.arange(len(windows)),
+                      "sample_id": windows["sample_id"].astype(str).to_numpy(),
+                      "chrom": windows["chrom"].astype(str).to_numpy(),
+                      "s": windows["chromStart"].to_numpy(np.int64),
+                      "e": windows["chromEnd"].to_numpy(np.int64)})
+    pairs = w.merge(pd.DataFrame({"sample_id": own["sample_id"].astype(str).to_numpy(),
+                                  "chrom": own["chrom"].astype(str).to_numpy(),
+                                  "a": own["chromStart"].to_numpy(np.int64),
+                                  "b": own["chromEnd"].to_numpy(np.int64)}),
+                    on=["sample_id", "chrom"])
+    hit = pairs.loc[(pairs["s"] < pairs["b"]) & (pairs["a"] < pairs["e"]), "row"]
+    out[hit.to_numpy(np.int64)] = True
+    return out
 
 
 def zero_label_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = None, *,
