@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -36,10 +37,18 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
+from penlearn.cli._callpeak_stream import (
+    PhaseClock,
+    _return_freed_memory,
+    call_genome,
+    control_genome_mean,
+    print_phases,
+    write_bedgraphs,
+)
 from penlearn.cli._common import _Reporter, probability
 from penlearn.cli._controls import check_shared_chroms
-from penlearn.cli.peaks import _log_lambda, check_penalty_options, control_segments
-from penlearn.peaks.formats.bed import write_bedgraph
+from penlearn.cli._workers import add_worker_arguments, workers
+from penlearn.cli.peaks import check_penalty_options, zero_label_model
 from penlearn.peaks.formats.fragment_size import MAX_FRAGMENT, estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
@@ -47,21 +56,9 @@ from penlearn.peaks.formats.narrowpeak import (
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.peak_columns import significant
-from penlearn.peaks.formats.reads import (
-    Reads,
-    dedup_limit,
-    fragment_coverage,
-    read_reads,
-    shift_reads,
-)
-from penlearn.peaks.peakseg.calls import peak_calls
-from penlearn.peaks.peakseg.controls import (
-    CONTROL_RULES,
-    control_background,
-    mark_control_peaks,
-)
-from penlearn.peaks.peakseg.evaluation import predict_peaks
+from penlearn.peaks.formats.read_arrays import ReadArrays, compact_reads, read_bam_arrays
+from penlearn.peaks.formats.reads import dedup_limit, read_reads, shift_reads
+from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
 __all__ = ["GENOME_SIZES", "IGNORED", "REFUSED", "cmd_callpeak", "genome_size"]
 
@@ -124,25 +121,27 @@ def genome_size(text: str) -> float:
     return value
 
 
-def _pooled(paths, fmt: str, args) -> Reads:
+def _pooled(paths, fmt: str, args) -> ReadArrays:
     """The reads of several files as one sample: MACS3 pools ``-t A B`` first, then
-    counts the duplicates (:func:`~penlearn.peaks.formats.reads.read_reads`)."""
-    return read_reads(list(paths), fmt, keep_dup=args.keep_dup, genome_size=args.gsize,
-                      max_count=args.max_count)
+    counts the duplicates (:func:`~penlearn.peaks.formats.reads.read_reads`); kept as
+    compact arrays (:func:`~penlearn.peaks.formats.read_arrays.compact_reads`), the
+    ``--shift`` checked."""
+    if fmt in ("BAM", "BAMPE") and not args.shift:  # compact from the first record
+        return read_bam_arrays(list(paths), fmt == "BAMPE", keep_dup=args.keep_dup,
+                               genome_size=args.gsize)
+    reads = read_reads(list(paths), fmt, keep_dup=args.keep_dup, genome_size=args.gsize,
+                       max_count=args.max_count)
+    shift_reads(reads, args.shift)  # a shift that moves every read off: an error here
+    return compact_reads(reads)
 
 
-def _shifted(reads: Reads, shift: int) -> Reads:
-    """5′ ends moved ``shift`` bases 3′-ward (MACS3's ``--shift``; negative: 5′-ward)."""
-    return shift_reads(reads, shift)
-
-
-def _fragment_size(reads: Reads, args, report) -> int | None:
+def _fragment_size(reads: ReadArrays, args, report) -> int | None:
     if reads.paired:
         return None
     if args.extsize is not None or args.nomodel:
         return 200 if args.extsize is None else args.extsize
     try:
-        d = estimate_fragment_size(reads, mfold=tuple(args.mfold), min_size=args.d_min)
+        d = estimate_fragment_size(reads.as_reads(), mfold=tuple(args.mfold), min_size=args.d_min)
     except ValueError:
         if not args.fix_bimodal:
             raise
@@ -170,13 +169,6 @@ def _xls(table: pd.DataFrame, summit: np.ndarray, pileup: np.ndarray, path: Path
     text = "".join(f"# {h}\n" for h in header) + "\n" + xls.to_csv(
         sep="\t", index=False, lineterminator="\n")
     write_text_atomic(path, text)
-
-
-def _bdg(coverage: pd.DataFrame, path: Path, scale: float) -> None:
-    cov = coverage[["chrom", "chromStart", "chromEnd", "count"]]
-    if scale != 1.0:
-        cov = cov.assign(count=(cov["count"] * scale).round(5))
-    write_bedgraph(cov.rename(columns={"count": "mean"}), path)
 
 
 def _outputs(args) -> dict:
@@ -255,78 +247,60 @@ def cmd_callpeak(args) -> int:
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
     penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
     check_penalty_options(penalty_args)  # before the reads
+    clock = PhaseClock()
+    _return_freed_memory()
     report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
-    treat = _pooled(args.treatment, args.format, args)
-    d = _fragment_size(treat, args, report)
-    treat_cov = fragment_coverage(_shifted(treat, args.shift), d)
-    sizes = treat.sizes
-    cov, control_cov = treat_cov, None
+    with clock("read"):
+        treat = _pooled(args.treatment, args.format, args)
+    with clock("fragment size"):
+        d = _fragment_size(treat, args, report)
+    ctrl, fallbacks, sizes = None, None, treat.sizes
     if args.control:
         report(f"reading {len(args.control)} control file(s)")
-        ctrl = _pooled(args.control, args.format, args)
+        with clock("read"):
+            ctrl = _pooled(args.control, args.format, args)
         check_shared_chroms(treat.chroms, ctrl.chroms, "-c/--control")
         # MACS3 extends the control's reads by the treatment's fragment size too
-        control_cov = fragment_coverage(_shifted(ctrl, args.shift), d)
         sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
-        report("peak model of the control")
-        c_segs = control_segments(penalty_args, control_cov.assign(sample_id="control"),
-                                  report, chrom_sizes=sizes)
-        if args.control_rule == "background":
-            cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-    log_lambda, windows = _log_lambda(penalty_args, treat_cov, report, sizes, "treatment")
-    report("peak model of the treatment")
-    segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
-    # the peak columns of every penlearn peak file (summit of treatment - scaled control)
-    scale = {} if control_cov is None else {
-        "control": control_cov, "control_scale": treat.total / ctrl.total}
-    calls = peak_calls(segs, treat_cov, **scale)
-    calls = significant(calls, qvalue=args.qvalue, pvalue=args.pvalue)  # -q / -p
-    up = None
-    if control_cov is not None and args.control_rule == "filter":
-        up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])[
-            "control_up"].to_numpy()
-        report(f"{int(up.sum())} peak(s) where the control is up: dropped")
-        calls, up = calls[~up].reset_index(drop=True), None
-    table = narrowpeak_table(calls, args.name, number_sep="_")  # MACS3's NAME_peak_1
-    summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
-    pileup = _pileup_at(treat_cov, table["chrom"].to_numpy(), summit)
-    for f in files.values():  # an earlier run's files: none left beside this run's
-        f.unlink(missing_ok=True)  # (a run stopped while writing leaves only its own)
-    (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
-    write_summits(table, files["summits"])
+        with clock("background"):
+            fallbacks = control_genome_mean(treat, ctrl, d, args.shift, sizes)
+    if penalty_args.model is None and check_penalty_options(penalty_args) is None:
+        report.notice(f"penlearn {getattr(args, 'command', 'callpeak')}: no --penalty or "
+                      f"--model: using {zero_label_model(penalty_args).notice()}")
+    report(f"peaks of {len(treat.chroms)} chromosome(s), one at a time"
+           + (f" on {args.jobs} workers" if args.jobs > 1 else ""))
     n_frag = treat.total
-    header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
-              f"treatment files: {' '.join(args.treatment)}",
-              f"control files: {' '.join(args.control or []) or 'none'}",
-              f"format: {args.format}; fragments: {n_frag}; fragment size: "
-              f"{d if d is not None else 'paired (as read)'}",
-              f"control rule: {args.control_rule if args.control else 'no control'}"]
-    _xls(table, summit, pileup, files["xls"], header, up)
-    if args.bdg:
-        scale = 1e6 / n_frag if args.SPMR else 1.0
-        _bdg(treat_cov, files["treat"], scale)
-        if "lambda" in files:
-            # the control's local level (its segments), under either rule
-            lam = cov if "background" in cov else control_background(
-                treat_cov, control_cov, c_segs, chrom_sizes=sizes)
-            mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
-                                    - treat_cov["chromStart"]))
-            _bdg(lam.assign(count=lam["background"] * mean), files["lambda"], scale)
+    with tempfile.TemporaryDirectory(prefix="penlearn-callpeak-") as bdg_dir:
+        opts = {"d": d, "shift": args.shift, "penalty_args": penalty_args,
+                "rule": args.control_rule, "fallbacks": fallbacks, "sizes": sizes,
+                "control_scale": None if ctrl is None else n_frag / ctrl.total,
+                "bdg_dir": bdg_dir if args.bdg else None,
+                "qvalue": args.qvalue, "pvalue": args.pvalue}
+        with workers(args) as executor:
+            calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
+        if ctrl is not None and args.control_rule == "filter":
+            report(f"{dropped} peak(s) where the control is up: dropped")
+        with clock("write"):
+            table = narrowpeak_table(calls, args.name, number_sep="_")  # MACS3's NAME_peak_1
+            for f in files.values():  # an earlier run's files: none left beside this run's
+                f.unlink(missing_ok=True)  # (a run stopped while writing leaves only its own)
+            summit = table["chromStart"].to_numpy() + table["peak"].to_numpy()
+            (write_broadpeak if args.broad else write_narrowpeak)(table, files["peaks"])
+            write_summits(table, files["summits"])
+            header = [f"This file is generated by penlearn callpeak ({len(table)} peaks)",
+                      f"treatment files: {' '.join(args.treatment)}",
+                      f"control files: {' '.join(args.control or []) or 'none'}",
+                      f"format: {args.format}; fragments: {n_frag}; fragment size: "
+                      f"{d if d is not None else 'paired (as read)'}",
+                      f"control rule: {args.control_rule if args.control else 'no control'}"]
+            _xls(table, summit, info["pileup"], files["xls"], header, None)
+            if args.bdg:
+                write_bedgraphs(Path(bdg_dir), info["chroms"], files, info,
+                                1e6 / n_frag if args.SPMR else 1.0)
+    if args.phase_times:
+        print_phases(clock, args.phase_times)
     print(f"penlearn callpeak: wrote {len(table)} peaks to {files['peaks']}")
     return 0
-
-
-def _pileup_at(coverage: pd.DataFrame, chroms: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The coverage at each (chrom, position)."""
-    out = np.zeros(len(pos), np.int64)
-    for c, g in coverage.groupby("chrom", sort=False):
-        m = chroms == c
-        if m.any():
-            s = g["chromStart"].to_numpy()
-            k = np.searchsorted(s, pos[m], side="right") - 1
-            inside = (k >= 0) & (pos[m] < g["chromEnd"].to_numpy()[np.maximum(k, 0)])
-            out[m] = np.where(inside, g["count"].to_numpy()[np.maximum(k, 0)], 0)
-    return out
 
 
 def register(add) -> None:
@@ -401,6 +375,8 @@ def register(add) -> None:
     p.add_argument("--model", default=None, metavar="MODEL.json",
                    help="a model from 'penlearn learn': each window's log λ predicted from "
                    "its coverage features (none: the shipped zero-label model)")
+    add_worker_arguments(p, "chromosome", tmpdir=False)
+    p.add_argument("--phase-times", default=None, help=argparse.SUPPRESS)
     for opt in REFUSED:
         p.add_argument(*opt.split("/"), dest=_dest(opt), nargs="?", const=True,
                        default=None, help=argparse.SUPPRESS)

@@ -52,8 +52,8 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-__all__ = ["PEAK_VALUE_COLUMNS", "peak_columns", "significant", "summit_offsets",
-           "summit_tests", "ucsc_scores"]
+__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "peak_columns", "rescore", "significant",
+           "summit_offsets", "summit_tests", "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
@@ -158,9 +158,41 @@ def _genome_level(problems: list) -> tuple[float, float, float]:
     return total, bases, (total / rises if rises > 0 else 1.0)
 
 
+def genome_level(runs) -> tuple[float, float, float]:
+    """Total coverage, bases (to the last covered base) and fragment length of one
+    chromosome's pileup runs ``(starts, ends, counts)``; summed over chromosomes (total
+    and bases added, the fragment length as total over rises) they are the sample's
+    level of :func:`summit_tests`.
+
+    Examples
+    --------
+    >>> genome_level((np.array([0, 10]), np.array([10, 30]), np.array([1, 2])))
+    (50.0, 30.0, 25.0)
+    """
+    total, bases, d = _genome_level([runs])
+    return total, bases, d
+
+
+def rescore(peaks: pd.DataFrame, tests: float) -> pd.DataFrame:
+    """``score`` and ``qValue`` over all ``peaks`` of one sample (made a chromosome at a
+    time by :func:`peak_columns` with ``genome_level``), ``tests`` the size of the
+    q-value population (``summit_tests``' ``tests``); ``pValue`` as it is.
+
+    Examples
+    --------
+    >>> pk = pd.DataFrame({"mean": [2.0, 4.0], "pValue": [3.0, 6.0]})
+    >>> rescore(pk, 10.0)[["score", "qValue"]].round(2).values.tolist()
+    [[500.0, 2.3], [1000.0, 5.0]]
+    """
+    out = peaks.copy()
+    out["score"] = ucsc_scores(out["mean"].to_numpy(float))
+    out["qValue"] = -_bh_log10(-out["pValue"].to_numpy(float), float(tests)) + 0.0
+    return out
+
+
 def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray, *,
-                 control: pd.DataFrame | None = None, control_scale: float = 1.0
-                 ) -> pd.DataFrame:
+                 control: pd.DataFrame | None = None, control_scale: float = 1.0,
+                 genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """What each peak's pValue tests (the module's rule): ``k`` (fragments at the summit),
     ``lambda_local`` and ``tests`` (the size of its sample's q-value population).
 
@@ -177,9 +209,9 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
     shared = control is not None and "sample_id" not in control.columns
     sids = peaks["sample_id"].tolist() if "sample_id" in peaks.columns else [None] * len(peaks)
     level = {}
-    for sid in dict.fromkeys(sids):
+    for sid in dict.fromkeys(sids):  # genome_level: given when coverage is one chromosome
         mine = [v for (s, _), v in treat.items() if s == sid or s is None]
-        level[sid] = _genome_level(mine or list(treat.values()))
+        level[sid] = genome_level or _genome_level(mine or list(treat.values()))
     x = peaks["chromStart"].to_numpy(np.int64) + np.asarray(summit, np.int64)
     k = np.zeros(len(peaks))
     lam = np.zeros(len(peaks))
@@ -307,8 +339,12 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
 
 def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
                  control: pd.DataFrame | None = None,
-                 control_scale: float = 1.0) -> pd.DataFrame:
+                 control_scale: float = 1.0,
+                 genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """The peaks with ``score, signalValue, pValue, qValue, summit`` (module's rules).
+    ``genome_level``: the sample's (total coverage, bases, fragment length) of
+    :func:`genome_level` when ``coverage`` holds part of the genome (then the scores and
+    q-values are those of these peaks alone: :func:`rescore` sets them over all).
 
     Parameters
     ----------
@@ -348,7 +384,7 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
               if coverage is not None else np.full(len(out), -1, np.int64))
     if coverage is not None and len(out):
         tests = summit_tests(out, coverage, summit, control=control,
-                             control_scale=float(control_scale))
+                             control_scale=float(control_scale), genome_level=genome_level)
         k, lam, m = (tests[c].to_numpy() for c in ("k", "lambda_local", "tests"))
     else:
         k, lam, m = np.rint(mean), bg, np.zeros(len(out))

@@ -34,7 +34,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.solver import BACKGROUND, COVERAGE_COLUMNS
 
 __all__ = ["CONTROL_RULES", "control_background", "control_mean", "control_of",
-           "mark_control_peaks"]
+           "mark_control_peaks", "segment_levels", "typical_levels"]
 
 CONTROL_RULES = ("background", "filter")
 
@@ -98,8 +98,8 @@ def _typical(level: np.ndarray, bases: np.ndarray, fallback: float) -> float:
 
 
 def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
-                       segments: pd.DataFrame, *, chrom_sizes: dict | None = None
-                       ) -> pd.DataFrame:
+                       segments: pd.DataFrame, *, chrom_sizes: dict | None = None,
+                       levels: tuple[float, float] | None = None) -> pd.DataFrame:
     """One sample's treatment coverage with the control's ``background`` column.
 
     On each segment of the control's PeakSeg model, ``b = max(1, min(c / c₀, t / t₀))``:
@@ -124,6 +124,9 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         Chromosome lengths, over which the control's genome-wide mean is taken: the
         typical levels when most bases have none (default: the last covered base of
         either).
+    levels : (float, float), optional
+        ``(c₀, t₀)`` given (:func:`typical_levels` of the whole genome) when the tables
+        hold one chromosome of it at a time.
 
     Returns
     -------
@@ -145,8 +148,41 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
     for table, what in ((treatment, "treatment"), (control, "control")):
         require_columns(table, list(COVERAGE_COLUMNS), what)
     require_columns(segments, ["chrom", "chromStart", "chromEnd", "mean"], "control segments")
-    lengths = _chrom_lengths(treatment, control, chrom_sizes)
-    lam_bg = control_mean(control, lengths)
+    parts = segment_levels(treatment, segments)
+    if levels is None:
+        lengths = _chrom_lengths(treatment, control, chrom_sizes)
+        t_area = float(((treatment["chromEnd"] - treatment["chromStart"])
+                        * treatment["count"]).sum())
+        levels = typical_levels(parts, control_mean(control, lengths),
+                                t_area / float(sum(lengths.values())))
+    c0, t0 = levels
+    out = []
+    for chrom, t, gs, ge, gc, gt in parts:
+        gb = np.maximum(np.minimum(gc / c0, gt / t0 if t0 > 0 else np.inf), 1.0)
+        ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
+        tc = t["count"].to_numpy(np.int64)
+        lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
+        cuts = np.sort(np.concatenate([ts, te, gs, ge]))  # unique by a sort: (NumPy 2's
+        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]  # hashing np.unique is slower here)
+        cuts = cuts[(cuts >= lo) & (cuts <= hi)]
+        starts = cuts[:-1]
+        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts, "chromEnd": cuts[1:],
+                                 "count": _value_at(ts, te, tc, starts, 0),
+                                 BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
+    return pd.concat(out, ignore_index=True)
+
+
+def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
+    """Per chromosome of the treatment: ``(chrom, rows, start, end, control mean,
+    treatment mean)`` of each control segment (the treatment's mean over its bases).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "count": [2]})
+    >>> s = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "mean": [1.0]})
+    >>> segment_levels(t, s)[0][5].tolist()
+    [2.0]
+    """
     by_chrom = dict(list(segments.groupby("chrom", sort=False)))
     parts = []
     for chrom, t in treatment.groupby("chrom", sort=False):
@@ -161,26 +197,27 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         parts.append((chrom, t, gs, ge, g["mean"].to_numpy(float),
                       (_area_below(ts, te, area, ge) - _area_below(ts, te, area, gs))
                       / np.maximum(ge - gs, 1)))
+    return parts
+
+
+def typical_levels(parts: list, control_fallback: float, treatment_fallback: float
+                   ) -> tuple[float, float]:
+    """``(c₀, t₀)`` of :func:`control_background`: the control's and the treatment's
+    levels on most bases of the control's segments (``parts``: :func:`segment_levels`'
+    rows of every chromosome), each its fallback (the genome-wide mean) when 0.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "count": [2]})
+    >>> s = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [10], "mean": [1.0]})
+    >>> typical_levels(segment_levels(t, s), 1.0, 1.0)
+    (1.0, 2.0)
+    """
     bases = np.concatenate([p[3] - p[2] for p in parts]) if parts else np.zeros(0)
     c_all = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0)
     t_all = np.concatenate([p[5] for p in parts]) if parts else np.zeros(0)
-    t_area = float(((treatment["chromEnd"] - treatment["chromStart"])
-                    * treatment["count"]).sum())
-    c0 = _typical(c_all, bases, lam_bg)
-    t0 = _typical(t_all, bases, t_area / float(sum(lengths.values())))
-    out = []
-    for chrom, t, gs, ge, gc, gt in parts:
-        gb = np.maximum(np.minimum(gc / c0, gt / t0 if t0 > 0 else np.inf), 1.0)
-        ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
-        tc = t["count"].to_numpy(np.int64)
-        lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
-        cuts = np.unique(np.concatenate([ts, te, gs, ge]))
-        cuts = cuts[(cuts >= lo) & (cuts <= hi)]
-        starts = cuts[:-1]
-        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts, "chromEnd": cuts[1:],
-                                 "count": _value_at(ts, te, tc, starts, 0),
-                                 BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
-    return pd.concat(out, ignore_index=True)
+    return (_typical(c_all, bases, control_fallback),
+            _typical(t_all, bases, treatment_fallback))
 
 
 def _area_below(start, end, area, x):

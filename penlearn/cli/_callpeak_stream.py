@@ -1,0 +1,457 @@
+"""``penlearn callpeak`` one chromosome at a time: bounded memory, ``--jobs`` across
+chromosomes, a progress line per chromosome.
+
+The reads of the treatment and of the control are kept as compact arrays
+(:mod:`penlearn.peaks.formats.read_arrays`: 5 bytes a single-end read); everything else
+— the fragment pileup as run-length arrays, the control's PeakSeg model and the
+treatment's background, the windows, their features and penalties (the same zero-label
+or learned penalty function, per window), the treatment's PeakSeg solves and the peak
+columns — is made for one chromosome, used and dropped (:func:`call_chromosome`). Only
+what is genome-wide is computed before: the fragment size, the read totals, the
+control's genome-wide mean ``λ_bg``; and after: the peaks' UCSC scores and q-values
+(over all peaks of the sample). The peaks equal those of the whole-genome tables
+(``tests/cli/test_callpeak_stream.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from penlearn._executor import run_tasks
+from penlearn.peaks.formats.bed import write_bedgraph
+from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
+from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
+from penlearn.peaks.peakseg.calls import peak_calls
+from penlearn.peaks.peakseg.controls import (
+    control_background,
+    mark_control_peaks,
+    segment_levels,
+    typical_levels,
+)
+from penlearn.peaks.peakseg.evaluation import predict_peaks
+
+__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
+
+
+def _return_freed_memory(trim: bool = False) -> None:
+    """glibc only: large blocks by ``mmap`` (1 MiB and up, not a threshold that grows
+    with each block freed), so the tables of a chromosome go back to the system when
+    dropped, not into a heap whose high-water mark the next chromosome inherits;
+    ``trim``: give back the heap's free top now. Elsewhere nothing happens."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        if trim:
+            libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class PhaseClock:
+    """Wall and CPU seconds and the largest RSS (MB) of named phases, summed over their
+    occurrences.
+
+    Examples
+    --------
+    >>> clock = PhaseClock()
+    >>> with clock("read"):
+    ...     _ = sum(range(1000))
+    >>> sorted(clock.times)
+    ['read']
+    """
+
+    def __init__(self) -> None:
+        self.times: dict[str, dict] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, name: str):
+        w0, c0 = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            self.add(name, time.perf_counter() - w0, time.process_time() - c0, _rss_mb())
+
+    def add(self, name: str, wall: float, cpu: float, rss_mb: float) -> None:
+        """Add one occurrence (or a worker's totals) of ``name``."""
+        t = self.times.setdefault(name, {"wall": 0.0, "cpu": 0.0, "rss_mb": 0.0})
+        t["wall"] += wall
+        t["cpu"] += cpu
+        t["rss_mb"] = max(t["rss_mb"], rss_mb)
+
+    def merge(self, times: dict) -> None:
+        """Add another clock's :attr:`times` (a worker's)."""
+        for name, t in times.items():
+            self.add(name, t["wall"], t["cpu"], t["rss_mb"])
+
+
+def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int,
+                        sizes: dict | None) -> tuple[float, float]:
+    """The control's and the treatment's genome-wide mean coverage (as
+    :func:`~penlearn.peaks.peakseg.controls.control_mean`): their fragments' bases over
+    the lengths of the chromosomes covered by either (the header's length, else the last
+    covered base), without a pileup.
+
+    Examples
+    --------
+    >>> r = ReadArrays(True, {"chr1": (np.array([0], np.int32), np.array([10], np.int32),
+    ...                                None)}, {"chr1": 40})
+    >>> control_genome_mean(r, r, None, 0, {"chr1": 40})
+    (0.25, 0.25)
+    """
+    area, length = [0.0, 0.0], 0
+    for c in dict.fromkeys([*treat.chroms, *ctrl.chroms]):
+        last = 0
+        for k, reads in enumerate((ctrl, treat)):
+            if c in reads.chroms:
+                s, e = fragments(reads, c, extsize, shift)
+                if len(s):
+                    last = max(last, int(e.max()))
+                    area[k] += float((e - s).sum())
+        if last:
+            length += int(sizes.get(c, last)) if sizes else last
+    if area[0] <= 0:
+        raise ValueError("the control has no reads: it cannot be a background")
+    return area[0] / float(length), area[1] / float(length)
+
+
+def _frame(chrom: str, runs) -> pd.DataFrame:
+    s, e, n = runs
+    # one category: 1 byte a row, and no pass over the rows where the ids are checked
+    name = pd.Categorical.from_codes(np.zeros(len(s), np.int8), [chrom])
+    return pd.DataFrame({"chrom": name, "chromStart": s.astype(np.int64),
+                         "chromEnd": e.astype(np.int64), "count": n.astype(np.int64)})
+
+
+def _quiet(_msg: str) -> None:
+    return None
+
+
+def _empty_segments() -> pd.DataFrame:
+    return pd.DataFrame({"sample_id": pd.Series([], dtype=object),
+                         "chrom": pd.Series([], dtype=object),
+                         "chromStart": pd.Series([], dtype=np.int64),
+                         "chromEnd": pd.Series([], dtype=np.int64),
+                         "mean": pd.Series([], dtype=float),
+                         "status": pd.Series([], dtype=object)})
+
+
+def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: dict
+                       ) -> dict:
+    """Pass 1 of a chromosome with a control: the control's PeakSeg segments (its model
+    at its own penalty) and :func:`~penlearn.peaks.peakseg.controls.segment_levels`' bases,
+    control and treatment means of each (for the genome-wide typical levels).
+    Returns ``segments``, ``levels`` (bases, control means, treatment means), ``phases``
+    and ``warnings``."""
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import control_segments  # the commands' layer
+
+    _return_freed_memory()
+    clock = PhaseClock()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with clock("pileup"):
+            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+            control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"], opts["shift"]))
+        with clock("control model"):
+            c_segs = control_segments(opts["penalty_args"],
+                                      control_cov.assign(sample_id="control"),
+                                      _Reporter(True), chrom_sizes=opts["sizes"]) \
+                if len(control_cov) else _empty_segments()
+        with clock("background"):
+            parts = segment_levels(treat_cov, c_segs)
+            levels = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+                           for k in (3, 2, 4, 5))
+            levels = (levels[0] - levels[1], levels[2], levels[3])
+    del treat_cov, control_cov, parts
+    _return_freed_memory(trim=True)
+    return {"segments": c_segs, "levels": levels, "phases": clock.times,
+            "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts: dict,
+                    c_segs: pd.DataFrame | None = None) -> dict:
+    """The peaks of one chromosome (``treat`` / ``ctrl`` hold that chromosome's reads;
+    ``c_segs`` the control's segments there, from :func:`control_chromosome`).
+
+    ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
+    arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
+    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces). Returns
+    ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
+    and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
+    the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
+    (``(category, message)``).
+    """
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import _log_lambda  # the commands' layer
+
+    _return_freed_memory()
+    clock = PhaseClock()
+    args = opts["penalty_args"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with clock("pileup"):
+            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+        cov, control_cov, lam = treat_cov, None, None
+        if ctrl is not None:
+            with clock("pileup"):
+                control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"],
+                                                         opts["shift"]))
+            if opts["rule"] == "background" or opts.get("bdg_dir"):
+                with clock("background"):  # (-B: the control's level under either rule)
+                    lam = control_background(treat_cov, control_cov, c_segs,
+                                             chrom_sizes=opts["sizes"],
+                                             levels=opts["levels"])
+                if opts["rule"] == "background":
+                    cov = lam
+        with clock("features"):
+            log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
+                                              opts["sizes"])
+        with clock("solve"):
+            segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+        with clock("calls"):
+            scale = {} if control_cov is None else {
+                "control": control_cov, "control_scale": opts["control_scale"]}
+            calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"], **scale)
+            # dropped after the genome-wide scores and q-values (which count them)
+            calls["control_up"] = False
+            if control_cov is not None and opts["rule"] == "filter":
+                calls["control_up"] = mark_control_peaks(
+                    calls, c_segs[c_segs["status"] == "peak"])["control_up"].to_numpy()
+            summit = calls["chromStart"].to_numpy(np.int64) + calls["summit"].to_numpy(
+                np.int64)
+            calls["pileup"] = _pileup_at(treat_cov, summit)
+            calls = calls.drop(columns=["score", "qValue"])  # over all peaks: rescore
+        if opts.get("bdg_dir"):
+            with clock("write"):
+                np.save(Path(opts["bdg_dir"]) / f"{chrom}.treat.npy", treat_cov[
+                    ["chromStart", "chromEnd", "count"]].to_numpy(np.int64).T)
+                if lam is not None:
+                    np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
+                        lam["chromStart"].to_numpy(float), lam["chromEnd"].to_numpy(float),
+                        lam["background"].to_numpy(float)]))
+    bases = (treat_cov["chromEnd"] - treat_cov["chromStart"]).to_numpy()
+    area = float((bases * treat_cov["count"].to_numpy()).sum())
+    del treat_cov, control_cov, cov, segs, lam
+    _return_freed_memory(trim=True)
+    return {"calls": calls, "area": area, "bases": float(bases.sum()),
+            "phases": clock.times,
+            "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+def _pileup_at(cov: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
+    s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+    k = np.searchsorted(s, pos, side="right") - 1
+    kk = np.maximum(k, 0)
+    inside = (k >= 0) & (pos < e[kk]) if len(s) else np.zeros(len(pos), bool)
+    return np.where(inside, cov["count"].to_numpy()[kk] if len(s) else 0, 0).astype(np.int64)
+
+
+def _part(reads: ReadArrays | None, chrom: str) -> ReadArrays | None:
+    """The reads of one chromosome (what a worker is sent)."""
+    if reads is None:
+        return None
+    part = {chrom: reads.chroms[chrom]} if chrom in reads.chroms else {}
+    return ReadArrays(reads.paired, part, reads.sizes)
+
+
+class _Progress:
+    """A line per chromosome done, with an ETA by bases; a line at least every ``every``
+    seconds while chromosomes run (plain lines: no ``\\r``)."""
+
+    def __init__(self, report, sizes: dict, what: str = "", every: float = 10.0) -> None:
+        self.report, self.sizes, self.every = report, sizes, every
+        self.what = f"{what} " if what else ""
+        self.total = float(sum(sizes.values())) or 1.0
+        self.done_bases, self.done = 0.0, 0
+        self.t0 = self.last = time.perf_counter()
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def _eta(self) -> str:
+        el = time.perf_counter() - self.t0
+        if not self.done_bases:
+            return ""
+        left = el * (self.total - self.done_bases) / self.done_bases
+        return f", ETA {left:.0f} s"
+
+    def _say(self, msg: str) -> None:
+        with self.lock:
+            self.report(msg)
+            self.last = time.perf_counter()
+
+    def chromosome(self, chrom: str, n_peaks: int) -> None:
+        """Report one chromosome done."""
+        self.done += 1
+        self.done_bases += self.sizes.get(chrom, 0)
+        self._say(f"{self.what}{chrom}: {n_peaks} peak(s); {self.done}/{len(self.sizes)} "
+                  f"chromosomes, "
+                  f"{100 * self.done_bases / self.total:.0f} % of the bases{self._eta()}")
+
+    def _beat(self) -> None:
+        while not self.stop.wait(1.0):
+            if time.perf_counter() - self.last >= self.every:
+                self._say(f"{self.what}working: {self.done}/{len(self.sizes)} chromosomes done, "
+                          f"{100 * self.done_bases / self.total:.0f} % of the bases"
+                          f"{self._eta()}")
+
+
+def _emit_warnings(caught: list) -> None:
+    """Each kind of warning once: the first chromosome's message, and how many more
+    chromosomes gave one like it."""
+    kinds: dict = {}
+    for cat, msg in caught:
+        kinds.setdefault((cat, msg[:40]), []).append(msg)
+    for (cat, _), msgs in kinds.items():
+        more = len(msgs) - 1
+        warnings.warn(msgs[0] + (f" (and as much on {more} more chromosome(s))" if more
+                                 else ""), cat, stacklevel=3)
+
+
+def _levels(results: dict, fallbacks: tuple[float, float]) -> tuple[float, float]:
+    """The genome-wide ``(c₀, t₀)`` from every chromosome's pass-1 levels."""
+    b, c, t = (np.concatenate([r["levels"][k] for r in results.values()]) for k in range(3))
+    return typical_levels([(None, None, np.zeros(len(b)), b, c, t)], *fallbacks)
+
+
+def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
+                clock: PhaseClock, executor=None) -> tuple[pd.DataFrame, int, dict]:
+    """Every chromosome of the treatment through :func:`call_chromosome` (in
+    ``executor``'s workers when given, the largest first; else here, the largest last,
+    each chromosome's reads dropped from ``treat`` and ``ctrl`` once it is done), after
+    :func:`control_chromosome` on each when there is a control (the control's models and
+    the genome-wide typical levels of the background); the peaks in the treatment's
+    chromosome order with the genome-wide columns, ``-q`` / ``-p`` applied; (peaks,
+    dropped, bedGraph info). ``opts["fallbacks"]``: the control's and the treatment's
+    genome-wide means (:func:`control_genome_mean`)."""
+    chroms = list(treat.chroms)
+    sizes = {c: (treat.sizes or {}).get(c) or int(
+        treat.chroms[c][1].max() if treat.paired else treat.chroms[c][0].max()) + 1
+        for c in chroms}
+    # the sample's level of the summits' tests (total, bases, rises) over the genome
+    total = bases = rises = 0.0
+    for c in chroms:
+        t_, b_, d_ = genome_level(chrom_pileup(treat, c, opts["d"], opts["shift"]))
+        total, bases, rises = total + t_, bases + b_, rises + (t_ / d_ if t_ else 0.0)
+    level = (total, bases, total / rises if rises > 0 else 1.0)
+    opts = {**opts, "genome_level": level}
+    first = {}
+    if ctrl is not None:
+        report("the control's model, chromosome by chromosome")
+        with _Progress(report, sizes, "control") as progress:
+            def done_control(c, res):
+                first[c] = res
+                clock.merge(res["phases"])
+                progress.chromosome(c, int((res["segments"]["status"] == "peak").sum()))
+            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {})
+                     for c in sorted(chroms, key=lambda c: -sizes[c])}
+            run_tasks(executor, control_chromosome, tasks, done_control)
+        opts = {**opts, "levels": _levels(first, opts["fallbacks"])}
+        report("the treatment's model, chromosome by chromosome")
+    results: dict = {}
+    with _Progress(report, sizes) as progress:
+        def finish(c, res):
+            results[c] = res
+            clock.merge(res["phases"])
+            progress.chromosome(c, len(res["calls"]))
+
+        def segments_of(c):
+            return first[c]["segments"] if c in first else None
+        if executor is None:
+            # the largest chromosome last, each one's reads dropped once it is done:
+            # the largest tables meet the fewest reads still held
+            for c in sorted(chroms, key=lambda c: sizes[c]):
+                res = call_chromosome(c, _part(treat, c), _part(ctrl, c), opts,
+                                      segments_of(c))
+                for reads in (treat, ctrl):
+                    if reads is not None:
+                        reads.chroms.pop(c, None)
+                finish(c, res)
+        else:
+            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts, segments_of(c)), {})
+                     for c in sorted(chroms, key=lambda c: -sizes[c])}  # largest first
+            run_tasks(executor, call_chromosome, tasks, finish)
+    caught = [w for c in chroms for w in (*first.get(c, {}).get("warnings", []),
+                                          *results[c]["warnings"])]
+    _emit_warnings(caught)
+    parts = [results[c]["calls"] for c in chroms if len(results[c]["calls"])]
+    calls = pd.concat(parts, ignore_index=True) if parts else results[chroms[0]]["calls"]
+    summit = calls.pop("summit").to_numpy(np.int64)
+    keep = calls[["pileup", "control_up"]]
+    calls = rescore(calls.drop(columns=["pileup", "control_up"]),  # over all peaks
+                    4 * level[1] / level[2] if level[1] > 0 else 1.0)
+    calls["summit"] = summit
+    calls[["pileup", "control_up"]] = keep.to_numpy()
+    calls = significant(calls, qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
+    up = calls["control_up"].to_numpy(bool)
+    pileup = calls["pileup"].to_numpy(np.int64)[~up]
+    calls = calls[~up].drop(columns=["pileup", "control_up"]).reset_index(drop=True)
+    info = {"area": sum(r["area"] for r in results.values()),
+            "bases": sum(r["bases"] for r in results.values()), "pileup": pileup,
+            "chroms": chroms}
+    return calls, int(up.sum()), info
+
+
+def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale: float
+                    ) -> None:
+    """``-B``: the treatment's pileup and the control's λ bedGraphs from the pieces of
+    :func:`call_chromosome`, chromosome after chromosome into a temporary file, renamed."""
+    mean = info["area"] / info["bases"]
+    for key in ("treat", "lambda"):
+        if key not in files:
+            continue
+        out = Path(files[key])
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for c in chroms:
+                    s, e, v = np.load(bdg_dir / f"{c}.{key}.npy")
+                    v = v * mean if key == "lambda" else v
+                    if scale != 1.0:
+                        v = (v * scale).round(5)
+                    piece = bdg_dir / f"{c}.{key}.bdg"
+                    write_bedgraph(pd.DataFrame({"chrom": c, "chromStart": s.astype(np.int64),
+                                                 "chromEnd": e.astype(np.int64), "mean": v}),
+                                   piece)
+                    with open(piece, "rb") as src:
+                        shutil.copyfileobj(src, fh)
+                    piece.unlink()
+            os.replace(tmp, out)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def print_phases(clock: PhaseClock, path) -> None:
+    """``--phase-times FILE``: the phases as JSON (for ``benchmarks/callpeak_genome.py``)."""
+    import json
+
+    Path(path).write_text(json.dumps(clock.times, indent=1))
+    sys.stderr.flush()
