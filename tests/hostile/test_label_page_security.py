@@ -17,7 +17,6 @@ import time
 import urllib.error
 import urllib.request
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -28,14 +27,7 @@ HEADER = "sample_id,chrom,chromStart,chromEnd,annotation\n"
 LABEL = {"chrom": "chr1", "start": 100, "end": 200, "annotation": "peaks", "samples": "all"}
 
 
-def _coverage(n_samples: int = 2, bases: int = 4000) -> pd.DataFrame:
-    rng = np.random.default_rng(1)
-    starts = np.arange(0, bases, 20)
-    mean = np.where((starts % 2000 > 600) & (starts % 2000 < 900), 25.0, 2.0)
-    return pd.concat([pd.DataFrame({"sample_id": f"s{k}", "chrom": "chr1",
-                                    "chromStart": starts, "chromEnd": starts + 20,
-                                    "count": rng.poisson(mean)})
-                      for k in range(n_samples)], ignore_index=True)
+from test_label_page_probe import _coverage  # noqa: E402  (one fixture of the page probes)
 
 
 def _page(tmp_path, **kw):
