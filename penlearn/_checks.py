@@ -75,7 +75,8 @@ def _printable_ids(values, what: str, col: str) -> None:
     (each distinct id tested once)."""
     for v in pd.unique(pd.Series(values, copy=False).to_numpy(dtype=object)):
         if isinstance(v, str) and _CONTROL.search(v):
-            raise ValueError(f"{what} column {col!r} holds the id {v!r} with a control "
+            kind = "the chromosome name" if col == "chrom" else "the id"
+            raise ValueError(f"{what} column {col!r} holds {kind} {v!r} with a control "
                              "character: ids must be printable text")
 
 

@@ -279,7 +279,8 @@ def test_ids_with_control_characters_are_refused(tmp_path, column, value):
 
     cov = _coverage()
     cov.loc[cov["sample_id"] == "s1", column] = value
-    needle = f"coverage column '{column}' holds the id .* with a control character"
+    kind = "the chromosome name" if column == "chrom" else "the id"
+    needle = f"coverage column '{column}' holds {kind} .* with a control character"
     with pytest.raises(ValueError, match=needle):
         label_page(cov, tmp_path / "labels.csv", window_bases=2000)
     with pytest.raises(ValueError, match=needle):  # every surface: text_ids
@@ -290,7 +291,8 @@ def test_ids_with_control_characters_are_refused(tmp_path, column, value):
 def test_a_labels_file_with_a_control_character_is_refused(tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text(HEADER + "s0,chr1\x01,100,200,noPeaks\n")
-    with pytest.raises(ValueError, match=r"labels .*labels.csv column 'chrom' holds the id "
+    with pytest.raises(ValueError, match=r"labels .*labels.csv column 'chrom' holds the "
+                                         r"chromosome name "
                                          r"'chr1\\x01' with a control character"):
         LabelState(_coverage(), path, window_bases=2000, max_peaks=10)
 
