@@ -6,7 +6,10 @@ with the control; BAM files cached as that script caches them), ``penlearn callp
 the shipped model's log λ (its median over the windows) plus δ, for each δ: narrow
 peaks found, by fold, false calls per 10 Mb, broad domains found as one call.
 
-    python benchmarks/penalty_shift.py [--density default] [--deltas 0,-1,-2,-3]
+    python benchmarks/penalty_shift.py [--density default] [--deltas 0,-1,-2,-3] [--qvalue Q]
+
+``--qvalue Q``: callpeak's ``-q Q`` too (the calibrated q-value as a filter of the
+lowered penalty's peaks).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def main(argv=None) -> None:
     ap.add_argument("--density", default="default", choices=list(S.DENSITIES))
     ap.add_argument("--deltas", default="0,-1,-2,-3")
     ap.add_argument("--cache", default=None)
+    ap.add_argument("--qvalue", default=None, help="also pass callpeak -q QVALUE")
+    ap.add_argument("--control", default="with", choices=["with", "without"])
     args = ap.parse_args(argv)
     cache = S.cache_dir(args.cache)
     genome = int(sum(S.SIZES["default"].values()))
@@ -45,8 +50,11 @@ def main(argv=None) -> None:
         base = float(np.median(ll))
         for d in (float(x) for x in args.deltas.split(",")):
             with tempfile.TemporaryDirectory() as tmp:
-                argv = S.commands("penlearn", None, t, c, "BAMPE", genome, False,
-                                  ["--log-penalty", f"{base + d:.3f}"])
+                extra = ["--log-penalty", f"{base + d:.3f}"]
+                if args.qvalue is not None:
+                    extra += ["-q", args.qvalue]
+                argv = S.commands("penlearn", None, t, c if args.control == "with" else None,
+                                  "BAMPE", genome, False, extra)
                 subprocess.run(argv + ["-n", "x", "--outdir", tmp], check=True,
                                capture_output=True)
                 r = S.score(S.read_calls(Path(tmp)), truth, genome)
