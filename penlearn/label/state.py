@@ -44,6 +44,7 @@ from penlearn.label.learning import (
     quick_refit,
     rankable,
 )
+from penlearn.label.page_json import window_view
 from penlearn.label.proposals import NextWindow, PageNext
 from penlearn.learn import PenaltyModel
 from penlearn.peaks.formats.regions import PEAK_ANNOTATIONS, check_peak_labels
@@ -57,7 +58,6 @@ from penlearn.peaks.label_windows import (
     window_ids,
 )
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
-from penlearn.peaks.peakseg.labels import peak_label_counts
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import (
     ZeroLabelModel,
@@ -73,24 +73,6 @@ LEARN_DELAY = 0.5
 #: Threads of the page's PeakSeg paths and of its solves (the kernels run without the
 #: interpreter lock).
 PAGE_THREADS = 2
-
-
-def _columns(cov: pd.DataFrame) -> dict:
-    """A window's coverage rows, compact for JSON: the first start, then each row's width
-    and count (the rows are contiguous: gaps are filled with zeros; the page adds the
-    widths up into igv.js features).
-
-    Examples
-    --------
-    >>> _columns(pd.DataFrame({"chromStart": [0, 5], "chromEnd": [5, 9], "count": [1, 0]}))
-    {'start': 0, 'width': [5, 4], 'count': [1, 0]}
-    """
-    lo = cov["chromStart"].to_numpy(np.int64)
-    hi = cov["chromEnd"].to_numpy(np.int64)
-    if len(lo) > 1 and not np.array_equal(lo[1:], hi[:-1]):
-        raise ValueError("coverage rows of a window must be contiguous")
-    return {"start": int(lo[0]) if len(lo) else 0, "width": (hi - lo).tolist(),
-            "count": cov["count"].to_numpy().tolist()}
 
 
 class LabelState:
@@ -583,56 +565,15 @@ class LabelState:
         return self.model_out
 
     # -- the page's view ---------------------------------------------------------------------
-    def label_status(self, sample: str, window: int, lab: pd.DataFrame,
-                     peaks: pd.DataFrame) -> list[str]:
-        """``correct`` / ``FP`` / ``FN`` of each label of ``lab`` under ``peaks``."""
-        if len(lab) == 0:
-            return []
-        codes = {a: i for i, a in enumerate(PEAK_ANNOTATIONS)}
-        tp, ptp, fp, _ = peak_label_counts(
-            peaks["chromStart"].to_numpy(np.int64), peaks["chromEnd"].to_numpy(np.int64),
-            lab["chromStart"].to_numpy(np.int64), lab["chromEnd"].to_numpy(np.int64),
-            np.array([codes[a] for a in lab["annotation"]], dtype=np.int64))
-        return ["FP" if f > 0 else "FN" if p - t > 0 else "correct"
-                for t, p, f in zip(tp, ptp, fp)]
+    @property
+    def can_undo(self) -> bool:
+        """Whether there is a change to undo."""
+        return len(self._undo) > 0
 
     def view(self, window: int, coverage: bool = True) -> dict:
-        """Everything the page draws of one window (JSON-ready; ``coverage=False``: the
-        coverage rows left out, for a redraw after a label)."""
-        if not 0 <= window < len(self.windows):
-            raise ValueError(f"window must be in 0..{len(self.windows) - 1}")
-        w = self.windows.iloc[window]
-        chrom, a, b = str(w["chrom"]), int(w["chromStart"]), int(w["chromEnd"])
-        with self.lock:
-            self.solve_missing(window)
-            lab = self.labels
-            samples = []
-            errors = 0
-            for s in self.samples:
-                cov = self.cov.get((s, window))
-                pk = self.peaks(s, window)
-                la = lab[(lab["sample_id"] == s) & (lab["chrom"] == chrom)
-                         & (lab["chromStart"] < b) & (lab["chromEnd"] > a)]
-                status = self.label_status(s, window, la, pk)
-                errors += sum(x != "correct" for x in status)
-                sid = self.ids_by[(s, window)]
-                samples.append({
-                    "id": s,
-                    "log_lambda": float(self.log_lambda[sid]) if sid in self.log_lambda
-                    else None,
-                    "coverage": _columns(cov) if cov is not None and coverage else None,
-                    "peaks": pk.to_numpy().tolist(),
-                    "labels": [[int(r.chromStart), int(r.chromEnd), r.annotation, st]
-                               for r, st in zip(la.itertuples(index=False), status)]})
-            labeled = sorted({int(i) for i in self.learn_labels()["window"] if i >= 0})
-            self.prepare(window)
-            return {"window": {"index": window, "chrom": chrom, "start": a, "end": b,
-                               "count": len(self.windows)},
-                    "samples": samples, "version": self.version,
-                    "model": self.model_note, "errors": errors,
-                    "labels": len(lab), "labeled_windows": labeled,
-                    "undo": len(self._undo) > 0, "model_version": self.model_version,
-                    "paths_ready": self.paths_ready(window)}
+        """Everything the page draws of one window (:func:`~penlearn.label.page_json.
+        window_view`)."""
+        return window_view(self, window, coverage)
 
     # -- "Next" ------------------------------------------------------------------------------
     def labeled_windows(self) -> set[int]:
