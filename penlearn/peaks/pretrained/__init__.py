@@ -239,6 +239,7 @@ def save_pretrained(model: PenaltyModel, path) -> list[str]:
         if isinstance(old, dict):
             owned = {**{k: True for k in data}, "provenance": PROVENANCE_KEYS}
             data, kept = keep_unknown_keys(old, data, owned)
+            kept.sort()
     write_model_file(path, data)
     return kept
 
