@@ -165,7 +165,10 @@ def narrow_rule(args) -> float | None:
 def zero_label_notice(args) -> str:
     """The line a command says when it uses the zero-label model (and its narrow rule)."""
     zero = zero_label_model(args)
-    rule = zero.rule_notice() if narrow_rule(args) is not None else ""
+    q, pv = getattr(args, "qvalue", None), getattr(args, "pvalue", None)
+    cutoff = None if q is None and pv is None else (
+        f"p-value <= {pv:g}" if pv is not None else f"q-value <= {q:g}")
+    rule = zero.rule_notice(cutoff) if narrow_rule(args) is not None else ""
     return (f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: using "
             f"{zero.notice()}{rule}")
 

@@ -94,8 +94,13 @@ def test_peaks_default_is_the_lowered_penalty_filtered_by_q(tmp_path, capsys):
         assert _quiet(main, ["peaks", str(path), "--out", str(f), "--format",
                              "narrowPeak", *extra]) == 0
         out[name] = _narrowpeak(f)
-    said = capsys.readouterr().out
-    assert "kept where their q-value <= 0.05" in said
+    said = capsys.readouterr().out.splitlines()
+    notices = [s for s in said if "zero-label" in s]
+    assert len(notices) == 3  # one per run: the rule, the user's cutoff, no rule
+    assert notices[0].endswith("kept where their q-value <= 0.05 (MACS3's default "
+                               "cutoff; --no-filter: the model's own peaks)")
+    assert notices[1].endswith("kept where their q-value <= 1")
+    assert "proposed at log λ" not in notices[2]
     cut = -math.log10(0.05)
     # default = the lowered penalty's peaks of q-value <= 0.05, with their values
     every = out["all"]

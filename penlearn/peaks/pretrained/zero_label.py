@@ -85,8 +85,9 @@ class ZeroLabelModel:
         on what, at which level, its leave-one-set-out error)."""
         return self.pretrained.note(self.mark)
 
-    def rule_notice(self) -> str:
-        """What the narrow rule does, for the surfaces that apply it ("" without a rule).
+    def rule_notice(self, cutoff: str | None = None) -> str:
+        """What the narrow rule does, for the surfaces that apply it ("" without a rule;
+        ``cutoff``: the user's, e.g. ``"p-value <= 1e-05"``, in place of the rule's).
 
         Examples
         --------
@@ -97,9 +98,9 @@ class ZeroLabelModel:
         """
         if self.qvalue is None:
             return ""
-        return (f"; peaks proposed at log λ {self.shift:+g} and kept where their q-value "
-                f"<= {self.qvalue:g} (MACS3's default cutoff; --no-filter: the model's own "
-                "peaks)")
+        kept = (f"their q-value <= {self.qvalue:g} (MACS3's default cutoff; --no-filter: "
+                "the model's own peaks)") if cutoff is None else f"their {cutoff}"
+        return f"; peaks proposed at log λ {self.shift:+g} and kept where {kept}"
 
     @cached_property
     def model(self) -> PenaltyModel:
