@@ -172,3 +172,24 @@ def test_callpeak_default_rule_and_its_overrides(tmp_path):
 
     assert found(out["default"]) > found(out["own"])
     assert found(out["default"]) == len(out["default"])  # no false call here
+
+
+def test_the_commands_lambda_is_lowered_for_treatments_only():
+    """``peaks``/``callpeak``: the treatments' λ is the rule's (lowered, then filtered);
+    the controls' segments (their background) stay at the model's own λ."""
+    import argparse
+
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import _log_lambda
+
+    cov = _coverage(2)
+    ns = argparse.Namespace(penalty=None, log_penalty=None, model=None, broad=False)
+    quiet = _Reporter(True)
+    _, own = _quiet(pl.shipped_model().log_lambda, cov)
+    treat, _ = _quiet(_log_lambda, ns, cov, quiet)
+    control, _ = _quiet(_log_lambda, ns, cov, quiet, filtered=False)
+    off, _ = _quiet(_log_lambda, argparse.Namespace(**{**vars(ns), "no_filter": True}),
+                    cov, quiet)
+    assert np.allclose(treat.to_numpy(), own.to_numpy() + SHIPPED_SHIFT)
+    assert np.array_equal(control.to_numpy(), own.to_numpy())
+    assert np.array_equal(off.to_numpy(), own.to_numpy())
