@@ -54,6 +54,13 @@ LINK_RATIO = 0.5
 MIN_DOMAIN = 2_000
 
 
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The median of ``values``, each counted ``weights`` times (bases)."""
+    order = np.argsort(values, kind="stable")
+    c = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(c, 0.5 * c[-1])])
+
+
 def _link_one(mean: np.ndarray, bases: np.ndarray, peak: np.ndarray, ratio: float
               ) -> list[list[int]]:
     """The linked calls of one model's reported runs (in order): ``[first run, last run]``
@@ -66,6 +73,8 @@ def _link_one(mean: np.ndarray, bases: np.ndarray, peak: np.ndarray, ratio: floa
         w = cbases[b + 1] - cbases[a] if b >= a else 0.0
         return float((csum[b + 1] - csum[a]) / w) if w > 0 else math.nan
 
+    back = ~peak & (bases > 0)
+    typical = _weighted_median(mean[back], bases[back]) if back.any() else 0.0
     calls = [[int(i), int(i)] for i in np.flatnonzero(peak)]
     changed = True
     while changed and len(calls) > 1:
@@ -76,19 +85,51 @@ def _link_one(mean: np.ndarray, bases: np.ndarray, peak: np.ndarray, ratio: floa
             lo = level(out[-2][1] + 1 if len(out) > 1 else 0, left[0] - 1)
             hi = level(right[1] + 1, calls[k + 1][0] - 1 if k + 1 < len(calls) else n - 1)
             flanks = [x for x in (lo, hi) if not math.isnan(x)]
-            bg = max(flanks) if flanks else math.nan
+            bg = max(min(flanks), typical) if flanks else math.nan
             gap = level(left[1] + 1, right[0] - 1)
             low = min(level(*left), level(*right))
             merged = level(left[0], right[1])
-            if (bg > 0 and gap > bg and low > bg
-                    and math.log(gap / bg) >= ratio * math.log(low / bg)
-                    and all(merged > x for x in flanks)):
+            if _links(gap, low, bg, ratio) and all(merged > x for x in flanks):
                 out[-1] = [left[0], right[1]]
                 changed = True
             else:
                 out.append(right)
         calls = out
-    return calls
+    final: list[list[int]] = []
+    for j, (a, b) in enumerate(calls):  # each call against its own two flanks
+        lo = level(calls[j - 1][1] + 1 if j else 0, a - 1)
+        hi = level(b + 1, calls[j + 1][0] - 1 if j + 1 < len(calls) else n - 1)
+        final += _split(a, b, lo, hi, level, peak, ratio, typical)
+    return final
+
+
+def _links(gap: float, low: float, bg: float, ratio: float) -> bool:
+    """The module's rule: ``log(gap / bg) >= ratio * log(low / bg)``, all above ``bg``."""
+    return bool(bg > 0 and gap > bg and low > bg
+                and math.log(gap / bg) >= ratio * math.log(low / bg))
+
+
+def _split(a: int, b: int, lo: float, hi: float, level, peak: np.ndarray, ratio: float,
+           typical: float) -> list[list[int]]:
+    """A linked call (runs ``a..b``) checked against the higher of its flanks ``lo`` and
+    ``hi``: every gap inside must pass the rule there, else the call is cut at its lowest
+    failing gap and each part checked against its own flanks (that gap one of them)."""
+    runs = [int(i) for i in np.flatnonzero(peak[a:b + 1]) + a]
+    if len(runs) < 2:
+        return [[a, b]]
+    flanks = [x for x in (lo, hi) if not math.isnan(x)]
+    bg = max(*flanks, typical) if flanks else math.nan
+    worst, worst_level = -1, math.inf
+    for k in range(len(runs) - 1):
+        gap = level(runs[k] + 1, runs[k + 1] - 1)
+        low = min(level(runs[k], runs[k]), level(runs[k + 1], runs[k + 1]))
+        if not _links(gap, low, bg, ratio) and gap < worst_level:
+            worst, worst_level = k, gap
+    if worst < 0:
+        return [[a, b]]
+    cut = runs[worst]
+    return (_split(a, cut, lo, worst_level, level, peak, ratio, typical)
+            + _split(runs[worst + 1], b, worst_level, hi, level, peak, ratio, typical))
 
 
 def link_peaks(segments: pd.DataFrame, *, ratio: float = LINK_RATIO) -> pd.DataFrame:
