@@ -18,19 +18,29 @@ scale::
 
 where ``A``, ``B`` and ``G`` are mean coverages (each the bases-weighted mean of its
 segments; with a control, the model's fold over it) and ``bg`` the lower of the two
-background stretches outside ``A`` and ``B`` (the flanks of the pair, not of the gap).
-A gap at the background level (``G ≈ bg``: two domains, or a domain and a narrow peak
-beside it, separated by true background) stays a gap whatever its width; a dip that keeps
-at least ``(A / bg)^ratio`` of the domain's enrichment is part of it. Linking repeats until
-no pair qualifies, so a domain split into many pieces becomes one call; a linked call is
-kept only while its mean stays strictly above both flanks (the reported-peak rule of
+background stretches outside ``A`` and ``B`` (the flanks of the pair, not of the gap), at
+least the window's typical background (the bases-weighted median of its background
+segments' means). Linking repeats until no pair qualifies, so a domain split into many
+pieces becomes one call; then each linked call is checked against the *higher* of its own
+two flanks (and the typical level): a gap inside that fails the rule there cuts the call,
+at the lowest such gap, and each part is checked again against its own flanks. So a gap at
+the background level (two domains, or a domain and a narrow peak beside it, separated by
+true background) stays a gap whatever its width, a short zero-coverage dip beside a call
+is no background against which anything looks enriched, and a dip that keeps at least
+``(min(A, B) / bg)^ratio`` of the domain's enrichment is part of it. A linked call is kept
+only while its mean stays strictly above both flanks (the reported-peak rule of
 :mod:`penlearn.peaks.peakseg.calls`). Calls are linked within one model (sample, window)
-only, never across a window's edge or a gap in the coverage.
+only, never across a window's edge.
 
-``penlearn callpeak --broad`` and ``penlearn peaks --broad`` report the linked calls
-(:func:`broad_segments`); the ratio was chosen on the simulated suite of
-``benchmarks/sensitivity.py`` and checked on labeled coverage (``benchmarks/broad.py``,
-figures in ``benchmarks/RESULTS.md``).
+``penlearn callpeak --broad`` and ``penlearn peaks --broad`` report
+:func:`predict_broad`'s segments: without a penalty given, two models of the coverage,
+one at the shipped broad-mark level (the level the broad marks' labels want) and one at
+the narrow-mark level (which finds the weaker domains), combined by
+:func:`broad_segments` (the finer model's linked calls that overlap a broad-level call or
+are at least :data:`MIN_DOMAIN` bases wide); with a penalty given, that model's calls
+linked. The ratio, the finer level and the width were chosen on the simulated suite of
+``benchmarks/sensitivity.py`` and the labeled coverage of ``benchmarks/broad.py``
+(figures in ``benchmarks/RESULTS.md``, "sensitivity, --broad").
 """
 
 from __future__ import annotations
