@@ -33,6 +33,7 @@ from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
+from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     control_background,
@@ -193,7 +194,8 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
 
     ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
     arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
-    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces). Returns
+    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces), ``broad`` and
+    ``finer`` (``--broad``: :func:`~penlearn.peaks.peakseg.broad.predict_broad`). Returns
     ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
     and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
     the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
@@ -225,7 +227,12 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
                                               opts["sizes"])
         with clock("solve"):
-            segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+            if opts.get("broad"):  # each broad domain one call
+                segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
+                                     finer=opts.get("finer"))
+            else:
+                segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows,
+                                     segments=True)
         with clock("calls"):
             scale = {} if control_cov is None else {
                 "control": control_cov, "control_scale": opts["control_scale"]}
