@@ -35,6 +35,7 @@ from penlearn.peaks.formats.peak_columns import genome_level, rescore, significa
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
+    binned_segments,
     control_background,
     mark_control_peaks,
     segment_levels,
@@ -42,7 +43,15 @@ from penlearn.peaks.peakseg.controls import (
 )
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
-__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
+__all__ = ["CONTROL_BIN", "PhaseClock", "call_chromosome", "call_genome",
+           "control_genome_mean"]
+
+# The control's model is solved on bins of this many bases, then again with every row's
+# edge allowed near the changes found (:func:`~penlearn.peaks.peakseg.controls.
+# binned_segments`): MACS3's smallest local background window (1 kb); the background is
+# a regional level. 7x less CPU than a solve on every row (benchmarks/RESULTS.md,
+# "callpeak_genome, faster solves (issue 55)").
+CONTROL_BIN = 1000
 
 
 def _return_freed_memory(trim: bool = False) -> None:
@@ -161,7 +170,7 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
     Returns ``segments``, ``levels`` (bases, control means, treatment means), ``phases``
     and ``warnings``."""
     from penlearn.cli._common import _Reporter
-    from penlearn.cli.peaks import control_segments  # the commands' layer
+    from penlearn.cli.peaks import _log_lambda  # the commands' layer
 
     _return_freed_memory()
     clock = PhaseClock()
@@ -171,10 +180,13 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
             treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
             control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"], opts["shift"]))
         with clock("control model"):
-            c_segs = control_segments(opts["penalty_args"],
-                                      control_cov.assign(sample_id="control"),
-                                      _Reporter(True), chrom_sizes=opts["sizes"]) \
-                if len(control_cov) else _empty_segments()
+            c_segs = _empty_segments()
+            if len(control_cov):
+                control_cov["sample_id"] = pd.Categorical.from_codes(  # 1 byte a row
+                    np.zeros(len(control_cov), np.int8), ["control"])
+                log_lambda, windows = _log_lambda(opts["penalty_args"], control_cov,
+                                                  _Reporter(True), opts["sizes"], "controls")
+                c_segs = binned_segments(control_cov, log_lambda, windows, CONTROL_BIN)
         with clock("background"):
             parts = segment_levels(treat_cov, c_segs)
             levels = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
