@@ -265,7 +265,7 @@ def mark_control_peaks(peaks: pd.DataFrame, control_peaks: pd.DataFrame) -> pd.D
 
 
 def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame | None,
-                    width: int, near: int = 2) -> pd.DataFrame:
+                    width: int, near: int = 2, coarse: float = 0.5) -> pd.DataFrame:
     """The PeakSeg segments of every (sample, window) of ``coverage`` as
     ``predict_peaks(coverage, log_penalty=..., windows=..., segments=True)`` gives them,
     solved on bins of ``width`` bases, then again with every row's edge allowed within
@@ -312,12 +312,12 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
         area = np.r_[0, np.cumsum((te - ts) * cov["count"].to_numpy(np.int64))]
         grid = np.r_[np.arange(ts[0], te[-1], width, dtype=np.int64), te[-1]]
 
-        def solve(edges):
+        def solve(edges, penalty=penalty):
             sums = np.round(np.diff(_area_below(ts, te, area, edges)))
             bases = np.diff(edges).astype(float)
             return _solve(_Data(chrom=cov["chrom"].iloc[0], start=edges[:-1],
                                 y=sums / bases, w=bases), penalty)
-        model = solve(grid)
+        model = solve(grid, penalty * coarse)
         changes = model.segments["chromStart"].to_numpy(np.int64)[1:]
         if width > 1 and len(changes):
             # every row's edge within ``near`` bins of a change, besides the bins' edges
