@@ -35,6 +35,7 @@ from penlearn.peaks.formats.peak_columns import genome_level, rescore, significa
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
+    CONTROL_BIN,
     binned_segments,
     control_background,
     mark_control_peaks,
@@ -43,15 +44,9 @@ from penlearn.peaks.peakseg.controls import (
 )
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
-__all__ = ["CONTROL_BIN", "PhaseClock", "call_chromosome", "call_genome",
+__all__ = ["PhaseClock", "call_chromosome", "call_genome",
            "control_genome_mean"]
 
-# The control's model is solved on bins of this many bases, then again with every row's
-# edge allowed near the changes found (:func:`~penlearn.peaks.peakseg.controls.
-# binned_segments`): MACS3's smallest local background window (1 kb); the background is
-# a regional level. 7x less CPU than a solve on every row (benchmarks/RESULTS.md,
-# "callpeak_genome, faster solves (issue 55)").
-CONTROL_BIN = 1000
 
 
 def _return_freed_memory(trim: bool = False) -> None:

@@ -33,10 +33,16 @@ import pandas as pd
 from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.solver import BACKGROUND, COVERAGE_COLUMNS
 
-__all__ = ["CONTROL_RULES", "binned_segments", "control_background", "control_mean",
+__all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_background", "control_mean",
            "control_of", "mark_control_peaks", "segment_levels", "typical_levels"]
 
 CONTROL_RULES = ("background", "filter")
+# The control's model is solved on bins of this many bases, then again with every row's
+# edge allowed near the changes found (:func:`binned_segments`): MACS3's smallest local
+# background window; the background is a regional level. ~6x less CPU than a solve on
+# every row, the same segments on the benchmarks' data (benchmarks/RESULTS.md,
+# "callpeak_genome, faster solves (issue 55)").
+CONTROL_BIN = 1000
 
 
 def control_of(treatments, controls) -> dict:
@@ -265,7 +271,8 @@ def mark_control_peaks(peaks: pd.DataFrame, control_peaks: pd.DataFrame) -> pd.D
 
 
 def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame | None,
-                    width: int, near: int = 2, coarse: float = 0.5) -> pd.DataFrame:
+                    width: int, near: int = 2, coarse: float = 0.5,
+                    min_bins: int = 20, tmpdir=None) -> pd.DataFrame:
     """The PeakSeg segments of every (sample, window) of ``coverage`` as
     ``predict_peaks(coverage, log_penalty=..., windows=..., segments=True)`` gives them,
     solved on bins of ``width`` bases, then again with every row's edge allowed within
@@ -280,7 +287,11 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
     put them, the means exact, for the cost of two solves on about ``1 / width`` of
     the bases (``width=1``: every base, the exact model). The control's model
     (:func:`control_background`): a regional level, whose changes a fragment's length
-    blurs anyway.
+    blurs anyway. The first solve is at ``coarse`` times the penalty, so that a short
+    region that a bin dilutes still gets changes near it to refine; a window whose
+    first model has segments of fewer than ``min_bins`` bins on average (a low penalty:
+    many short peaks, which bins could miss) is solved on every row instead (the exact
+    model; ``tmpdir`` the solver's, as for :func:`~penlearn.peaks.peakseg.solver.peakseg`).
 
     Examples
     --------
@@ -312,14 +323,16 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
         area = np.r_[0, np.cumsum((te - ts) * cov["count"].to_numpy(np.int64))]
         grid = np.r_[np.arange(ts[0], te[-1], width, dtype=np.int64), te[-1]]
 
-        def solve(edges, penalty=penalty):
+        def solve(edges, penalty=penalty, ts=ts, te=te, area=area, cov=cov):
             sums = np.round(np.diff(_area_below(ts, te, area, edges)))
             bases = np.diff(edges).astype(float)
             return _solve(_Data(chrom=cov["chrom"].iloc[0], start=edges[:-1],
-                                y=sums / bases, w=bases), penalty)
+                                y=sums / bases, w=bases), penalty, tmpdir=tmpdir)
         model = solve(grid, penalty * coarse)
         changes = model.segments["chromStart"].to_numpy(np.int64)[1:]
-        if width > 1 and len(changes):
+        if len(model.segments) * min_bins > len(grid) - 1:
+            model = solve(np.r_[ts, te[-1]])  # every row: the exact model
+        elif width > 1 and len(changes):
             # every row's edge within ``near`` bins of a change, besides the bins' edges
             lo = np.searchsorted(ts, changes - near * width, side="left")
             hi = np.searchsorted(ts, changes + near * width, side="right")
