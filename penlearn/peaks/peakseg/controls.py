@@ -172,7 +172,8 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]  # hashing np.unique is slower here)
         cuts = cuts[(cuts >= lo) & (cuts <= hi)]
         starts = cuts[:-1]
-        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts, "chromEnd": cuts[1:],
+        name = pd.Categorical.from_codes(np.zeros(len(starts), np.int8), [chrom])  # 1 B a row
+        out.append(pd.DataFrame({"chrom": name, "chromStart": starts, "chromEnd": cuts[1:],
                                  "count": _value_at(ts, te, tc, starts, 0),
                                  BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
     return pd.concat(out, ignore_index=True)
@@ -332,13 +333,12 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
         changes = model.segments["chromStart"].to_numpy(np.int64)[1:]
         if len(model.segments) * min_bins > len(grid) - 1:
             model = solve(np.r_[ts, te[-1]])  # every row: the exact model
-        elif width > 1 and len(changes):
+        elif len(changes):  # (none at a lower penalty: none at this one either)
             # every row's edge within ``near`` bins of a change, besides the bins' edges
             lo = np.searchsorted(ts, changes - near * width, side="left")
             hi = np.searchsorted(ts, changes + near * width, side="right")
             fine = np.concatenate([ts[a:b] for a, b in zip(lo, hi)])
-            edges = np.unique(np.r_[grid, fine])
-            model = solve(edges)
+            model = solve(np.unique(np.r_[grid, fine]))
         segs = reported_segments(model.segments).drop(columns=["first_row", "last_row"])
         out.append(_with_ids(segs, value, name, sid))
     if not out:
