@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks.peakseg.contigs import one_problem
 from penlearn.peaks.peakseg.solver import BACKGROUND, COVERAGE_COLUMNS
 
 __all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_background", "control_mean",
@@ -168,15 +169,15 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
         tc = t["count"].to_numpy(np.int64)
         lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
-        cuts = np.sort(np.concatenate([ts, te, gs, ge]))  # unique by a sort: (NumPy 2's
-        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]  # hashing np.unique is slower here)
-        cuts = cuts[(cuts >= lo) & (cuts <= hi)]
+        cuts = np.concatenate([ts, te, gs[(gs >= lo) & (gs <= hi)], ge[(ge >= lo) & (ge <= hi)]])
+        cuts.sort()  # unique by a sort: (NumPy 2's hashing np.unique is slower here)
+        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
         starts = cuts[:-1]
         name = pd.Categorical.from_codes(np.zeros(len(starts), np.int8), [chrom])  # 1 B a row
         out.append(pd.DataFrame({"chrom": name, "chromStart": starts, "chromEnd": cuts[1:],
                                  "count": _value_at(ts, te, tc, starts, 0),
                                  BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
-    return pd.concat(out, ignore_index=True)
+    return out[0] if len(out) == 1 else pd.concat(out, ignore_index=True)
 
 
 def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
@@ -192,7 +193,11 @@ def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
     """
     by_chrom = dict(list(segments.groupby("chrom", sort=False)))
     parts = []
-    for chrom, t in treatment.groupby("chrom", sort=False):
+    if len(treatment) and one_problem(treatment[["chrom"]]):  # one chromosome: no copy
+        groups = [(treatment["chrom"].iloc[0], treatment)]
+    else:
+        groups = treatment.groupby("chrom", sort=False, observed=True)
+    for chrom, t in groups:
         g = by_chrom.get(chrom)
         if g is None:
             g = segments.iloc[:0]
