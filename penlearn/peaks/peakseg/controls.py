@@ -5,7 +5,8 @@ Two rules, chosen by ``rule=`` (``penlearn peaks --control-rule``):
 * ``"background"`` (the default, chosen by measurement: ``benchmarks/control.py``, table in
   ``benchmarks/RESULTS.md``, reasons in ``docs/chipseq.md``) — the control is the
   background of the Poisson model. The control is segmented like any sample (its PeakSeg
-  model at its penalty, as PeakSegPipeline segments its Input samples); on each of its
+  model at its penalty, as PeakSegPipeline segments its Input samples; solved on 1 kb
+  bins and refined near their changes, :func:`binned_segments`); on each of its
   segments ``b = max(1, min(c / c₀, t / t₀))``: the control's mean there over its level
   on most bases, at most the treatment's own rise on the same bases (the local λ of
   MACS3, Zhang et al. 2008, *Genome Biology* 9:R137, with the control's segments in
