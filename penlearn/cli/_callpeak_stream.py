@@ -32,7 +32,8 @@ import pandas as pd
 from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
-from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
+from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
+from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_BIN,
@@ -124,10 +125,10 @@ def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int
         last = 0
         for k, reads in enumerate((ctrl, treat)):
             if c in reads.chroms:
-                s, e = fragments(reads, c, extsize, shift)
+                s, e, w = weighted_fragments(reads, c, extsize, shift)
                 if len(s):
                     last = max(last, int(e.max()))
-                    area[k] += float((e - s).sum())
+                    area[k] += float(((e - s) if w is None else (e - s) * w).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last
     if area[0] <= 0:
@@ -201,7 +202,8 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
 
     ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
     arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
-    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces). Returns
+    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces), ``broad`` and
+    ``finer`` (``--broad``: :func:`~penlearn.peaks.peakseg.broad.predict_broad`). Returns
     ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
     and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
     the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
@@ -233,7 +235,11 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                 if opts["rule"] == "background":
                     cov = lam
         with clock("solve"):
-            segs = _window_segments(cov, log_lambda, windows)
+            if opts.get("broad"):  # each broad domain one call
+                segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
+                                     finer=opts.get("finer"))
+            else:
+                segs = _window_segments(cov, log_lambda, windows)
         if opts.get("bdg_dir") and lam is not None:
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
