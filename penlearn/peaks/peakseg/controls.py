@@ -278,7 +278,7 @@ def mark_control_peaks(peaks: pd.DataFrame, control_peaks: pd.DataFrame) -> pd.D
 
 
 def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame | None,
-                    width: int, near: int = 2, coarse: float = 0.5,
+                    width: int, near: int = 4, coarse: float = 0.5,
                     min_bins: int = 20, tmpdir=None) -> pd.DataFrame:
     """The PeakSeg segments of every (sample, window) of ``coverage`` as
     ``predict_peaks(coverage, log_penalty=..., windows=..., segments=True)`` gives them,
