@@ -41,7 +41,7 @@ __all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_backgroun
 CONTROL_RULES = ("background", "filter")
 # The control's model is solved on bins of this many bases, then again with every row's
 # edge allowed near the changes found (:func:`binned_segments`): MACS3's smallest local
-# background window; the background is a regional level. ~6x less CPU than a solve on
+# background window; the background is a regional level. ~5x less CPU than a solve on
 # every row, the same segments on the benchmarks' data (benchmarks/RESULTS.md,
 # "callpeak_genome, faster solves (issue 55)").
 CONTROL_BIN = 1000
