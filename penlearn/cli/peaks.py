@@ -213,11 +213,14 @@ def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=Non
                      chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage;
-    the model's own λ, never the narrow rule's lowered one: no q-value filters them)."""
+    the model's own λ, never the narrow rule's lowered one: no q-value filters them),
+    solved on 1 kb bins then refined near their changes
+    (:func:`~penlearn.peaks.peakseg.controls.binned_segments`)."""
+    from penlearn.peaks.peakseg.controls import CONTROL_BIN, binned_segments
+
     log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes, "controls",
                                       filtered=False)
-    return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
-                         tmpdir=tmpdir)
+    return binned_segments(controls, log_lambda, windows, CONTROL_BIN, tmpdir=tmpdir)
 
 
 def summits_path(out: Path) -> Path:
