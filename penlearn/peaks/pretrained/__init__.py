@@ -270,7 +270,7 @@ def save_pretrained(model: PenaltyModel, path) -> list[str]:
     >>> shipped = load_pretrained()
     >>> shipped.model.provenance_ = shipped.provenance
     >>> save_pretrained(shipped.model, path)
-    ['provenance.marks.narrow.note']
+    ['provenance.marks.narrow.note', 'zero_label_rule']
     """
     model.task_ = "peaks"  # learned on ChIP-seq windows: what 'penlearn peaks' computes
     data = {**model.to_dict(), "provenance": getattr(model, "provenance_", {})}
@@ -386,7 +386,7 @@ def mark_offset(pretrained: Pretrained | None = None, mark: str = "narrow") -> f
     Examples
     --------
     >>> mark_offset(mark="broad"), round(mark_offset(mark="narrow"), 2)
-    (0.0, -0.72)
+    (0.0, -0.88)
     """
     if mark not in MARKS:
         raise ValueError(f"mark must be one of {list(MARKS)} (MACS3's default or its "
@@ -407,7 +407,7 @@ def predict_log_lambda(features: pd.DataFrame, pretrained: Pretrained | None = N
     >>> X = pd.DataFrame({"log.sd": [1.0], "log.mean": [0.0]}, index=["w"])
     >>> narrow, broad = predict_log_lambda(X), predict_log_lambda(X, mark="broad")
     >>> round(float(narrow.loc["w"] - broad.loc["w"]), 2)
-    -0.72
+    -0.88
     """
     pretrained = load_pretrained() if pretrained is None else pretrained
     offset = mark_offset(pretrained, mark)
