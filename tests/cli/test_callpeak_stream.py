@@ -203,7 +203,7 @@ def test_read_bam_samples_equals_read_bam_arrays(bams, keep_dup):
         with ThreadPoolExecutor(2) as ex:
             both = read_bam_samples(samples, fmt == "BAMPE", keep_dup=keep_dup,
                                     genome_size=2e6, executor=ex,
-                                    progress=lambda *a: seen.append(a))
+                                    progress=lambda *a, seen=seen: seen.append(a))
         assert sorted((k, tuple(c)) for k, c, _, _ in seen) == sorted(
             (k, (c,)) for k in (0, 1) for c in ("chr1", "chr2", "chr3"))
         assert abs(sum(s for *_, s in seen) - 1.0) < 1e-9
