@@ -32,7 +32,7 @@ import pandas as pd
 from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
-from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
+from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     control_background,
@@ -122,10 +122,10 @@ def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int
         last = 0
         for k, reads in enumerate((ctrl, treat)):
             if c in reads.chroms:
-                s, e = fragments(reads, c, extsize, shift)
+                s, e, w = weighted_fragments(reads, c, extsize, shift)
                 if len(s):
                     last = max(last, int(e.max()))
-                    area[k] += float((e - s).sum())
+                    area[k] += float(((e - s) if w is None else (e - s) * w).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last
     if area[0] <= 0:

@@ -155,6 +155,26 @@ def test_frag_file_counts_each_fragment_count_times(tmp_path):
                     stdin=once))
 
 
+
+def test_frag_count_is_a_weight_not_copies(tmp_path):
+    """A FRAG count of 10^15 is one row of weight 10^15 (it was expanded into 10^15
+    copies: "out of memory"); the pileup, the compact arrays' pileup and callpeak's
+    genome-wide mean all count it."""
+    from penlearn.cli._callpeak_stream import control_genome_mean
+    from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads
+
+    frag = tmp_path / "huge.tsv"
+    frag.write_text("chr1\t100\t300\tAAA\t1000000000000000\nchr1\t200\t400\tCCC\t3\n")
+    reads = read_reads(frag, "FRAG")
+    expected = [["chr1", 100, 200, 10**15], ["chr1", 200, 300, 10**15 + 3],
+                ["chr1", 300, 400, 3]]
+    assert fragment_coverage(reads).values.tolist() == expected
+    arrays = compact_reads(reads)
+    assert [x.tolist() for x in chrom_pileup(arrays, "chr1", None)] == [
+        [100, 200, 300], [200, 300, 400], [10**15, 10**15 + 3, 3]]
+    mean = control_genome_mean(arrays, arrays, None, 0, None)[0]
+    assert mean == (200 * 10**15 + 600) / 400
+
 def test_bam_keeps_first_mates_of_proper_pairs_and_drops_flagged(tmp_path):
     bam = tmp_path / "flags.bam"
     with pysam.AlignmentFile(str(bam), "wb", header=_header()) as out:

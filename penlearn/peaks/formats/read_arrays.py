@@ -18,8 +18,8 @@ import numpy as np
 from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.reads import Reads
 
-__all__ = ["ReadArrays", "bam_chroms", "chrom_pileup", "compact_reads", "fragments",
-           "read_bam_arrays", "read_bam_samples"]
+__all__ = ["ReadArrays", "bam_chroms", "chrom_pileup", "compact_reads", "read_bam_arrays",
+           "read_bam_samples", "weighted_fragments"]
 
 
 @dataclass
@@ -79,18 +79,19 @@ def compact_reads(reads: Reads) -> ReadArrays:
     return out
 
 
-def fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) int64 of the fragments of one chromosome: single-end reads moved
-    ``shift`` bases 3′-ward and extended to ``extsize`` bases (clipped to the chromosome),
-    weights repeated.
+def weighted_fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(start, end, weight) of the fragments of one chromosome (int64; weight None: each
+    once): single-end reads moved ``shift`` bases 3′-ward and extended to ``extsize``
+    bases (clipped to the chromosome).
 
     Examples
     --------
     >>> r = ReadArrays(False, {"chr1": (np.array([5, 39], np.int32), np.array([False, True]),
     ...                                 None)})
-    >>> [x.tolist() for x in fragments(r, "chr1", 25)]
-    [[5, 15], [30, 40]]
+    >>> s, e, w = weighted_fragments(r, "chr1", 25)
+    >>> s.tolist(), e.tolist(), w
+    ([5, 15], [30, 40], None)
     """
     a, b, w = reads.chroms[chrom]
     if reads.paired:
@@ -110,9 +111,7 @@ def fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
     if not (inside := e > s).all():
         s, e = s[inside], e[inside]
         w = None if w is None else w[inside]
-    if w is not None:
-        s, e = np.repeat(s, w), np.repeat(e, w)
-    return s, e
+    return s, e, w
 
 
 def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
@@ -131,8 +130,7 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
     if chrom not in reads.chroms:
         z = np.zeros(0, np.int64)
         return z, z, z
-    s, e = fragments(reads, chrom, extsize, shift)
-    return depth_runs(s, e)
+    return depth_runs(*weighted_fragments(reads, chrom, extsize, shift))
 
 
 def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
