@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 from test_joint_cli import make_inputs
 
-import penlearn.cli._callpeak_stream as cli_stream
 import penlearn.cli.peaks as cli_peaks
 from penlearn.cli.main import main
 
@@ -48,7 +47,7 @@ def test_peaks_error_before_any_part_leaves_no_folder(tmp_path, capsys, monkeypa
     def fails(*args, **kwargs):
         raise ValueError("coverage rejected by the solver")
 
-    monkeypatch.setattr(cli_stream, "predict_peaks", fails)  # peaks: by chromosome
+    monkeypatch.setattr(cli_peaks, "predict_peaks", fails)
     code = main(["peaks", str(cov), "--penalty", "100", "--out", str(tmp_path / "p.bed"),
                  "-q"])
     assert code == 1 and "coverage rejected" in capsys.readouterr().err
@@ -80,7 +79,7 @@ def test_peaks_failure_keeps_an_earlier_runs_folder(tmp_path, monkeypatch):
     def fails(*args, **kwargs):
         raise ValueError("no")
 
-    monkeypatch.setattr(cli_stream, "predict_peaks", fails)  # peaks: by chromosome
+    monkeypatch.setattr(cli_peaks, "predict_peaks", fails)
     assert main(["peaks", str(cov), "--penalty", "100", "--out", str(tmp_path / "p.bed"),
                  "-q"]) == 1
     assert _names(parts) == ["manifest.json"]

@@ -12,8 +12,9 @@ import pytest
 
 from penlearn.cli._common import _Reporter
 from penlearn.cli.main import build_parser, main
-from penlearn.cli.peaks import _log_lambda, _write_sample
+from penlearn.cli.peaks import _log_lambda, _write_sample, broad_finer
 from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 
@@ -51,12 +52,16 @@ def _whole(argv: list[str], path, out) -> None:
     args = build_parser().parse_args(argv)
     cov = read_coverage(path)
     log_lambda, windows = _log_lambda(args, cov, _Reporter(True))
-    segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+    if getattr(args, "broad", False):
+        segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
+                             finer=broad_finer(args))
+    else:
+        segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     _write_sample(segs, str(cov['sample_id'].iloc[0]), out, args, None, None, cov)
 
 
 @pytest.mark.parametrize("extra", ["", "--penalty 3000", "--format narrowPeak",
-                                   "--penalty 2000 --jobs 2 --oversubscribe"])
+                                   "--penalty 2000 --jobs 2 --oversubscribe", "--broad"])
 def test_streamed_peaks_equal_the_whole_table(folder, tmp_path, extra, capsys):
     cov = folder / "a.bedGraph"
     argv = shlex.split(f"peaks {cov} --out {tmp_path / 'new.bed'} {extra}")

@@ -18,7 +18,7 @@ import numpy as np
 from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.reads import Reads
 
-__all__ = ["ReadArrays", "bam_chroms", "chrom_pileup", "compact_reads", "read_bam_arrays",
+__all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "read_bam_arrays",
            "read_bam_samples", "weighted_fragments"]
 
 
@@ -147,73 +147,34 @@ def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
     return a[keep], b[keep]
 
 
-def _collect(records, paired: bool, path) -> tuple[dict, int]:
-    """``({tid: (a, b)}, records without a CIGAR)``: the records
-    :func:`~penlearn.peaks.formats.reads.read_reads` counts, as ``array('i')`` pairs."""
-    from array import array
+def _compiled_read(path, paired: bool, names: list):
+    """``({tid: (a, b)}, no_cigar)`` of :mod:`penlearn.peaks.formats._bam_kernel` (3x
+    faster than a Python loop over pysam's records), or None where it cannot tell (a
+    ``CG``-tag CIGAR, other reference names than pysam's, a damaged file: pysam's loop
+    then reads it and names the problem)."""
+    import zlib
 
-    from penlearn.peaks.formats.bam import _reason
-    from penlearn.peaks.formats.reads import _flag_ok
+    from penlearn.peaks.formats._bam_kernel import read_bam_columns
 
-    cols: dict = {}
-    no_cigar = 0
     try:
-        for rec in records:
-            flag = rec.flag
-            if not _flag_ok(flag) or (paired and not flag & 0x1):
-                continue
-            end = rec.reference_end
-            if end is None:
-                no_cigar += 1
-                continue
-            tid = rec.reference_id
-            if tid not in cols:
-                cols[tid] = (array("i"), array("i"))
-            s, e = cols[tid]
-            if paired:
-                lo = min(rec.reference_start, rec.next_reference_start)
-                s.append(lo)
-                e.append(lo + abs(rec.template_length))
-            elif flag & 0x10:
-                s.append(end - 1)
-                e.append(1)
-            else:
-                s.append(rec.reference_start)
-                e.append(0)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
-                         f"after the header ({_reason(exc)})") from None
-    return cols, no_cigar
-
-
-def _as_arrays(path, chrom: str, a, b, paired: bool):
-    """NumPy views of one chromosome's ``array('i')`` pair (a TLEN-0 pair refused)."""
-    a, b = np.frombuffer(a, np.int32), np.frombuffer(b, np.int32)
-    if paired and (bad := b <= a).any():
-        raise ValueError(f"{path}: a proper pair on {chrom} at {a[bad][0]} has "
-                         "TLEN 0: not a fragment (is it really paired-end?)")
-    return a, b if paired else b.astype(bool)
-
-
-def _bam_header(path) -> tuple[dict, bool]:
-    """``(sizes, indexed)`` of one BAM file (its references in header order)."""
-    from penlearn.peaks.formats.bam import _open
-
-    with _open(path) as bam:
-        sizes = {str(n): int(k) for n, k in zip(bam.references, bam.lengths)}
-        try:
-            indexed = bool(bam.has_index() and bam.check_index())
-        except (ValueError, AttributeError, OSError):
-            indexed = False
-    return sizes, indexed
+        got = read_bam_columns(path, paired)
+    except (OSError, EOFError, ValueError, zlib.error):
+        return None
+    if got is None or got[0] != names:
+        return None
+    return got[1], got[2]
 
 
 def _bam_contigs(path, paired: bool):
     """``(sizes, {chrom: (a, b)}, records without a CIGAR)`` of one BAM file: the
     records :func:`~penlearn.peaks.formats.reads.read_reads` counts, as compact arrays,
     read chromosome by chromosome when the file is indexed."""
-    from penlearn.peaks.formats.bam import _open
+    from array import array
 
+    from penlearn.peaks.formats.bam import _open, _reason
+    from penlearn.peaks.formats.reads import _flag_ok
+
+    out, no_cigar = {}, 0
     with _open(path) as bam:
         names = [str(n) for n in bam.references]
         sizes = {n: int(k) for n, k in zip(names, bam.lengths)}
@@ -221,164 +182,45 @@ def _bam_contigs(path, paired: bool):
             indexed = bool(bam.has_index() and bam.check_index())
         except (ValueError, AttributeError, OSError):
             indexed = False
-        cols, no_cigar = _collect((x for n in names for x in bam.fetch(n)) if indexed
-                                  else bam.fetch(until_eof=True), paired, path)
-    out = {names[tid]: _as_arrays(path, names[tid], *cols.pop(tid), paired)
-           for tid in sorted(cols)}
-    return sizes, out, no_cigar
-
-
-def bam_chroms(paths: list, chroms: list, paired: bool, limit: int | None | str = "later"
-               ) -> dict:
-    """The counted records of ``chroms`` in indexed BAM files (``pysam`` ``fetch`` per
-    chromosome): ``{chrom: (a, b, [records per file], [records without a CIGAR per
-    file])}``, the files' reads concatenated in file order, then at most ``limit`` of
-    one key kept (:func:`_dedup`; ``"later"``: not yet). A task of
-    :func:`read_bam_samples`' workers.
-
-    Examples
-    --------
-    >>> bam_chroms(["reads.bam"], ["chr1"], False)  # doctest: +SKIP
-    """
-    from penlearn.peaks.formats.bam import _open
-
-    out = {}
-    for chrom in chroms:
-        parts, counts, no_cigars = [], [], []
-        for p in paths:
-            with _open(p) as bam:
-                if chrom not in bam.references:
-                    counts.append(0)
-                    no_cigars.append(0)
+        cols: dict = {}
+        fast = _compiled_read(path, paired, names)
+        if fast is not None:  # the same records, parsed in a compiled loop
+            cols, no_cigar = fast
+        try:
+            for rec in () if fast is not None else (
+                    x for n in names for x in bam.fetch(n)) if indexed else \
+                    bam.fetch(until_eof=True):
+                flag = rec.flag
+                if not _flag_ok(flag) or (paired and not flag & 0x1):
                     continue
-                cols, no_cigar = _collect(bam.fetch(chrom), paired, p)
-            pair = cols.popitem()[1] if cols else None
-            parts.append(_as_arrays(p, chrom, *pair, paired) if pair else None)
-            counts.append(len(parts[-1][0]) if pair else 0)
-            no_cigars.append(no_cigar)
-        parts = [x for x in parts if x is not None]
-        if parts:
-            a = parts[0][0] if len(parts) == 1 else np.concatenate([x[0] for x in parts])
-            b = parts[0][1] if len(parts) == 1 else np.concatenate([x[1] for x in parts])
-        else:
-            a, b = np.zeros(0, np.int32), np.zeros(0, bool if not paired else np.int32)
-        if limit != "later":
-            a, b = _dedup(a, b, limit)
-        out[chrom] = (a, b, counts, no_cigars)
-    return out
-
-
-def _batches(sizes: dict, n_batches: int = 64) -> list[list[str]]:
-    """The chromosomes, longest first, one to a batch; the short ones (under
-    1/``n_batches`` of the genome) bundled, so a genome of many small contigs does not
-    open the files once per contig.
-
-    Examples
-    --------
-    >>> _batches({"a": 90, "b": 5, "c": 3, "d": 2}, 20)
-    [['a'], ['b'], ['c', 'd']]
-    """
-    quota = sum(sizes.values()) / n_batches
-    out: list[list[str]] = []
-    bundle: list[str] = []
-    held = 0
-    for c in sorted(sizes, key=lambda c: -sizes[c]):
-        if sizes[c] >= quota:
-            out.append([c])
-            continue
-        bundle.append(c)
-        held += sizes[c]
-        if held >= quota:
-            out.append(bundle)
-            bundle, held = [], 0
-    return out + ([bundle] if bundle else [])
-
-
-def read_bam_samples(samples: list, paired: bool, *, keep_dup="1",
-                     genome_size: float | None = None, executor=None, progress=None
-                     ) -> list[ReadArrays]:
-    """:func:`read_bam_arrays` of several samples (each a list of BAM files) at once:
-    when every file is indexed, chromosome by chromosome (the longest first), on
-    ``executor``'s workers when given (:func:`penlearn._executor.run_tasks`), calling
-    ``progress(sample_index, chromosomes, reads, share)`` as each batch ends (``share``:
-    its part of all the samples' bases); else each file in one pass. The same reads as
-    :func:`read_bam_arrays` of each sample alone.
-
-    Examples
-    --------
-    >>> t, c = read_bam_samples([["t.bam"], ["c.bam"]], False)  # doctest: +SKIP
-    """
-    from penlearn._executor import run_tasks
-    from penlearn.peaks.formats.reads import dedup_limit
-
-    dedup_limit(keep_dup, 0, genome_size)  # its syntax, before any file is read
-    headers = [[_bam_header(p) for p in paths] for paths in samples]
-    if not all(ix for h in headers for _, ix in h):
-        return [read_bam_arrays(paths, paired, keep_dup=keep_dup, genome_size=genome_size)
-                for paths in samples]
-    # "auto" needs the sample's total: deduplicated here, once every chromosome is in
-    local = "later" if str(keep_dup).strip().lower() == "auto" else dedup_limit(
-        keep_dup, 0, genome_size)
-    tasks, bases = {}, {}
-    for k, (paths, head) in enumerate(zip(samples, headers)):
-        sizes = _pooled_sizes(paths, [h for h, _ in head])
-        for batch in _batches(sizes):
-            tasks[(k, tuple(batch))] = ((list(paths), batch, paired, local), {})
-            bases[(k, tuple(batch))] = sum(sizes[c] for c in batch)
-    got: list[dict] = [{} for _ in samples]
-    total = float(sum(bases.values())) or 1.0
-
-    def finish(key, res):
-        got[key[0]].update(res)
-        if progress is not None:
-            progress(key[0], list(key[1]), sum(len(v[0]) for v in res.values()),
-                     bases[key] / total)
-    # the longest chromosomes first (a worker free late gets a short one)
-    tasks = dict(sorted(tasks.items(), key=lambda kv: -bases[kv[0]]))
-    run_tasks(executor, bam_chroms, tasks, finish)
-    return [_pooled_arrays(paths, [h for h, _ in head], res, paired, keep_dup, local,
-                           genome_size)
-            for paths, head, res in zip(samples, headers, got)]
-
-
-def _pooled_sizes(paths: list, sizes: list[dict]) -> dict:
-    """The chromosome lengths of files pooled into one sample (the same genome)."""
-    out: dict = {}
-    for p, s in zip(paths, sizes):
-        for c, n in s.items():
-            if out.get(c, n) != n:
-                raise ValueError(f"{p}: chromosome {c!r} is {n} bases long, {out[c]} in "
-                                 "an earlier file: reads of two genomes cannot be pooled")
-        out = {**out, **s}
-    return out
-
-
-def _pooled_arrays(paths: list, sizes: list[dict], res: dict, paired: bool, keep_dup,
-                   local, genome_size) -> ReadArrays:
-    """One sample's :class:`ReadArrays` from :func:`bam_chroms`' chromosomes: the
-    warnings and errors of :func:`read_bam_arrays`, the chromosomes in its order (each
-    file's chromosomes with reads in header order, the first file first)."""
-    import warnings
-
-    from penlearn.peaks.formats.reads import _no_reads_hint, dedup_limit
-
-    order: list[str] = []
-    for k, (p, s) in enumerate(zip(paths, sizes)):
-        no_cigar = sum(res[c][3][k] for c in s if c in res)
-        if no_cigar:
-            warnings.warn(f"{p}: {no_cigar} mapped record(s) without a CIGAR ('*': no "
-                          "aligned base) left out", UserWarning, stacklevel=3)
-        mine = [c for c in s if c in res and res[c][2][k]]
-        if not mine:
-            raise ValueError(f"{p}: no reads counted as {'BAMPE' if paired else 'BAM'}: "
-                             f"{_no_reads_hint(p, 'BAMPE' if paired else 'BAM')}")
-        order += [c for c in mine if c not in order]
-    out = ReadArrays(paired, {c: (res[c][0], res[c][1], None) for c in order},
-                     _pooled_sizes(paths, sizes))
-    if local == "later":
-        limit = dedup_limit(keep_dup, out.total, genome_size)
-        out.chroms = {c: (*_dedup(a, b, limit), None) for c, (a, b, _) in out.chroms.items()}
-    return out
+                end = rec.reference_end
+                if end is None:
+                    no_cigar += 1
+                    continue
+                tid = rec.reference_id
+                if tid not in cols:
+                    cols[tid] = (array("i"), array("i"))
+                s, e = cols[tid]
+                if paired:
+                    lo = min(rec.reference_start, rec.next_reference_start)
+                    s.append(lo)
+                    e.append(lo + abs(rec.template_length))
+                elif flag & 0x10:
+                    s.append(end - 1)
+                    e.append(1)
+                else:
+                    s.append(rec.reference_start)
+                    e.append(0)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
+                             f"after the header ({_reason(exc)})") from None
+    for tid in sorted(cols):
+        a, b = (np.frombuffer(x, np.int32) for x in cols.pop(tid))
+        if paired and (bad := b <= a).any():
+            raise ValueError(f"{path}: a proper pair on {names[tid]} at {a[bad][0]} has "
+                             "TLEN 0: not a fragment (is it really paired-end?)")
+        out[names[tid]] = (a, b if paired else b.astype(bool))
+    return sizes, out, no_cigar
 
 
 def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
@@ -417,3 +259,44 @@ def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
     limit = dedup_limit(keep_dup, out.total, genome_size)
     out.chroms = {c: (*_dedup(a, b, limit), None) for c, (a, b, _) in out.chroms.items()}
     return out
+
+
+def _read_sample(paths: list, paired: bool, keep_dup, genome_size
+                 ) -> tuple[ReadArrays, list]:
+    """A worker's :func:`read_bam_arrays`: the reads and the warnings it gave."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reads = read_bam_arrays(paths, paired, keep_dup=keep_dup, genome_size=genome_size)
+    return reads, [(w.category, str(w.message)) for w in caught]
+
+
+def read_bam_samples(samples: list, paired: bool, *, keep_dup="1",
+                     genome_size: float | None = None, executor=None, progress=None
+                     ) -> list[ReadArrays]:
+    """:func:`read_bam_arrays` of several samples (each a list of BAM files): one after
+    the other without ``executor``, else each sample on a worker of its own
+    (:func:`penlearn._executor.run_tasks`; a treatment and its control read at once),
+    their warnings given here; ``progress(sample_index, reads)`` as each one is in.
+
+    Examples
+    --------
+    >>> t, c = read_bam_samples([["t.bam"], ["c.bam"]], False)  # doctest: +SKIP
+    """
+    import warnings
+
+    from penlearn._executor import run_tasks
+
+    got: dict = {}
+
+    def finish(k, res):
+        got[k] = res
+        if progress is not None:
+            progress(k, res[0].total)
+    run_tasks(executor, _read_sample, {k: ((list(p), paired, keep_dup, genome_size), {})
+                                       for k, p in enumerate(samples)}, finish)
+    for k in range(len(samples)):
+        for cat, msg in got[k][1]:
+            warnings.warn(msg, cat, stacklevel=2)
+    return [got[k][0] for k in range(len(samples))]
