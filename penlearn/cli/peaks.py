@@ -47,9 +47,9 @@ import pandas as pd
 
 from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
-from penlearn.cli._callpeak_stream import predict_by_chromosome
 from penlearn.cli._common import _load_model, _Reporter, plural, probability
 from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
+from penlearn.cli._peaks_stream import predict_by_chromosome
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (

@@ -1,4 +1,4 @@
-"""``penlearn peaks`` one chromosome at a time (``predict_by_chromosome``): the files of
+"""``penlearn peaks`` one chromosome at a time (``cli/_peaks_stream.py``): the files of
 the whole-coverage tables at once (the pipeline before streaming, rebuilt here from the
 library's functions)."""
 
