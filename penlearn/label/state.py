@@ -57,6 +57,7 @@ from penlearn.peaks.label_windows import (
     window_coverage,
     window_ids,
 )
+from penlearn.peaks.peakseg.calls import reported_segments
 from penlearn.peaks.peakseg.evaluation import DEFAULT_MAX_PEAKS, path_error_functions
 from penlearn.peaks.peakseg.solver import peakseg, peakseg_path
 from penlearn.peaks.pretrained import (
@@ -159,7 +160,7 @@ class LabelState:
         # the kernels release the interpreter lock: two paths (or solves) at once
         self._pool = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-paths")
         self._solver = ThreadPoolExecutor(PAGE_THREADS, thread_name_prefix="penlearn-solve")
-        self._solved: dict = {}  # (sample, window) -> {log λ: peaks at that penalty}
+        self._solved: dict = {}  # (sample, window) -> {log λ: segments at that penalty}
         self._solving: dict = {}  # (sample, window, log λ) -> future of that solve
         self._undo: list[tuple[pd.DataFrame, pd.DataFrame]] = []  # (added, removed)
         self._errors: dict = {}
@@ -378,7 +379,7 @@ class LabelState:
         return fut.result() if fut is not None and fut.done() else None
 
     def _from_path(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
-        """The peaks of the kept path's model at log λ ``ll`` (None: the path is not
+        """The segments of the kept path's model at log λ ``ll`` (None: the path is not
         computed yet, or ``ll`` is below its bound)."""
         path = self._kept_path(sample, window)
         if path is None:
@@ -388,13 +389,11 @@ class LabelState:
         if not len(hit):
             return None
         segs = path.segments
-        return segs[(segs["peaks"] == int(hit["peaks"].iloc[0]))
-                    & (segs["status"] == "peak")]
+        return segs[segs["peaks"] == int(hit["peaks"].iloc[0])]
 
     def _from_solves(self, sample: str, window: int, ll: float) -> pd.DataFrame | None:
-        """The peaks at ``ll`` from the solves kept: one at ``ll``, or two around it with
-        the same peak count (the selected model's peak count never increases with the
-        penalty, so the model with that count is selected between them too)."""
+        """The segments at ``ll`` from the solves kept: one at ``ll``, or two around it
+        with the same peak count (the count never increases with the penalty)."""
         done = self._solved.get((sample, window), {})
         if ll in done:
             return done[ll]
@@ -402,13 +401,13 @@ class LabelState:
         above = [x for x in done if x > ll]
         if below and above:
             lo, hi = done[max(below)], done[min(above)]
-            if len(lo) == len(hi):
+            if (lo["status"] == "peak").sum() == (hi["status"] == "peak").sum():
                 return lo
         return None
 
     def _solve(self, sample: str, window: int, ll: float) -> None:
-        peaks = peakseg(self.cov[(sample, window)], math.exp(ll)).peaks
-        self._solved.setdefault((sample, window), {})[ll] = peaks
+        segments = peakseg(self.cov[(sample, window)], math.exp(ll)).segments
+        self._solved.setdefault((sample, window), {})[ll] = segments
 
     def _solve_future(self, sample: str, window: int, ll: float):
         with self._path_lock:
@@ -443,9 +442,9 @@ class LabelState:
             f.result()
 
     def peaks(self, sample: str, window: int) -> pd.DataFrame:
-        """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window):
-        the path's model at its log λ, else (before the path is computed, or below its
-        bound) a solve at that penalty (:meth:`solve_missing`), kept."""
+        """The peaks ``chromStart, chromEnd`` of the current model in a (sample, window)
+        (the path's model at its log λ, else a solve at that penalty, kept), reported as
+        ``penlearn peaks`` writes them (:func:`~penlearn.peaks.peakseg.reported_segments`)."""
         if (sample, window) not in self.cov:
             return pd.DataFrame({"chromStart": [], "chromEnd": []}, dtype=np.int64)
         ll = float(self.log_lambda[self.ids_by[(sample, window)]])
@@ -453,7 +452,9 @@ class LabelState:
         if segs is None:
             self._solve_future(sample, window, ll).result()
             segs = self._from_solves(sample, window, ll)
-        return segs[["chromStart", "chromEnd"]].reset_index(drop=True)
+        segs = reported_segments(segs)
+        return segs.loc[segs["status"] == "peak", ["chromStart", "chromEnd"]].reset_index(
+            drop=True)
 
     # -- learning ---------------------------------------------------------------------------
     def learn_labels(self) -> pd.DataFrame:

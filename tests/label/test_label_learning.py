@@ -110,6 +110,7 @@ def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
     with the penalty), else the penalty between is solved: each equals a direct solve."""
     import math
 
+    from penlearn.peaks.peakseg.calls import reported_segments
     from penlearn.peaks.peakseg.solver import peakseg
 
     st = LabelState(_coverage(1, 2000), tmp_path / "labels.csv", window_bases=2000,
@@ -119,9 +120,10 @@ def test_peaks_beyond_a_path_are_the_models_at_that_penalty(tmp_path):
         assert float(st.path("s0", 0).models["min_log_lambda"].min()) > 4.0  # bounded
         cov = st.cov[("s0", 0)]
 
-        def direct(ll):
-            p = peakseg(cov, math.exp(ll)).peaks
-            return p[["chromStart", "chromEnd"]].reset_index(drop=True)
+        def direct(ll):  # as penlearn peaks reports a model: equal-mean runs joined
+            p = reported_segments(peakseg(cov, math.exp(ll)).segments)
+            return p.loc[p["status"] == "peak", ["chromStart", "chromEnd"]].reset_index(
+                drop=True)
 
         def show(ll):
             st.log_lambda[sid] = ll

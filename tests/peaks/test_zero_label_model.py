@@ -50,11 +50,6 @@ def test_shipped_model_is_the_documented_handle():
         pl.shipped_model(mark="sharp")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect (found by issue 52's refit, not fixed): since --broad's commit the peak "
-    "files report reported_segments (equal-mean runs joined) but the labeling page draws "
-    "the solver's raw peaks; at the refit λ McGill0079's model has a 1-base 'peak' of the "
-    "same mean as its neighbour, drawn by the page, not written by penlearn peaks"))
 def test_the_page_draws_the_peaks_penlearn_peaks_writes(tmp_path, capsys):
     """H3K4me3_XJ_immune_chunk1: the page's zero-label peaks were in ~12 of 27 samples
     (the all-sets level, no short-window shift), penlearn peaks' in 21 (23 since issue 52's
