@@ -456,21 +456,25 @@ def _mean_over(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _local_levels(t, c, scale: float, a: np.ndarray, b: np.ndarray, lam_g: float
                   ) -> np.ndarray:
     """λ_local of each call ``[a, b)``: the largest of the genome's level and, without a
-    control (``c`` None), the treatment's mean over the flanks of :data:`SHIFT_FLANKS`
-    bases on both sides (outside the call); with one, the scaled control's over the
-    call itself and over the call with those flanks."""
+    control (``c`` None), the level of its lower side: on each side, the larger of the
+    treatment's means over the :data:`SHIFT_FLANKS` bases next to the call (a side
+    without bases, at a chromosome's end, left out); with one, the scaled control's
+    over the call itself and over the call with those flanks on both sides."""
     out = [np.full(len(a), lam_g)]
-    last = int(t[1][-1]) if t is not None and len(t[0]) else int(b.max())
-    for w in SHIFT_FLANKS:
-        lo, hi = np.maximum(a - w, 0), np.minimum(b + w, max(last, int(b.max())))
-        if c is None:
-            area = (_mean_over(t, lo, a) * (a - lo) + _mean_over(t, b, hi) * (hi - b))
-            bases = (a - lo) + (hi - b)
-            out.append(np.where(bases > 0, area / np.maximum(bases, 1), 0.0))
-        else:
-            out.append(scale * _mean_over(c, lo, hi))
-    if c is not None:
+    last = max(int(t[1][-1]) if t is not None and len(t[0]) else 0, int(b.max()))
+    if c is None:
+        left = np.maximum.reduce([_mean_over(t, np.maximum(a - w, 0), a)
+                                  for w in SHIFT_FLANKS])
+        right = np.maximum.reduce([_mean_over(t, b, np.minimum(b + w, last))
+                                   for w in SHIFT_FLANKS])
+        left = np.where(a > 0, left, np.inf)
+        right = np.where(b < last, right, np.inf)
+        lower = np.minimum(left, right)
+        out.append(np.where(np.isfinite(lower), lower, 0.0))
+    else:
         out.append(scale * _mean_over(c, a, b))
+        for w in SHIFT_FLANKS:
+            out.append(scale * _mean_over(c, np.maximum(a - w, 0), np.minimum(b + w, last)))
     return np.maximum.reduce(out)
 
 
@@ -518,9 +522,11 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
     coverage summed over its bases over the fragment length). ``λ_local`` is the largest
     of the sample's genome-wide level and, as MACS3's local λ (Zhang et al. 2008,
     *Genome Biology* 9:R137) at the call's scale: without a control, the treatment's own
-    mean over the 10 kb and the 100 kb flanking the call on both sides; with one, the
-    control's (times ``control_scale``) over the call and over the call with those
-    flanks. A level shift is replaced by the runs of its bases whose coverage alone is
+    level beside the call on its lower side (each side's level the larger of its means
+    over the 10 kb and the 100 kb next to the call: a raised region stands above both
+    its sides, a domain among others above one at least); with one, the control's
+    (times ``control_scale``) over the call and over the call with 10 kb and 100 kb
+    more on both sides. A level shift is replaced by the runs of its bases whose coverage alone is
     significant under ``λ_local`` (``-log10 p >= log10p``, MACS3's per-base test; runs
     less than a fragment apart joined: a real peak on a raised background stays), each
     with its own mean and ``λ_local`` as its background; none: it is dropped. Shorter
