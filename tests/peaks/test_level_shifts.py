@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from penlearn.peaks.formats.peak_columns import trim_level_shifts
+from penlearn.peaks.formats.level_shifts import trim_level_shifts
 
 
 def _cov(rows):

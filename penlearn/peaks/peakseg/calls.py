@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
-from penlearn.peaks.formats.peak_columns import peak_columns, trim_level_shifts
+from penlearn.peaks.formats.level_shifts import trim_level_shifts
+from penlearn.peaks.formats.peak_columns import peak_columns
 
 __all__ = ["peak_calls", "reported_segments"]
 
@@ -130,7 +131,7 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
         :func:`~penlearn.peaks.formats.peak_columns.peak_columns`. With ``coverage`` and
         ``level_shifts`` (the default), a long reported peak that is only a change of
         the background's level is trimmed to its significant part, or dropped
-        (:func:`~penlearn.peaks.formats.peak_columns.trim_level_shifts`).
+        (:func:`~penlearn.peaks.formats.level_shifts.trim_level_shifts`).
 
     Examples
     --------
