@@ -31,6 +31,11 @@ def test_long_calls_without_a_domain_are_counted_with_their_bases():
     assert row["> 100 kb empty"] == 2 and row["Mb in > 100 kb empty"] == 1.35
     assert row["> 1 Mb empty"] == 1 and row["Mb in > 1 Mb empty"] == 1.2
     assert row["false calls"] == 3 and row["narrow found"] == "1/1"
+    assert row["narrow found ≤ 100 kb"] == "1/1"
+    row = bench.score_calls(calls.assign(chromStart=[0] + [15_000, 200_000, 400_000,
+                                                           3_000_000]).assign(
+        chromEnd=[200_000, 140_000, 350_000, 1_600_000, 3_000_500]), TRUTH, 10_000_000)
+    assert row["narrow found"] == "1/1" and row["narrow found ≤ 100 kb"] == "0/1"
 
 
 def test_cache_folder_names_the_simulation(monkeypatch):
