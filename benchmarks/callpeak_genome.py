@@ -29,8 +29,9 @@ planted peaks, 2,000 sticky regions of 4× extra coverage) and a control of as m
 each. ``--scale 0.1``: a tenth of every chromosome, of the reads and of the peaks (the same
 depth per base).
 
-Each run is ``/usr/bin/time -v`` of ``penlearn callpeak -t T.bam [-c C.bam] -f BAM|BAMPE -g hs
--n x --outdir D`` (under ``prlimit --as`` of ``--cap-gb``), then the same ``macs3 callpeak``.
+Each run is ``/usr/bin/time -v`` of ``penlearn callpeak -t T.bam [-c C.bam] -f BAM|BAMPE
+-g G -n x --outdir D`` (``G``: ``hs`` at full size, else the simulated genome's length;
+under ``prlimit --as`` of ``--cap-gb``), then the same ``macs3 callpeak``.
 penlearn writes the wall and CPU seconds and the largest RSS of each phase (``read``: the
 reads to compact arrays; ``fragment size``; ``pileup``: the run-length pileups;
 ``control model``: the control's PeakSeg models with their windows' penalties;
