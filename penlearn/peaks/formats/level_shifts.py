@@ -38,14 +38,22 @@ SHIFT_FLANKS = (10_000, 100_000)
 SHIFT_LOG10P = 5.0
 
 
+def _with_sums(rows):
+    """``rows`` (starts, ends, counts) with their running sums of coverage (from 0)."""
+    if rows is None:
+        return None
+    starts, ends, counts = rows
+    return starts, ends, counts, np.r_[0.0, np.cumsum(counts * (ends - starts))]
+
+
 def _mean_over(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Mean coverage over each ``[a, b)`` (``b > a``; 0 where no rows)."""
+    """Mean coverage over each ``[a, b)`` (``b > a``; 0 where no rows); ``rows`` from
+    :func:`_with_sums`."""
     if rows is None or not len(rows[0]):
         return np.zeros(len(a))
-    starts, ends, counts = rows
-    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    cum = rows[3]
     b = np.maximum(b, a + 1)
-    return (_integral(rows, b, cum) - _integral(rows, a, cum)) / (b - a)
+    return (_integral(rows[:3], b, cum) - _integral(rows[:3], a, cum)) / (b - a)
 
 
 def _local_levels(t, c, scale: float, a: np.ndarray, b: np.ndarray, lam_g: float
@@ -78,7 +86,7 @@ def _significant_parts(t, a: int, b: int, lam: float, d: float, log10p: float) -
     P(X >= k) >= log10p`` under Poisson(``lam``), runs less than ``d`` apart joined."""
     if t is None or not len(t[0]):
         return []
-    starts, ends, counts = t
+    starts, ends, counts = t[:3]
     lo, hi = np.searchsorted(ends, a, side="right"), np.searchsorted(starts, b, side="left")
     s, e, k = (np.clip(starts[lo:hi], a, b), np.clip(ends[lo:hi], a, b), counts[lo:hi])
     if not len(k):
@@ -165,6 +173,7 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
     sids = peaks["sample_id"].tolist() if "sample_id" in peaks.columns else [None] * len(peaks)
     level: dict = {}
     parts: dict = {}
+    sums: dict = {}  # each chromosome's running sums, once
     chroms = peaks["chrom"].tolist()
     for i in long_:
         sid, chrom = sids[i], chroms[i]
@@ -172,10 +181,14 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
             mine = [v for (s, _), v in treat.items() if s == sid or s is None]
             level[sid] = genome_level or _genome_level(mine or list(treat.values()))
         total, bases, d = level[sid]
-        t = treat.get((sid, chrom)) or treat.get((None, chrom))
-        c = None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
-        if control is not None and c is None:
-            c = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        if (sid, chrom) not in sums:
+            t = treat.get((sid, chrom)) or treat.get((None, chrom))
+            c = None if control is None else ctrl.get((None, chrom) if shared else (sid,
+                                                                                   chrom))
+            if control is not None and c is None:
+                c = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+            sums[(sid, chrom)] = (_with_sums(t), _with_sums(c))
+        t, c = sums[(sid, chrom)]
         a = np.array([int(peaks["chromStart"].iat[i])])
         b = np.array([int(peaks["chromEnd"].iat[i])])
         lam = float(_local_levels(t, c, float(control_scale), a, b,
