@@ -64,3 +64,20 @@ def test_short_calls_are_not_tested():
 def test_bad_constants_are_refused(arg):
     with pytest.raises(ValueError, match=arg):
         trim_level_shifts(_call(0, 10), _cov([(0, 10, 1)]), **{arg: -1})
+
+
+@pytest.mark.parametrize("fmt", ["bed", "narrowPeak"])
+def test_peaks_files_of_every_format_trim_a_level_shift(tmp_path, fmt):
+    # a raised megabase holding one peak: PeakSeg at a low penalty calls the megabase
+    from penlearn.cli import main
+
+    cov = _cov([(0, 1_000_000, 10), (1_000_000, 1_500_000, 13), (1_500_000, 1_500_400, 60),
+                (1_500_400, 2_000_000, 13), (2_000_000, 4_000_000, 10)])
+    bg = tmp_path / "c.bedGraph"
+    cov.to_csv(bg, sep="\t", header=False, index=False)
+    out = tmp_path / f"p.{fmt}"
+    assert main(["peaks", str(bg), "--penalty", "1000", "--format", fmt, "--out", str(out),
+                 "--quiet"]) == 0
+    rows = [ln.split("\t") for ln in out.read_text().splitlines()
+            if ln and not ln.startswith("track")]
+    assert [(int(r[1]), int(r[2])) for r in rows] == [(1_500_000, 1_500_400)]
