@@ -171,3 +171,12 @@ def regions(ids) -> pd.Series:
     """The region of each id, as a Series indexed by the ids (the learner's groups)."""
     ids = list(ids)
     return pd.Series([region_of(s) for s in ids], index=ids, name="region")
+
+# what each fold scheme is, in all_sets.py's report
+SCHEME_TEXT = {
+    "given": "the sets' own folds (ChIP-seq: 4 folds of `equal_labels`, whole regions; "
+             "neuroblastoma: 6 folds of `profileID`; coverage set: 4 folds of samples)",
+    "regions": "K folds of whole genomic regions drawn with a fixed seed (ChIP-seq "
+               "`chr:start-end` problems, neuroblastoma chromosomes; not the coverage set, a "
+               "single region; `_sets.py`)",
+}

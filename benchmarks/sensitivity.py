@@ -394,7 +394,8 @@ def main(argv=None) -> None:
                     "$PENLEARN_BENCH_CACHE or ~/.cache/penlearn-bench)")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--write", action="store_true",
-                    help="record the tables in benchmarks/RESULTS.md (sensitivity)")
+                    help="record the tables in benchmarks/RESULTS.md (sensitivity; with "
+                    "--broad: 'sensitivity, --broad')")
     args = ap.parse_args(argv)
     if args.quick and args.size not in (None, "quick"):
         ap.error("--quick is --size quick: give one of them")
@@ -434,14 +435,16 @@ def main(argv=None) -> None:
             f" --wobble-sd {args.wobble_sd:g}" if args.wobble_sd != 0.15 else "") + (
             " --wobble-length {},{}".format(*args.wobble_length)
             if tuple(args.wobble_length) != WOBBLE_LENGTH else "")
-        head = ["## sensitivity", "",
+        heading = ("## sensitivity, --broad (issue 52 item 5)" if args.broad
+                   else "## sensitivity")  # --broad: its own section
+        head = [heading, "",
                 f"`{cmd} --write` on {time.strftime('%Y-%m-%d')}, 2-core shared VM "
                 f"({platform.machine()} Linux; load average {load[0]:.1f} at the start, "
                 f"{os.getloadavg()[0]:.1f} at the end: CPU seconds are the figure to "
                 f"compare); {time.time() - t0:.0f} s in all; MACS3: {version}; suite seed "
                 f"{args.seed}, genome {sum(SIZES[args.size].values()) / 1e6:g} Mb "  # noqa: E501
                 "(see the script's docstring for the simulation and the scores)."]
-        write_section("## sensitivity", "\n".join(head + lines))
+        write_section(heading, "\n".join(head + lines))
 
 
 if __name__ == "__main__":

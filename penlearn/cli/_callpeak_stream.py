@@ -32,17 +32,21 @@ import pandas as pd
 from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
-from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, fragments
+from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
+from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
+    CONTROL_BIN,
+    binned_segments,
     control_background,
     mark_control_peaks,
     segment_levels,
     typical_levels,
 )
-from penlearn.peaks.peakseg.evaluation import predict_peaks
 
-__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
+__all__ = ["PhaseClock", "call_chromosome", "call_genome",
+           "control_genome_mean"]
+
 
 
 def _return_freed_memory(trim: bool = False) -> None:
@@ -121,10 +125,10 @@ def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int
         last = 0
         for k, reads in enumerate((ctrl, treat)):
             if c in reads.chroms:
-                s, e = fragments(reads, c, extsize, shift)
+                s, e, w = weighted_fragments(reads, c, extsize, shift)
                 if len(s):
                     last = max(last, int(e.max()))
-                    area[k] += float((e - s).sum())
+                    area[k] += float(((e - s) if w is None else (e - s) * w).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last
     if area[0] <= 0:
@@ -161,26 +165,31 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
     Returns ``segments``, ``levels`` (bases, control means, treatment means), ``phases``
     and ``warnings``."""
     from penlearn.cli._common import _Reporter
-    from penlearn.cli.peaks import control_segments  # the commands' layer
+    from penlearn.cli.peaks import _log_lambda  # the commands' layer
 
     _return_freed_memory()
     clock = PhaseClock()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with clock("pileup"):
-            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
             control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"], opts["shift"]))
         with clock("control model"):
-            c_segs = control_segments(opts["penalty_args"],
-                                      control_cov.assign(sample_id="control"),
-                                      _Reporter(True), chrom_sizes=opts["sizes"]) \
-                if len(control_cov) else _empty_segments()
+            c_segs = _empty_segments()
+            if len(control_cov):
+                control_cov["sample_id"] = pd.Categorical.from_codes(  # 1 byte a row
+                    np.zeros(len(control_cov), np.int8), ["control"])
+                log_lambda, windows = _log_lambda(opts["penalty_args"], control_cov,
+                                                  _Reporter(True), opts["sizes"], "controls")
+                c_segs = binned_segments(control_cov, log_lambda, windows, CONTROL_BIN)
+        del control_cov
+        with clock("pileup"):  # (after the control's model: less memory at once)
+            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
         with clock("background"):
             parts = segment_levels(treat_cov, c_segs)
             levels = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
                            for k in (3, 2, 4, 5))
             levels = (levels[0] - levels[1], levels[2], levels[3])
-    del treat_cov, control_cov, parts
+    del treat_cov, parts
     _return_freed_memory(trim=True)
     return {"segments": c_segs, "levels": levels, "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
@@ -193,7 +202,8 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
 
     ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
     arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
-    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces). Returns
+    ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces), ``broad`` and
+    ``finer`` (``--broad``: :func:`~penlearn.peaks.peakseg.broad.predict_broad`). Returns
     ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
     and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
     the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
@@ -209,6 +219,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
         warnings.simplefilter("always")
         with clock("pileup"):
             treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+        with clock("features"):  # (before the control's tables: less memory at once)
+            log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
+                                              opts["sizes"])
         cov, control_cov, lam = treat_cov, None, None
         if ctrl is not None:
             with clock("pileup"):
@@ -221,11 +234,18 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                                              levels=opts["levels"])
                 if opts["rule"] == "background":
                     cov = lam
-        with clock("features"):
-            log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
-                                              opts["sizes"])
         with clock("solve"):
-            segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+            if opts.get("broad"):  # each broad domain one call
+                segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
+                                     finer=opts.get("finer"))
+            else:
+                segs = _window_segments(cov, log_lambda, windows)
+        if opts.get("bdg_dir") and lam is not None:
+            with clock("write"):
+                np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
+                    lam["chromStart"].to_numpy(float), lam["chromEnd"].to_numpy(float),
+                    lam["background"].to_numpy(float)]))
+        cov = lam = None  # (the background's rows: not needed by the calls)
         with clock("calls"):
             scale = {} if control_cov is None else {
                 "control": control_cov, "control_scale": opts["control_scale"]}
@@ -243,10 +263,6 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.treat.npy", treat_cov[
                     ["chromStart", "chromEnd", "count"]].to_numpy(np.int64).T)
-                if lam is not None:
-                    np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
-                        lam["chromStart"].to_numpy(float), lam["chromEnd"].to_numpy(float),
-                        lam["background"].to_numpy(float)]))
     bases = (treat_cov["chromEnd"] - treat_cov["chromStart"]).to_numpy()
     area = float((bases * treat_cov["count"].to_numpy()).sum())
     del treat_cov, control_cov, cov, segs, lam
@@ -254,6 +270,41 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
     return {"calls": calls, "area": area, "bases": float(bases.sum()),
             "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:
+    """``predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)``
+    with one window's rows copied at a time (not every window's before the first solve:
+    a whole chromosome's rows less at the peak of memory).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 60, 10),
+    ...                     "chromEnd": range(10, 70, 10), "count": [1, 2, 30, 28, 2, 1]})
+    >>> _window_segments(cov, np.log(20.0), None)["status"].tolist()
+    ['background', 'peak', 'background']
+    """
+    from penlearn.peaks.peakseg._flanks import uncovered_segments
+    from penlearn.peaks.peakseg.evaluation import _solve_window, _windows_of, _with_ids
+    from penlearn.peaks.peakseg.penalty import log_penalty_of
+
+    log_lambda = log_penalty_of(log_penalty=log_lambda)
+    out = []
+    for name, sid, gw in _windows_of(cov, windows):
+        if isinstance(log_lambda, pd.Series):
+            if name not in log_lambda.index:
+                raise ValueError(f"log_penalty has no value for window {name!r}")
+            value = float(log_lambda.loc[name])
+        else:
+            value = float(log_lambda)
+        if np.isnan(value):
+            raise ValueError(f"log_lambda of window {name!r} is NaN")
+        out.append(_with_ids(_solve_window(gw, value, name, segments=True), value, name,
+                             sid))
+        del gw
+    if not out:
+        raise ValueError("coverage has no rows")
+    return uncovered_segments(pd.concat(out, ignore_index=True), cov)
 
 
 def _pileup_at(cov: pd.DataFrame, pos: np.ndarray) -> np.ndarray:

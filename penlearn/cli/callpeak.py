@@ -48,7 +48,7 @@ from penlearn.cli._callpeak_stream import (
 from penlearn.cli._common import _Reporter, probability
 from penlearn.cli._controls import check_shared_chroms
 from penlearn.cli._workers import add_worker_arguments, workers
-from penlearn.cli.peaks import check_penalty_options, zero_label_model
+from penlearn.cli.peaks import broad_finer, check_penalty_options, zero_label_model
 from penlearn.peaks.formats.fragment_size import MAX_FRAGMENT, estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
@@ -275,7 +275,9 @@ def cmd_callpeak(args) -> int:
                 "rule": args.control_rule, "fallbacks": fallbacks, "sizes": sizes,
                 "control_scale": None if ctrl is None else n_frag / ctrl.total,
                 "bdg_dir": bdg_dir if args.bdg else None,
-                "qvalue": args.qvalue, "pvalue": args.pvalue}
+                "qvalue": args.qvalue, "pvalue": args.pvalue,
+                # --broad: each broad domain one call (penlearn.peaks.peakseg.broad)
+                "broad": args.broad, "finer": broad_finer(args) if args.broad else None}
         with workers(args) as executor:
             calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
         if ctrl is not None and args.control_rule == "filter":
@@ -358,9 +360,10 @@ def register(add) -> None:
                    "(default: no cutoff)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
-                   ".narrowPeak, at the penalty given (--penalty / --log-penalty / --model), "
-                   "else at the shipped model's level of broad marks (as 'penlearn peaks "
-                   "--broad')")
+                   ".narrowPeak, each broad domain one call (nearby calls linked across "
+                   "still-enriched dips), at the penalty given (--penalty / --log-penalty / "
+                   "--model), else at the shipped model's level of broad marks plus the "
+                   "wider domains of its narrow level (as 'penlearn peaks --broad')")
     p.add_argument("-B", "--bdg", action="store_true",
                    help="also write NAME_treat_pileup.bdg (and NAME_control_lambda.bdg)")
     p.add_argument("--SPMR", action="store_true",

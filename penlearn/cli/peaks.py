@@ -63,13 +63,14 @@ from penlearn.peaks.formats.narrowpeak import (
     write_summits,
 )
 from penlearn.peaks.formats.peak_columns import significant
+from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
-from penlearn.peaks.pretrained import ZeroLabelModel
+from penlearn.peaks.pretrained import ZeroLabelModel, mark_offset
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
@@ -128,6 +129,16 @@ def check_penalty_options(args):
                           log_name="--log-penalty")
 
 
+def broad_finer(args) -> float | None:
+    """``--broad`` without a penalty given: what the finer model adds to the broad level's
+    log λ (the narrow-mark level minus the broad one, by
+    :func:`~penlearn.peaks.pretrained.mark_offset`); None with a penalty or model given
+    (its calls are linked only: :func:`~penlearn.peaks.peakseg.broad.predict_broad`)."""
+    if any(x is not None for x in (args.penalty, args.log_penalty, args.model)):
+        return None
+    return mark_offset(mark="narrow") - mark_offset(mark="broad")
+
+
 def zero_label_model(args):
     """The zero-label model of a command's options (``--broad``: the broad-mark level)."""
     return ZeroLabelModel("broad" if getattr(args, "broad", False) else "narrow")
@@ -158,10 +169,13 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=Non
 def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
                      chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
-    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage)."""
+    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage),
+    solved on 1 kb bins then refined near their changes
+    (:func:`~penlearn.peaks.peakseg.controls.binned_segments`)."""
+    from penlearn.peaks.peakseg.controls import CONTROL_BIN, binned_segments
+
     log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes, "controls")
-    return predict_peaks(controls, log_penalty=log_lambda, windows=windows, segments=True,
-                         tmpdir=tmpdir)
+    return binned_segments(controls, log_lambda, windows, CONTROL_BIN, tmpdir=tmpdir)
 
 
 def summits_path(out: Path) -> Path:
@@ -369,9 +383,14 @@ def cmd_peaks(args) -> int:
     with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
         report(f"peak models of {plural(len(samples), 'sample')}")
         with workers(args) as executor:
-            segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
-                                 segments=True, executor=executor, progress=not args.quiet,
-                                 tmpdir=tmpdir, parts=parts)
+            solve = {"executor": executor, "progress": not args.quiet, "tmpdir": tmpdir,
+                     "parts": parts}
+            if getattr(args, "broad", False):  # each broad domain one call
+                segs = predict_broad(coverage, log_penalty=log_lambda, windows=windows,
+                                     finer=broad_finer(args), **solve)
+            else:
+                segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
+                                     segments=True, **solve)
         if pairs and args.control_rule == "filter":
             segs, dropped = drop_control_peaks(segs, controls, pairs)
             report(f"{dropped} peak(s) dropped: the control is up there")
@@ -431,9 +450,12 @@ def add_peaks_arguments(p) -> None:
                    "problems)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark (H3K27me3, H3K36me3, H3K9me3, H3K4me1; MACS3's "
-                   "--broad): the shipped model's level of all its sets. Default: a narrow "
-                   "mark (H3K4me3, H3K27ac, CTCF, ATAC, factors), its level of the narrow-"
-                   "mark sets. Only without --penalty, --log-penalty, --model")
+                   "--broad): the shipped model's level of all its sets, plus the wider "
+                   "domains of the narrow level's model, nearby calls linked across "
+                   "still-enriched dips: each broad domain one call (docs/chipseq.md). "
+                   "Default: a narrow mark (H3K4me3, H3K27ac, CTCF, ATAC, factors), its "
+                   "level of the narrow-mark sets. Only without --penalty, --log-penalty, "
+                   "--model")
     p.add_argument("--out", required=True, metavar="OUT",
                    help="a folder of <sample>.bed files when OUT ends in '/' or is a folder "
                    "already, or when there are several samples (sample ids "

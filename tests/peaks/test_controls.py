@@ -13,6 +13,7 @@ from conftest import DATA, need
 
 from penlearn.cli.main import main
 from penlearn.peaks.peakseg.controls import (
+    binned_segments,
     control_background,
     control_of,
     mark_control_peaks,
@@ -207,3 +208,35 @@ def test_labeled_raw_coverage_without_a_control_gives_the_peaks_of_before(tmp_pa
     out = tmp_path / "mono.bed"
     assert main(["peaks", str(cov), "--penalty", "5000", "--out", str(out), "-q"]) == 0
     assert hashlib.md5(out.read_bytes()).hexdigest() == "5f459fa2bef300545503207b82ae2c1c"
+
+
+def _segments(table):
+    cols = ["chrom", "chromStart", "chromEnd", "status", "mean"]
+    return table[cols].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("width", [1, 200, 1000])
+def test_binned_control_model_equals_the_model_on_every_row(width):
+    # width 1: every base a datum, the exact model; wider bins refined near their
+    # changes find the same changes where the control's regions are clear
+    _, c = _sample()
+    c = c.assign(sample_id="control")
+    exact = predict_peaks(c, penalty=300.0, segments=True)
+    binned = binned_segments(c, float(np.log(300.0)), None, width)
+    assert (exact["status"] == "peak").sum() >= 1
+    pd.testing.assert_frame_equal(_segments(binned), _segments(exact))
+
+
+def test_binned_control_model_solves_every_row_where_its_segments_are_short():
+    # a low penalty: many short segments, which bins could miss; the exact model then
+    _, c = _sample(seed=3)
+    exact = predict_peaks(c, penalty=5.0, segments=True)
+    assert (exact["status"] == "peak").sum() > 20
+    pd.testing.assert_frame_equal(_segments(binned_segments(c, float(np.log(5.0)), None, 500)),
+                                  _segments(exact))
+
+
+def test_binned_control_model_refuses_a_bad_width():
+    _, c = _sample()
+    with pytest.raises(ValueError, match="width must be an integer >= 1"):
+        binned_segments(c, 5.0, None, 0)

@@ -104,6 +104,8 @@ def _edge_sizes(path, line_no):
 @pytest.mark.parametrize("bad, message", [
     ("chr1\t90\t1x\t3", "chromEnd must be an integer, got '1x'"),
     ("chr1\t90\t100", "expected 4 fields"),
+    ("\t90\t100\t3", "the chrom field is empty"),  # not "got 3" fields
+    ("chr1\t90\t100\t", "the count field is empty"),
     ("chr1\t90\t100\t99999999999999999999", "count 99999999999999999999 is beyond"),
     ("chr1\t5\t100\t3", "rows must be sorted by position without overlaps"),  # a row check
     ("chr1\t100\t90\t3", "chromStart must be < chromEnd"),

@@ -155,6 +155,26 @@ def test_frag_file_counts_each_fragment_count_times(tmp_path):
                     stdin=once))
 
 
+
+def test_frag_count_is_a_weight_not_copies(tmp_path):
+    """A FRAG count of 10^15 is one row of weight 10^15 (it was expanded into 10^15
+    copies: "out of memory"); the pileup, the compact arrays' pileup and callpeak's
+    genome-wide mean all count it."""
+    from penlearn.cli._callpeak_stream import control_genome_mean
+    from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads
+
+    frag = tmp_path / "huge.tsv"
+    frag.write_text("chr1\t100\t300\tAAA\t1000000000000000\nchr1\t200\t400\tCCC\t3\n")
+    reads = read_reads(frag, "FRAG")
+    expected = [["chr1", 100, 200, 10**15], ["chr1", 200, 300, 10**15 + 3],
+                ["chr1", 300, 400, 3]]
+    assert fragment_coverage(reads).values.tolist() == expected
+    arrays = compact_reads(reads)
+    assert [x.tolist() for x in chrom_pileup(arrays, "chr1", None)] == [
+        [100, 200, 300], [200, 300, 400], [10**15, 10**15 + 3, 3]]
+    mean = control_genome_mean(arrays, arrays, None, 0, None)[0]
+    assert mean == (200 * 10**15 + 600) / 400
+
 def test_bam_keeps_first_mates_of_proper_pairs_and_drops_flagged(tmp_path):
     bam = tmp_path / "flags.bam"
     with pysam.AlignmentFile(str(bam), "wb", header=_header()) as out:
@@ -218,3 +238,46 @@ def test_fragment_size_estimate_finds_the_simulated_length():
                                   np.ones(len(noise), np.int64))}, {"chr1": 5_000_000})
     with pytest.raises(ValueError, match="--extsize"):
         estimate_fragment_size(flat)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_compiled_bam_reader_keeps_the_records_pysams_loop_keeps(tmp_path, monkeypatch,
+                                                                 paired):
+    # flags of every kind (unmapped, secondary, QC fail, supplementary, duplicates,
+    # improper pairs, mate unmapped, second mates), CIGARs with D / N / I / S / = / X,
+    # a mapped record without a CIGAR, long read names: the compiled loop keeps what
+    # pysam's records give, in file order per chromosome
+    from penlearn.peaks.formats import read_arrays
+
+    rng = np.random.default_rng(7)
+    cigars = ["50M", "10S40M", "20M5D30M", "15M100N35M", "25M3I22M", "30=2X18=", "50M5S"]
+    flags = [0, 16, 4, 256, 512, 2048, 1024, 1 | 2 | 64, 1 | 2 | 16 | 64, 1 | 2 | 128,
+             1 | 64, 1 | 2 | 8 | 64, 1 | 2 | 32 | 64]
+    recs = []
+    for i in range(600):
+        chrom = NAMES[int(rng.integers(2))]
+        recs.append((NAMES.index(chrom), int(rng.integers(200, SIZES[chrom] - 400)),
+                     flags[int(rng.integers(len(flags)))], cigars[int(rng.integers(len(cigars)))],
+                     int(rng.integers(-400, 400)), "q" * int(rng.integers(1, 60)) + str(i)))
+    recs.sort(key=lambda r: r[:2])
+    path = tmp_path / "mixed.bam"
+    with pysam.AlignmentFile(str(path), "wb", header=_header()) as out:
+        for k, (tid, pos, flag, cigar, tlen, name) in enumerate(recs):
+            a = pysam.AlignedSegment()
+            a.query_name, a.flag, a.reference_id, a.reference_start = name, flag, tid, pos
+            a.mapping_quality = 30
+            if k % 97 != 5:  # some mapped records without a CIGAR
+                a.cigarstring = cigar
+                a.query_sequence = "A" * a.infer_query_length()
+            a.next_reference_id, a.next_reference_start = tid, pos + max(tlen, 0)
+            a.template_length = tlen if tlen else 1
+            out.write(a)
+    assert read_arrays._compiled_read(path, paired, NAMES) is not None
+    fast = read_arrays._bam_contigs(path, paired)
+    monkeypatch.setattr(read_arrays, "_compiled_read", lambda *a: None)
+    slow = read_arrays._bam_contigs(path, paired)
+    assert fast[0] == slow[0] and fast[2] == slow[2] > 0
+    assert list(fast[1]) == list(slow[1]) and len(fast[1]) == 2
+    for c in slow[1]:
+        for x, y in zip(fast[1][c], slow[1][c]):
+            np.testing.assert_array_equal(x, y)

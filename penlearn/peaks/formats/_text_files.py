@@ -244,6 +244,26 @@ def integer_series(df: pd.DataFrame, col: str, where: Callable[[int], str]) -> n
         raise ValueError(f"{where(i)}: {col} must be an integer, got {df[col].iloc[i]!r}")
     return arr.astype(np.int64)
 
+def empty_field(line: str, names: tuple[str, ...]) -> str | None:
+    """What a line of ``len(names)`` tab-separated fields with one left empty misses
+    (whitespace-splitting counts one field fewer and blames the count), or None.
+
+    Examples
+    --------
+    >>> names = ("chrom", "chromStart", "chromEnd", "count")
+    >>> empty_field(chr(9).join(["", "0", "10", "3"]), names)[:24]
+    'the chrom field is empty'
+    >>> empty_field(chr(9).join(["chr1", "0", "10"]), names) is None
+    True
+    """
+    tabs = line.rstrip("\r\n").split("\t")
+    if len(tabs) != len(names) or all(t.strip() for t in tabs):
+        return None
+    empty = names[[bool(t.strip()) for t in tabs].index(False)]
+    return (f"the {empty} field is empty ({len(names)} tab-separated fields "
+            f"{', '.join(names)} expected)")
+
+
 def four_fields(path, numbers, lines, last: str):
     """Whitespace-separated ``chrom, chromStart, chromEnd, <last>`` lines: a ``where(i)``
     naming the file and line, and the four columns (an error names any other count)."""
@@ -253,6 +273,8 @@ def four_fields(path, numbers, lines, last: str):
     fields = [line.split() for line in lines]
     for i, f in enumerate(fields):
         if len(f) != 4:
+            if empty := empty_field(lines[i], ("chrom", "chromStart", "chromEnd", last)):
+                raise ValueError(f"{where(i)}: {empty}: {lines[i]!r}")
             raise ValueError(f"{where(i)}: expected 4 fields (chrom, chromStart, chromEnd, "
                              f"{last}), got {len(f)}: {lines[i]!r}")
     return where, (list(zip(*fields)) if fields else [(), (), (), ()])

@@ -12,7 +12,12 @@ import os
 
 import numpy as np
 
-from penlearn.peaks.formats._text_files import GZIP_MAGIC, resize_in_place, text_blocks
+from penlearn.peaks.formats._text_files import (
+    GZIP_MAGIC,
+    empty_field,
+    resize_in_place,
+    text_blocks,
+)
 
 TRACK = np.frombuffer(b"track", np.uint8)
 BROWSER = np.frombuffer(b"browser", np.uint8)
@@ -34,6 +39,10 @@ def parse_error(where: str, err: np.ndarray, buf: np.ndarray, col: str, expected
 
     code, _, field, a, b = (int(x) for x in err)
     if code == kernel.FIELDS:
+        named = expected.partition("(")[2].rstrip(")")  # "4 fields (chrom, ...)"
+        names = tuple(n.strip() for n in named.split(",")) if named else ()
+        if names and (empty := empty_field(token(buf, a, b), names)):
+            return f"{where}: {empty}: {token(buf, a, b)!r}"
         return f"{where}: expected {expected}, got {field}: {token(buf, a, b)!r}"
     text = token(buf, a, b)
     if code == kernel.OVERFLOW:

@@ -18,7 +18,8 @@ import numpy as np
 from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.reads import Reads
 
-__all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "fragments", "read_bam_arrays"]
+__all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "read_bam_arrays",
+           "weighted_fragments"]
 
 
 @dataclass
@@ -78,18 +79,19 @@ def compact_reads(reads: Reads) -> ReadArrays:
     return out
 
 
-def fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """(start, end) int64 of the fragments of one chromosome: single-end reads moved
-    ``shift`` bases 3′-ward and extended to ``extsize`` bases (clipped to the chromosome),
-    weights repeated.
+def weighted_fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(start, end, weight) of the fragments of one chromosome (int64; weight None: each
+    once): single-end reads moved ``shift`` bases 3′-ward and extended to ``extsize``
+    bases (clipped to the chromosome).
 
     Examples
     --------
     >>> r = ReadArrays(False, {"chr1": (np.array([5, 39], np.int32), np.array([False, True]),
     ...                                 None)})
-    >>> [x.tolist() for x in fragments(r, "chr1", 25)]
-    [[5, 15], [30, 40]]
+    >>> s, e, w = weighted_fragments(r, "chr1", 25)
+    >>> s.tolist(), e.tolist(), w
+    ([5, 15], [30, 40], None)
     """
     a, b, w = reads.chroms[chrom]
     if reads.paired:
@@ -109,9 +111,7 @@ def fragments(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
     if not (inside := e > s).all():
         s, e = s[inside], e[inside]
         w = None if w is None else w[inside]
-    if w is not None:
-        s, e = np.repeat(s, w), np.repeat(e, w)
-    return s, e
+    return s, e, w
 
 
 def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int = 0
@@ -130,8 +130,7 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
     if chrom not in reads.chroms:
         z = np.zeros(0, np.int64)
         return z, z, z
-    s, e = fragments(reads, chrom, extsize, shift)
-    return depth_runs(s, e)
+    return depth_runs(*weighted_fragments(reads, chrom, extsize, shift))
 
 
 def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
@@ -146,6 +145,24 @@ def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
     rank = np.arange(len(order)) - np.flatnonzero(new)[group]
     keep = np.sort(order[rank < limit])
     return a[keep], b[keep]
+
+
+def _compiled_read(path, paired: bool, names: list):
+    """``({tid: (a, b)}, no_cigar)`` of :mod:`penlearn.peaks.formats._bam_kernel` (3x
+    faster than a Python loop over pysam's records), or None where it cannot tell (a
+    ``CG``-tag CIGAR, other reference names than pysam's, a damaged file: pysam's loop
+    then reads it and names the problem)."""
+    import zlib
+
+    from penlearn.peaks.formats._bam_kernel import read_bam_columns
+
+    try:
+        got = read_bam_columns(path, paired)
+    except (OSError, EOFError, ValueError, zlib.error):
+        return None
+    if got is None or got[0] != names:
+        return None
+    return got[1], got[2]
 
 
 def _bam_contigs(path, paired: bool):
@@ -166,8 +183,12 @@ def _bam_contigs(path, paired: bool):
         except (ValueError, AttributeError, OSError):
             indexed = False
         cols: dict = {}
+        fast = _compiled_read(path, paired, names)
+        if fast is not None:  # the same records, parsed in a compiled loop
+            cols, no_cigar = fast
         try:
-            for rec in (x for n in names for x in bam.fetch(n)) if indexed else \
+            for rec in () if fast is not None else (
+                    x for n in names for x in bam.fetch(n)) if indexed else \
                     bam.fetch(until_eof=True):
                 flag = rec.flag
                 if not _flag_ok(flag) or (paired and not flag & 0x1):

@@ -454,9 +454,7 @@ def fragment_coverage(reads: Reads, extsize: int | None = None) -> pd.DataFrame:
             e = np.minimum(e, reads.sizes[c])
         if not (inside := e > s).all():
             s, e, w = s[inside], e[inside], w[inside]
-        if (w != 1).any():
-            s, e = np.repeat(s, w), np.repeat(e, w)
-        runs = depth_runs(s, e)
+        runs = depth_runs(s, e, w if (w != 1).any() else None)
         if len(runs[0]):
             chroms.append(c)
             lengths.append(len(runs[0]))

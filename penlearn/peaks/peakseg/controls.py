@@ -5,7 +5,8 @@ Two rules, chosen by ``rule=`` (``penlearn peaks --control-rule``):
 * ``"background"`` (the default, chosen by measurement: ``benchmarks/control.py``, table in
   ``benchmarks/RESULTS.md``, reasons in ``docs/chipseq.md``) — the control is the
   background of the Poisson model. The control is segmented like any sample (its PeakSeg
-  model at its penalty, as PeakSegPipeline segments its Input samples); on each of its
+  model at its penalty, as PeakSegPipeline segments its Input samples; solved on 1 kb
+  bins and refined near their changes, :func:`binned_segments`); on each of its
   segments ``b = max(1, min(c / c₀, t / t₀))``: the control's mean there over its level
   on most bases, at most the treatment's own rise on the same bases (the local λ of
   MACS3, Zhang et al. 2008, *Genome Biology* 9:R137, with the control's segments in
@@ -31,12 +32,19 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks.peakseg.contigs import one_problem
 from penlearn.peaks.peakseg.solver import BACKGROUND, COVERAGE_COLUMNS
 
-__all__ = ["CONTROL_RULES", "control_background", "control_mean", "control_of",
-           "mark_control_peaks", "segment_levels", "typical_levels"]
+__all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_background", "control_mean",
+           "control_of", "mark_control_peaks", "segment_levels", "typical_levels"]
 
 CONTROL_RULES = ("background", "filter")
+# The control's model is solved on bins of this many bases, then again with every row's
+# edge allowed near the changes found (:func:`binned_segments`): MACS3's smallest local
+# background window; the background is a regional level. ~5x less CPU than a solve on
+# every row, the same segments on the benchmarks' data (benchmarks/RESULTS.md,
+# "callpeak_genome, faster solves (issue 55)").
+CONTROL_BIN = 1000
 
 
 def control_of(treatments, controls) -> dict:
@@ -162,14 +170,15 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
         tc = t["count"].to_numpy(np.int64)
         lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
-        cuts = np.sort(np.concatenate([ts, te, gs, ge]))  # unique by a sort: (NumPy 2's
-        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]  # hashing np.unique is slower here)
-        cuts = cuts[(cuts >= lo) & (cuts <= hi)]
+        cuts = np.concatenate([ts, te, gs[(gs >= lo) & (gs <= hi)], ge[(ge >= lo) & (ge <= hi)]])
+        cuts.sort()  # unique by a sort: (NumPy 2's hashing np.unique is slower here)
+        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
         starts = cuts[:-1]
-        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts, "chromEnd": cuts[1:],
+        name = pd.Categorical.from_codes(np.zeros(len(starts), np.int8), [chrom])  # 1 B a row
+        out.append(pd.DataFrame({"chrom": name, "chromStart": starts, "chromEnd": cuts[1:],
                                  "count": _value_at(ts, te, tc, starts, 0),
                                  BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
-    return pd.concat(out, ignore_index=True)
+    return out[0] if len(out) == 1 else pd.concat(out, ignore_index=True)
 
 
 def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
@@ -185,7 +194,11 @@ def segment_levels(treatment: pd.DataFrame, segments: pd.DataFrame) -> list:
     """
     by_chrom = dict(list(segments.groupby("chrom", sort=False)))
     parts = []
-    for chrom, t in treatment.groupby("chrom", sort=False):
+    if len(treatment) and one_problem(treatment[["chrom"]]):  # one chromosome: no copy
+        groups = [(treatment["chrom"].iloc[0], treatment)]
+    else:
+        groups = treatment.groupby("chrom", sort=False, observed=True)
+    for chrom, t in groups:
         g = by_chrom.get(chrom)
         if g is None:
             g = segments.iloc[:0]
@@ -262,3 +275,78 @@ def mark_control_peaks(peaks: pd.DataFrame, control_peaks: pd.DataFrame) -> pd.D
         up[idx] = (np.searchsorted(cs, pe, side="left")
                    - np.searchsorted(ce, ps, side="right")) > 0
     return peaks.assign(control_up=up)
+
+
+def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame | None,
+                    width: int, near: int = 4, coarse: float = 0.5,
+                    min_bins: int = 20, tmpdir=None) -> pd.DataFrame:
+    """The PeakSeg segments of every (sample, window) of ``coverage`` as
+    ``predict_peaks(coverage, log_penalty=..., windows=..., segments=True)`` gives them,
+    solved on bins of ``width`` bases, then again with every row's edge allowed within
+    ``near`` bins of a change of that first model.
+
+    A bin is one datum of the Poisson loss: its mean coverage at the weight of its
+    bases. As the loss of a segment depends on its bases and its summed coverage only,
+    the first solve is the optimal model among those whose changes fall on the bins'
+    edges (each window cut from its first base, the last bin shorter), at the same
+    penalty; the second is the optimal model among those whose changes fall on those
+    edges or on any row's edge near a change of the first: the changes where the rows
+    put them, the means exact, for the cost of two solves on about ``1 / width`` of
+    the bases (``width=1``: every base, the exact model). The control's model
+    (:func:`control_background`): a regional level, whose changes a fragment's length
+    blurs anyway. The first solve is at ``coarse`` times the penalty, so that a short
+    region that a bin dilutes still gets changes near it to refine; a window whose
+    first model has segments of fewer than ``min_bins`` bins on average (a low penalty:
+    many short peaks, which bins could miss) is solved on every row instead (the exact
+    model; ``tmpdir`` the solver's, as for :func:`~penlearn.peaks.peakseg.solver.peakseg`).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 600, 10),
+    ...                     "chromEnd": range(10, 610, 10),
+    ...                     "count": [1] * 23 + [9] * 20 + [1] * 17})
+    >>> seg = binned_segments(cov, 2.0, None, 100)
+    >>> seg[["chromStart", "chromEnd", "status", "mean"]].values.tolist()
+    [[0, 230, 'background', 1.0], [230, 430, 'peak', 9.0], [430, 600, 'background', 1.0]]
+    """
+    import math
+
+    from penlearn.peaks.peakseg._flanks import uncovered_segments
+    from penlearn.peaks.peakseg.calls import reported_segments
+    from penlearn.peaks.peakseg.evaluation import _windows_of, _with_ids
+    from penlearn.peaks.peakseg.solver import _Data, _solve
+
+    for value, what in ((width, "width"), (near, "near")):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+                or value < (1 if what == "width" else 0):
+            raise ValueError(f"{what} must be an integer >= {1 if what == 'width' else 0}"
+                             f" (bins), got {value!r}")
+    out = []
+    for name, sid, cov in _windows_of(coverage, windows):
+        value = float(log_penalty.loc[name]) if isinstance(log_penalty, pd.Series) \
+            else float(log_penalty)
+        penalty = math.exp(min(value, 700.0))
+        ts, te = cov["chromStart"].to_numpy(np.int64), cov["chromEnd"].to_numpy(np.int64)
+        area = np.r_[0, np.cumsum((te - ts) * cov["count"].to_numpy(np.int64))]
+        grid = np.r_[np.arange(ts[0], te[-1], width, dtype=np.int64), te[-1]]
+
+        def solve(edges, penalty=penalty, ts=ts, te=te, area=area, cov=cov):
+            sums = np.round(np.diff(_area_below(ts, te, area, edges)))
+            bases = np.diff(edges).astype(float)
+            return _solve(_Data(chrom=cov["chrom"].iloc[0], start=edges[:-1],
+                                y=sums / bases, w=bases), penalty, tmpdir=tmpdir)
+        model = solve(grid, penalty * coarse)
+        changes = model.segments["chromStart"].to_numpy(np.int64)[1:]
+        if len(model.segments) * min_bins > len(grid) - 1:
+            model = solve(np.r_[ts, te[-1]])  # every row: the exact model
+        elif len(changes):  # (none at a lower penalty: none at this one either)
+            # every row's edge within ``near`` bins of a change, besides the bins' edges
+            lo = np.searchsorted(ts, changes - near * width, side="left")
+            hi = np.searchsorted(ts, changes + near * width, side="right")
+            fine = np.concatenate([ts[a:b] for a, b in zip(lo, hi)])
+            model = solve(np.unique(np.r_[grid, fine]))
+        segs = reported_segments(model.segments).drop(columns=["first_row", "last_row"])
+        out.append(_with_ids(segs, value, name, sid))
+    if not out:
+        raise ValueError("coverage has no rows")
+    return uncovered_segments(pd.concat(out, ignore_index=True), coverage)

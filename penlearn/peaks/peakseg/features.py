@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import not_one_word, require_columns, text_ids
-from penlearn.peaks.formats.coverage import check_coverage_rows
+from penlearn.peaks.formats.coverage import _check_rows, check_coverage_rows
 from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
@@ -81,8 +81,14 @@ def weighted_features(counts, weights) -> np.ndarray:
     w = np.asarray(weights, dtype=np.int64)
     if len(c) == 0 or w.sum() <= 0:
         raise ValueError("a window needs at least one coverage row with a positive weight")
-    values, inverse = np.unique(c, return_inverse=True)
-    totals = np.bincount(inverse, weights=w).astype(np.int64)  # exact: sums < 2**53
+    if len(c) and 0 <= c.min() and c.max() <= 4 * len(c) + 2**16:
+        # bases of each count by a table of the counts: no sort of the rows
+        totals = np.bincount(c, weights=w).astype(np.int64)  # exact: sums < 2**53
+        values = np.flatnonzero(totals)
+        totals = totals[values]
+    else:
+        values, inverse = np.unique(c, return_inverse=True)
+        totals = np.bincount(inverse, weights=w).astype(np.int64)  # exact: sums < 2**53
     cum = np.cumsum(totals)
     n = int(cum[-1])
 
@@ -109,6 +115,8 @@ def weighted_features(counts, weights) -> np.ndarray:
 
 
 def _integers(df: pd.DataFrame, col: str) -> np.ndarray:
+    if df[col].dtype.kind in "iu":  # integers already: no float copy (whole chromosomes)
+        return df[col].to_numpy().astype(np.int64, copy=False)
     values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values) | (values != np.round(values))
     if bad.any():
@@ -120,12 +128,24 @@ def _integers(df: pd.DataFrame, col: str) -> np.ndarray:
 
 def _check_coverage(coverage: pd.DataFrame) -> pd.DataFrame:
     require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    ints = {c: _integers(coverage, c) for c in ("chromStart", "chromEnd", "count")}
+    if len(coverage) and one_problem(coverage):
+        # one chromosome (of one sample): its names as one category (1 byte a row, not an
+        # object per row), its integer columns as they are: no copies of a whole
+        # chromosome's rows (``penlearn callpeak`` streams them one at a time)
+        def one(col, default=""):
+            value = str(coverage[col].iloc[0]) if col in coverage.columns else default
+            return pd.Categorical.from_codes(np.zeros(len(coverage), np.int8), [value])
+        cov = pd.DataFrame({"sample_id": one("sample_id"), "chrom": one("chrom"), **ints},
+                           copy=False)
+        _check_rows(np.zeros(len(cov), np.int8), np.array([cov["chrom"].iloc[0]], object),
+                    *ints.values(), lambda i: f"coverage row {i}", False)
+        return cov
     cov = pd.DataFrame({
         "sample_id": (coverage["sample_id"].astype(str).to_numpy()
                       if "sample_id" in coverage.columns else ""),
-        "chrom": coverage["chrom"].astype(str).to_numpy(),
-        **{c: _integers(coverage, c) for c in ("chromStart", "chromEnd", "count")},
-    })
+        "chrom": coverage["chrom"].astype(str).to_numpy(), **ints,
+    }, copy=False)  # (each column its own block: no consolidated copy)
     for idx in cov.groupby("sample_id", sort=False).indices.values():
         idx = np.asarray(idx)
         check_coverage_rows(cov["chrom"].to_numpy()[idx], cov["chromStart"].to_numpy()[idx],
@@ -237,7 +257,10 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     cov = fill_gaps(_check_coverage(coverage), gaps)
     has_samples = "sample_id" in coverage.columns
     win = sample_windows(cov, windows)
-    groups = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
+    if len(cov) and one_problem(cov):  # one whole chromosome: no copy of it
+        groups = {(cov["sample_id"].iloc[0], cov["chrom"].iloc[0]): cov}
+    else:
+        groups = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     rows, ids = [], []
     for r in win.itertuples(index=False):
         sid = r.sample_id if has_samples else None
