@@ -159,10 +159,24 @@ def methods(macs3: str | None, fmt: str, t: Path, c: Path, model: Path) -> dict:
            "penlearn -c (filter)": penlearn + ["-c", str(c), "--control-rule", "filter"],
            "penlearn -c, 38 labels (background)": penlearn + ["-c", str(c), "--model",
                                                              str(model)]}
+    if LEARNED_RULE is not None:  # the narrow rule on the learned model (a measurement)
+        import json
+
+        data = json.loads(model.read_text())
+        data["intercept"] += LEARNED_RULE
+        low = model.with_name(f"{model.stem}-rule.json")
+        low.write_text(json.dumps(data))
+        out[f"penlearn -c, 38 labels, log λ {LEARNED_RULE:+g}, q <= 0.05"] = penlearn + [
+            "-c", str(c), "--model", str(low), "-q", "0.05"]
     if macs3:
         out["MACS3 -c (defaults)"] = [macs3, "callpeak", "-t", str(t), "-c", str(c), "-f",
                                       fmt, "-g", "1e7"]
     return out
+
+
+#: ``--learned-rule DELTA``: also the learned model's log λ + DELTA with -q 0.05 (the
+#: shipped narrow rule applied to it; not what penlearn does with a learned model)
+LEARNED_RULE: float | None = None
 
 
 #: the runs that stopped with an error (their line), of the last :func:`run`
@@ -203,9 +217,14 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--macs3", default=shutil.which("macs3"),
                     help="the macs3 command (default: one on the path; none: MACS3 left out)")
+    ap.add_argument("--learned-rule", type=float, default=None, metavar="DELTA",
+                    help="also run the learned model at its log λ + DELTA with -q 0.05 "
+                    "(the shipped narrow rule applied to it; issue 52 item 1)")
     ap.add_argument("--write", action="store_true", help="write the control section of "
                     "benchmarks/RESULTS.md")
     args = ap.parse_args(argv)
+    global LEARNED_RULE
+    LEARNED_RULE = args.learned_rule
     t0 = time.time()
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:

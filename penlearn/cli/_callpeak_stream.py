@@ -179,7 +179,8 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
                 control_cov["sample_id"] = pd.Categorical.from_codes(  # 1 byte a row
                     np.zeros(len(control_cov), np.int8), ["control"])
                 log_lambda, windows = _log_lambda(opts["penalty_args"], control_cov,
-                                                  _Reporter(True), opts["sizes"], "controls")
+                                                  _Reporter(True), opts["sizes"], "controls",
+                                                  filtered=False)  # the model's own λ
                 c_segs = binned_segments(control_cov, log_lambda, windows, CONTROL_BIN)
         del control_cov
         with clock("pileup"):  # (after the control's model: less memory at once)

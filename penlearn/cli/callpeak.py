@@ -17,7 +17,12 @@ penalty (or ``--model`` / ``--penalty``), with the control as the background of 
 The number of peaks is the penalty's choice; ``-q/--qvalue Q`` and ``-p/--pvalue P`` then
 keep those of q-value <= Q (p-value <= P: ``-p`` replaces ``-q``), the values being
 MACS3's kind (:func:`~penlearn.peaks.formats.peak_columns.peak_columns`: fragments at the
-summit against the local background), but unlike MACS3 no cutoff is applied by default.
+summit against the local background). By default (the shipped model, a narrow mark) the
+model's narrow rule applies, MACS3-like: peaks proposed at a lowered penalty (its log λ +
+δ, :class:`~penlearn.peaks.pretrained.ZeroLabelModel`'s ``shift``), kept where their
+q-value <= 0.05 (MACS3's default cutoff); ``-q 1`` keeps every proposed peak,
+``--no-filter`` gives the model's own peaks (its λ, no cutoff). With ``--penalty``,
+``--log-penalty``, ``--model`` or ``--broad`` no cutoff applies unless given.
 MACS3's other cutoffs have no place here: they are refused with one line saying what
 penlearn does instead; options that only tune what penlearn does not do are accepted and
 ignored (:data:`IGNORED`), each with a warning.
@@ -48,7 +53,12 @@ from penlearn.cli._callpeak_stream import (
 from penlearn.cli._common import _Reporter, probability
 from penlearn.cli._controls import check_shared_chroms
 from penlearn.cli._workers import add_worker_arguments, workers
-from penlearn.cli.peaks import broad_finer, check_penalty_options, zero_label_model
+from penlearn.cli.peaks import (
+    broad_finer,
+    check_penalty_options,
+    narrow_rule,
+    zero_label_notice,
+)
 from penlearn.peaks.formats.fragment_size import MAX_FRAGMENT, estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
@@ -265,8 +275,10 @@ def cmd_callpeak(args) -> int:
         with clock("background"):
             fallbacks = control_genome_mean(treat, ctrl, d, args.shift, sizes)
     if penalty_args.model is None and check_penalty_options(penalty_args) is None:
-        report.notice(f"penlearn {getattr(args, 'command', 'callpeak')}: no --penalty or "
-                      f"--model: using {zero_label_model(penalty_args).notice()}")
+        report.notice(zero_label_notice(argparse.Namespace(
+            **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
+    # the zero-label model's narrow rule: its cutoff unless -q / -p is given
+    rule = narrow_rule(penalty_args) if args.qvalue is None and args.pvalue is None else None
     report(f"peaks of {len(treat.chroms)} chromosome(s), one at a time"
            + (f" on {args.jobs} workers" if args.jobs > 1 else ""))
     n_frag = treat.total
@@ -275,7 +287,7 @@ def cmd_callpeak(args) -> int:
                 "rule": args.control_rule, "fallbacks": fallbacks, "sizes": sizes,
                 "control_scale": None if ctrl is None else n_frag / ctrl.total,
                 "bdg_dir": bdg_dir if args.bdg else None,
-                "qvalue": args.qvalue, "pvalue": args.pvalue,
+                "qvalue": args.qvalue if rule is None else rule, "pvalue": args.pvalue,
                 # --broad: each broad domain one call (penlearn.peaks.peakseg.broad)
                 "broad": args.broad, "finer": broad_finer(args) if args.broad else None}
         with workers(args) as executor:
@@ -353,11 +365,16 @@ def register(add) -> None:
     p.add_argument("-q", "--qvalue", type=probability, default=None, metavar="Q",
                    help="keep only the model's peaks of q-value <= Q (MACS3's kind: Poisson "
                    "of the fragments at the summit against the local background, "
-                   "Benjamini-Hochberg; see docs/chipseq.md) (default: no cutoff, every "
-                   "peak of the model)")
+                   "Benjamini-Hochberg; see docs/chipseq.md) (default: with the shipped "
+                   "model, narrow marks: 0.05 of peaks proposed at a lowered penalty, as "
+                   "MACS3's default; -q 1: every peak of the lowered penalty; --penalty, "
+                   "--log-penalty, --model, --broad: no cutoff)")
     p.add_argument("-p", "--pvalue", type=probability, default=None, metavar="P",
                    help="keep only the model's peaks of p-value <= P (replaces -q) "
                    "(default: no cutoff)")
+    p.add_argument("--no-filter", action="store_true",
+                   help="the shipped zero-label model's own peaks: its penalty without the "
+                   "narrow rule's lowering and q-value cutoff (penlearn before issue 52)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
                    ".narrowPeak, each broad domain one call (nearby calls linked across "

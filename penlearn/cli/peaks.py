@@ -123,6 +123,11 @@ def check_penalty_options(args):
         raise ValueError("--broad picks the shipped zero-label model's level for broad "
                          "marks; with --penalty, --log-penalty or --model the penalty is "
                          "the one given: drop --broad (broadPeak files: --format broadPeak)")
+    if given and getattr(args, "no_filter", False):
+        raise ValueError("--no-filter turns off the shipped zero-label model's narrow rule "
+                         "(lowered penalty, q-value filter); with --penalty, --log-penalty "
+                         "or --model no filter applies unless you give one: drop "
+                         "--no-filter")
     if args.model is not None:
         return _load_model(args.model, task="peaks")
     return log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
@@ -144,22 +149,60 @@ def zero_label_model(args):
     return ZeroLabelModel("broad" if getattr(args, "broad", False) else "narrow")
 
 
+def narrow_rule(args) -> float | None:
+    """The q-value cutoff of the zero-label model's narrow rule when it applies to a
+    command's options, else None: no ``--penalty / --log-penalty / --model``, no
+    ``--broad``, no ``--no-filter`` and a model file with the rule
+    (:class:`~penlearn.peaks.pretrained.ZeroLabelModel`'s ``shift`` and ``qvalue``). A
+    cutoff the user gives (``-q``, ``-p``, ``--qvalue``) replaces it; the lowered λ stays.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> ns = dict(penalty=None, log_penalty=None, model=None, broad=False)
+    >>> narrow_rule(argparse.Namespace(**ns))
+    0.05
+    >>> narrow_rule(argparse.Namespace(**{**ns, "broad": True})) is None
+    True
+    >>> narrow_rule(argparse.Namespace(**{**ns, "penalty": 1e4})) is None
+    True
+    """
+    if getattr(args, "no_filter", False) or any(
+            getattr(args, k, None) is not None for k in ("penalty", "log_penalty", "model")):
+        return None
+    return zero_label_model(args).qvalue
+
+
+def zero_label_notice(args) -> str:
+    """The line a command says when it uses the zero-label model (and its narrow rule)."""
+    zero = zero_label_model(args)
+    q, pv = getattr(args, "qvalue", None), getattr(args, "pvalue", None)
+    cutoff = None if q is None and pv is None else (
+        f"p-value <= {pv:g}" if pv is not None else f"q-value <= {q:g}")
+    rule = zero.rule_notice(cutoff) if narrow_rule(args) is not None else ""
+    return (f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: using "
+            f"{zero.notice()}{rule}")
+
+
 def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None,
-                whose: str = "samples"):
+                whose: str = "samples", filtered: bool = True):
     """(log λ of every window, the windows or None for one per (sample, chromosome)).
     ``chrom_sizes``: the chromosome lengths known (BAM header, ``--chrom-sizes``);
-    ``whose``: the coverage's part the progress line names (controls, treatments)."""
+    ``whose``: the coverage's part the progress line names (controls, treatments);
+    ``filtered``: the narrow rule's lowered λ where it applies (:func:`narrow_rule`: the
+    caller keeps the peaks of q-value <= its cutoff), else the model's own λ."""
     choice = check_penalty_options(args)
     if args.model is None:
         value = choice
         if value is not None:
             return value, None
         zero = zero_label_model(args)
-        report.notice(f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or "
-                      f"--model: using {zero.notice()}")
+        if filtered:
+            report.notice(zero_label_notice(args))
         report(f"coverage features of every window of the {whose}, cut like the model's "
                "training windows")
-        return zero.log_lambda(coverage, chrom_sizes=chrom_sizes)[::-1]
+        return zero.log_lambda(coverage, chrom_sizes=chrom_sizes, filtered=filtered and (
+            narrow_rule(args) is not None))[::-1]
     model = choice
     report(f"coverage features of every window of the {whose}")
     features = coverage_features(coverage)
@@ -169,12 +212,14 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=Non
 def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
                      chrom_sizes=None) -> pd.DataFrame:
     """The PeakSeg segments of the control samples, at the penalty the treatments get
-    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage),
+    (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage;
+    the model's own λ, never the narrow rule's lowered one: no q-value filters them),
     solved on 1 kb bins then refined near their changes
     (:func:`~penlearn.peaks.peakseg.controls.binned_segments`)."""
     from penlearn.peaks.peakseg.controls import CONTROL_BIN, binned_segments
 
-    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes, "controls")
+    log_lambda, windows = _log_lambda(args, controls, report, chrom_sizes, "controls",
+                                      filtered=False)
     return binned_segments(controls, log_lambda, windows, CONTROL_BIN, tmpdir=tmpdir)
 
 
@@ -243,6 +288,8 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
     the summits then of treatment − scaled control, as ``callpeak``'s)."""
     cutoff = getattr(args, "qvalue", None)
+    if cutoff is None:
+        cutoff = narrow_rule(args)  # the zero-label model's narrow rule
     # the coverage gives the summits and the p-values' fragments at them, and tells a
     # level shift from a peak (every format: one set of peaks whatever the file)
     with_coverage = coverage is not None
@@ -474,7 +521,14 @@ def add_peaks_arguments(p) -> None:
     p.add_argument("--qvalue", type=probability, default=None, metavar="Q",
                    help="keep only the peaks of q-value <= Q (narrowPeak column 9 >= "
                    "-log10 Q; the q-value is MACS3's kind: see docs/chipseq.md, "
-                   "'pValue and qValue') (default: every peak of the model)")
+                   "'pValue and qValue') (default: with the shipped model of a narrow "
+                   "mark, its rule: a lowered penalty, peaks of q-value <= 0.05 kept; "
+                   "--qvalue 1 keeps every peak of the lowered penalty; with --penalty, "
+                   "--log-penalty, --model or --broad: every peak of the model)")
+    p.add_argument("--no-filter", action="store_true",
+                   help="the shipped zero-label model's own peaks: its penalty without the "
+                   "narrow rule's lowering and q-value filter (the peaks the labeling page "
+                   "and 'propose' use)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "

@@ -16,7 +16,7 @@ import pytest
 
 from penlearn.cli._common import _Reporter
 from penlearn.cli.main import build_parser, main
-from penlearn.cli.peaks import _log_lambda, control_segments
+from penlearn.cli.peaks import _log_lambda, control_segments, narrow_rule
 from penlearn.datasets.chipseq_genome import genome_design, write_genome_bam
 from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
 from penlearn.peaks.formats.bed import write_bedgraph
@@ -74,7 +74,10 @@ def _whole_genome(argv: list[str], tmp_path):
     scale = {} if control_cov is None else {"control": control_cov,
                                             "control_scale": treat.total / ctrl.total}
     calls = peak_calls(segs, treat_cov, **scale)
-    calls = significant(calls, qvalue=args.qvalue, pvalue=args.pvalue)
+    # the zero-label model's narrow rule (issue 52): its cutoff unless -q / -p is given
+    rule = narrow_rule(pargs) if args.qvalue is None and args.pvalue is None else None
+    calls = significant(calls, qvalue=args.qvalue if rule is None else rule,
+                        pvalue=args.pvalue)
     if control_cov is not None and args.control_rule == "filter":
         up = mark_control_peaks(calls, c_segs[c_segs["status"] == "peak"])["control_up"]
         calls = calls[~up.to_numpy()].reset_index(drop=True)

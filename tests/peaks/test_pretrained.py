@@ -17,6 +17,7 @@ from conftest import DATA, need
 import penlearn as pl
 from penlearn.cli import main
 from penlearn.datasets.pretrain import chipseq_sets, pretrain
+from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.peakseg.features import FEATURE_COLUMNS, coverage_features
 from penlearn.peaks.pretrained import (
     DEFAULT_MODEL_PATH,
@@ -180,10 +181,19 @@ def test_peaks_without_penalty_use_and_announce_the_shipped_model(tmp_path, caps
     want_ll = mark_offset() + p.intercept_ + p.coef_.to_numpy() @ np.clip(
         feats[["log.sd", "log.mean"]].iloc[0].to_numpy(), p.scaling_.low, p.scaling_.high)
     assert ll.iloc[0] == pytest.approx(want_ll, abs=1e-12)
+    # the narrow rule (issue 52): the peaks of log λ + δ of q-value <= 0.05
+    zero = pl.shipped_model()
+    assert "kept where their q-value <= 0.05" in lines[0]
+    segs = pl.predict_peaks(cov, log_penalty=float(ll.iloc[0]) + zero.shift, segments=True)
+    rule = significant(pl.peak_calls(segs, cov), qvalue=zero.qvalue)
+    got = pd.read_csv(out, sep="\t", header=None)
+    assert got[[1, 2]].values.tolist() == rule[["chromStart", "chromEnd"]].values.tolist()
+    assert f"wrote {len(rule)} peaks" in lines[1]
+    # --no-filter: the model's own peaks, those of predict_peaks
     want = pl.predict_peaks(cov, log_penalty=float(ll.iloc[0]))
+    code = main(["peaks", str(path), "--out", str(out), "--force", "--no-filter", "-q"])
     got = pd.read_csv(out, sep="\t", header=None)
     assert got[[1, 2]].values.tolist() == want[["chromStart", "chromEnd"]].values.tolist()
-    assert f"wrote {len(want)} peaks" in lines[1]
     # Python: the same peaks, with a warning naming the model
     with pytest.warns(UserWarning, match="no penalty given: using the shipped"):
         py = pl.predict_peaks(cov)

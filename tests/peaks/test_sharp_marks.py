@@ -135,7 +135,7 @@ def test_peaks_command_broad_flag(tmp_path, capsys):
     one.to_csv(path, index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = main(["peaks", str(path), "--out", str(tmp_path / "n")])
+        code = main(["peaks", str(path), "--out", str(tmp_path / "n"), "--no-filter"])
         out_narrow = capsys.readouterr().out
         code_b = main(["peaks", str(path), "--out", str(tmp_path / "b"), "--broad"])
         out_broad = capsys.readouterr().out

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,8 +45,8 @@ from penlearn.peaks.peakseg.contigs import coverage_problems
 from penlearn.peaks.peakseg.features import coverage_features
 
 __all__ = ["DEFAULT_MODEL_PATH", "MARKS", "MIN_GAP", "Pretrained", "check_provenance",
-           "cut_from_long_windows", "default_log_lambda", "default_windows", "load_pretrained",
-           "mark_offset",
+           "check_rule", "cut_from_long_windows", "default_log_lambda", "default_windows",
+           "load_pretrained", "mark_offset",
            "predict_log_lambda", "save_pretrained", "short_window_shift", "SHORT_WINDOW_SHIFT",
            "shipped_model", "whole_chromosome_windows", "zero_label_log_lambda",
            "ZeroLabelModel"]
@@ -70,6 +70,9 @@ class Pretrained:
     model: PenaltyModel
     provenance: dict
     path: str
+    #: the file's ``zero_label_rule`` (:func:`check_rule`): per mark, the ``shift`` of
+    #: log λ whose peaks are kept at q-value <= ``qvalue`` (empty: none)
+    rule: dict = field(default_factory=dict)
 
     def note(self, mark: str = "narrow") -> str:
         """One line: which model, learned on what, at which mark's level, its
@@ -121,7 +124,48 @@ def load_pretrained(path=None) -> Pretrained:
     model.provenance_ = provenance
     model.prior_name_ = ("the shipped zero-label penalty model" if path == DEFAULT_MODEL_PATH
                          else f"the pretrained penalty model {path}")
-    return Pretrained(model, provenance, str(path))
+    return Pretrained(model, provenance, str(path),
+                      check_rule(data.get("zero_label_rule"), str(path)))
+
+
+def check_rule(rule, source: str) -> dict:
+    """The ``zero_label_rule`` block of a pretrained model file, checked: ``{mark:
+    {"shift": number <= 0, "qvalue": number in (0, 1]}}`` for marks of :data:`MARKS`
+    (other keys, e.g. ``note``, are ignored); absent: ``{}`` (every mark at the model's own
+    λ, no filter: a file of an older penlearn). Else a ``ValueError`` naming the file.
+
+    The rule of a narrow mark (issue 52 item 1): the peaks of the model's log λ +
+    ``shift`` (a lower penalty, more candidate peaks), kept where their q-value (MACS3's
+    kind, :func:`~penlearn.peaks.formats.peak_columns.peak_columns`) is at most
+    ``qvalue``.
+
+    Examples
+    --------
+    >>> check_rule({"narrow": {"shift": -2, "qvalue": 0.05}, "note": "x"}, "m.json")
+    {'narrow': {'shift': -2.0, 'qvalue': 0.05}}
+    >>> check_rule(None, "m.json")
+    {}
+    """
+    if rule is None:
+        return {}
+    if not isinstance(rule, dict):
+        raise ValueError(f"{source}: 'zero_label_rule' must be an object {{mark: {{'shift': "
+                         f"..., 'qvalue': ...}}}}, got {type(rule).__name__}")
+    out = {}
+    for mark in MARKS:
+        if mark not in rule:
+            continue
+        r = rule[mark]
+        shift = r.get("shift") if isinstance(r, dict) else None
+        q = r.get("qvalue") if isinstance(r, dict) else None
+        if not (_is_number(shift) and -50 <= shift <= 0):
+            raise ValueError(f"{source}: zero_label_rule.{mark}.shift must be a number from "
+                             f"-50 to 0 (added to log λ), got {shift!r}")
+        if not (_is_number(q) and 0 < q <= 1):
+            raise ValueError(f"{source}: zero_label_rule.{mark}.qvalue must be a number > 0 "
+                             f"and <= 1, got {q!r}")
+        out[mark] = {"shift": float(shift), "qvalue": float(q)}
+    return out
 
 
 def check_provenance(provenance, source: str) -> dict:
