@@ -44,8 +44,7 @@ from penlearn.peaks.peakseg.controls import (
     typical_levels,
 )
 
-__all__ = ["PhaseClock", "call_chromosome", "call_genome",
-           "control_genome_mean"]
+__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
 
 
 
@@ -324,16 +323,33 @@ def _part(reads: ReadArrays | None, chrom: str) -> ReadArrays | None:
     return ReadArrays(reads.paired, part, reads.sizes)
 
 
-class _Progress:
-    """A line per chromosome done, with an ETA by bases; a line at least every ``every``
-    seconds while chromosomes run (plain lines: no ``\\r``)."""
+#: seconds between progress lines at most while tasks run (a "working" line between)
+PROGRESS_EVERY = 10.0
 
-    def __init__(self, report, sizes: dict, what: str = "", every: float = 10.0) -> None:
-        self.report, self.sizes, self.every = report, sizes, every
+
+class _Progress:
+    """A line per task done (a chromosome; a batch of them when reading), with the
+    share of the bases done and an ETA by bases; a "working" line whenever ``every``
+    seconds (:data:`PROGRESS_EVERY`) pass without one (plain lines: no ``\\r``).
+    ``clock``: the time (a test's fake clock).
+
+    Examples
+    --------
+    >>> lines = []
+    >>> with _Progress(lines.append, {"chr1": 30, "chr2": 10}, "control") as p:
+    ...     p.chromosome("chr1", 2)
+    >>> lines[0].split(", ETA")[0]
+    'control chr1: 2 peak(s); 1/2 chromosomes, 75 % of the bases'
+    """
+
+    def __init__(self, report, sizes: dict, what: str = "", every: float | None = None,
+                 clock=time.perf_counter) -> None:
+        self.report, self.sizes, self.clock = report, sizes, clock
+        self.every = PROGRESS_EVERY if every is None else every
         self.what = f"{what} " if what else ""
         self.total = float(sum(sizes.values())) or 1.0
-        self.done_bases, self.done = 0.0, 0
-        self.t0 = self.last = time.perf_counter()
+        self.done_share, self.done = 0.0, 0
+        self.t0 = self.last = clock()
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._beat, daemon=True)
@@ -347,31 +363,37 @@ class _Progress:
         self.thread.join()
 
     def _eta(self) -> str:
-        el = time.perf_counter() - self.t0
-        if not self.done_bases:
+        if not self.done_share:
             return ""
-        left = el * (self.total - self.done_bases) / self.done_bases
+        el = self.clock() - self.t0
+        left = el * max(0.0, 1.0 - self.done_share) / self.done_share
         return f", ETA {left:.0f} s"
 
     def _say(self, msg: str) -> None:
         with self.lock:
             self.report(msg)
-            self.last = time.perf_counter()
+            self.last = self.clock()
+
+    def _count(self) -> str:
+        return f"{self.done}/{len(self.sizes)} chromosomes, " if self.sizes else ""
 
     def chromosome(self, chrom: str, n_peaks: int) -> None:
         """Report one chromosome done."""
+        self.advance(f"{chrom}: {n_peaks} peak(s)", self.sizes.get(chrom, 0) / self.total)
+
+    def advance(self, text: str, share: float) -> None:
+        """Report one task done: ``text``, and ``share`` of the bases more done."""
         self.done += 1
-        self.done_bases += self.sizes.get(chrom, 0)
-        self._say(f"{self.what}{chrom}: {n_peaks} peak(s); {self.done}/{len(self.sizes)} "
-                  f"chromosomes, "
-                  f"{100 * self.done_bases / self.total:.0f} % of the bases{self._eta()}")
+        self.done_share += share
+        self._say(f"{self.what}{text}; {self._count()}"
+                  f"{100 * self.done_share:.0f} % of the bases{self._eta()}")
 
     def _beat(self) -> None:
-        while not self.stop.wait(1.0):
-            if time.perf_counter() - self.last >= self.every:
-                self._say(f"{self.what}working: {self.done}/{len(self.sizes)} chromosomes done, "
-                          f"{100 * self.done_bases / self.total:.0f} % of the bases"
-                          f"{self._eta()}")
+        tick = max(0.05, min(1.0, self.every / 4))
+        while not self.stop.wait(tick):
+            if self.clock() - self.last >= self.every:
+                self._say(f"{self.what}working: {self._count()}"
+                          f"{100 * self.done_share:.0f} % of the bases done{self._eta()}")
 
 
 def _emit_warnings(caught: list) -> None:
@@ -384,6 +406,18 @@ def _emit_warnings(caught: list) -> None:
         more = len(msgs) - 1
         warnings.warn(msgs[0] + (f" (and as much on {more} more chromosome(s))" if more
                                  else ""), cat, stacklevel=3)
+
+
+def chrom_level(chrom: str, treat: ReadArrays, d, shift: int) -> tuple:
+    """:func:`~penlearn.peaks.formats.peak_columns.genome_level`'s ``(total, bases,
+    depth)`` of one chromosome's fragment pileup."""
+    return genome_level(chrom_pileup(treat, chrom, d, shift))
+
+
+def _first_pass(kind: str, *args):
+    """A task of :func:`call_genome`'s first batch: ``"level"`` (:func:`chrom_level`)
+    or ``"control"`` (:func:`control_chromosome`)."""
+    return (chrom_level if kind == "level" else control_chromosome)(*args)
 
 
 def _levels(results: dict, fallbacks: tuple[float, float]) -> tuple[float, float]:
@@ -406,25 +440,38 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
     sizes = {c: (treat.sizes or {}).get(c) or int(
         treat.chroms[c][1].max() if treat.paired else treat.chroms[c][0].max()) + 1
         for c in chroms}
-    # the sample's level of the summits' tests (total, bases, rises) over the genome
+    # the sample's level of the summits' tests (total, bases, rises) over the genome, by
+    # chromosome: in the control's pass (one batch of tasks on the workers) or alone
+    by_size = sorted(chroms, key=lambda c: -sizes[c])
+    tasks = {("level", c): ((c, _part(treat, c), opts["d"], opts["shift"]), {})
+             for c in by_size}
+    first, levels = {}, {}
+    with contextlib.ExitStack() as stack:
+        if ctrl is not None:
+            report("the control's model, chromosome by chromosome")
+            progress = stack.enter_context(_Progress(report, sizes, "control"))
+            tasks = {**{("control", c): ((c, _part(treat, c), _part(ctrl, c), opts), {})
+                        for c in by_size}, **tasks}
+
+        def first_pass(key, res):
+            if key[0] == "level":
+                levels[key[1]] = res
+                return
+            first[key[1]] = res
+            clock.merge(res["phases"])
+            progress.chromosome(key[1], int((res["segments"]["status"] == "peak").sum()))
+        run_tasks(executor, _first_pass, {k: ((k[0], *a), kw) for k, (a, kw) in
+                                          tasks.items()}, first_pass)
     total = bases = rises = 0.0
-    for c in chroms:
-        t_, b_, d_ = genome_level(chrom_pileup(treat, c, opts["d"], opts["shift"]))
+    for c in chroms:  # in the chromosomes' order: the same sums as one pass
+        t_, b_, d_ = levels[c]
         total, bases, rises = total + t_, bases + b_, rises + (t_ / d_ if t_ else 0.0)
     level = (total, bases, total / rises if rises > 0 else 1.0)
     opts = {**opts, "genome_level": level}
-    first = {}
     if ctrl is not None:
-        report("the control's model, chromosome by chromosome")
-        with _Progress(report, sizes, "control") as progress:
-            def done_control(c, res):
-                first[c] = res
-                clock.merge(res["phases"])
-                progress.chromosome(c, int((res["segments"]["status"] == "peak").sum()))
-            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts), {})
-                     for c in sorted(chroms, key=lambda c: -sizes[c])}
-            run_tasks(executor, control_chromosome, tasks, done_control)
-        opts = {**opts, "levels": _levels(first, opts["fallbacks"])}
+        # in one order whatever the order the workers finished in (the largest first)
+        opts = {**opts, "levels": _levels({c: first[c] for c in by_size},
+                                          opts["fallbacks"])}
         report("the treatment's model, chromosome by chromosome")
     results: dict = {}
     with _Progress(report, sizes) as progress:

@@ -66,7 +66,12 @@ from penlearn.peaks.formats.narrowpeak import (
     write_narrowpeak,
     write_summits,
 )
-from penlearn.peaks.formats.read_arrays import ReadArrays, compact_reads, read_bam_arrays
+from penlearn.peaks.formats.read_arrays import (
+    ReadArrays,
+    compact_reads,
+    read_bam_arrays,
+    read_bam_samples,
+)
 from penlearn.peaks.formats.reads import dedup_limit, read_reads, shift_reads
 from penlearn.peaks.peakseg.controls import CONTROL_RULES
 
@@ -160,6 +165,32 @@ def _fragment_size(reads: ReadArrays, args, report) -> int | None:
         return d
     report(f"fragment size {d} bp (strand cross-correlation in enriched windows)")
     return d
+
+
+def _inputs(args, report, clock, executor) -> tuple:
+    """``(treatment, control or None, fragment size)``: BAM files read by the compiled
+    reader, the treatment and the control at once on ``executor``'s workers
+    (:func:`~penlearn.peaks.formats.read_arrays.read_bam_samples`); other files one
+    after the other (:func:`_pooled`)."""
+    samples = [args.treatment, *([args.control] if args.control else [])]
+    report(f"reading {len(args.treatment)} treatment file(s)"
+           + (f" and {len(args.control)} control file(s)" if args.control else "")
+           + f" as {args.format}")
+    if args.format in ("BAM", "BAMPE") and not args.shift:
+        names = ("treatment", "control")
+        with clock("read"):
+            reads = read_bam_samples(
+                [list(p) for p in samples], args.format == "BAMPE", keep_dup=args.keep_dup,
+                genome_size=args.gsize, executor=executor,
+                progress=lambda k, n: report(f"{names[k]}: {n} read(s)"))
+    else:
+        reads = []
+        for paths in samples:
+            with clock("read"):
+                reads.append(_pooled(paths, args.format, args))
+    with clock("fragment size"):
+        d = _fragment_size(reads[0], args, report)
+    return reads[0], (reads[1] if args.control else None), d
 
 
 def _xls(table: pd.DataFrame, summit: np.ndarray, pileup: np.ndarray, path: Path,
@@ -259,21 +290,23 @@ def cmd_callpeak(args) -> int:
     check_penalty_options(penalty_args)  # before the reads
     clock = PhaseClock()
     _return_freed_memory()
-    report(f"reading {len(args.treatment)} treatment file(s) as {args.format}")
-    with clock("read"):
-        treat = _pooled(args.treatment, args.format, args)
-    with clock("fragment size"):
-        d = _fragment_size(treat, args, report)
-    ctrl, fallbacks, sizes = None, None, treat.sizes
-    if args.control:
-        report(f"reading {len(args.control)} control file(s)")
-        with clock("read"):
-            ctrl = _pooled(args.control, args.format, args)
-        check_shared_chroms(treat.chroms, ctrl.chroms, "-c/--control")
-        # MACS3 extends the control's reads by the treatment's fragment size too
-        sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
-        with clock("background"):
-            fallbacks = control_genome_mean(treat, ctrl, d, args.shift, sizes)
+    with workers(args) as executor:
+        treat, ctrl, d = _inputs(args, report, clock, executor)
+        fallbacks, sizes = None, treat.sizes
+        if ctrl is not None:
+            check_shared_chroms(treat.chroms, ctrl.chroms, "-c/--control")
+            # MACS3 extends the control's reads by the treatment's fragment size too
+            sizes = {**(ctrl.sizes or {}), **(sizes or {})} or None
+            with clock("background"):
+                fallbacks = control_genome_mean(treat, ctrl, d, args.shift, sizes)
+        return _call(args, penalty_args, files, report, clock, executor,
+                     (treat, ctrl, d, fallbacks, sizes))
+
+
+def _call(args, penalty_args, files: dict, report, clock: PhaseClock, executor,
+          inputs: tuple) -> int:
+    """:func:`cmd_callpeak` once the reads are in: the peaks, the files."""
+    treat, ctrl, d, fallbacks, sizes = inputs
     if penalty_args.model is None and check_penalty_options(penalty_args) is None:
         report.notice(zero_label_notice(argparse.Namespace(
             **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
@@ -290,8 +323,7 @@ def cmd_callpeak(args) -> int:
                 "qvalue": args.qvalue if rule is None else rule, "pvalue": args.pvalue,
                 # --broad: each broad domain one call (penlearn.peaks.peakseg.broad)
                 "broad": args.broad, "finer": broad_finer(args) if args.broad else None}
-        with workers(args) as executor:
-            calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
+        calls, dropped, info = call_genome(treat, ctrl, opts, report, clock, executor)
         if ctrl is not None and args.control_rule == "filter":
             report(f"{dropped} peak(s) where the control is up: dropped")
         with clock("write"):

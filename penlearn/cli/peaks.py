@@ -33,6 +33,7 @@ discards the folder first.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import os
@@ -48,6 +49,7 @@ from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, plural, probability
 from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
+from penlearn.cli._peaks_stream import predict_by_chromosome
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -425,19 +427,21 @@ def cmd_peaks(args) -> int:
     _check_outputs(args, [out] + [p for p in (means, summits) if p], several)
     names = sample_file_names(["sample" if s is None else s for s in samples]) \
         if several else {}
-    log_lambda, windows = _log_lambda(args, plain, report, known,
-                                      "treatments" if named else "samples")
+    whose = "treatments" if named else "samples"
+
+    def log_lambda_of(rows, first):  # the features' line once, of the first chromosome
+        return _log_lambda(args, rows, report if first else _Reporter(True), known, whose)
     with _open_parts(args, out, report) as parts:  # kept after a failure only with parts
         report(f"peak models of {plural(len(samples), 'sample')}")
         with workers(args) as executor:
             solve = {"executor": executor, "progress": not args.quiet, "tmpdir": tmpdir,
                      "parts": parts}
             if getattr(args, "broad", False):  # each broad domain one call
-                segs = predict_broad(coverage, log_penalty=log_lambda, windows=windows,
-                                     finer=broad_finer(args), **solve)
+                predict = functools.partial(predict_broad, finer=broad_finer(args))
             else:
-                segs = predict_peaks(coverage, log_penalty=log_lambda, windows=windows,
-                                     segments=True, **solve)
+                predict = functools.partial(predict_peaks, segments=True)
+            # one chromosome at a time: its windows' features and solves
+            segs = predict_by_chromosome(coverage, plain, log_lambda_of, predict, **solve)
         if pairs and args.control_rule == "filter":
             segs, dropped = drop_control_peaks(segs, controls, pairs)
             report(f"{dropped} peak(s) dropped: the control is up there")

@@ -25,7 +25,7 @@ def cmd_pretrain(args) -> int:
     out = Path(args.out)
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     model = pretrain(args.data_dir, exclude=args.exclude or (), loso=not args.no_loso)
-    save_pretrained(model, out)
+    kept = save_pretrained(model, out)
     p = model.provenance_
     loso = p.get("leave_one_set_out", {}).get("mean")
     tail = "" if loso is None else f"; leave one set out: {loso:.2f} % test label errors"
@@ -34,6 +34,9 @@ def cmd_pretrain(args) -> int:
                                       "set's mark level (narrow / broad)")
     print(f"penlearn pretrain: wrote {out}: learned on {len(p['sets'])} ChIP-seq sets "
           f"({p['sequences']} windows, {p['labels']} labels){tail}")
+    if kept:
+        print(f"penlearn pretrain: kept from the file it replaced (not written by pretrain): "
+              f"{', '.join(kept)}")
     return 0
 
 
@@ -44,7 +47,9 @@ def add_pretrain_arguments(p) -> None:
                    "data/): every sub-folder whose inputs.csv has the 36 ChIP-seq coverage "
                    "features is used")
     p.add_argument("--out", required=True, metavar="MODEL.json",
-                   help="the model file to write (a PenaltyModel with a provenance block)")
+                   help="the model file to write (a PenaltyModel with a provenance block); "
+                   "over an existing model file (--force), its keys that pretrain does not "
+                   "write are kept")
     p.add_argument("--exclude", nargs="+", default=None, metavar="SET",
                    help="leave these sets (folder names) out, e.g. to evaluate on them")
     p.add_argument("--no-loso", action="store_true",

@@ -48,9 +48,10 @@ SOURCES = [
     "github.com/tdhock/neuroblastoma-data (data/<set>/{inputs,evaluation}.csv).",
 ]
 LEARNER = ("log λ = intercept + b·(2·log.sd − log.mean) (log index of dispersion of the "
-           "window's per-base coverage); b on a grid (coarse step 0.1 in [-0.5, 2], then "
-           "0.01), intercept by an exact sweep; fewest label errors with every set "
-           "weighing the same; features clipped to their training range at prediction")
+           "window's per-base coverage); b on a grid of step 0.01 in [-0.5, 2], the one of "
+           "fewest label errors averaged over b ± {smooth}; intercept by an exact sweep; "
+           "fewest label errors with every set weighing the same; features clipped to their "
+           "training range at prediction")
 
 
 def chipseq_sets(data_dir) -> list[str]:
@@ -159,8 +160,9 @@ def pretrain(data_dir, *, exclude=(), loso: bool = True) -> PenaltyModel:
         "sets": names, "excluded": exclude,
         "sequences": int(len(features)),
         "labels": int(evaluation.groupby("sequence_id")["labels"].first().sum()),
-        "features": list(FEATURES), "learner": LEARNER,
-        "slope": fit["slope"], "slope_grid": [float(x) for x in slope_grid()[0][[0, -1]]],
+        "features": list(FEATURES), "learner": LEARNER.format(smooth=fit["smooth"]),
+        "slope": fit["slope"], "slope_grid": [float(x) for x in slope_grid()[[0, -1]]],
+        "slope_smooth": fit["smooth"],
         "train_errors_pct": round(fit["train_errors_pct"], 4),
         "windows": {"min_bases": float(all_bases.min()), "max_bases": float(all_bases.max()),
                     "note": "gap-separated regions of hg19 chromosomes (the UCI problems)"},

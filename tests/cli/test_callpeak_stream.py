@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -29,7 +30,8 @@ from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import control_background, mark_control_peaks
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
-pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not installed")
+pysam = pytest.importorskip("pysam",
+                            reason="pysam (optional extra penlearn[bam]) is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,12 @@ def bams(tmp_path_factory):
                         sticky_fold=5, paired=paired, seed=1)
         write_reads_bam(files[f"c_{sfx}"], design, background=9000, sticky_fold=5,
                         paired=paired, seed=2)
+        # indexed (callpeak reads them chromosome by chromosome); the treatment also as
+        # an unindexed copy (read in one pass)
+        shutil.copy(files[f"t_{sfx}"], d / f"u_{sfx}.bam")
+        files[f"u_{sfx}"] = d / f"u_{sfx}.bam"
+        for key in ("t", "c"):
+            pysam.index(str(files[f"{key}_{sfx}"]))
     return files
 
 
@@ -172,3 +180,97 @@ def test_genome_bam_in_bounded_memory(tmp_path):
     assert out.stdout.count("no --penalty or --model") == 1
     progress = [ln for ln in out.stderr.splitlines() if "chromosomes" in ln]
     assert len(progress) >= 23 and "\r" not in out.stderr
+
+
+@pytest.mark.parametrize("keep_dup", ["1", "all", "auto"])
+def test_read_bam_samples_equals_read_bam_arrays(bams, keep_dup):
+    """Each sample on a worker of its own (threads here; --jobs uses processes): the
+    reads of each sample read alone, in the same order, every file pooled before the
+    duplicates are counted; a worker's warnings given in the caller."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from penlearn.peaks.formats.read_arrays import read_bam_samples
+
+    for fmt in ("BAM", "BAMPE"):
+        kind = "pe" if fmt == "BAMPE" else "se"
+        samples = [[bams["t_" + kind], bams["c_" + kind]], [bams["u_" + kind]]]
+        alone = [read_bam_arrays(s, fmt == "BAMPE", keep_dup=keep_dup, genome_size=2e6)
+                 for s in samples]
+        seen = []
+        with ThreadPoolExecutor(2) as ex:
+            both = read_bam_samples(samples, fmt == "BAMPE", keep_dup=keep_dup,
+                                    genome_size=2e6, executor=ex,
+                                    progress=lambda *a, seen=seen: seen.append(a))
+        assert sorted(seen) == [(0, alone[0].total), (1, alone[1].total)]
+        for a, b in zip(alone, both):
+            assert list(a.chroms) == list(b.chroms) and a.sizes == b.sizes
+            assert a.total == b.total > 0
+            for c in a.chroms:
+                for x, y in zip(a.chroms[c][:2], b.chroms[c][:2]):
+                    assert x.dtype == y.dtype and np.array_equal(x, y)
+
+
+def test_read_bam_samples_warns_in_the_caller(bams, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import penlearn.peaks.formats.read_arrays as ra
+
+    real = ra.read_bam_arrays
+
+    def warns(*a, **k):
+        import warnings
+        warnings.warn("a worker's warning", UserWarning, stacklevel=2)
+        return real(*a, **k)
+    monkeypatch.setattr(ra, "read_bam_arrays", warns)
+    with ThreadPoolExecutor(1) as ex, pytest.warns(UserWarning, match="a worker's"):
+        ra.read_bam_samples([[bams["t_se"]]], False, executor=ex)
+
+
+def test_jobs_2_writes_the_files_of_jobs_1(bams, tmp_path):
+    """``--jobs 2`` (reading both samples, the control's pass with the levels, and the
+    treatment's pass on two worker processes) writes byte for byte the files of one
+    process."""
+    for kind, extra in (("se", "-B --control-rule filter"), ("pe", "")):
+        fmt = "BAMPE" if kind == "pe" else "BAM"
+        out = {}
+        for jobs in ("1", "2"):
+            d = tmp_path / f"{kind}{jobs}"
+            argv = shlex.split(f"callpeak -t {bams['t_' + kind]} -c {bams['c_' + kind]} "
+                               f"-f {fmt} -n x --outdir {d} --jobs {jobs} --oversubscribe "
+                               f"--quiet {extra}")
+            assert main(argv) == 0
+            out[jobs] = {f.name: f.read_bytes() for f in sorted(d.iterdir())}
+        assert out["1"] == out["2"] and len(out["1"]) >= 3
+        assert out["1"]["x_peaks.narrowPeak"].count(b"\n") >= 10
+
+
+def test_progress_line_whenever_every_seconds_pass():
+    """Nothing done for ``every`` seconds (a fake clock): a "working" line; none before;
+    the ETA once a chromosome is done."""
+    import time as _time
+
+    from penlearn.cli._callpeak_stream import _Progress
+
+    now = [0.0]
+    lines: list[str] = []
+
+    def wait_for(n):
+        for _ in range(600):  # a loaded machine: up to 30 s for the thread's tick
+            if len(lines) >= n:
+                return
+            _time.sleep(0.05)
+    with _Progress(lines.append, {"chr1": 300, "chr2": 100}, "control", every=10.0,
+                   clock=lambda: now[0]) as p:
+        now[0] = 9.0
+        _time.sleep(0.3)
+        assert lines == []  # not yet 10 s
+        now[0] = 10.5
+        wait_for(1)
+        assert lines[0] == "control working: 0/2 chromosomes, 0 % of the bases done"
+        p.chromosome("chr1", 4)
+        assert lines[1] == ("control chr1: 4 peak(s); 1/2 chromosomes, 75 % of the bases, "
+                            "ETA 4 s")
+        now[0] = 21.0
+        wait_for(3)
+        assert lines[2].startswith("control working: 1/2 chromosomes, 75 % of the bases "
+                                   "done, ETA")

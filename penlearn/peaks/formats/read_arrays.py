@@ -19,7 +19,7 @@ from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.reads import Reads
 
 __all__ = ["ReadArrays", "chrom_pileup", "compact_reads", "read_bam_arrays",
-           "weighted_fragments"]
+           "read_bam_samples", "weighted_fragments"]
 
 
 @dataclass
@@ -259,3 +259,44 @@ def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
     limit = dedup_limit(keep_dup, out.total, genome_size)
     out.chroms = {c: (*_dedup(a, b, limit), None) for c, (a, b, _) in out.chroms.items()}
     return out
+
+
+def _read_sample(paths: list, paired: bool, keep_dup, genome_size
+                 ) -> tuple[ReadArrays, list]:
+    """A worker's :func:`read_bam_arrays`: the reads and the warnings it gave."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reads = read_bam_arrays(paths, paired, keep_dup=keep_dup, genome_size=genome_size)
+    return reads, [(w.category, str(w.message)) for w in caught]
+
+
+def read_bam_samples(samples: list, paired: bool, *, keep_dup="1",
+                     genome_size: float | None = None, executor=None, progress=None
+                     ) -> list[ReadArrays]:
+    """:func:`read_bam_arrays` of several samples (each a list of BAM files): one after
+    the other without ``executor``, else each sample on a worker of its own
+    (:func:`penlearn._executor.run_tasks`; a treatment and its control read at once),
+    their warnings given here; ``progress(sample_index, reads)`` as each one is in.
+
+    Examples
+    --------
+    >>> t, c = read_bam_samples([["t.bam"], ["c.bam"]], False)  # doctest: +SKIP
+    """
+    import warnings
+
+    from penlearn._executor import run_tasks
+
+    got: dict = {}
+
+    def finish(k, res):
+        got[k] = res
+        if progress is not None:
+            progress(k, res[0].total)
+    run_tasks(executor, _read_sample, {k: ((list(p), paired, keep_dup, genome_size), {})
+                                       for k, p in enumerate(samples)}, finish)
+    for k in range(len(samples)):
+        for cat, msg in got[k][1]:
+            warnings.warn(msg, cat, stacklevel=2)
+    return [got[k][0] for k in range(len(samples))]

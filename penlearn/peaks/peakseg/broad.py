@@ -307,7 +307,7 @@ def predict_broad(coverage: pd.DataFrame, *, log_penalty, windows: pd.DataFrame 
         a number or a Series of log λ by window id): the broad-level model.
     finer : float, optional
         Added to every window's log λ for the finer model (e.g. the narrow-mark level
-        minus the broad one, about −0.72 for the shipped model); the result is then
+        minus the broad one, about −0.88 for the shipped model); the result is then
         :func:`broad_segments` of the two models. None: :func:`link_peaks` of the one
         model (a penalty the user gave).
     ratio, min_width

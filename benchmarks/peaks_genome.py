@@ -1,0 +1,125 @@
+"""``penlearn peaks`` and ``penlearn joint`` on a whole genome's coverage: wall, CPU, max RSS.
+
+One command::
+
+    python benchmarks/peaks_genome.py [--scale 1] [--cap-gb 8] [--jobs 1] [--bigwig]
+
+The coverage (made once and cached beside the BAM files of ``benchmarks/callpeak_genome.py``,
+in ``$PENLEARN_BENCH_CACHE``, else ``~/.cache/penlearn-bench``): the fragment pileups
+(reads extended to 200 bp) of that benchmark's treatment and control (hg19's chromosome
+sizes times ``--scale``, 20 million single-end reads each at scale 1), written as bedGraph
+files of the nonzero runs (as ``bedtools genomecov -bg``), and with ``--bigwig`` as bigWig
+files (pyBigWig). The runs, each under ``/usr/bin/time -v`` and ``prlimit --as`` of
+``--cap-gb``:
+
+* ``peaks 1``: ``penlearn peaks treatment.bedGraph --out t.bed`` (one sample, the shipped
+  zero-label penalty);
+* ``peaks 2``: ``penlearn peaks FOLDER --out peaks/`` (the two samples);
+* ``joint 2``: ``penlearn joint FOLDER --peaks peaks/ --out joint/``;
+* with ``--bigwig``: ``peaks 1`` of the bigWig.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+
+from callpeak_genome import cache_dir, data, timed  # noqa: E402
+from results_file import markdown_table  # noqa: E402
+
+EXTSIZE = 200
+
+
+def _write_pileup(bam: Path, out: Path, bigwig: Path | None) -> int:
+    """The fragment pileup of ``bam`` as a bedGraph (and a bigWig); its rows."""
+    import numpy as np
+    import pandas as pd
+
+    from penlearn.peaks.formats.read_arrays import chrom_pileup, read_bam_arrays
+
+    reads = read_bam_arrays([str(bam)], False)
+    rows = 0
+    tmp = out.with_name(out.name + ".tmp")
+    bw = None
+    if bigwig is not None:
+        import pyBigWig
+
+        bw = pyBigWig.open(str(bigwig), "w")
+        bw.addHeader([(c, int(reads.sizes[c])) for c in reads.chroms])
+    with open(tmp, "w") as fh:
+        for c in reads.chroms:
+            s, e, n = chrom_pileup(reads, c, EXTSIZE)
+            rows += len(s)
+            pd.DataFrame({"c": c, "s": s, "e": e, "n": n}).to_csv(
+                fh, sep="\t", header=False, index=False, lineterminator="\n")
+            if bw is not None:
+                bw.addEntries([c] * len(s), s.tolist(), ends=e.tolist(),
+                              values=n.astype(np.float64).tolist())
+    if bw is not None:
+        bw.close()
+    tmp.replace(out)
+    return rows
+
+
+def coverage(scale: float, bigwig: bool, report=print) -> tuple[Path, dict]:
+    """The folder of the two samples' bedGraph files (and bigWig files), made once."""
+    t_bam, c_bam = data(scale, False, report)
+    folder = cache_dir() / f"peaks_genome_s{scale:g}"
+    (folder / "bedGraph").mkdir(parents=True, exist_ok=True)
+    rows = {}
+    for name, bam in (("treatment", t_bam), ("control", c_bam)):
+        bdg = folder / "bedGraph" / f"{name}.bedGraph"
+        bw = folder / f"{name}.bw"
+        if not bdg.exists() or (bigwig and not bw.exists()):
+            report(f"writing {bdg.name}{' and ' + bw.name if bigwig else ''}")
+            _write_pileup(bam, bdg, bw if bigwig else None)
+        with open(bdg, "rb") as fh:
+            rows[name] = sum(1 for _ in fh)
+    return folder, rows
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--cap-gb", type=float, default=8.0)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--bigwig", action="store_true")
+    p.add_argument("--runs", nargs="+", default=["peaks 1", "peaks 2", "joint 2"])
+    args = p.parse_args(argv)
+    folder, rows = coverage(args.scale, args.bigwig)
+    pl = [sys.executable, "-m", "penlearn.cli"]
+    jobs = ["--jobs", str(args.jobs)] if args.jobs > 1 else []
+    cov = folder / "bedGraph"
+    table = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        runs = {
+            "peaks 1": [*pl, "peaks", str(cov / "treatment.bedGraph"), "--out",
+                        str(work / "t.bed"), *jobs],
+            "peaks 2": [*pl, "peaks", str(cov), "--out", str(work / "peaks"), *jobs],
+            "joint 2": [*pl, "joint", str(cov), "--peaks", str(work / "peaks"), "--out",
+                        str(work / "joint"), *jobs],
+            "peaks 1 bigWig": [*pl, "peaks", str(folder / "treatment.bw"), "--out",
+                               str(work / "tbw.bed"), *jobs],
+        }
+        wanted = list(args.runs) + (["peaks 1 bigWig"] if args.bigwig else [])
+        for name in wanted:
+            v = timed(runs[name], work, args.cap_gb)
+            out = {"peaks 1": work / "t.bed", "peaks 1 bigWig": work / "tbw.bed",
+                   "joint 2": work / "joint" / "joint_peaks.bed"}.get(name)
+            n = sum(1 for _ in open(out)) if out and out.exists() else None
+            table.append({"run": name, "rows": rows["treatment"] * (
+                2 if name.endswith("2") else 1), "wall s": v["wall"], "CPU s": v["cpu"],
+                "max RSS MB": v["rss"], "peaks": n, "failed": v["failed"] or ""})
+            print(table[-1], flush=True)
+    md = markdown_table(table)
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()

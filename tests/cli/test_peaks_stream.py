@@ -1,0 +1,90 @@
+"""``penlearn peaks`` one chromosome at a time (``cli/_peaks_stream.py``): the files of
+the whole-coverage tables at once (the pipeline before streaming, rebuilt here from the
+library's functions)."""
+
+from __future__ import annotations
+
+import shlex
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from penlearn.cli._common import _Reporter
+from penlearn.cli.main import build_parser, main
+from penlearn.cli.peaks import _log_lambda, _write_sample, broad_finer
+from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.peakseg.broad import predict_broad
+from penlearn.peaks.peakseg.evaluation import predict_peaks
+
+
+def _coverage(seed: int, sizes: dict) -> pd.DataFrame:
+    """Runs of 20-200 bases, Poisson counts around 2, a few 8× peaks; zero runs left
+    out (as ``bedtools genomecov -bg``)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for chrom, size in sizes.items():
+        ends = np.cumsum(rng.integers(20, 200, size // 60))
+        ends = ends[ends < size]
+        starts = np.r_[0, ends[:-1]]
+        mean = np.full(len(ends), 2.0)
+        for c in rng.integers(0, len(ends) - 20, 6):
+            mean[c:c + 12] = 16.0
+        count = rng.poisson(mean)
+        keep = count > 0
+        out.append(pd.DataFrame({"chrom": chrom, "chromStart": starts[keep],
+                                 "chromEnd": ends[keep], "count": count[keep]}))
+    return pd.concat(out, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cov")
+    sizes = {"chr2": 120_000, "chr1": 200_000, "chrX": 60_000}  # not sorted: kept as is
+    for k, name in enumerate(("a", "b")):
+        _coverage(k, sizes).to_csv(d / f"{name}.bedGraph", sep="\t", header=False,
+                                   index=False)
+    return d
+
+
+def _whole(argv: list[str], path, out) -> None:
+    """The peak files of one coverage file from its whole table at once."""
+    args = build_parser().parse_args(argv)
+    cov = read_coverage(path)
+    log_lambda, windows = _log_lambda(args, cov, _Reporter(True))
+    if getattr(args, "broad", False):
+        segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
+                             finer=broad_finer(args))
+    else:
+        segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+    _write_sample(segs, str(cov['sample_id'].iloc[0]), out, args, None, None, cov)
+
+
+@pytest.mark.parametrize("extra", ["", "--penalty 3000", "--format narrowPeak",
+                                   "--penalty 2000 --jobs 2 --oversubscribe", "--broad"])
+def test_streamed_peaks_equal_the_whole_table(folder, tmp_path, extra, capsys):
+    cov = folder / "a.bedGraph"
+    argv = shlex.split(f"peaks {cov} --out {tmp_path / 'new.bed'} {extra}")
+    assert main([*argv, "--quiet"]) == 0
+    _whole([a for a in argv if a not in ("--jobs", "2", "--oversubscribe")], cov,
+           tmp_path / "old.bed")
+    new = (tmp_path / "new.bed").read_text()
+    assert new == (tmp_path / "old.bed").read_text()
+    if not extra:  # the short windows' warning once, naming every chromosome's
+        capsys.readouterr()
+        assert main([*argv[:3], str(tmp_path / "again.bed")]) == 0
+        short = [ln for ln in capsys.readouterr().err.splitlines() if "shorter than" in ln]
+        assert len(short) == 1 and "2 more chromosome(s)" in short[0]
+    chroms = [ln.split("\t")[0] for ln in new.splitlines() if not ln.startswith("track")]
+    assert len(chroms) >= 6 and list(dict.fromkeys(chroms)) == ["chr2", "chr1", "chrX"]
+
+
+def test_streamed_samples_folder_equals_each_sample_alone(folder, tmp_path):
+    """A folder of two samples: each sample's file is that sample's whole-table file."""
+    assert main(["peaks", str(folder), "--out", str(tmp_path / "both"), "--penalty",
+                 "3000", "--quiet"]) == 0
+    for name in ("a", "b"):
+        _whole(["peaks", str(folder / f"{name}.bedGraph"), "--out", "x", "--penalty",
+                "3000"], folder / f"{name}.bedGraph", tmp_path / f"{name}.bed")
+        old = (tmp_path / f"{name}.bed").read_text()
+        assert (tmp_path / "both" / f"{name}.bed").read_text() == old
