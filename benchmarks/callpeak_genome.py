@@ -4,18 +4,34 @@ One command (MACS3 optional: built as ``benchmarks/macs3.py`` says, in a venv of
 
     python benchmarks/callpeak_genome.py [--scale 0.1] [--kinds se-control pe-control]
         [--macs3 /path/macs3venv/bin/macs3] [--jobs N] [--cap-gb 4] [--write]
+        [--sim suite|plain] [--wobble-sd 0.15] [--penlearn-arg=--log-penalty=X ...]
 
 The data (:mod:`penlearn.datasets.chipseq_genome`, made once and cached in
-``$PENLEARN_BENCH_CACHE``, else ``~/.cache/penlearn-bench``): hg19's chromosome sizes
-(chr1–chr22, chrX; 3.04 Gb), each times ``--scale``; a treatment of 20 million 50 bp
+``$PENLEARN_BENCH_CACHE``, else ``~/.cache/penlearn-bench``; the folder's name carries
+the simulation's version and parameters). ``--sim suite`` (the default): the truth is
+known and scored (issue 52) — :func:`~penlearn.datasets.chipseq_genome.genome_suite`,
+hg19's chromosome sizes × ``--scale`` with 20,000 narrow peaks of fold 2–80, 2,000 broad
+domains of 5–30 kb, 2,000 sticky regions (in treatment and control) and a background
+whose level wobbles by 500 kb bins (σ ``--wobble-sd`` of its log, 0.15; the same in
+treatment and control), 10 % PCR duplicates, ~20 million single-end reads (10 million
+pairs) per sample, all × ``--scale``. Each tool's calls are scored beside each other
+(:func:`score_calls`): narrow peaks found (a call overlapping the centre ± 100 bp, by
+fold bin), false calls (overlapping no planted feature), broad domains found / as one
+call, and the calls over 100 kb and over 1 Mb that overlap no planted broad domain, with
+the bases they cover; ``narrow found ≤ 100 kb``: found by a call of at most 100 kb (a
+megabase call over a background holds peaks by chance).
+
+``--sim plain`` (the data of issue 55's timings): hg19's chromosome sizes (chr1–chr22,
+chrX; 3.04 Gb), each times ``--scale``; a treatment of 20 million 50 bp
 single-end reads (19 M of uniform background, 50 per true peak on average at 20,000
 planted peaks, 2,000 sticky regions of 4× extra coverage) and a control of as many
 (background and sticky regions, no peaks); the paired-end variant has 10 million pairs
 each. ``--scale 0.1``: a tenth of every chromosome, of the reads and of the peaks (the same
 depth per base).
 
-Each run is ``/usr/bin/time -v`` of ``penlearn callpeak -t T.bam [-c C.bam] -f BAM|BAMPE -g hs
--n x --outdir D`` (under ``prlimit --as`` of ``--cap-gb``), then the same ``macs3 callpeak``.
+Each run is ``/usr/bin/time -v`` of ``penlearn callpeak -t T.bam [-c C.bam] -f BAM|BAMPE
+-g G -n x --outdir D`` (``G``: ``hs`` at full size, else the simulated genome's length;
+under ``prlimit --as`` of ``--cap-gb``), then the same ``macs3 callpeak``.
 penlearn writes the wall and CPU seconds and the largest RSS of each phase (``read``: the
 reads to compact arrays; ``fragment size``; ``pileup``: the run-length pileups;
 ``control model``: the control's PeakSeg models with their windows' penalties;
@@ -38,17 +54,31 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from results_file import markdown_table, write_section  # noqa: E402
+from sensitivity import score  # noqa: E402
 
-from penlearn.datasets.chipseq_genome import genome_design, write_genome_bam  # noqa: E402
+from penlearn.datasets.chipseq_genome import (  # noqa: E402
+    genome_design,
+    genome_suite,
+    write_genome_bam,
+    write_genome_suite_bam,
+)
 
 READS = 20_000_000  # reads per sample at scale 1 (SE; PE: half as many pairs)
 PER_PEAK = 50
 STICKY_FOLD = 4.0
 KINDS = ("se-control", "se", "pe-control", "pe")
+#: bumped whenever the suite's simulation changes (the cache folder's name carries it)
+SIM_VERSION = 1
+FRAGMENT = 200
+DUPLICATES = 0.1
+HG19_BASES = 3_036_303_846
 
 
 def cache_dir() -> Path:
@@ -57,8 +87,104 @@ def cache_dir() -> Path:
                 or Path.home() / ".cache" / "penlearn-bench")
 
 
+def suite_folder(scale: float, wobble_sd: float) -> Path:
+    """The cache folder of the suite's files: its name carries every parameter."""
+    return cache_dir() / (f"callpeak_genome-suite-v{SIM_VERSION}_s{scale:g}_w{wobble_sd:g}"
+                          f"_r{READS}_d{DUPLICATES:g}")
+
+
+def suite_data(scale: float, paired: bool, wobble_sd: float = 0.15, report=print
+               ) -> tuple[Path, Path, pd.DataFrame]:
+    """(treatment, control, truth) of the suite at ``scale``, made once: the background
+    coverage makes ~``READS`` reads (pairs: half) per sample with the duplicates."""
+    folder = suite_folder(scale, wobble_sd)
+    folder.mkdir(parents=True, exist_ok=True)
+    kind = "pe" if paired else "se"
+    design = genome_suite(scale, wobble_sd=wobble_sd)
+    coverage = (1 - DUPLICATES) * READS * FRAGMENT / HG19_BASES / (2 if paired else 1)
+    out = []
+    for sample, seed in (("treatment", 1), ("control", 2)):
+        bam = folder / f"{sample}_{kind}.bam"
+        truth = folder / f"{sample}_{kind}.truth.tsv"
+        if not (bam.exists() and Path(str(bam) + ".bai").exists() and truth.exists()):
+            report(f"writing {bam.name} (coverage {coverage:.3f})")
+            t = write_genome_suite_bam(bam, design, coverage=coverage, sample=sample,
+                                       paired=paired, seed=seed, fragment=FRAGMENT,
+                                       duplicates=DUPLICATES)
+            tmp = truth.with_suffix(".tmp")
+            t.to_csv(tmp, sep="\t", index=False)
+            os.replace(tmp, truth)
+        out.append(bam)
+    truth = pd.read_csv(folder / f"treatment_{kind}.truth.tsv", sep="\t",
+                        keep_default_na=False)
+    return out[0], out[1], truth
+
+
+def plain_truth(scale: float) -> pd.DataFrame:
+    """The truth of ``--sim plain``: its peaks (centre ± 250) and sticky regions."""
+    d = genome_design(scale)
+    p, st = d.peaks, d.sticky
+    return pd.concat([
+        pd.DataFrame({"kind": "narrow", "chrom": p["chrom"], "chromStart": p["centre"] - 250,
+                      "chromEnd": p["centre"] + 250, "centre": p["centre"],
+                      "fold_bin": ""}),
+        pd.DataFrame({"kind": "sticky", "chrom": st["chrom"], "chromStart": st["chromStart"],
+                      "chromEnd": st["chromEnd"], "centre": 0, "fold_bin": ""})],
+        ignore_index=True)
+
+
+def read_peaks(path: Path) -> pd.DataFrame:
+    """The calls of a narrowPeak file (none when missing or empty)."""
+    if path.exists() and path.stat().st_size:
+        t = pd.read_csv(path, sep="\t", header=None)
+        return pd.DataFrame({"chrom": t[0].astype(str), "chromStart": t[1],
+                             "chromEnd": t[2], "pValue": t[7]})
+    return pd.DataFrame({"chrom": pd.Series(dtype=str), "chromStart": pd.Series(dtype=int),
+                         "chromEnd": pd.Series(dtype=int), "pValue": pd.Series(dtype=float)})
+
+
+def score_calls(calls: pd.DataFrame, truth: pd.DataFrame, genome: int) -> dict:
+    """:func:`sensitivity.score` of ``calls``, with ``false calls`` (overlapping no
+    planted feature) and the calls over 100 kb / 1 Mb overlapping no broad domain
+    (``> 100 kb empty``, ``Mb in them``).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"kind": ["narrow", "broad"], "chrom": "c", "chromStart": [0, 1000],
+    ...                   "chromEnd": [500, 9000], "centre": [250, 5000],
+    ...                   "fold_bin": ["2-5", ""]})
+    >>> c = pd.DataFrame({"chrom": "c", "chromStart": [200, 20_000], "chromEnd": [300, 220_000],
+    ...                   "pValue": 1.0})
+    >>> r = score_calls(c, t, 10**6)
+    >>> r["narrow found"], r["false calls"], r["> 100 kb empty"], r["> 1 Mb empty"]
+    ('1/1', 1, 1, 0)
+    """
+    row = score(calls, truth, genome)
+    width = (calls["chromEnd"] - calls["chromStart"]).to_numpy()
+    # found by a call of at most 100 kb (a megabase call over a peak finds it by chance)
+    row["narrow found ≤ 100 kb"] = score(calls[width <= 100_000], truth, genome)[
+        "narrow found"]
+    row.pop("_found_p", None)
+    row.pop("median pValue (true)", None)
+    row["false calls"] = int(round(row.pop("false /10 Mb") * genome / 1e7))
+    br = truth[truth["kind"] == "broad"]
+    holds = np.zeros(len(calls), bool)
+    for c, g in calls.reset_index(drop=True).groupby("chrom", sort=False):
+        b = br[br["chrom"] == c]
+        bs, be = np.sort(b["chromStart"].to_numpy()), np.sort(b["chromEnd"].to_numpy())
+        holds[g.index.to_numpy()] = (np.searchsorted(bs, g["chromEnd"].to_numpy())
+                                     - np.searchsorted(be, g["chromStart"].to_numpy(),
+                                                       side="right")) > 0
+    for lim, name in ((100_000, "100 kb"), (1_000_000, "1 Mb")):
+        big = (width > lim) & ~holds
+        row[f"> {name} empty"] = int(big.sum())
+        row[f"Mb in > {name} empty"] = round(float(width[big].sum()) / 1e6, 2)
+    row["calls > 100 kb"] = int((width > 100_000).sum())
+    return row
+
+
 def data(scale: float, paired: bool, report=print) -> tuple[Path, Path]:
-    """(treatment, control) BAM files of ``scale``, made once."""
+    """(treatment, control) BAM files of ``scale`` (``--sim plain``), made once."""
     folder = cache_dir() / f"callpeak_genome_s{scale:g}"
     folder.mkdir(parents=True, exist_ok=True)
     kind = "pe" if paired else "se"
@@ -97,17 +223,24 @@ def timed(argv: list[str], cwd: Path, cap_gb: float | None) -> dict:
 
 
 def run_kind(kind: str, scale: float, macs3: str | None, jobs: int, cap_gb: float,
-             work: Path) -> tuple[list[dict], dict]:
-    """The per-phase rows of penlearn, and the totals of both tools."""
+             work: Path, sim: str = "suite", wobble_sd: float = 0.15,
+             extra: tuple = ()) -> tuple[list[dict], dict]:
+    """The per-phase rows of penlearn, and the totals of both tools (with their scores
+    against the truth under ``"score"``)."""
     paired = kind.startswith("pe")
-    t, c = data(scale, paired)
+    if sim == "suite":
+        t, c, truth = suite_data(scale, paired, wobble_sd)
+    else:
+        (t, c), truth = data(scale, paired), plain_truth(scale)
     fmt = "BAMPE" if paired else "BAM"
+    # -g: hs at full size, else the simulated genome's size (MACS3's λ_bg needs it)
+    gsize = "hs" if scale == 1 else str(int(HG19_BASES * scale))
     common = ["-t", str(t), *(["-c", str(c)] if kind.endswith("control") else []),
-              "-f", fmt, "-g", "hs", "-n", "x"]
+              "-f", fmt, "-g", gsize, "-n", "x"]
     phases = work / f"{kind}_phases.json"
     pl = timed([sys.executable, "-m", "penlearn.cli", "callpeak", *common, "--outdir",
                 str(work / f"pl_{kind}"), "--phase-times", str(phases),
-                *(["--jobs", str(jobs)] if jobs > 1 else [])], work, cap_gb)
+                *(["--jobs", str(jobs)] if jobs > 1 else []), *extra], work, cap_gb)
     totals = {"penlearn": pl}
     if macs3:
         totals["MACS3"] = timed([macs3, "callpeak", *common, "--outdir",
@@ -120,8 +253,9 @@ def run_kind(kind: str, scale: float, macs3: str | None, jobs: int, cap_gb: floa
     for tool, v in totals.items():
         peaks = work / (("pl_" if tool == "penlearn" else "macs_") + kind) / \
             "x_peaks.narrowPeak"
-        n = sum(1 for _ in open(peaks)) if peaks.exists() else 0
-        v["peaks"] = n
+        calls = read_peaks(peaks)
+        v["peaks"] = len(calls)
+        v["score"] = score_calls(calls, truth, int(HG19_BASES * scale))
     return rows, totals
 
 
@@ -136,14 +270,24 @@ def main(argv=None) -> None:
     p.add_argument("--keep", default=None, metavar="DIR",
                    help="keep the output folders in DIR (default: a temporary folder)")
     p.add_argument("--write", action="store_true", help="record in RESULTS.md")
+    p.add_argument("--sim", choices=("suite", "plain"), default="suite",
+                   help="suite: the truth planted and scored (default); plain: issue 55's "
+                   "data")
+    p.add_argument("--wobble-sd", type=float, default=0.15,
+                   help="sd of the log background level per 500 kb bin (suite; 0: flat)")
+    p.add_argument("--penlearn-arg", action="append", default=[], metavar="ARG",
+                   help="an argument more for penlearn callpeak (repeat; e.g. "
+                   "--penlearn-arg=-q --penlearn-arg=0.05)")
+    p.add_argument("--json", default=None, help="write the score rows to this JSON file")
+    p.add_argument("--label", default="", help="a name for penlearn's rows (the rule)")
     args = p.parse_args(argv)
-    all_rows, total_rows = [], []
+    all_rows, total_rows, score_rows = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(args.keep or tmp)
         work.mkdir(parents=True, exist_ok=True)
         for kind in args.kinds:
             rows, totals = run_kind(kind, args.scale, args.macs3, args.jobs, args.cap_gb,
-                                    work)
+                                    work, args.sim, args.wobble_sd, tuple(args.penlearn_arg))
             all_rows += rows
             m = totals.get("MACS3")
             for tool, v in totals.items():
@@ -155,6 +299,9 @@ def main(argv=None) -> None:
                 if v["failed"]:
                     r["failed"] = v["failed"]
                 total_rows.append(r)
+                name = f"penlearn {args.label}".strip() if tool == "penlearn" else tool
+                score_rows.append({"run": kind, "tool": name, "CPU s": v["cpu"],
+                                   **v["score"]})
             if not args.keep:
                 shutil.rmtree(work / f"pl_{kind}", ignore_errors=True)
                 shutil.rmtree(work / f"macs_{kind}", ignore_errors=True)
@@ -163,6 +310,11 @@ def main(argv=None) -> None:
     print("\n".join(phase_md))
     print()
     print("\n".join(total_md))
+    score_md = markdown_table(score_rows)
+    print()
+    print("\n".join(score_md))
+    if args.json:
+        Path(args.json).write_text(json.dumps(score_rows, indent=1, default=str))
     if args.write:
         cmd = "python benchmarks/callpeak_genome.py" + (
             f" --scale {args.scale:g}" if args.scale != 1 else "") + (
@@ -174,7 +326,8 @@ def main(argv=None) -> None:
             f"2-core shared VM, {datetime.date.today()}; `{cmd}` (hg19 sizes × {args.scale:g}, "
             f"{int(READS * args.scale):,} reads per sample; CPU = user + system).", "",
             "Per phase (penlearn's `--phase-times`; RSS: the largest so far at the phase's "
-            "end):", "", *phase_md, "", "Totals (`/usr/bin/time -v`):", "", *total_md, ""])
+            "end):", "", *phase_md, "", "Totals (`/usr/bin/time -v`):", "", *total_md, "",
+            "Scores against the planted truth:", "", *score_md, ""])
         write_section("## callpeak_genome", text)
 
 

@@ -292,8 +292,9 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     cutoff = getattr(args, "qvalue", None)
     if cutoff is None:
         cutoff = narrow_rule(args)  # the zero-label model's narrow rule
-    # the coverage gives the summits and the p-values' fragments at them (all but BED)
-    with_coverage = args.format != "bed" or cutoff is not None
+    # the coverage gives the summits and the p-values' fragments at them, and tells a
+    # level shift from a peak (every format: one set of peaks whatever the file)
+    with_coverage = coverage is not None
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
     calls = peak_calls(segs, coverage if with_coverage else None, **summits)

@@ -8,6 +8,13 @@ operation, a fixed read length), so the records of a chromosome are one NumPy st
 array, compressed into BGZF blocks with :mod:`zlib` (the SAM/BAM format specification,
 section 4: the BGZF block, the BAM record, the ``reg2bin`` bin) and indexed with pysam.
 Used by ``benchmarks/callpeak_genome.py``.
+
+Two designs: :func:`genome_design` (true peaks and sticky regions on a uniform background,
+:func:`~penlearn.datasets.chipseq_reads.plant_regions`) and :func:`genome_suite` (the
+simulation suite of :mod:`penlearn.datasets.chipseq_suite` at whole-genome size: narrow
+peaks of fold 2–80, broad domains of 5–30 kb, sticky regions, and a background whose level
+wobbles by 500 kb bins, σ 0.15 of its log; the truth is known, written by
+:func:`write_genome_suite_bam`).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import numpy as np
 
 from penlearn._checks import optional_import
 from penlearn.datasets.chipseq_reads import ChipSeqDesign, _fragments, plant_regions
+from penlearn.datasets.chipseq_suite import SuiteDesign, suite_design, suite_fragments, truth_table
 
-__all__ = ["HG19_SIZES", "genome_design", "write_genome_bam", "write_records_bam"]
+__all__ = ["HG19_SIZES", "genome_design", "genome_suite", "write_genome_bam",
+           "write_genome_suite_bam", "write_records_bam"]
 
 #: hg19's chromosome lengths (chr1–chr22, chrX)
 HG19_SIZES = {
@@ -57,6 +66,36 @@ def genome_design(scale: float = 1.0, *, n_peaks: int = 20_000, n_sticky: int = 
     d = plant_regions(slots, max(int(n_peaks * scale), 1), max(int(n_sticky * scale), 1),
                       seed=seed)
     return ChipSeqDesign(chroms, d.peaks, d.sticky)
+
+
+def genome_suite(scale: float = 1.0, *, n_narrow: int = 20_000, n_broad: int = 2_000,
+                 n_sticky: int = 2_000, wobble_sd: float = 0.15, wobble_bin: int = 500_000,
+                 seed: int = 0) -> SuiteDesign:
+    """hg19's chromosomes, each ``scale`` times its length, with the suite's features
+    (:func:`~penlearn.datasets.chipseq_suite.suite_design`): ``scale * n_narrow`` narrow
+    peaks (fold 2–80), ``scale * n_broad`` broad domains (5–30 kb, fold 2–6),
+    ``scale * n_sticky`` sticky regions, and a background whose level changes every
+    ``wobble_bin`` bases by ``exp(N(0, wobble_sd))`` (0: flat).
+
+    Examples
+    --------
+    >>> d = genome_suite(0.001)
+    >>> sorted(d.features["kind"].value_counts().items())
+    [('broad', 2), ('narrow', 20), ('sticky', 2)]
+    >>> int(d.wobble["chromEnd"].sub(d.wobble["chromStart"]).max())
+    249250
+    """
+    if not 0 < scale <= 1:
+        raise ValueError(f"scale must be in (0, 1], got {scale!r}")
+    if not wobble_bin > 0:
+        raise ValueError(f"wobble_bin must be > 0, got {wobble_bin!r}")
+    chroms = {c: int(n * scale) for c, n in HG19_SIZES.items()}
+    total = sum(chroms.values())
+    every = [total / max(int(round(k * scale)), 1) for k in (n_narrow, n_broad, n_sticky)]
+    # one bin length: log-uniform on [w, w + 1) is w bases after the int()
+    return suite_design(chroms, narrow_every=every[0], broad_every=every[1],
+                        sticky_every=every[2], wobble_sd=wobble_sd,
+                        wobble_length=(wobble_bin, wobble_bin + 0.5), seed=seed)
 
 
 def _reg2bin(beg: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -181,10 +220,38 @@ def write_genome_bam(path: str | os.PathLike, design: ChipSeqDesign, *, backgrou
     order = np.lexsort((s, c))
     c, s, e = c[order], s[order], e[order]
     rev = rng.random(len(s)) < 0.5
+    return _write_fragments(path, design.chroms, c, s, e, rev, paired, read_length)
+
+
+def write_genome_suite_bam(path: str | os.PathLike, design: SuiteDesign, *, coverage: float,
+                           sample: str = "treatment", paired: bool = False,
+                           read_length: int = 50, seed: int = 0, **fragments):
+    """One sample of the suite (:func:`~penlearn.datasets.chipseq_suite.suite_fragments`:
+    ``coverage`` fragments per base of background; ``sample`` treatment, control or
+    null) written by :func:`write_records_bam`; returns its truth table
+    (:func:`~penlearn.datasets.chipseq_suite.truth_table`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "t.bam"
+    >>> t = write_genome_suite_bam(f, genome_suite(0.001), coverage=0.5)  # doctest: +SKIP
+    """
+    frags = suite_fragments(design, coverage=coverage, sample=sample, seed=seed,
+                            **fragments)
+    _write_fragments(path, design.chroms, frags["chrom"].to_numpy(np.int64),
+                     frags["start"].to_numpy(np.int64), frags["end"].to_numpy(np.int64),
+                     frags["reverse"].to_numpy(bool), paired, read_length)
+    return truth_table(design, frags, coverage=coverage, sample=sample)
+
+
+def _write_fragments(path, chroms: dict, c, s, e, rev, paired: bool, read_length: int) -> int:
+    """Fragments ``[s, e)`` on chromosome indices ``c`` (sorted), ``rev`` the strand of
+    the read / first mate, as single-end reads or proper pairs; returns the fragments."""
     lo, hi = s, e - read_length
     if not paired:
         flag = np.where(rev, 16, 0)
-        return write_records_bam(path, design.chroms, c, np.where(rev, hi, lo), flag,
+        return write_records_bam(path, chroms, c, np.where(rev, hi, lo), flag,
                                  read_length=read_length) and len(s)
     f1 = 0x1 | 0x2 | 0x40 | np.where(rev, 0x10, 0x20)
     f2 = 0x1 | 0x2 | 0x80 | np.where(rev, 0x20, 0x10)
@@ -197,6 +264,6 @@ def write_genome_bam(path: str | os.PathLike, design: ChipSeqDesign, *, backgrou
         out = inter.copy()
         out[0::2], out[1::2] = a, b
         return out
-    write_records_bam(path, design.chroms, both(c, c), both(p1, p2), both(f1, f2),
+    write_records_bam(path, chroms, both(c, c), both(p1, p2), both(f1, f2),
                       mate_pos=both(p2, p1), tlen=both(t1, t2), read_length=read_length)
     return len(s)

@@ -431,3 +431,4 @@ def significant(peaks: pd.DataFrame, *, qvalue: float | None = None,
     else:
         return peaks
     return peaks[keep].reset_index(drop=True)
+

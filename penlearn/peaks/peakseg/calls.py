@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks.formats.level_shifts import trim_level_shifts
 from penlearn.peaks.formats.peak_columns import peak_columns
 
 __all__ = ["peak_calls", "reported_segments"]
@@ -105,8 +106,8 @@ def reported_segments(segments: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None,
-               **summits) -> pd.DataFrame:
+def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
+               level_shifts: bool = True, **summits) -> pd.DataFrame:
     """The reported peaks and every column a peak file gives them, computed in one place.
 
     Parameters
@@ -127,7 +128,10 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None,
         dropped), ``background`` (the weighted mean of the two flanking background
         runs; flanks without any read count as one read on their bases, so that fold and
         p-value stay finite) and ``score, signalValue, pValue, qValue, summit`` of
-        :func:`~penlearn.peaks.formats.peak_columns.peak_columns`.
+        :func:`~penlearn.peaks.formats.peak_columns.peak_columns`. With ``coverage`` and
+        ``level_shifts`` (the default), a long reported peak that is only a change of
+        the background's level is trimmed to its significant part, or dropped
+        (:func:`~penlearn.peaks.formats.level_shifts.trim_level_shifts`).
 
     Examples
     --------
@@ -147,4 +151,8 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None,
     reads = mean[i - 1] * bases[i - 1] + mean[i + 1] * bases[i + 1] if len(i) else w
     peaks = rep.iloc[i].drop(columns="status").reset_index(drop=True)
     peaks["background"] = np.maximum(reads, 1.0) / w
+    if coverage is not None and level_shifts:
+        peaks = trim_level_shifts(peaks, coverage, control=summits.get("control"),
+                                  control_scale=summits.get("control_scale", 1.0),
+                                  genome_level=summits.get("genome_level"))
     return peak_columns(peaks, coverage, **summits)
