@@ -58,17 +58,18 @@ def _mean_over(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _local_levels(t, c, scale: float, a: np.ndarray, b: np.ndarray, lam_g: float
                   ) -> np.ndarray:
-    """λ_local of each call ``[a, b)``: the largest of the genome's level and, without a
-    control (``c`` None), the level of its lower side: on each side, the larger of the
-    treatment's means over the :data:`SHIFT_FLANKS` bases next to the call (a side
-    without bases, at a chromosome's end, left out); with one, the scaled control's
-    over the call itself and over the call with those flanks on both sides."""
+    """λ_local of each call ``[a, b)``: the largest of ``lam_g`` (the chromosome's
+    background: its mean outside the calls) and, without a control (``c`` None), the
+    level of its lower side: on each side, the smaller of the treatment's means over the
+    :data:`SHIFT_FLANKS` bases next to the call (a side without bases, at a chromosome's
+    end, left out); with one, the scaled control's over the call itself and over the
+    call with those flanks on both sides."""
     out = [np.full(len(a), lam_g)]
     last = max(int(t[1][-1]) if t is not None and len(t[0]) else 0, int(b.max()))
     if c is None:
-        left = np.maximum.reduce([_mean_over(t, np.maximum(a - w, 0), a)
+        left = np.minimum.reduce([_mean_over(t, np.maximum(a - w, 0), a)
                                   for w in SHIFT_FLANKS])
-        right = np.maximum.reduce([_mean_over(t, b, np.minimum(b + w, last))
+        right = np.minimum.reduce([_mean_over(t, b, np.minimum(b + w, last))
                                    for w in SHIFT_FLANKS])
         left = np.where(a > 0, left, np.inf)
         right = np.where(b < last, right, np.inf)
@@ -79,6 +80,22 @@ def _local_levels(t, c, scale: float, a: np.ndarray, b: np.ndarray, lam_g: float
         for w in SHIFT_FLANKS:
             out.append(scale * _mean_over(c, np.maximum(a - w, 0), np.minimum(b + w, last)))
     return np.maximum.reduce(out)
+
+
+def _background(t, peaks: pd.DataFrame, sid, chrom, sids: list, chroms: list,
+                fallback: float) -> float:
+    """The mean coverage of a chromosome outside its calls (``fallback``: the sample's
+    genome-wide level, where the calls cover it all): the background the calls stand on.
+    The sample's mean, calls and all, stands well above it where features are dense (a
+    domain every 60 kb), and true domains failed against it."""
+    if t is None or not len(t[0]):
+        return fallback
+    mine = np.flatnonzero([(x == sid and y == chrom) for x, y in zip(sids, chroms)])
+    a = peaks["chromStart"].to_numpy(np.int64)[mine]
+    b = peaks["chromEnd"].to_numpy(np.int64)[mine]
+    inside = float((_mean_over(t, a, b) * (b - a)).sum()) if len(mine) else 0.0
+    bases = float(t[1][-1]) - float((b - a).sum())
+    return (float(t[3][-1]) - inside) / bases if bases > 0 else fallback
 
 
 def _significant_parts(t, a: int, b: int, lam: float, d: float, log10p: float) -> list:
@@ -123,11 +140,11 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
     ``λ_local``, or not significantly above it (``-log10 P(X >= n) < log10p``, X Poisson
     of the fragments ``λ_local`` gives the call's bases, ``n`` the call's fragments: its
     coverage summed over its bases over the fragment length). ``λ_local`` is the largest
-    of the sample's genome-wide level and, as MACS3's local λ (Zhang et al. 2008,
-    *Genome Biology* 9:R137) at the call's scale: without a control, the treatment's own
-    level beside the call on its lower side (each side's level the larger of its means
-    over the 10 kb and the 100 kb next to the call: a raised region stands above both
-    its sides, a domain among others above one at least); with one, the control's
+    of the chromosome's background (its mean coverage outside the calls) and, as MACS3's
+    local λ (Zhang et al. 2008, *Genome Biology* 9:R137) at the call's scale: without a
+    control, the treatment's own level beside the call on its lower side (each side's
+    level the smaller of its means over the 10 kb and the 100 kb next to the call: a
+    domain among others has background within 10 kb of it); with one, the control's
     (times ``control_scale``) over the call and over the call with 10 kb and 100 kb
     more on both sides. A level shift is replaced by the runs of its bases whose coverage alone is
     significant under ``λ_local`` (``-log10 p >= log10p``, MACS3's per-base test; runs
@@ -187,12 +204,13 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
                                                                                    chrom))
             if control is not None and c is None:
                 c = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
-            sums[(sid, chrom)] = (_with_sums(t), _with_sums(c))
-        t, c = sums[(sid, chrom)]
+            t = _with_sums(t)
+            sums[(sid, chrom)] = (t, _with_sums(c), _background(
+                t, peaks, sid, chrom, sids, chroms, total / bases if bases > 0 else 0.0))
+        t, c, floor = sums[(sid, chrom)]
         a = np.array([int(peaks["chromStart"].iat[i])])
         b = np.array([int(peaks["chromEnd"].iat[i])])
-        lam = float(_local_levels(t, c, float(control_scale), a, b,
-                                  total / bases if bases > 0 else 0.0)[0])
+        lam = float(_local_levels(t, c, float(control_scale), a, b, floor)[0])
         inside = float(_mean_over(t, a, b)[0])
         n, mu = inside * (b - a) / d, max(lam, 1e-9) * (b - a) / d
         strong = (inside >= min_fold * lam
