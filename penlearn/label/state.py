@@ -452,9 +452,8 @@ class LabelState:
         if segs is None:
             self._solve_future(sample, window, ll).result()
             segs = self._from_solves(sample, window, ll)
-        segs = reported_segments(segs)
-        return segs.loc[segs["status"] == "peak", ["chromStart", "chromEnd"]].reset_index(
-            drop=True)
+        r = reported_segments(segs)
+        return r.loc[r["status"] == "peak", ["chromStart", "chromEnd"]].reset_index(drop=True)
 
     # -- learning ---------------------------------------------------------------------------
     def learn_labels(self) -> pd.DataFrame:
