@@ -262,34 +262,6 @@ def _values_at(rows, x: np.ndarray) -> np.ndarray:
     return np.where(ok, counts[np.maximum(i, 0)], 0.0)
 
 
-def _edges(rows, a: int, b: int) -> np.ndarray:
-    if rows is None:
-        return np.empty(0, np.int64)
-    starts, ends, _ = rows
-    lo, hi = np.searchsorted(ends, a, side="right"), np.searchsorted(starts, b, side="left")
-    return np.r_[starts[lo:hi], ends[lo:hi]]
-
-
-def _summit(treat, control, scale: float, a: int, b: int) -> int:
-    """Offset of the summit base of ``[a, b)`` (see the module's rule)."""
-    cuts = np.r_[a, b, _edges(treat, a, b), _edges(control, a, b)]
-    cuts = np.unique(cuts[(cuts >= a) & (cuts <= b)])
-    lo, hi = cuts[:-1], cuts[1:]
-    value = _values_at(treat, lo)
-    if control is not None:
-        value = value - scale * _values_at(control, lo)
-    top = value == value.max()
-    # runs of consecutive pieces at the top value (pieces are contiguous by construction)
-    first = top & ~np.r_[False, top[:-1]]
-    run = np.cumsum(first) - 1
-    idx = np.flatnonzero(top)
-    length = np.bincount(run[idx], weights=(hi - lo)[idx])
-    best = int(np.argmax(length))  # the longest run, the first of equals
-    members = idx[run[idx] == best]
-    s, e = int(lo[members[0]]), int(hi[members[-1]])
-    return (s + e) // 2 - a
-
-
 def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
                    control: pd.DataFrame | None = None,
                    control_scale: float = 1.0) -> np.ndarray:
@@ -327,13 +299,21 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
     treat, ctrl = _rows_by_problem(coverage), _rows_by_problem(control)
     shared = control is not None and "sample_id" not in control.columns
     sids = peaks["sample_id"].tolist() if "sample_id" in peaks.columns else [None] * len(peaks)
+    from penlearn.peaks.formats._summit_kernel import summits  # numba: on first use
+
     out = np.empty(len(peaks), np.int64)
-    for i, (sid, chrom, a, b) in enumerate(zip(
-            sids, peaks["chrom"].tolist(), peaks["chromStart"].tolist(),
-            peaks["chromEnd"].tolist())):
-        t = treat.get((sid, chrom)) or treat.get((None, chrom))
-        c = None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
-        out[i] = _summit(t, c, float(control_scale), int(a), int(b))
+    starts = peaks["chromStart"].to_numpy(np.int64)
+    ends = peaks["chromEnd"].to_numpy(np.int64)
+    none = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+    groups: dict = {}
+    for i, key in enumerate(zip(sids, peaks["chrom"].tolist())):
+        groups.setdefault(key, []).append(i)
+    for (sid, chrom), rows in groups.items():
+        t = treat.get((sid, chrom)) or treat.get((None, chrom)) or none
+        c = (None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
+             ) or none
+        idx = np.array(rows, np.int64)
+        out[idx] = summits(*t, *c, float(control_scale), starts[idx], ends[idx])
     return out
 
 

@@ -1,0 +1,74 @@
+"""The compiled summits (``_summit_kernel.summits``, used by ``summit_offsets``) equal the
+summit rule computed base by base: the middle of the longest run of consecutive bases at
+the top of treatment − scale × control (the first of equally long runs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from penlearn.peaks.formats.peak_columns import summit_offsets
+
+
+def _rows(rng, n_rows: int, end: int, gaps: bool) -> pd.DataFrame:
+    cuts = np.unique(np.r_[0, rng.integers(1, end, n_rows), end])
+    s, e = cuts[:-1], cuts[1:]
+    n = rng.integers(0, 6, len(s))
+    keep = rng.random(len(s)) > 0.3 if gaps else np.ones(len(s), bool)
+    return pd.DataFrame({"chrom": "chr1", "chromStart": s[keep], "chromEnd": e[keep],
+                         "count": n[keep]})
+
+
+def _per_base(cov: pd.DataFrame, end: int) -> np.ndarray:
+    v = np.zeros(end)
+    for s, e, n in cov[["chromStart", "chromEnd", "count"]].itertuples(index=False):
+        v[s:e] = n
+    return v
+
+
+def _brute(t, c, scale, a, b) -> int:
+    v = t[a:b] - (scale * c[a:b] if c is not None else 0.0)
+    top = v == v.max()
+    best, best_s, j = -1, 0, 0
+    while j < len(v):
+        if top[j]:
+            s = j
+            while j < len(v) and top[j]:
+                j += 1
+            if j - s > best:
+                best, best_s = j - s, s
+        else:
+            j += 1
+    return ((a + best_s) + (a + best_s + best)) // 2 - a
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), control=st.booleans(), gaps=st.booleans(),
+       scale=st.sampled_from([0.0, 0.5, 1.0, 1.7]))
+def test_summits_equal_the_rule_base_by_base(seed, control, gaps, scale):
+    rng = np.random.default_rng(seed)
+    end = 400
+    cov = _rows(rng, 40, end, gaps)
+    ctl = _rows(rng, 20, end, gaps) if control else None
+    a = rng.integers(0, end - 1, 25)
+    b = np.minimum(a + rng.integers(1, 120, 25), end)
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": a, "chromEnd": b})
+    got = summit_offsets(peaks, cov, control=ctl, control_scale=scale)
+    t = _per_base(cov, end)
+    c = None if ctl is None else _per_base(ctl, end)
+    want = [_brute(t, c, scale, int(x), int(y)) for x, y in zip(a, b)]
+    assert got.tolist() == want
+
+
+def test_peaks_of_several_chromosomes_and_samples_keep_their_order():
+    cov = pd.DataFrame({"sample_id": ["s", "s", "u"], "chrom": ["chr1", "chr2", "chr1"],
+                        "chromStart": [0, 0, 0], "chromEnd": [10, 10, 10],
+                        "count": [1, 1, 1]})
+    cov = pd.concat([cov, cov.assign(chromStart=[10, 10, 10], chromEnd=[40, 20, 30],
+                                     count=[5, 5, 5])], ignore_index=True)
+    peaks = pd.DataFrame({"sample_id": ["u", "s", "s"], "chrom": ["chr1", "chr2", "chr1"],
+                          "chromStart": [0, 0, 0], "chromEnd": [40, 40, 40]})
+    # u/chr1: 10-30 at 5 -> base 20; s/chr2: 10-20 -> 15; s/chr1: 10-40 -> 25
+    assert summit_offsets(peaks, cov).tolist() == [20, 15, 25]
