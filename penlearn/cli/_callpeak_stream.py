@@ -44,7 +44,8 @@ from penlearn.peaks.peakseg.controls import (
     typical_levels,
 )
 
-__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
+__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean",
+           "genome_columns"]
 
 
 
@@ -139,8 +140,9 @@ def _frame(chrom: str, runs) -> pd.DataFrame:
     s, e, n = runs
     # one category: 1 byte a row, and no pass over the rows where the ids are checked
     name = pd.Categorical.from_codes(np.zeros(len(s), np.int8), [chrom])
-    return pd.DataFrame({"chrom": name, "chromStart": s.astype(np.int64),
-                         "chromEnd": e.astype(np.int64), "count": n.astype(np.int64)})
+    return pd.DataFrame({"chrom": name, "chromStart": s.astype(np.int64, copy=False),
+                         "chromEnd": e.astype(np.int64, copy=False),
+                         "count": n.astype(np.int64, copy=False)})
 
 
 def _quiet(_msg: str) -> None:
@@ -205,7 +207,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
     ``sizes``, ``control_scale``, ``bdg_dir`` (None: no bedGraph pieces), ``broad`` and
     ``finer`` (``--broad``: :func:`~penlearn.peaks.peakseg.broad.predict_broad`). Returns
     ``calls`` (the peak rows before the genome-wide columns, with ``summit``, ``pileup``
-    and ``control_up``: the control is up there, filter rule), ``area`` and ``bases`` of
+    and ``control_up``: the control is up there, filter rule; only those that may pass
+    ``-q`` / ``-p``, :func:`_candidates`), ``population`` (every call's ``mean`` and
+    ``pValue`` and the kept ones' rows, for the genome-wide columns), ``area`` and ``bases`` of
     the treatment's pileup, ``phases`` (:class:`PhaseClock` times) and ``warnings``
     (``(category, message)``).
     """
@@ -259,6 +263,7 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                 np.int64)
             calls["pileup"] = _pileup_at(treat_cov, summit)
             calls = calls.drop(columns=["score", "qValue"])  # over all peaks: rescore
+            calls, population = _candidates(calls, opts)
         if opts.get("bdg_dir"):
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.treat.npy", treat_cov[
@@ -267,9 +272,64 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
     area = float((bases * treat_cov["count"].to_numpy()).sum())
     del treat_cov, control_cov, cov, segs, lam
     _return_freed_memory(trim=True)
-    return {"calls": calls, "area": area, "bases": float(bases.sum()),
-            "phases": clock.times,
+    return {"calls": calls, "population": population, "area": area,
+            "bases": float(bases.sum()), "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+#: a margin under ``-log10`` of the cutoff: a call this close may still pass (its
+#: q-value is at most its p-value up to the rounding of ``rescore``'s sums)
+_CUTOFF_MARGIN = 1e-6
+
+
+def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
+    """The calls of one chromosome that may pass ``opts``' ``-p`` (``pvalue``) or ``-q``
+    (``qvalue``) cutoff, and the population of the genome-wide columns: every call's
+    ``mean`` (the UCSC score's top) and ``pValue`` (the q-values' population) and the
+    rows kept (``keep``). A call's q-value is never above its p-value, so a call whose
+    p-value misses the cutoff is no peak whatever the other chromosomes hold: most of
+    the zero-label rule's proposed calls (about a hundred per peak kept) are dropped
+    here, not held to the end of the genome (:func:`genome_columns`).
+
+    Examples
+    --------
+    >>> calls = pd.DataFrame({"mean": [3.0, 9.0], "pValue": [0.5, 4.0]})
+    >>> kept, pop = _candidates(calls, {"qvalue": 0.01, "pvalue": None})
+    >>> kept["pValue"].tolist(), pop["keep"].tolist(), pop["pValue"].tolist()
+    ([4.0], [1], [0.5, 4.0])
+    """
+    p = calls["pValue"].to_numpy(float)
+    population = {"mean": calls["mean"].to_numpy(float), "pValue": p}
+    cut = opts.get("pvalue")
+    cut = opts.get("qvalue") if cut is None else cut
+    if isinstance(cut, (int, float, np.integer, np.floating)) and 0 < cut <= 1:
+        keep = np.flatnonzero(p >= -np.log10(float(cut)) - _CUTOFF_MARGIN)
+        if len(keep) < len(calls):
+            calls = calls.iloc[keep].reset_index(drop=True)
+    else:  # no cutoff (or a wrong one: significant() names it) — every call
+        keep = np.arange(len(calls))
+    return calls, {**population, "keep": keep}
+
+
+def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.DataFrame:
+    """The calls that may pass (:func:`_candidates`' rows of every chromosome, in order)
+    with ``score`` and ``qValue`` over the whole ``population`` (every call's ``mean``
+    and ``pValue``; ``keep``: the rows of ``calls`` among them): the columns and values
+    of :func:`~penlearn.peaks.formats.peak_columns.rescore` of every call, at the
+    kept rows.
+
+    Examples
+    --------
+    >>> calls = pd.DataFrame({"mean": [3.0, 9.0], "pValue": [0.5, 4.0]})
+    >>> kept, pop = _candidates(calls, {"qvalue": 0.01, "pvalue": None})
+    >>> genome_columns(kept, pop, 10.0)[["score", "qValue"]].round(2).values.tolist()
+    [[1000.0, 3.0]]
+    """
+    scored = rescore(pd.DataFrame({k: population[k] for k in ("mean", "pValue")}), tests)
+    out = calls.copy()
+    out["score"] = scored["score"].to_numpy()[population["keep"]]
+    out["qValue"] = scored["qValue"].to_numpy()[population["keep"]]
+    return out
 
 
 def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:
@@ -462,6 +522,7 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
             progress.chromosome(key[1], int((res["segments"]["status"] == "peak").sum()))
         run_tasks(executor, _first_pass, {k: ((k[0], *a), kw) for k, (a, kw) in
                                           tasks.items()}, first_pass)
+        del tasks  # (it holds every chromosome's reads: dropped one by one below)
     total = bases = rises = 0.0
     for c in chroms:  # in the chromosomes' order: the same sums as one pass
         t_, b_, d_ = levels[c]
@@ -503,8 +564,10 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
     calls = pd.concat(parts, ignore_index=True) if parts else results[chroms[0]]["calls"]
     summit = calls.pop("summit").to_numpy(np.int64)
     keep = calls[["pileup", "control_up"]]
-    calls = rescore(calls.drop(columns=["pileup", "control_up"]),  # over all peaks
-                    4 * level[1] / level[2] if level[1] > 0 else 1.0)
+    calls = genome_columns(  # over all peaks, those dropped by _candidates too
+        calls.drop(columns=["pileup", "control_up"]),
+        _population(results, chroms, len(calls)),
+        4 * level[1] / level[2] if level[1] > 0 else 1.0)
     calls["summit"] = summit
     calls[["pileup", "control_up"]] = keep.to_numpy()
     calls = significant(calls, qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
@@ -515,6 +578,18 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
             "bases": sum(r["bases"] for r in results.values()), "pileup": pileup,
             "chroms": chroms}
     return calls, int(up.sum()), info
+
+
+def _population(results: dict, chroms: list, n_kept: int) -> dict:
+    """Every chromosome's :func:`_candidates` population as one (the kept rows
+    numbered in the chromosomes' order of ``call_genome``'s concatenated calls)."""
+    pops = [results[c]["population"] for c in chroms]
+    offsets = np.cumsum([0] + [len(p["pValue"]) for p in pops[:-1]])
+    out = {k: np.concatenate([p[k] for p in pops]) for k in ("mean", "pValue")}
+    out["keep"] = np.concatenate([p["keep"] + o for p, o in zip(pops, offsets)])
+    if len(out["keep"]) != n_kept:
+        raise AssertionError("the calls kept and their population disagree")
+    return out
 
 
 def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale: float
