@@ -152,6 +152,9 @@ def read_bam_columns(path, paired: bool):
                     raise ValueError("a truncated BAM record at the end of the file")
                 break
         no_cigar = int(counts[1])
-    out = {t: (np.concatenate([p[0] for p in ps]), np.concatenate([p[1] for p in ps]))
-           for t, ps in parts.items()}
+    out = {}
+    for t in list(parts):  # each chromosome's chunks dropped once joined: one copy at once
+        ps = parts.pop(t)
+        out[t] = (np.concatenate([p[0] for p in ps]), np.concatenate([p[1] for p in ps]))
+        del ps
     return names, out, no_cigar

@@ -257,7 +257,10 @@ def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
             out.chroms[c] = (a, b, None) if old is None else (
                 np.concatenate([old[0], a]), np.concatenate([old[1], b]), None)
     limit = dedup_limit(keep_dup, out.total, genome_size)
-    out.chroms = {c: (*_dedup(a, b, limit), None) for c, (a, b, _) in out.chroms.items()}
+    for c in list(out.chroms):  # in place: one chromosome's reads twice at once, at most
+        a, b, _ = out.chroms.pop(c)
+        out.chroms[c] = (*_dedup(a, b, limit), None)
+        del a, b
     return out
 
 
