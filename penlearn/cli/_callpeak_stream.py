@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import run_tasks
+from penlearn.cli._stream_calls import _candidates, _population, genome_columns
 from penlearn.peaks.formats.bed import write_bedgraph
-from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
+from penlearn.peaks.formats.peak_columns import genome_level, significant
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
 from penlearn.peaks.peakseg.broad import predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
@@ -44,8 +45,7 @@ from penlearn.peaks.peakseg.controls import (
     typical_levels,
 )
 
-__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean",
-           "genome_columns"]
+__all__ = ["PhaseClock", "call_chromosome", "call_genome", "control_genome_mean"]
 
 
 
@@ -142,7 +142,7 @@ def _frame(chrom: str, runs) -> pd.DataFrame:
     name = pd.Categorical.from_codes(np.zeros(len(s), np.int8), [chrom])
     return pd.DataFrame({"chrom": name, "chromStart": s.astype(np.int64, copy=False),
                          "chromEnd": e.astype(np.int64, copy=False),
-                         "count": n.astype(np.int64, copy=False)})
+                         "count": n.astype(np.int64, copy=False)}, copy=False)
 
 
 def _quiet(_msg: str) -> None:
@@ -238,12 +238,20 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                                              levels=opts["levels"])
                 if opts["rule"] == "background":
                     cov = lam
+        # the pileups the solve does not read are made again after it, not held then
+        again = ctrl is not None and control_cov is not None
+        if again:
+            treat_cov = treat_cov if cov is treat_cov else None
+            control_cov = None
         with clock("solve"):
             if opts.get("broad"):  # each broad domain one call
                 segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
                                      finer=opts.get("finer"))
             else:
                 segs = _window_segments(cov, log_lambda, windows)
+        if again:
+            with clock("pileup"):
+                treat_cov, control_cov = _pileups_again(chrom, treat, ctrl, opts, treat_cov)
         if opts.get("bdg_dir") and lam is not None:
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.lambda.npy", np.stack([
@@ -277,59 +285,14 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             "warnings": [(w.category, str(w.message)) for w in caught]}
 
 
-#: a margin under ``-log10`` of the cutoff: a call this close may still pass (its
-#: q-value is at most its p-value up to the rounding of ``rescore``'s sums)
-_CUTOFF_MARGIN = 1e-6
-
-
-def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
-    """The calls of one chromosome that may pass ``opts``' ``-p`` (``pvalue``) or ``-q``
-    (``qvalue``) cutoff, and the population of the genome-wide columns: every call's
-    ``mean`` (the UCSC score's top) and ``pValue`` (the q-values' population) and the
-    rows kept (``keep``). A call's q-value is never above its p-value, so a call whose
-    p-value misses the cutoff is no peak whatever the other chromosomes hold: most of
-    the zero-label rule's proposed calls (about a hundred per peak kept) are dropped
-    here, not held to the end of the genome (:func:`genome_columns`).
-
-    Examples
-    --------
-    >>> calls = pd.DataFrame({"mean": [3.0, 9.0], "pValue": [0.5, 4.0]})
-    >>> kept, pop = _candidates(calls, {"qvalue": 0.01, "pvalue": None})
-    >>> kept["pValue"].tolist(), pop["keep"].tolist(), pop["pValue"].tolist()
-    ([4.0], [1], [0.5, 4.0])
-    """
-    p = calls["pValue"].to_numpy(float)
-    population = {"mean": calls["mean"].to_numpy(float), "pValue": p}
-    cut = opts.get("pvalue")
-    cut = opts.get("qvalue") if cut is None else cut
-    if isinstance(cut, (int, float, np.integer, np.floating)) and 0 < cut <= 1:
-        keep = np.flatnonzero(p >= -np.log10(float(cut)) - _CUTOFF_MARGIN)
-        if len(keep) < len(calls):
-            calls = calls.iloc[keep].reset_index(drop=True)
-    else:  # no cutoff (or a wrong one: significant() names it) — every call
-        keep = np.arange(len(calls))
-    return calls, {**population, "keep": keep}
-
-
-def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.DataFrame:
-    """The calls that may pass (:func:`_candidates`' rows of every chromosome, in order)
-    with ``score`` and ``qValue`` over the whole ``population`` (every call's ``mean``
-    and ``pValue``; ``keep``: the rows of ``calls`` among them): the columns and values
-    of :func:`~penlearn.peaks.formats.peak_columns.rescore` of every call, at the
-    kept rows.
-
-    Examples
-    --------
-    >>> calls = pd.DataFrame({"mean": [3.0, 9.0], "pValue": [0.5, 4.0]})
-    >>> kept, pop = _candidates(calls, {"qvalue": 0.01, "pvalue": None})
-    >>> genome_columns(kept, pop, 10.0)[["score", "qValue"]].round(2).values.tolist()
-    [[1000.0, 3.0]]
-    """
-    scored = rescore(pd.DataFrame({k: population[k] for k in ("mean", "pValue")}), tests)
-    out = calls.copy()
-    out["score"] = scored["score"].to_numpy()[population["keep"]]
-    out["qValue"] = scored["qValue"].to_numpy()[population["keep"]]
-    return out
+def _pileups_again(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: dict,
+                   treat_cov: pd.DataFrame | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`call_chromosome`'s treatment (unless ``treat_cov`` is kept) and control
+    pileups made again after the solve (the same rows: less memory at its peak, where
+    the background's rows, the solver's and the window's are held)."""
+    if treat_cov is None:
+        treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+    return treat_cov, _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"], opts["shift"]))
 
 
 def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:
@@ -578,18 +541,6 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
             "bases": sum(r["bases"] for r in results.values()), "pileup": pileup,
             "chroms": chroms}
     return calls, int(up.sum()), info
-
-
-def _population(results: dict, chroms: list, n_kept: int) -> dict:
-    """Every chromosome's :func:`_candidates` population as one (the kept rows
-    numbered in the chromosomes' order of ``call_genome``'s concatenated calls)."""
-    pops = [results[c]["population"] for c in chroms]
-    offsets = np.cumsum([0] + [len(p["pValue"]) for p in pops[:-1]])
-    out = {k: np.concatenate([p[k] for p in pops]) for k in ("mean", "pValue")}
-    out["keep"] = np.concatenate([p["keep"] + o for p, o in zip(pops, offsets)])
-    if len(out["keep"]) != n_kept:
-        raise AssertionError("the calls kept and their population disagree")
-    return out
 
 
 def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale: float

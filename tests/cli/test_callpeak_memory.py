@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from penlearn.cli import _callpeak_stream as cs
+from penlearn.cli import _stream_calls as sc
 from penlearn.cli.main import main
 from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
 from penlearn.peaks.formats.peak_columns import rescore, significant
@@ -72,11 +73,11 @@ def test_candidates_keep_every_call_that_passes_with_its_genome_columns(cut):
     tests = 5000.0
     whole = significant(rescore(pd.concat(chroms, ignore_index=True), tests),
                         qvalue=cut["qvalue"], pvalue=cut["pvalue"])
-    kept, pops = zip(*(cs._candidates(c, cut) for c in chroms))
+    kept, pops = zip(*(sc._candidates(c, cut) for c in chroms))
     offsets = np.cumsum([0] + [len(p["pValue"]) for p in pops[:-1]])
     population = {k: np.concatenate([p[k] for p in pops]) for k in ("mean", "pValue")}
     population["keep"] = np.concatenate([p["keep"] + o for p, o in zip(pops, offsets)])
-    streamed = significant(cs.genome_columns(pd.concat(kept, ignore_index=True),
+    streamed = significant(sc.genome_columns(pd.concat(kept, ignore_index=True),
                                              population, tests),
                            qvalue=cut["qvalue"], pvalue=cut["pvalue"])
     pd.testing.assert_frame_equal(streamed, whole)
