@@ -11,7 +11,7 @@ import pandas as pd
 
 from penlearn.cli._callpeak_stream import _emit_warnings, _return_freed_memory
 
-__all__ = ["chromosome_rows", "predict_by_chromosome"]
+__all__ = ["chromosome_rows", "predict_by_chromosome", "sample_tables"]
 
 
 def chromosome_rows(table: pd.DataFrame) -> dict:
@@ -28,6 +28,29 @@ def chromosome_rows(table: pd.DataFrame) -> dict:
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     return {str(names[k]): order[bounds[k]:bounds[k + 1]] for k in range(len(names))}
+
+
+def sample_tables(table: pd.DataFrame, samples: list) -> dict:
+    """``{sample: its rows of table}`` (``sample_id``): a slice (no copy) where a
+    sample's rows are together, as :func:`~penlearn.peaks.formats.coverage.read_coverage`
+    gives them, else a copy of its rows.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"sample_id": ["a", "a", "b"], "count": [1, 2, 3]})
+    >>> {s: g["count"].tolist() for s, g in sample_tables(t, ["a", "b"]).items()}
+    {'a': [1, 2], 'b': [3]}
+    """
+    codes, names = pd.factorize(table["sample_id"], sort=False)
+    together = len(codes) < 2 or bool((np.diff(codes) >= 0).all())
+    bounds = np.searchsorted(codes, np.arange(len(names) + 1)) if together else None
+    out = {}
+    for k, name in enumerate(names):
+        if name not in samples:
+            continue
+        out[name] = table.iloc[bounds[k]:bounds[k + 1]] if together else \
+            table[codes == k]
+    return out
 
 
 def predict_by_chromosome(coverage: pd.DataFrame, plain: pd.DataFrame, log_lambda_of,

@@ -49,7 +49,7 @@ from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, plural, probability
 from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
-from penlearn.cli._peaks_stream import predict_by_chromosome
+from penlearn.cli._peaks_stream import predict_by_chromosome, sample_tables
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -454,12 +454,13 @@ def cmd_peaks(args) -> int:
             print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
             return 0
         n = 0
+        one = "sample_id" not in segs.columns or len(samples) == 1
+        by_sample = {} if one else sample_tables(coverage, samples)  # (no copies)
         with staged_dir(out, replace=args.force) as tmp:
             for s in samples:
                 stem = names["sample" if s is None else str(s)]
-                one = "sample_id" not in segs.columns or len(samples) == 1
                 part = segs if one else segs[segs["sample_id"] == s]
-                cov = coverage if one else coverage[coverage["sample_id"] == s]
+                cov = coverage if one else by_sample.pop(s)
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
                                    m, sizes, cov, summit_of.get("" if s is None else str(s)))

@@ -511,4 +511,33 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
             if s in first and first[s] != p:
                 raise ValueError(f"sample id {s!r} is in both {first[s]} and {p}")
             first[s] = p
-    return tables[0] if len(tables) == 1 else pd.concat(tables, ignore_index=True)
+    return tables[0] if len(tables) == 1 else concat_dropping(tables)
+
+
+def concat_dropping(tables: list) -> pd.DataFrame:
+    """``pd.concat(tables, ignore_index=True)`` in less memory when the tables have the
+    same columns and dtypes: column by column, each table's column dropped once joined
+    (the rows twice at once for one column only, not for the whole table); other tables
+    by ``pd.concat``. ``tables`` is emptied.
+
+    Examples
+    --------
+    >>> a = pd.DataFrame({"x": [1, 2], "s": pd.array(["u", "v"], dtype=str)})
+    >>> b = pd.DataFrame({"x": [3], "s": pd.array(["w"], dtype=str)})
+    >>> concat_dropping([a, b]).values.tolist()
+    [[1, 'u'], [2, 'v'], [3, 'w']]
+    """
+    first = tables[0]
+    same = all(list(t.columns) == list(first.columns) and t.columns.is_unique
+               and (t.dtypes == first.dtypes).all() for t in tables)
+    if not same:
+        out = pd.concat(tables, ignore_index=True)
+        tables.clear()
+        return out
+    columns = {}
+    for col in list(first.columns):
+        columns[col] = pd.concat([t[col] for t in tables], ignore_index=True)
+        for t in tables:
+            del t[col]
+    tables.clear()
+    return pd.DataFrame(columns, copy=False)
