@@ -278,18 +278,22 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     require_columns(coverage, cols, "coverage")
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
     samples = [str(s) for s in pd.unique(coverage["sample_id"])]
-    by: dict = {}
-    for (sid, chrom), g in coverage.groupby(["sample_id", "chrom"], sort=False):
-        by[(str(sid), str(chrom))] = g
+    # the rows of each (sample, chromosome), taken when its first window comes and
+    # dropped when the windows move to another chromosome (not a copy of the table)
+    rows = {(str(sid), str(chrom)): idx for (sid, chrom), idx in coverage.groupby(
+        ["sample_id", "chrom"], sort=False).indices.items()}
     filled: dict = {}
     none = np.zeros(0, np.int64)
     for w in windows.itertuples(index=False):
         parts = []
+        if filled and next(iter(filled))[1] != str(w.chrom):
+            filled.clear()  # (made again if a later window comes back to it)
         for sid in samples:
             key = (sid, str(w.chrom))
             if key not in filled:
-                filled[key] = (none, none, none) if key not in by else _arrays(fill_gaps(
-                    by[key], gaps, name=f"coverage of sample {sid!r}, {w.chrom}"))
+                filled[key] = (none, none, none) if key not in rows else _arrays(fill_gaps(
+                    coverage.iloc[rows[key]], gaps,
+                    name=f"coverage of sample {sid!r}, {w.chrom}"))
             lo, hi, count = filled[key]
             if gaps == "error" and (len(lo) == 0 or lo[0] > w.chromStart
                                     or hi[-1] < w.chromEnd):
