@@ -28,7 +28,12 @@ operators (a rising / falling part becomes a constant from the root of
 
 Pieces inside one function are convex in ``m`` (``q ≥ 0``, ``a ≥ 0``, ``b ≤ 0`` or a
 constant), which the operators rely on. Everything here is compiled with
-``numba.njit(cache=True)``; import this module lazily.
+``numba.njit(cache=True)``; import this module lazily. The operators called for every
+datum take arrays and allocate none: they are compiled without numba's reference
+counting (``_nrt=False``), whose atomic increments and decrements on every array
+argument of every call were ~30 % of a PeakSeg solve's time (issue 55; the same
+arithmetic, bitwise the same models). A cached caller (``_kernel.forward_chunk``) holds
+its callees' compiled code: after editing this module, touch the caller's module too.
 """
 
 from __future__ import annotations
@@ -62,7 +67,7 @@ __all__ = [  # piece_value is re-exported: callers evaluate rows through this mo
 ]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_argmin(F, n):
     """Index, minimiser and minimum of a piece list (the first piece on exact ties)."""
     best_i = -1
@@ -76,14 +81,14 @@ def fn_argmin(F, n):
     return best_i, best_m, best_v
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_add(F, n, q, a, b, c):
     """Add ``q·m² + a·m + b·log m + c`` to every piece (e.g. one datum's loss)."""
     for i in range(n):
         add_to_row(F, i, q, a, b, c)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _same(F, i, G, j):
     """Two rows describe the same function and the same decoding information."""
     if F[i, Q] != G[j, Q] or F[i, A] != G[j, A] or F[i, B] != G[j, B] or F[i, C] != G[j, C]:
@@ -97,7 +102,7 @@ def _same(F, i, G, j):
     return pm1 == pm2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_piece(out, k, F, i, lo, hi):
     """Append row ``i`` of ``F`` restricted to ``[lo, hi]`` to ``out`` (``k`` rows so far).
 
@@ -116,7 +121,7 @@ def push_piece(out, k, F, i, lo, hi):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_const(out, k, value, lo, hi, prev_i, prev_mean):
     """Append a constant piece ``value`` on ``[lo, hi]``; returns the new row count."""
     if hi <= lo:
@@ -132,7 +137,7 @@ def push_const(out, k, value, lo, hi, prev_i, prev_mean):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     """Pointwise minimum of two piece lists on the same domain; returns the row count.
 
@@ -184,7 +189,7 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def min_less(F, n, out, prev_i):
     """``f≤(m) = min_{m' ≤ m} f(m')`` of a piece list; returns the row count.
 
@@ -234,7 +239,7 @@ def min_less(F, n, out, prev_i):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def min_more(F, n, out, prev_i):
     """``f≥(m) = min_{m' ≥ m} f(m')`` of a piece list; returns the row count.
 
@@ -289,7 +294,7 @@ def min_more(F, n, out, prev_i):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_piece_rev(out, k, F, i, lo, hi, prev_i):
     """Append row ``i`` of ``F`` on ``[lo, hi]`` as a new model's piece (no merging)."""
     if hi <= lo:
@@ -303,7 +308,7 @@ def push_piece_rev(out, k, F, i, lo, hi, prev_i):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def find_piece(his, start, stop, m):
     """First row in ``[start, stop)`` whose right end ``his[row] >= m`` (binary search)."""
     lo = start

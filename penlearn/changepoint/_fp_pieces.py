@@ -28,7 +28,8 @@ coefficients), followed by each solver's own columns; :func:`row_value`,
 The pieces of a cost function are convex (``q ≥ 0``, and ``a ≥ 0 ≥ b`` where ``b ≠ 0``),
 which the minimiser and the one-sided roots rely on; a difference of two pieces need
 not be convex (:func:`diff_roots` splits it into monotone parts). Compiled with
-``numba.njit(cache=True)``; import this module lazily.
+``numba.njit(cache=True)``; import this module lazily (:func:`diff_roots` and its
+helper without reference counting, as :mod:`penlearn.changepoint._fp_core` says).
 """
 
 from __future__ import annotations
@@ -258,7 +259,7 @@ def _sign(v):
     return 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _root_between(q, a, b, c, left, right, v0, out, nr, last):
     """Root of a monotone part ``[left, right]`` (``v0 = d(left)``); returns (d(right), nr)."""
     v1 = piece_value(q, a, b, c, right)
@@ -273,7 +274,7 @@ def _root_between(q, a, b, c, left, right, v0, out, nr, last):
     return v1, nr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def diff_roots(q, a, b, c, lo, hi, out):
     """Roots of a difference of two pieces ``d(m) = q·m² + a·m + b·log m + c`` in ``(lo, hi)``.
 

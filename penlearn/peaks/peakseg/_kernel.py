@@ -63,7 +63,7 @@ def _grow1(x, size):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _store(F, n, his, prev_i, prev_mean, pos):
     """Append the decoding information of ``F`` (merged where it is the same) at ``pos``."""
     for i in range(n):
