@@ -33,7 +33,7 @@ from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
-from penlearn.peaks.peakseg.broad import TRIM_WITH_CONTROL, predict_broad
+from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_BIN,
@@ -252,8 +252,7 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             scale = {} if control_cov is None else {
                 "control": control_cov, "control_scale": opts["control_scale"]}
             calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"],
-                               level_shifts=TRIM_WITH_CONTROL or not (
-                                   opts.get("broad") and control_cov is not None), **scale)
+                               level_shifts=TRIM_LEVEL_SHIFTS or not opts.get("broad"), **scale)
             # dropped after the genome-wide scores and q-values (which count them)
             calls["control_up"] = False
             if control_cov is not None and opts["rule"] == "filter":

@@ -65,7 +65,7 @@ from penlearn.peaks.formats.narrowpeak import (
     write_summits,
 )
 from penlearn.peaks.formats.peak_columns import significant
-from penlearn.peaks.peakseg.broad import TRIM_WITH_CONTROL, predict_broad
+from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
@@ -297,10 +297,9 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     with_coverage = coverage is not None
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
-    # --broad with a control: the model's fold over it is the level-shift test
+    # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
     calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
-        TRIM_WITH_CONTROL or not (getattr(args, "broad", False) and control is not None)),
-        **summits)
+        TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
     if cutoff is not None:
         calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
