@@ -15,6 +15,7 @@ from penlearn.cli.main import main
 from penlearn.peaks.peakseg.broad import (
     broad_segments,
     despiked,
+    drop_level_shifts,
     link_peaks,
     predict_broad,
 )
@@ -175,6 +176,24 @@ def test_despiked_lowers_each_samples_own_spikes():
     assert out.loc[a & out["chromStart"].between(3000, 3150), "count"].max() <= 3
     assert (out.loc[~a, "count"] == cov.loc[~a, "count"]).all()  # b's model has no call
     assert out.index.equals(cov.index)
+
+
+def test_a_raised_background_is_no_domain_but_a_domain_beside_it_is():
+    """--broad's level-shift test on the model's means: a 300 kb call 1.35 times its
+    flanks is background; a 20 kb domain at twice the typical level beside a raised
+    region (its lower flank, at least the typical level, is its background) stays, as
+    does a short call (the test is for calls of 10 kb or more)."""
+    seg = pd.DataFrame({"chrom": "chr1",
+                        "chromStart": [0, 400_000, 700_000, 1_000_000, 1_020_000,
+                                       1_300_000, 1_305_000],
+                        "chromEnd": [400_000, 700_000, 1_000_000, 1_020_000, 1_300_000,
+                                     1_305_000, 1_800_000],
+                        "status": ["background", "peak", "background", "peak",
+                                   "background", "peak", "background"],
+                        "mean": [1.0, 1.35, 1.4, 2.0, 0.9, 1.3, 1.0]})
+    out = drop_level_shifts(seg)
+    assert _peaks(out) == [[1000000, 1020000], [1300000, 1305000]]
+    assert out["status"].tolist()[:3] == ["background"] * 3  # the shift: background
 
 
 @pytest.fixture(scope="module")

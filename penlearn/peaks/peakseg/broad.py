@@ -53,19 +53,21 @@ does not report are not allowed to set the penalty of the domains it does: where
 removing them lowers the level, the finer model is solved again there. A broad mark's
 own coverage has no such bumps (``benchmarks/broad.py``: the level is unchanged).
 
-``--broad``'s calls are not trimmed as level shifts
-(:func:`~penlearn.peaks.formats.level_shifts.trim_level_shifts`,
-:data:`TRIM_LEVEL_SHIFTS`), which the narrow rule's lowered penalty needs: a domain is a
-long call by nature, and the trim's local level cut or dropped true ones. With a
-control, that level is the control scaled by the samples' total fragments, which a
-treatment rich in peaks inflates (1.75× in the suite's dense cells), so that domains of
-fold 2–3 and 10 kb or more failed; the model's means are there folds over the
-control's background already, so a shift seen in both samples has no fold and no call.
-Without one, the trim split domains into their significant parts (the labeled
-H3K36me3 coverage: 70 calls where the linking gives 44) and left a 66-base sliver
-beside a true domain as a false call. Measured without it: no false call in the 36
-cells of the suite nor at its 16 Mb size (``--size long``), where the background
-wobbles over 100 kb–1 Mb.
+``--broad``'s level shifts are told by the model's own means (:func:`drop_level_shifts`:
+a linked call of 10 kb or more less than 1.5 times its lower flank, at least the
+window's typical background, is background), not by the trim of the other modes
+(:func:`~penlearn.peaks.formats.level_shifts.trim_level_shifts`; the commands call
+:func:`~penlearn.peaks.peakseg.calls.peak_calls` with ``level_shifts`` =
+:data:`TRIM_LEVEL_SHIFTS`): a domain is a long call by nature, and the trim's local
+level cut or dropped true ones. With a control, that level is the control scaled by the
+samples' total fragments, which a treatment rich in peaks inflates (1.75× in the
+suite's dense cells), so that domains of fold 2–3 and 10 kb or more failed, while the
+model's means are folds over the control's background; without one, the trim split
+domains into their significant parts (the labeled H3K36me3 coverage: 70 calls where the
+linking gives 44) and left a 66-base sliver beside a true domain as a false call. A
+region whose background is raised by a few tens of percent over 100 kb–1 Mb (in the
+treatment, and in a control too weakly for the control's model to follow it) is a
+level shift by either rule.
 """
 
 from __future__ import annotations
@@ -76,11 +78,12 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns
+from penlearn.peaks.formats.level_shifts import SHIFT_MIN_FOLD, SHIFT_MIN_WIDTH
 from penlearn.peaks.peakseg.calls import _sequence_starts, reported_segments
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
 __all__ = ["LINK_RATIO", "MIN_DOMAIN", "TRIM_LEVEL_SHIFTS", "broad_segments", "despiked",
-           "link_peaks", "predict_broad"]
+           "drop_level_shifts", "link_peaks", "predict_broad"]
 
 #: The share of the calls' log enrichment over the background a gap keeps to be linked
 #: (``benchmarks/broad.py``).
@@ -88,8 +91,9 @@ LINK_RATIO = 0.5
 #: The narrowest domain (bases) the finer model adds where the broad level calls nothing
 #: (:func:`broad_segments`; ``benchmarks/broad.py``).
 MIN_DOMAIN = 2_000
-#: Whether ``--broad``'s calls are trimmed as level shifts (the commands' switch for
-#: :func:`~penlearn.peaks.peakseg.calls.peak_calls`; module docstring: no).
+#: Whether ``--broad``'s calls are trimmed as level shifts by
+#: :func:`~penlearn.peaks.peakseg.calls.peak_calls` (the commands' switch; module
+#: docstring: no, :func:`drop_level_shifts` instead).
 TRIM_LEVEL_SHIFTS = False
 
 
@@ -432,7 +436,7 @@ def predict_broad(coverage: pd.DataFrame, *, log_penalty, windows: pd.DataFrame 
     broad = predict_peaks(coverage, log_penalty=log_penalty, windows=windows, segments=True,
                           **kwargs)
     if finer is None:
-        return link_peaks(broad, ratio=ratio)
+        return drop_level_shifts(link_peaks(broad, ratio=ratio))
     if isinstance(finer, (bool, np.bool_)) or not isinstance(
             finer, (int, float, np.integer, np.floating)) or not math.isfinite(finer):
         raise ValueError(f"finer must be a finite number (added to log λ), got {finer!r}")
@@ -450,7 +454,61 @@ def predict_broad(coverage: pd.DataFrame, *, log_penalty, windows: pd.DataFrame 
         if lower is not None:
             fine = predict_peaks(coverage, log_penalty=log_penalty + finer + lower,
                                  windows=windows, segments=True, **kwargs)
-    return broad_segments(broad, fine, ratio=ratio, min_width=min_width)
+    return drop_level_shifts(broad_segments(broad, fine, ratio=ratio, min_width=min_width))
+
+
+def drop_level_shifts(segments: pd.DataFrame, *, min_width: int = SHIFT_MIN_WIDTH,
+                      min_fold: float = SHIFT_MIN_FOLD) -> pd.DataFrame:
+    """Linked segments with their level shifts turned background: calls of ``min_width``
+    bases or more whose mean is less than ``min_fold`` times the lower of their two
+    flanks, at least the window's typical background (the bases-weighted median of its
+    background segments' means). ``--broad``'s test (module docstring), with the
+    constants of :func:`~penlearn.peaks.formats.level_shifts.trim_level_shifts`.
+
+    Parameters
+    ----------
+    segments : DataFrame
+        As :func:`link_peaks` returns them.
+    min_width, min_fold
+        The shortest call tested (bases) and the fold over its background it needs.
+
+    Returns
+    -------
+    DataFrame
+        The segments, each level shift background (runs joined again as
+        :func:`~penlearn.peaks.peakseg.calls.reported_segments` does).
+
+    Examples
+    --------
+    A 300 kb call 1.3 times its flanks is a level shift; a 20 kb domain at 3 is not:
+
+    >>> seg = pd.DataFrame({"chrom": "chr1",
+    ...                     "chromStart": [0, 500_000, 800_000, 900_000, 920_000],
+    ...                     "chromEnd": [500_000, 800_000, 900_000, 920_000, 1_500_000],
+    ...                     "status": ["background", "peak", "background", "peak",
+    ...                                "background"], "mean": [1.0, 1.3, 1.0, 3.0, 1.0]})
+    >>> out = drop_level_shifts(seg)
+    >>> out.loc[out["status"] == "peak", ["chromStart", "chromEnd"]].values.tolist()
+    [[900000, 920000]]
+    """
+    rep = reported_segments(segments)
+    if not len(rep):
+        return rep
+    mean = rep["mean"].to_numpy(float)
+    bases = (rep["chromEnd"] - rep["chromStart"]).to_numpy(float)
+    peak = (rep["status"] == "peak").to_numpy()
+    starts = np.flatnonzero(_sequence_starts(rep))
+    shift = np.zeros(len(rep), bool)
+    for a, b in zip(starts, np.r_[starts[1:], len(rep)]):
+        back = ~peak[a:b] & (bases[a:b] > 0)
+        typical = _weighted_median(mean[a:b][back], bases[a:b][back]) if back.any() else 0.0
+        for i in np.flatnonzero(peak[a:b] & (bases[a:b] >= min_width)) + a:
+            flanks = [mean[j] for j in (i - 1, i + 1) if a <= j < b]
+            bg = max(min(flanks), typical) if flanks else typical
+            shift[i] = mean[i] < min_fold * bg
+    if not shift.any():
+        return rep
+    return reported_segments(rep.assign(status=np.where(peak & ~shift, "peak", "background")))
 
 
 def _lowering(despiked_level, level):
