@@ -34,6 +34,7 @@ from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
 from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_BIN,
@@ -253,6 +254,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                 "control": control_cov, "control_scale": opts["control_scale"]}
             calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"],
                                level_shifts=TRIM_LEVEL_SHIFTS or not opts.get("broad"), **scale)
+            if opts.get("broad") and control_cov is not None:  # not up in the control
+                calls = calls[above_control(calls, treat_cov, control_cov)].reset_index(
+                    drop=True)
             # dropped after the genome-wide scores and q-values (which count them)
             calls["control_up"] = False
             if control_cov is not None and opts["rule"] == "filter":

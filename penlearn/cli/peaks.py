@@ -66,6 +66,7 @@ from penlearn.peaks.formats.narrowpeak import (
 )
 from penlearn.peaks.formats.peak_columns import significant
 from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
@@ -300,6 +301,8 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
     calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
         TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
+    if getattr(args, "broad", False) and summits:  # not up in the control as much
+        calls = calls[above_control(calls, coverage, control[0])].reset_index(drop=True)
     if cutoff is not None:
         calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded

@@ -19,6 +19,7 @@ from penlearn.peaks.peakseg.broad import (
     link_peaks,
     predict_broad,
 )
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
@@ -280,6 +281,74 @@ def test_callpeak_broad_with_a_control_among_dense_narrow_peaks(dense_pair, tmp_
     assert found(broad) >= found(narrow)
     assert _as_one(broad, domains) >= 12
     assert _as_one(broad, domains) >= 0.8 * found(broad)
+
+
+def test_above_control_tells_a_domain_from_a_region_up_in_both():
+    """Each sample over its typical level (the median of its 1 kb bins), not its total:
+    a treatment whose peaks double its total keeps a domain of fold 2 over a flat
+    control; a region up 3 times in both fails; a chromosome without control rows and a
+    call of another sample's control are kept."""
+    t = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 20_000, 25_000, 60_000, 63_000,
+                                                      80_000, 80_500],
+                      "chromEnd": [20_000, 25_000, 60_000, 63_000, 80_000, 80_500, 200_000],
+                      "count": [2, 4, 2, 6, 2, 400, 2]})  # a peak of 200 kb's reads
+    c = t.assign(count=[1, 1, 1, 3, 1, 1, 1])
+    calls = pd.DataFrame({"chrom": ["chr1", "chr1", "chr2"],
+                          "chromStart": [20_000, 60_000, 0], "chromEnd": [25_000, 63_000, 10]})
+    assert above_control(calls, t, c).tolist() == [True, False, True]
+    assert above_control(calls, t, c, min_fold=2.5).tolist() == [False, False, True]
+    with pytest.raises(ValueError, match="min_fold must be a finite number >= 0"):
+        above_control(calls, t, c, min_fold=float("nan"))
+
+
+def test_callpeak_broad_calls_no_region_up_in_the_control_as_much(tmp_path):
+    """A low depth (0.5 fragments per base) with the control: the suite's sticky regions
+    (1-5 kb, up in both samples) are not --broad calls (before: 4 of 10, where the
+    control's 1 kb-binned model did not follow them), its domains still are."""
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not "
+                        "installed")
+    from penlearn.datasets.chipseq_suite import suite_design, write_suite_bam
+
+    design = suite_design({"chr1": 1_000_000}, narrow_every=100_000, broad_every=60_000,
+                          seed=1)
+    truth = write_suite_bam(tmp_path / "t.bam", design, coverage=0.5, sample="treatment",
+                            paired=True, seed=1)
+    write_suite_bam(tmp_path / "c.bam", design, coverage=0.5, sample="control",
+                    paired=True, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["callpeak", "-t", str(tmp_path / "t.bam"), "-c", str(tmp_path / "c.bam"),
+                     "-f", "BAMPE", "-n", "b", "--outdir", str(tmp_path), "--quiet",
+                     "--broad"]) == 0
+    calls = pd.read_csv(tmp_path / "b_peaks.broadPeak", sep="\t", header=None)
+
+    def hit(kind):
+        t = truth[truth["kind"] == kind]
+        return sum(((calls[1] < e) & (calls[2] > s)).any()
+                   for s, e in t[["chromStart", "chromEnd"]].itertuples(index=False))
+    assert hit("sticky") == 0
+    assert hit("broad") >= 12  # of 17 (14 before)
+
+
+def test_peaks_broad_with_a_control_keeps_its_domain(tmp_path):
+    """``penlearn peaks --broad --control``: the control test runs on each sample's calls
+    (a 20 kb domain at 4 times the background is kept; a 3 kb region up in both is not
+    a call)."""
+    rng = np.random.default_rng(5)
+    s = np.arange(400_000 // ROW) * ROW
+    up = (s >= 300_000) & (s < 303_000)
+    for name, lam in (("t", np.where((s >= 100_000) & (s < 120_000), 8.0,
+                                     np.where(up, 6.0, 2.0))), ("c", np.where(up, 6.0, 2.0))):
+        pd.DataFrame({"chrom": "chr1", "chromStart": s, "chromEnd": s + ROW,
+                      "count": rng.poisson(lam)}).to_csv(tmp_path / f"{name}.bedGraph",
+                                                         sep="\t", header=False, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["peaks", str(tmp_path / "t.bedGraph"), "--control",
+                     str(tmp_path / "c.bedGraph"), "--broad", "--out",
+                     str(tmp_path / "p.bed"), "--quiet"]) == 0
+    got = pd.read_csv(tmp_path / "p.bed", sep="\t", header=None, comment="t")
+    assert got[[1, 2]].values.tolist() == [[100150, 119900]]
 
 
 def test_peaks_broad_is_callpeaks_rule(tmp_path):

@@ -67,7 +67,10 @@ domains into their significant parts (the labeled H3K36me3 coverage: 70 calls wh
 linking gives 44) and left a 66-base sliver beside a true domain as a false call. A
 region whose background is raised by a few tens of percent over 100 kb–1 Mb (in the
 treatment, and in a control too weakly for the control's model to follow it) is a
-level shift by either rule.
+level shift by either rule. With a control, a call must also stand 1.5 times above the
+control over its own bases, each sample over its typical level
+(:func:`~penlearn.peaks.peakseg.broad_control.above_control`, applied by the commands
+to the calls).
 """
 
 from __future__ import annotations
@@ -523,3 +526,4 @@ def _lowering(despiked_level, level):
         return diff if (diff < 0).any() else None
     diff = min(float(diff), 0.0)
     return diff if diff < 0 else None
+
