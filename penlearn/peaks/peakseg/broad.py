@@ -48,7 +48,7 @@ penalty grows with the coverage's spread (its ``log.sd`` feature), and narrow pe
 few hundred bases wide every few kilobases (a narrow-peak-rich sample, or a broad mark
 beside sharp ones) raise it by about one in log λ, so that weaker domains of fold 2–5
 were left inside "background" segments that the linking cannot join (the suite's dense
-cells, where the narrow mode found up to 9 more domains). The narrow bumps ``--broad``
+cells, where the narrow mode found up to 7 more domains). The narrow bumps ``--broad``
 does not report are not allowed to set the penalty of the domains it does: where
 removing them lowers the level, the finer model is solved again there. A broad mark's
 own coverage has no such bumps (``benchmarks/broad.py``: the level is unchanged).
