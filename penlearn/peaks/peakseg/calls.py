@@ -165,8 +165,7 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     done = peak_columns(peaks[~out_], coverage, **summits)
     rest = peaks[out_].assign(score=np.int64(0), signalValue=np.nan, pValue=0.0,
                               qValue=0.0, summit=np.int64(-1))[done.columns]
-    both = pd.concat([p for p in (done, rest) if len(p)]).sort_index()
-    return both.astype({"score": np.int64, "summit": np.int64})
+    return pd.concat([p for p in (done, rest) if len(p)]).sort_index()
 
 
 def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tuple,
