@@ -31,7 +31,7 @@ constant), which the operators rely on. Everything here is compiled with
 ``numba.njit(cache=True)``; import this module lazily. The operators called for every
 datum take arrays and allocate none: they are compiled without numba's reference
 counting (``_nrt=False``), whose atomic increments and decrements on every array
-argument of every call were ~30 % of a PeakSeg solve's time (issue 55; the same
+argument of every call were about a fifth of a PeakSeg solve's time (issue 55; the same
 arithmetic, bitwise the same models). A cached caller (``_kernel.forward_chunk``) holds
 its callees' compiled code: after editing this module, touch the caller's module too.
 """
