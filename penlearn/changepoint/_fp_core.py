@@ -50,8 +50,9 @@ from penlearn.changepoint._fp_pieces import (
     B,
     C,
     Q,
+    _log_of,
     add_to_row,
-    diff_roots,
+    diff_roots_logs,
     level_roots,
     piece_value,
     row_argmin,
@@ -149,8 +150,12 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     j = 0
     k = 0
     lo = F[0, LO]
+    log_lo = 0.0
+    have_log_lo = False  # log_lo is _log_of(lo) (the last interval's log_hi)
     while i < nf and j < ng:
         hi = min(F[i, HI], G[j, HI])
+        have_log_hi = False
+        log_hi = 0.0
         if hi > lo:
             dq = F[i, Q] - G[j, Q]
             da = F[i, A] - G[j, A]
@@ -159,7 +164,11 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
             if dq == 0.0 and da == 0.0 and db == 0.0:
                 nr = 0
             else:
-                nr = diff_roots(dq, da, db, dc, lo, hi, roots)
+                if not have_log_lo:
+                    log_lo = _log_of(lo)
+                log_hi = _log_of(hi)
+                have_log_hi = True
+                nr = diff_roots_logs(dq, da, db, dc, lo, hi, roots, log_lo, log_hi)
             left = lo
             for r in range(nr + 1):
                 right = roots[r] if r < nr else hi
@@ -182,6 +191,8 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
                         k = push_piece(out, k, F, i, left, right)
                 left = right
         lo = hi
+        log_lo = log_hi
+        have_log_lo = have_log_hi
         if F[i, HI] <= hi:
             i += 1
         if G[j, HI] <= hi:
