@@ -158,7 +158,10 @@ def methods(macs3: str | None, fmt: str, t: Path, c: Path, model: Path) -> dict:
            "penlearn -c (background)": penlearn + ["-c", str(c)],
            "penlearn -c (filter)": penlearn + ["-c", str(c), "--control-rule", "filter"],
            "penlearn -c, 38 labels (background)": penlearn + ["-c", str(c), "--model",
-                                                             str(model)]}
+                                                             str(model)],
+           # the learned model's own λ, without its narrow rule (issue 52 item 4)
+           "penlearn -c, 38 labels, --no-filter": penlearn + ["-c", str(c), "--model",
+                                                             str(model), "--no-filter"]}
     if LEARNED_RULE is not None:  # the narrow rule on the learned model (a measurement)
         import json
 

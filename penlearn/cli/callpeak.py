@@ -286,7 +286,10 @@ def cmd_callpeak(args) -> int:
     # --broad is MACS3's broad-peak file; it picks the shipped model's level of broad
     # marks only where no penalty is given (a given one is the penalty of the broad calls)
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
-    penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
+    penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given,
+                                         # a --model's narrow rule is not for --broad
+                                         "no_filter": args.no_filter or (
+                                             args.broad and args.model is not None)})
     check_penalty_options(penalty_args)  # before the reads
     clock = PhaseClock()
     _return_freed_memory()
@@ -399,14 +402,16 @@ def register(add) -> None:
                    "of the fragments at the summit against the local background, "
                    "Benjamini-Hochberg; see docs/chipseq.md) (default: with the shipped "
                    "model, narrow marks: 0.05 of peaks proposed at a lowered penalty, as "
-                   "MACS3's default; -q 1: every peak of the lowered penalty; --penalty, "
-                   "--log-penalty, --model, --broad: no cutoff)")
+                   "MACS3's default; -q 1: every peak of the lowered penalty; --model: "
+                   "the same rule when 'penlearn learn' gave it to the model; --penalty, "
+                   "--log-penalty, --broad: no cutoff)")
     p.add_argument("-p", "--pvalue", type=probability, default=None, metavar="P",
                    help="keep only the model's peaks of p-value <= P (replaces -q) "
                    "(default: no cutoff)")
     p.add_argument("--no-filter", action="store_true",
-                   help="the shipped zero-label model's own peaks: its penalty without the "
-                   "narrow rule's lowering and q-value cutoff (penlearn before issue 52)")
+                   help="the shipped zero-label model's (or the --model's) own peaks: its "
+                   "penalty without the narrow rule's lowering and q-value cutoff (penlearn "
+                   "before issue 52)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
                    ".narrowPeak, each broad domain one call (nearby calls linked across "

@@ -147,11 +147,16 @@ def cmd_learn(args) -> int:
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
+    controlled: dict = {}
+
+    def with_controls(cov):  # (the summits' controls kept for the narrow rule's check)
+        c = apply_controls(cov, args, report,
+                           lambda x: control_segments(_SHIPPED, x, report, tmpdir))
+        controlled["summits"] = c.summits
+        return c[:2]
     with workers(args) as executor:
         extra = {} if not (args.control or args.control_sheet) else {
-            "coverage_map": lambda cov: apply_controls(
-                cov, args, report, lambda c: control_segments(_SHIPPED, c, report, tmpdir)
-            )[:2]}
+            "coverage_map": with_controls}
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
                        cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args),
                        **extra)
@@ -199,11 +204,46 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    rule = _narrow_rule(args, model, ds, train_ids, controlled, report, tmpdir) \
+        if task == "peaks" else None
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)
     print(f"penlearn learn: learned {model.describe()}")
+    if rule is not None:
+        print(f"penlearn learn: {rule}")
     return 0
+
+
+def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -> str | None:
+    """Whether the model applies the narrow rule, by its training labels
+    (:func:`~penlearn.peaks.pretrained.learned_rule.choose_rule`), written into its
+    ``level_``; the line ``learn`` says about it (None: a folder without coverage)."""
+    from penlearn.datasets.peaks import labels_by_group
+    from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.pretrained.learned_rule import RULE_KEY, choose_rule
+
+    labels = ds.extra.get("labels")
+    if labels is None:
+        return None
+    coverage = ds.extra.get("coverage")
+    if coverage is None:  # the tables came from the cache (no control: none mapped)
+        coverage = read_coverage(ds.path)
+    report("the narrow rule on the labeled windows: the peaks at the model's log λ, and "
+           "at its log λ lowered then filtered by q-value")
+    labels = labels_by_group(labels, coverage, _groups_kwarg(args).get("groups"))
+    r = choose_rule(model, coverage, labels, summits=controlled.get("summits"),
+                    ids=train_ids, tmpdir=tmpdir)
+    model.level_ = {**(getattr(model, "level_", None) or {}), RULE_KEY: r}
+    if "label_errors" not in r:
+        return None
+    said = (f"narrow rule {'applied' if r['applied'] == 'yes' else 'refused'} by the "
+            f"labels: peaks proposed at the model's log λ {r['shift']:+g}, kept at q-value "
+            f"<= {r['qvalue']:g}: {r['label_errors']} label errors against "
+            f"{r['label_errors_own']} at its own λ unfiltered")
+    return (f"{said}; expected peaks per Mb of the labeled windows as peak files give "
+            f"them: {r['peaks_per_mb_default']} at the shipped default, "
+            f"{r['peaks_per_mb']} with this model")
 
 
 def register(add) -> None:
