@@ -153,3 +153,39 @@ def test_learn_writes_the_rule_and_says_the_peaks_per_mb(tmp_path, capsys):
     assert {"label_errors", "label_errors_own", "peaks_per_mb_default",
             "peaks_per_mb"} <= set(rule)
     assert "narrow rule" in out and "expected peaks per Mb" in out, out
+
+
+def test_callpeak_with_a_model_applies_its_rule_but_not_to_broad_or_controls(tmp_path):
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam])")
+    import argparse
+
+    from penlearn.cli._common import _Reporter
+    from penlearn.cli.peaks import _log_lambda
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    design = plant_regions({"chr1": 600_000}, 24, 0, seed=5)
+    bam = tmp_path / "t.bam"
+    write_reads_bam(bam, design, background=24_000, per_peak=45, paired=True, seed=1)
+    zero = ZeroLabelModel("narrow")
+    model = _model_file(tmp_path / "m.json", 9.0,
+                        {"applied": "yes", "shift": zero.shift, "qvalue": zero.qvalue})
+    runs = {"rule": ["--model", model], "hand": ["--log-penalty", 9.0 + zero.shift, "-q",
+                                                  zero.qvalue],
+            "broad": ["--model", model, "--broad"], "broad_hand": ["--log-penalty", 9.0,
+                                                                   "--broad"]}
+    got = {}
+    for name, extra in runs.items():
+        assert _quiet(main, ["callpeak", "-t", str(bam), "-f", "BAMPE", "--outdir",
+                             str(tmp_path), "-n", name, "--quiet", *map(str, extra)]) == 0
+        suffix = "broadPeak" if "broad" in name else "narrowPeak"
+        f = tmp_path / f"{name}_peaks.{suffix}"
+        got[name] = _bed(f)
+    assert got["rule"] == got["hand"] and got["rule"]
+    assert got["broad"] == got["broad_hand"]  # --broad: the model's own λ, no filter
+    # the controls' segments stay at the model's own λ
+    ns = argparse.Namespace(penalty=None, log_penalty=None, model=str(model), broad=False)
+    cov = _coverage(2)
+    treat, _ = _quiet(_log_lambda, ns, cov, _Reporter(True))
+    control, _ = _quiet(_log_lambda, ns, cov, _Reporter(True), filtered=False)
+    assert np.allclose(treat.to_numpy(), 9.0 + zero.shift)
+    assert np.allclose(control.to_numpy(), 9.0)
