@@ -217,11 +217,11 @@ def cmd_learn(args) -> int:
 
 def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -> str | None:
     """Whether the model applies the narrow rule, by its training labels
-    (:func:`~penlearn.peaks.pretrained.learned_rule.choose_rule`), written into its
+    (:func:`~penlearn.peaks.pretrained.learned_rule.attach_rule`), written into its
     ``level_``; the line ``learn`` says about it (None: a folder without coverage)."""
     from penlearn.datasets.peaks import labels_by_group
     from penlearn.peaks.formats.coverage import read_coverage
-    from penlearn.peaks.pretrained.learned_rule import RULE_KEY, choose_rule
+    from penlearn.peaks.pretrained.learned_rule import attach_rule
 
     labels = ds.extra.get("labels")
     if labels is None:
@@ -232,9 +232,8 @@ def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -
     report("the narrow rule on the labeled windows: the peaks at the model's log λ, and "
            "at its log λ lowered then filtered by q-value")
     labels = labels_by_group(labels, coverage, _groups_kwarg(args).get("groups"))
-    r = choose_rule(model, coverage, labels, summits=controlled.get("summits"),
+    r = attach_rule(model, coverage, labels, summits=controlled.get("summits"),
                     ids=train_ids, tmpdir=tmpdir)
-    model.level_ = {**(getattr(model, "level_", None) or {}), RULE_KEY: r}
     if "label_errors" not in r:
         return None
     said = (f"narrow rule {'applied' if r['applied'] == 'yes' else 'refused'} by the "

@@ -41,7 +41,7 @@ from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import peak_label_errors
 from penlearn.peaks.pretrained._file_keys import check_rule
 
-__all__ = ["RULE_KEY", "choose_rule", "learned_rule", "rule_notice"]
+__all__ = ["RULE_KEY", "attach_rule", "choose_rule", "learned_rule", "rule_notice"]
 
 #: The key of a learned model's ``level_`` that holds its narrow rule.
 RULE_KEY = "narrow_rule"
@@ -195,3 +195,25 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
                peaks_per_mb_default=_per_mb(calls["default"], bases),
                peaks_per_mb=_per_mb(calls["rule" if applied else "own"], bases))
     return out
+
+
+def attach_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFrame,
+                **kw) -> dict:
+    """:func:`choose_rule` written into ``model.level_[RULE_KEY]`` (what ``penlearn
+    learn`` and the labeling page's *Save model* do); returns it.
+
+    Examples
+    --------
+    >>> from penlearn.learn.prior import constant_model
+    >>> cov = pd.DataFrame({"sample_id": "s", "chrom": "chr1",
+    ...     "chromStart": np.arange(400) * 50, "chromEnd": np.arange(1, 401) * 50,
+    ...     "count": 2})
+    >>> lab = pd.DataFrame({"sample_id": ["s"], "chrom": "chr1", "chromStart": [100],
+    ...     "chromEnd": [900], "annotation": ["noPeaks"]})
+    >>> m = constant_model(["bases"], 9.0)
+    >>> attach_rule(m, cov, lab)["applied"], learned_rule(m)
+    ('yes', {'shift': -2.5, 'qvalue': 0.05})
+    """
+    r = choose_rule(model, coverage, labels, **kw)
+    model.level_ = {**(getattr(model, "level_", None) or {}), RULE_KEY: r}
+    return r
