@@ -189,3 +189,11 @@ def test_callpeak_with_a_model_applies_its_rule_but_not_to_broad_or_controls(tmp
     control, _ = _quiet(_log_lambda, ns, cov, _Reporter(True), filtered=False)
     assert np.allclose(treat.to_numpy(), 9.0 + zero.shift)
     assert np.allclose(control.to_numpy(), 9.0)
+
+
+def test_no_label_on_the_windows_is_no_rule():
+    cov = _coverage().assign(sample_id="a")
+    lab = pd.DataFrame({"sample_id": ["b"], "chrom": "chr1", "chromStart": [10],
+                        "chromEnd": [900], "annotation": ["noPeaks"]})
+    r = _quiet(choose_rule, constant_model(["bases"], 9.0), cov, lab)
+    assert r["applied"] == "no" and "label_errors" not in r

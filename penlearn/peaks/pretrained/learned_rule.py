@@ -107,7 +107,9 @@ def _sample_chrom(window_id: str) -> tuple[str, str]:
 
 
 def _among(table: pd.DataFrame, pairs: set) -> pd.DataFrame:
-    keys = zip(table["sample_id"].astype(str), table["chrom"].astype(str))
+    """The rows of ``table`` on the (sample, chromosome) ``pairs`` (no ``sample_id``: "")."""
+    sids = table["sample_id"].astype(str) if "sample_id" in table.columns else [""] * len(table)
+    keys = zip(sids, table["chrom"].astype(str))
     return table[np.fromiter((k in pairs for k in keys), bool, len(table))]
 
 
@@ -143,7 +145,7 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
     -------
     dict
         ``applied`` ("yes" when the rule makes no more label errors than the model's own
-        λ on these labels, else "no"), the rule's ``shift`` and ``qvalue`` (the
+        λ on these labels, else "no"; "no" without a label on the windows), the rule's ``shift`` and ``qvalue`` (the
         zero-label model's narrow rule), ``label_errors`` / ``label_errors_own`` (with
         and without it), and the expected peaks per Mb of the labeled samples as the
         files give them: ``peaks_per_mb_default`` (the shipped default's rule),
@@ -173,17 +175,21 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
     if zero.qvalue is None:  # a model file without the rule: nothing to apply
         return out
     features = coverage_features(coverage if plain is None else plain)
-    own = pd.Series(model.predict(features), index=features.index)
-    with warnings.catch_warnings():  # (the short-window notice: the default's level)
-        warnings.simplefilter("ignore")
-        default = zero.predict(features, filtered=True)
     labels = labels.assign(sample_id=labels["sample_id"].astype(str)) \
         if "sample_id" in labels.columns else labels.assign(sample_id="")
     kept = features.index if ids is None else features.index[features.index.isin(ids)]
     pairs = {_sample_chrom(i) for i in kept}
-    labels = _among(labels, pairs)
-    bases = float(features.loc[kept, "bases"].sum()) if "bases" in features.columns else 0.0
-    calls = {k: _among(_calls(coverage, ll, q, summits, tmpdir), pairs) for k, ll, q in (
+    # only the training windows are solved (each a whole (sample, chromosome))
+    features, coverage, labels = features.loc[kept], _among(coverage, pairs), \
+        _among(labels, pairs)
+    if not len(labels):  # no label to judge by: the model's own λ
+        return out
+    own = pd.Series(model.predict(features), index=features.index)
+    with warnings.catch_warnings():  # (the short-window notice: the default's level)
+        warnings.simplefilter("ignore")
+        default = zero.predict(features, filtered=True)
+    bases = float(features["bases"].sum()) if "bases" in features.columns else 0.0
+    calls = {k: _calls(coverage, ll, q, summits, tmpdir) for k, ll, q in (
         ("own", own, None), ("rule", own + zero.shift, zero.qvalue),
         ("default", default, zero.qvalue))}
     errors = {k: int(peak_label_errors(v[["sample_id", "chrom", "chromStart", "chromEnd"]],
