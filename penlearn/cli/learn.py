@@ -230,7 +230,8 @@ def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -
     if coverage is None:  # the tables came from the cache (no control: none mapped)
         coverage = read_coverage(ds.path)
     report("the narrow rule on the labeled windows: the peaks at the model's log λ, and "
-           "at its log λ lowered then filtered by q-value")
+           "at its log λ lowered then filtered by q-value (in Python: penlearn.peaks."
+           "pretrained.learned_rule.attach_rule(model, coverage, labels))")
     labels = labels_by_group(labels, coverage, _groups_kwarg(args).get("groups"))
     r = attach_rule(model, coverage, labels, summits=controlled.get("summits"),
                     ids=train_ids, tmpdir=tmpdir)

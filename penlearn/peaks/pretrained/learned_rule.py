@@ -145,11 +145,11 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
     -------
     dict
         ``applied`` ("yes" when the rule makes no more label errors than the model's own
-        λ on these labels, else "no"; "no" without a label on the windows), the rule's ``shift`` and ``qvalue`` (the
-        zero-label model's narrow rule), ``label_errors`` / ``label_errors_own`` (with
-        and without it), and the expected peaks per Mb of the labeled samples as the
-        files give them: ``peaks_per_mb_default`` (the shipped default's rule),
-        ``peaks_per_mb`` (the model as it will be applied).
+        λ on these labels, else "no"; "no" without a label on the windows), the rule's
+        ``shift`` and ``qvalue`` (the zero-label model's narrow rule), ``label_errors``
+        / ``label_errors_own`` (with and without it), and the expected peaks per Mb of
+        the labeled samples as the files give them: ``peaks_per_mb_default`` (the
+        shipped default's rule), ``peaks_per_mb`` (the model as it will be applied).
 
     Examples
     --------
