@@ -56,6 +56,7 @@ from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import (
     broad_finer,
     check_penalty_options,
+    model_rule_notice,
     narrow_rule,
     zero_label_notice,
 )
@@ -312,6 +313,9 @@ def _call(args, penalty_args, files: dict, report, clock: PhaseClock, executor,
     treat, ctrl, d, fallbacks, sizes = inputs
     if penalty_args.model is None and check_penalty_options(penalty_args) is None:
         report.notice(zero_label_notice(argparse.Namespace(
+            **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
+    elif model_rule_notice(penalty_args):  # a learned model's narrow rule
+        report.notice(model_rule_notice(argparse.Namespace(
             **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
     # the zero-label model's narrow rule: its cutoff unless -q / -p is given
     rule = narrow_rule(penalty_args) if args.qvalue is None and args.pvalue is None else None

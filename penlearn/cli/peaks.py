@@ -203,6 +203,13 @@ def zero_label_notice(args) -> str:
             f"{zero.notice()}{rule}")
 
 
+def model_rule_notice(args) -> str:
+    """The line a command says when its ``--model`` applies its narrow rule ("": none)."""
+    if getattr(args, "model", None) is None or narrow_rule(args) is None:
+        return ""
+    return f"penlearn {getattr(args, 'command', 'peaks')}: {rule_notice(_model_rule(args.model))}"
+
+
 def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None,
                 whose: str = "samples", filtered: bool = True):
     """(log λ of every window, the windows or None for one per (sample, chromosome)).
@@ -225,7 +232,7 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=Non
     model = choice
     rule = learned_rule(model) if filtered and narrow_rule(args) is not None else None
     if rule is not None:
-        report.notice(f"penlearn {getattr(args, 'command', 'peaks')}: {rule_notice(rule)}")
+        report.notice(model_rule_notice(args))
     report(f"coverage features of every window of the {whose}")
     features = coverage_features(coverage)
     shift = 0.0 if rule is None else rule["shift"]

@@ -197,3 +197,27 @@ def test_no_label_on_the_windows_is_no_rule():
                         "chromEnd": [900], "annotation": ["noPeaks"]})
     r = _quiet(choose_rule, constant_model(["bases"], 9.0), cov, lab)
     assert r["applied"] == "no" and "label_errors" not in r
+
+
+def test_peaks_and_callpeak_say_the_models_rule(tmp_path, capsys):
+    cov = tmp_path / "cov.bedGraph"
+    _coverage().to_csv(cov, sep="\t", header=False, index=False)
+    zero = ZeroLabelModel("narrow")
+    model = _model_file(tmp_path / "r.json", 9.0,
+                        {"applied": "yes", "shift": zero.shift, "qvalue": zero.qvalue})
+    assert _quiet(main, ["peaks", str(cov), "--out", str(tmp_path / "a.bed"), "--model",
+                         str(model)]) == 0
+    said = "".join(capsys.readouterr())
+    assert "penlearn peaks: the model's narrow rule: peaks proposed at its log λ -2.5" in said
+    assert _quiet(main, ["peaks", str(cov), "--out", str(tmp_path / "b.bed"), "--model",
+                         str(model), "--no-filter"]) == 0
+    assert "narrow rule" not in "".join(capsys.readouterr())
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam])")
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    bam = tmp_path / "t.bam"
+    write_reads_bam(bam, plant_regions({"chr1": 300_000}, 6, 0, seed=5), background=8_000,
+                    per_peak=40, paired=True, seed=1)
+    assert _quiet(main, ["callpeak", "-t", str(bam), "-f", "BAMPE", "--outdir",
+                         str(tmp_path), "-n", "c", "--model", str(model)]) == 0
+    assert "penlearn callpeak: the model's narrow rule" in "".join(capsys.readouterr())
