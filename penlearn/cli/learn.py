@@ -251,7 +251,9 @@ def register(add) -> None:
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "
-            "folder's segment.json", cmd_learn,
+            "folder's segment.json and, on coverage, whether its labels take the shipped "
+            "narrow rule for 'peaks'/'callpeak --model' (a lowered log λ, then q-value <= "
+            "0.05)", cmd_learn,
             force_help="replace an existing --out MODEL.json file (without it: an error)")
     p.add_argument("data_dir", metavar="DATA_DIR",
                    help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "
