@@ -25,7 +25,7 @@ from penlearn.cli._common import (
     non_negative_int,
     plural,
 )
-from penlearn.cli._controls import add_control_arguments, apply_controls
+from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import workers
 from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
@@ -152,7 +152,7 @@ def cmd_learn(args) -> int:
     def with_controls(cov):  # (the summits' controls kept for the narrow rule's check)
         c = apply_controls(cov, args, report,
                            lambda x: control_segments(_SHIPPED, x, report, tmpdir))
-        controlled["summits"] = c.summits
+        controlled.update(summits=c.summits, segments=c.segments, pairs=c.pairs)
         return c[:2]
     with workers(args) as executor:
         extra = {} if not (args.control or args.control_sheet) else {
@@ -233,8 +233,12 @@ def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -
            "at its log λ lowered then filtered by q-value (in Python: penlearn.peaks."
            "pretrained.learned_rule.attach_rule(model, coverage, labels))")
     labels = labels_by_group(labels, coverage, _groups_kwarg(args).get("groups"))
+    drop = None
+    if controlled.get("pairs") and args.control_rule == "filter":  # as peaks does
+        def drop(segs):
+            return drop_control_peaks(segs, controlled["segments"], controlled["pairs"])[0]
     r = attach_rule(model, coverage, labels, summits=controlled.get("summits"),
-                    ids=train_ids, tmpdir=tmpdir)
+                    ids=train_ids, segments_map=drop, tmpdir=tmpdir)
     if "label_errors" not in r:
         return None
     said = (f"narrow rule {'applied' if r['applied'] == 'yes' else 'refused'} by the "

@@ -221,3 +221,19 @@ def test_peaks_and_callpeak_say_the_models_rule(tmp_path, capsys):
     assert _quiet(main, ["callpeak", "-t", str(bam), "-f", "BAMPE", "--outdir",
                          str(tmp_path), "-n", "c", "--model", str(model)]) == 0
     assert "penlearn callpeak: the model's narrow rule" in "".join(capsys.readouterr())
+
+
+def test_the_segments_map_is_applied_before_the_peaks_are_reported():
+    # --control-rule filter: learn's check sees the peaks as peaks writes them
+    cov = _coverage().assign(sample_id="s")
+    lab = pd.DataFrame({"sample_id": ["s"], "chrom": "chr1", "chromStart": [987_000],
+                        "chromEnd": [989_000], "annotation": ["peaks"]})
+
+    def no_peaks(segs):
+        return segs.assign(status="background")
+    m = constant_model(["bases"], 9.0)
+    kept = _quiet(choose_rule, m, cov, lab)
+    dropped = _quiet(choose_rule, m, cov, lab, segments_map=no_peaks)
+    assert kept["label_errors_own"] == 0 and kept["peaks_per_mb"] > 0
+    assert dropped["label_errors_own"] == dropped["label_errors"] == 1
+    assert dropped["peaks_per_mb"] == 0 and dropped["peaks_per_mb_default"] == 0

@@ -82,10 +82,12 @@ def rule_notice(rule: dict) -> str:
 
 
 def _calls(coverage: pd.DataFrame, log_lambda: pd.Series, qvalue: float | None,
-           summits: dict | None, tmpdir) -> pd.DataFrame:
+           summits: dict | None, tmpdir, segments_map=None) -> pd.DataFrame:
     """The peaks ``penlearn peaks`` writes at ``log_lambda`` (one sample at a time, its
     control's summits and q-values), of q-value <= ``qvalue`` (None: all)."""
     segs = predict_peaks(coverage, log_penalty=log_lambda, segments=True, tmpdir=tmpdir)
+    if segments_map is not None:
+        segs = segments_map(segs)
     if "sample_id" not in segs.columns:
         segs, coverage = segs.assign(sample_id=""), coverage.assign(sample_id="")
     parts = []
@@ -119,7 +121,7 @@ def _per_mb(calls: pd.DataFrame, bases: float) -> float:
 
 def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFrame, *,
                 plain: pd.DataFrame | None = None, summits: dict | None = None,
-                ids=None, tmpdir=None) -> dict:
+                ids=None, segments_map=None, tmpdir=None) -> dict:
     """Whether a learned model applies the narrow rule, by its labels: the block
     ``penlearn learn`` writes into ``model.level_[RULE_KEY]``.
 
@@ -140,6 +142,9 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
     ids : list, optional
         The training windows (feature ids ``sample/chrom:start-end``): only their labels
         and peaks count (default: all).
+    segments_map : callable, optional
+        Segments -> segments before the peaks are reported (``--control-rule filter``:
+        the peaks where the control is up turned to background, as ``peaks`` does).
 
     Returns
     -------
@@ -189,7 +194,7 @@ def choose_rule(model: PenaltyModel, coverage: pd.DataFrame, labels: pd.DataFram
         warnings.simplefilter("ignore")
         default = zero.predict(features, filtered=True)
     bases = float(features["bases"].sum()) if "bases" in features.columns else 0.0
-    calls = {k: _calls(coverage, ll, q, summits, tmpdir) for k, ll, q in (
+    calls = {k: _calls(coverage, ll, q, summits, tmpdir, segments_map) for k, ll, q in (
         ("own", own, None), ("rule", own + zero.shift, zero.qvalue),
         ("default", default, zero.qvalue))}
     errors = {k: int(peak_label_errors(v[["sample_id", "chrom", "chromStart", "chromEnd"]],
