@@ -65,7 +65,8 @@ from penlearn.peaks.formats.narrowpeak import (
     write_summits,
 )
 from penlearn.peaks.formats.peak_columns import significant
-from penlearn.peaks.peakseg.broad import predict_broad
+from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
@@ -325,7 +326,11 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     with_coverage = coverage is not None
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
-    calls = peak_calls(segs, coverage if with_coverage else None, **summits)
+    # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
+    calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
+        TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
+    if getattr(args, "broad", False) and summits:  # not up in the control as much
+        calls = calls[above_control(calls, coverage, control[0])].reset_index(drop=True)
     if cutoff is not None:
         calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
@@ -465,7 +470,9 @@ def cmd_peaks(args) -> int:
             solve = {"executor": executor, "progress": not args.quiet, "tmpdir": tmpdir,
                      "parts": parts}
             if getattr(args, "broad", False):  # each broad domain one call
-                predict = functools.partial(predict_broad, finer=broad_finer(args))
+                predict = functools.partial(  # its finer level: without narrow bumps
+                    predict_broad, finer=broad_finer(args),
+                    penalty_of=lambda rows: log_lambda_of(rows, False)[0])
             else:
                 predict = functools.partial(predict_peaks, segments=True)
             # one chromosome at a time: its windows' features and solves
