@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.formats.peak_columns import rescore
+from penlearn.peaks.formats.peak_columns import least_kept_log10p, rescore
 
 __all__ = ["genome_columns"]
 
@@ -24,7 +24,9 @@ def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
     (``qvalue``) cutoff, and the population of the genome-wide columns: every call's
     ``mean`` (the UCSC score's top) and ``pValue`` (the q-values' population) and the
     rows kept (``keep``). A call's q-value is never above its p-value, so a call whose
-    p-value misses the cutoff is no peak whatever the other chromosomes hold: most of
+    p-value is below
+    :func:`~penlearn.peaks.formats.peak_columns.least_kept_log10p` of the cutoffs is
+    no peak whatever the other chromosomes hold: most of
     the zero-label rule's proposed calls (about a hundred per peak kept) are dropped
     here, not held to the end of the genome (:func:`genome_columns`).
 
@@ -40,7 +42,8 @@ def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
     cut = opts.get("pvalue")
     cut = opts.get("qvalue") if cut is None else cut
     if isinstance(cut, (int, float, np.integer, np.floating)) and 0 < cut <= 1:
-        keep = np.flatnonzero(p >= -np.log10(float(cut)) - _CUTOFF_MARGIN)
+        least = least_kept_log10p(qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
+        keep = np.flatnonzero(p >= least - _CUTOFF_MARGIN)
         if len(keep) < len(calls):
             calls = calls.iloc[keep].reset_index(drop=True)
     else:  # no cutoff (or a wrong one: significant() names it) — every call
