@@ -64,13 +64,16 @@ def test_summit_tests_equal_brute_force_on_per_base_coverage():
                 lam = max([lam_g] + [scale * window(c, x, w) for w in
                                      (int(round(d)), 1000, 5000, 10_000)])
             assert got["k"][i] == y[x]
+            w = max(int(round(d / 4)), 1)  # a quarter fragment: its best window around x
+            assert got["held"][i] == max(y[a:a + w].min() for a in range(max(x - w + 1, 0),
+                                                                         x + 1))
             assert got["lambda_local"][i] == pytest.approx(lam, rel=1e-12)
             assert got["tests"][i] == pytest.approx(4 * last / d, rel=1e-12)
     # peak_columns: the Poisson tail of k at λ_local, BH among `tests` windows
     t = peak_columns(peaks.assign(mean=5.0, background=1.0), tc, control=cc,
                      control_scale=scale)
     st = summit_tests(peaks, tc, t["summit"].to_numpy(), control=cc, control_scale=scale)
-    p = stats.poisson.sf(st["k"] - 1, st["lambda_local"])
+    p = stats.poisson.sf(st["held"] - 1, st["lambda_local"])
     assert t["pValue"].to_numpy() == pytest.approx(-np.log10(p), rel=1e-9)
     m = st["tests"].iloc[0]
     order = np.argsort(p)
@@ -80,17 +83,22 @@ def test_summit_tests_equal_brute_force_on_per_base_coverage():
     assert t["qValue"].to_numpy() == pytest.approx(-np.log10(q), rel=1e-9)
 
 
-def _calls(depth: float, seed: int, *, peaks: bool, control: bool, penalty: float):
-    """Candidate peaks far beyond what a caller reports (a low penalty), their values."""
+def _pair(depth: float, seed: int, peaks: bool):
+    """(design, treatment's coverage, control's, treatment's fragments / control's)."""
     chroms = {"chr1": 1_000_000}
     d = suite_design(chroms, narrow_every=20_000 if peaks else 10**9, broad_every=10**9,
                      sticky_every=100_000, seed=seed)
     t = suite_fragments(d, coverage=depth, sample="treatment" if peaks else "null",
                         duplicates=0.0, seed=100 + seed)
     c = suite_fragments(d, coverage=depth, sample="control", duplicates=0.0, seed=200 + seed)
-    tc, cc = _coverage(t, chroms), _coverage(c, chroms)
+    return d, _coverage(t, chroms), _coverage(c, chroms), len(t) / len(c)
+
+
+def _calls(depth: float, seed: int, *, peaks: bool, control: bool, penalty: float):
+    """Candidate peaks far beyond what a caller reports (a low penalty), their values."""
+    d, tc, cc, scale = _pair(depth, seed, peaks)
     segs = pl.peakseg(tc, penalty).segments
-    calls = (pl.peak_calls(segs, tc, control=cc, control_scale=len(t) / len(c)) if control
+    calls = (pl.peak_calls(segs, tc, control=cc, control_scale=scale) if control
              else pl.peak_calls(segs, tc))
     f = d.features[(d.features["kind"] == "narrow") | (not control)]  # sticky: real if alone
     true = np.zeros(len(calls), bool)
@@ -108,8 +116,58 @@ def test_null_simulations_give_no_call_at_q_005(depth):
         calls, _ = _calls(depth, seed, peaks=False, control=True, penalty=20 * depth)
         assert len(calls) > 500
         assert (calls["qValue"] < -np.log10(0.05)).all()
-        # the candidates' own p-values are far from uniform: BH over them alone would not do
-        assert (calls["pValue"] > 3).sum() > 0
+
+
+def test_a_binding_site_holds_its_summit_a_chance_bump_does_not():
+    """k fragments over one base: centred on a site (a binding site's pileup, its top
+    about a fragment wide) or staggered (a chance bump of the background: the top is
+    the few bases they all share). MACS3's min-length asks the significance of a
+    fragment's bases; pValue asks it of the quarter fragment the summit holds."""
+    n, k = 20_000, 12
+    rng = np.random.default_rng(0)
+    bg = np.sort(rng.integers(0, n - 200, 60))
+    site = np.r_[np.full(k, 5_000 - 100), bg]
+    bump = np.r_[5_000 - 200 + np.linspace(1, 199, k).astype(int), bg]  # top ~1 bp
+    pv = []
+    for starts in (site, bump):
+        cov = _coverage(pd.DataFrame({"chrom": 0, "start": np.sort(starts),
+                                      "end": np.sort(starts) + 200,
+                                      "reverse": False}), {"chr1": n})
+        pk = pd.DataFrame({"chrom": ["chr1"], "chromStart": [4_700], "chromEnd": [5_300],
+                           "mean": 5.0, "background": 1.0})
+        t = peak_columns(pk, cov)
+        st = summit_tests(pk, cov, t["summit"].to_numpy())
+        assert st["k"][0] >= k
+        held = st["held"][0]
+        assert held >= k if starts is site else held <= st["k"][0] - 2
+        pv.append(float(t["pValue"][0]))
+        lam = st["lambda_local"][0]
+        assert pv[-1] == pytest.approx(-np.log10(stats.poisson.sf(st["held"][0] - 1, lam)))
+    assert pv[0] > pv[1] + 1  # staggered: the top is a few bases wide
+
+
+@pytest.mark.parametrize("depth", [1.5, 5.0])
+def test_null_windows_p_values_are_conservative_in_the_genome_wide_tail(depth):
+    """The q-values' population is the genome's windows of a quarter fragment; at
+    whole-genome size, q <= 0.05 reaches p ~ 1e-5. Tested at its base of highest
+    coverage, a window of a null pileup (uniform fragments, 20 Mb) had p <= 1e-4 about
+    as often as 1e-4 (its bases' maximum), and calls at the edge of q <= 0.05 where
+    thousands of true peaks let BH go that far (issue 52); at the level the summit holds
+    over the window, far less often."""
+    rng = np.random.default_rng(int(depth * 10))
+    n, w = 20_000_000, 50
+    start = np.sort(rng.integers(0, n - 200, int(depth * n / 200)))
+    frags = pd.DataFrame({"chrom": 0, "start": start, "end": start + 200, "reverse": False})
+    cov = _coverage(frags, {"chr1": n})
+    windows = pd.DataFrame({"chrom": "chr1", "chromStart": np.arange(0, n - w, w)})
+    windows["chromEnd"] = windows["chromStart"] + w
+    t = peak_columns(windows.assign(mean=1.0, background=1.0), cov)
+    st = summit_tests(windows, cov, t["summit"].to_numpy())
+    assert (st["held"] <= st["k"]).all() and (st["held"] < st["k"]).any()
+    held = 10 ** -t["pValue"].to_numpy()
+    for a in (1e-2, 1e-3, 1e-4):
+        assert (held <= a).mean() <= 0.5 * a
+    assert (held <= 1e-5).sum() == 0
 
 
 @pytest.mark.parametrize("control", [True, False])

@@ -117,6 +117,9 @@ def _bh_log10(log10_p: np.ndarray, m: float | None = None) -> np.ndarray:
 #: window d), of the treatment alone
 CONTROL_WINDOWS = (1_000, 5_000, 10_000)
 OWN_WINDOWS = (5_000, 10_000)
+#: the q-values' population: windows of a fragment / this many bases, as many per
+#: fragment; the summit's level is the one it holds over one such window (``held``)
+WINDOWS_PER_FRAGMENT = 4
 
 
 def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
@@ -214,6 +217,7 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
         level[sid] = genome_level or _genome_level(mine or list(treat.values()))
     x = peaks["chromStart"].to_numpy(np.int64) + np.asarray(summit, np.int64)
     k = np.zeros(len(peaks))
+    held = np.zeros(len(peaks))
     lam = np.zeros(len(peaks))
     tests = np.zeros(len(peaks))
     where: dict = {}
@@ -226,6 +230,7 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
         total, bases, d = level[sid]
         lam_g = total / bases if bases > 0 else 0.0
         k[m] = np.rint(_values_at(t, x[m]))
+        held[m] = np.rint(_held_at(t, x[m], d))
         if control is None:
             local = _window_means(t, x[m], OWN_WINDOWS)
         else:
@@ -233,9 +238,32 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
             local = [control_scale * v for v in _window_means(
                 c, x[m], (max(int(round(d)), 1), *CONTROL_WINDOWS))]
         lam[m] = np.maximum.reduce([np.full(len(m), lam_g), *local])
-        tests[m] = 4 * bases / d if bases > 0 else 1.0
+        tests[m] = WINDOWS_PER_FRAGMENT * bases / d if bases > 0 else 1.0
     lam = np.maximum(lam, 1e-9)
-    return pd.DataFrame({"k": k, "lambda_local": lam, "tests": tests})
+    return pd.DataFrame({"k": k, "held": held, "lambda_local": lam, "tests": tests})
+
+
+def held_width(d: float) -> int:
+    """The bases a summit's level must hold (``held``): a quarter fragment, the windows
+    of the q-values' population (:data:`WINDOWS_PER_FRAGMENT`), at least 1.
+
+    Examples
+    --------
+    >>> held_width(196.0), held_width(2.0)
+    (49, 1)
+    """
+    return max(int(round(d / WINDOWS_PER_FRAGMENT)), 1)
+
+
+def _held_at(rows, x: np.ndarray, d: float) -> np.ndarray:
+    """The level the bases ``x`` hold over :func:`held_width` bases (0 without rows)."""
+    if rows is None or not len(rows[0]):
+        return np.zeros(len(x))
+    from penlearn.peaks.formats._summit_kernel import held_levels  # numba: on first use
+
+    starts, ends, counts = rows
+    return held_levels(starts, ends, np.asarray(counts, float), np.asarray(x, np.int64),
+                       held_width(d))
 
 
 def _rows_by_problem(coverage: pd.DataFrame | None) -> dict:
@@ -365,11 +393,13 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     if coverage is not None and len(out):
         tests = summit_tests(out, coverage, summit, control=control,
                              control_scale=float(control_scale), genome_level=genome_level)
-        k, lam, m = (tests[c].to_numpy() for c in ("k", "lambda_local", "tests"))
+        k, held, lam, m = (tests[c].to_numpy() for c in ("k", "held", "lambda_local",
+                                                          "tests"))
     else:
         k, lam, m = np.rint(mean), bg, np.zeros(len(out))
+        held = k
     score = np.zeros(len(out), np.int64)
-    log10_p = _poisson_log10_sf(k, lam) if len(out) else mean
+    log10_p = _poisson_log10_sf(held, lam) if len(out) else mean
     log10_q = np.zeros(len(out))
     for g in np.unique(group):
         rows = np.flatnonzero(group == g)
