@@ -22,9 +22,15 @@ p-value and one summit whatever the format:
   summit, as MACS3 adds to the windows of Zhang et al.), or, without a control, of the
   treatment itself over 5 and 10 kb only (no d or 1 kb: the peak would be its own
   background); ``λ_genome`` the treatment's mean coverage over its genome (each
-  chromosome from 0 to its last covered base).
-  Without ``coverage`` (no summit): k the peak's mean coverage rounded, λ its
-  ``background``;
+  chromosome from 0 to its last covered base). k is tested as the level the summit
+  *holds* over a quarter fragment (``held``; :func:`held_width`: ``d / 4`` bases, the
+  q-values' windows below): the largest L such that that many consecutive bases around
+  the summit have coverage >= L. A binding site's top is about a fragment wide and
+  holds the summit's count; a chance bump of k background fragments shares only a few
+  bases (~``2d / (k + 1)``), and its single base made calls at the edge of q <= 0.05 on
+  whole-genome simulations (issue 52); MACS3 asks every base of ``d`` (its minimum
+  length) to be significant. Without ``coverage`` (no summit): k the peak's mean
+  coverage rounded, λ its ``background``;
 * ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value, per sample,
   over a population of ``m = max(peaks, 4 * genome / d)`` tests: the genome cut into
   windows of a quarter fragment (``d``: the coverage's total over its number of rises,
@@ -197,6 +203,7 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
                  control: pd.DataFrame | None = None, control_scale: float = 1.0,
                  genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """What each peak's pValue tests (the module's rule): ``k`` (fragments at the summit),
+    ``held`` (the level the summit holds over :func:`held_width` bases: the k tested),
     ``lambda_local`` and ``tests`` (the size of its sample's q-value population).
 
     Examples
