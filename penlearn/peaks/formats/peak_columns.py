@@ -227,6 +227,11 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
     held = np.zeros(len(peaks))
     lam = np.zeros(len(peaks))
     tests = np.zeros(len(peaks))
+    frags = np.zeros(len(peaks))
+    span = np.zeros(len(peaks))
+    dee = np.ones(len(peaks))
+    a = peaks["chromStart"].to_numpy(np.int64)
+    b = peaks["chromEnd"].to_numpy(np.int64)
     where: dict = {}
     for i, key in enumerate(zip(sids, peaks["chrom"].tolist())):
         where.setdefault(key, []).append(i)
@@ -238,6 +243,7 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
         lam_g = total / bases if bases > 0 else 0.0
         k[m] = np.rint(_values_at(t, x[m]))
         held[m] = np.rint(_held_at(t, x[m], d))
+        frags[m] = _sums(t, a[m], b[m]) / d
         if control is None:
             local = _window_means(t, x[m], OWN_WINDOWS)
         else:
@@ -245,9 +251,25 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
             local = [control_scale * v for v in _window_means(
                 c, x[m], (max(int(round(d)), 1), *CONTROL_WINDOWS))]
         lam[m] = np.maximum.reduce([np.full(len(m), lam_g), *local])
+        # the whole peak's level: with a control, also the control's over the peak (the
+        # summit sits where the control is low, by its rule)
+        span[m] = lam[m] if control is None else np.maximum(
+            lam[m], control_scale * _sums(c, a[m], b[m]) / np.maximum(b[m] - a[m], 1))
         tests[m] = WINDOWS_PER_FRAGMENT * bases / d if bases > 0 else 1.0
+        dee[m] = d
     lam = np.maximum(lam, 1e-9)
-    return pd.DataFrame({"k": k, "held": held, "lambda_local": lam, "tests": tests})
+    return pd.DataFrame({"k": k, "held": held, "lambda_local": lam, "tests": tests,
+                         "fragments": frags,
+                         "expected": np.maximum(span, 1e-9) * (b - a) / dee})
+
+
+def _sums(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The coverage summed over each ``[a, b)`` (0 without rows)."""
+    if rows is None or not len(rows[0]):
+        return np.zeros(len(a))
+    starts, ends, counts = rows
+    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    return _integral(rows, b, cum) - _integral(rows, a, cum)
 
 
 def held_width(d: float) -> int:
@@ -400,13 +422,15 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     if coverage is not None and len(out):
         tests = summit_tests(out, coverage, summit, control=control,
                              control_scale=float(control_scale), genome_level=genome_level)
-        k, held, lam, m = (tests[c].to_numpy() for c in ("k", "held", "lambda_local",
-                                                          "tests"))
+        k, held, lam, m, n, mu = (tests[c].to_numpy() for c in (
+            "k", "held", "lambda_local", "tests", "fragments", "expected"))
+        # the smaller of the summit's and the whole peak's p-values, times 2 (Bonferroni)
+        log10_p = np.minimum(np.minimum(_poisson_log10_sf(held, lam), _poisson_log10_sf(
+            np.floor(n), mu)) + math.log10(2), 0.0)
     else:
         k, lam, m = np.rint(mean), bg, np.zeros(len(out))
-        held = k
+        log10_p = _poisson_log10_sf(k, lam) if len(out) else mean
     score = np.zeros(len(out), np.int64)
-    log10_p = _poisson_log10_sf(held, lam) if len(out) else mean
     log10_q = np.zeros(len(out))
     for g in np.unique(group):
         rows = np.flatnonzero(group == g)
