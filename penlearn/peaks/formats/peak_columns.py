@@ -29,8 +29,12 @@ p-value and one summit whatever the format:
   holds the summit's count; a chance bump of k background fragments shares only a few
   bases (~``2d / (k + 1)``), and its single base made calls at the edge of q <= 0.05 on
   whole-genome simulations (issue 52); MACS3 asks every base of ``d`` (its minimum
-  length) to be significant. Without ``coverage`` (no summit): k the peak's mean
-  coverage rounded, λ its ``background``;
+  length) to be significant. The pValue is that of the summit or that of the whole
+  peak, the smaller, doubled (Bonferroni): the whole peak's n fragments (its coverage
+  summed over its bases / d) against Poisson(λ × length / d), λ its ``λ_local`` (with a
+  control, at least the scaled control's mean over the peak: the summit sits where the
+  control is low by its rule); a wide enrichment has no base that stands out. Without
+  ``coverage`` (no summit): k the peak's mean coverage rounded, λ its ``background``;
 * ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value, per sample,
   over a population of ``m = max(peaks, 4 * genome / d)`` tests: the genome cut into
   windows of a quarter fragment (``d``: the coverage's total over its number of rises,
@@ -204,7 +208,9 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
                  genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """What each peak's pValue tests (the module's rule): ``k`` (fragments at the summit),
     ``held`` (the level the summit holds over :func:`held_width` bases: the k tested),
-    ``lambda_local`` and ``tests`` (the size of its sample's q-value population).
+    ``lambda_local``, ``tests`` (the size of its sample's q-value population), and the
+    whole peak's test: ``fragments`` (its coverage summed / d) and ``expected`` (its
+    level's fragments over its length).
 
     Examples
     --------
