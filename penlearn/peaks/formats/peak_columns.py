@@ -108,6 +108,17 @@ def _poisson_log10_sf(k: np.ndarray, mu: np.ndarray) -> np.ndarray:
     return np.minimum(out, 0.0)
 
 
+def _binomial_log10_sf(k: np.ndarray, n: np.ndarray, prob: float) -> np.ndarray:
+    """log10 P(X >= k), X ~ Binomial(n, prob): the treatment's k of the n fragments of
+    treatment and control together, when both come from one level (``prob``: the
+    treatment's share of the depth)."""
+    from scipy import stats  # here: `import penlearn` stays light (no SciPy)
+
+    with np.errstate(divide="ignore"):
+        out = stats.binom.logsf(k - 1, n, prob) / math.log(10)
+    return np.minimum(np.where(np.isnan(out), 0.0, out), 0.0)
+
+
 def _bh_log10(log10_p: np.ndarray, m: float | None = None) -> np.ndarray:
     """log10 of the Benjamini-Hochberg adjusted p-values, from log10 p-values, among
     ``m`` tests (default: as many as p-values; the others count as p = 1)."""
@@ -235,6 +246,7 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
     tests = np.zeros(len(peaks))
     frags = np.zeros(len(peaks))
     span = np.zeros(len(peaks))
+    ctl = np.full(len(peaks), np.nan)  # the control's fragments over the peak
     dee = np.ones(len(peaks))
     a = peaks["chromStart"].to_numpy(np.int64)
     b = peaks["chromEnd"].to_numpy(np.int64)
@@ -259,14 +271,17 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
         lam[m] = np.maximum.reduce([np.full(len(m), lam_g), *local])
         # the whole peak's level: with a control, also the control's over the peak (the
         # summit sits where the control is low, by its rule)
+        if control is not None:
+            ctl[m] = _sums(c, a[m], b[m]) / d
         span[m] = lam[m] if control is None else np.maximum(
-            lam[m], control_scale * _sums(c, a[m], b[m]) / np.maximum(b[m] - a[m], 1))
+            lam[m], control_scale * ctl[m] * d / np.maximum(b[m] - a[m], 1))
         tests[m] = WINDOWS_PER_FRAGMENT * bases / d if bases > 0 else 1.0
         dee[m] = d
     lam = np.maximum(lam, 1e-9)
     return pd.DataFrame({"k": k, "held": held, "lambda_local": lam, "tests": tests,
                          "fragments": frags,
-                         "expected": np.maximum(span, 1e-9) * (b - a) / dee})
+                         "expected": np.maximum(span, 1e-9) * (b - a) / dee,
+                         "control_fragments": ctl})
 
 
 def _sums(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -428,11 +443,16 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     if coverage is not None and len(out):
         tests = summit_tests(out, coverage, summit, control=control,
                              control_scale=float(control_scale), genome_level=genome_level)
-        k, held, lam, m, n, mu = (tests[c].to_numpy() for c in (
-            "k", "held", "lambda_local", "tests", "fragments", "expected"))
+        k, held, lam, m, n, mu, nc = (tests[c].to_numpy() for c in (
+            "k", "held", "lambda_local", "tests", "fragments", "expected",
+            "control_fragments"))
+        whole = _poisson_log10_sf(np.floor(n), mu)
+        if control is not None:  # and against the control's own count there, noise and all
+            whole = np.maximum(whole, _binomial_log10_sf(
+                np.floor(n), np.floor(n) + np.floor(nc), control_scale / (1 + control_scale)))
         # the smaller of the summit's and the whole peak's p-values, times 2 (Bonferroni)
-        log10_p = np.minimum(np.minimum(_poisson_log10_sf(held, lam), _poisson_log10_sf(
-            np.floor(n), mu)) + math.log10(2), 0.0)
+        log10_p = np.minimum(np.minimum(_poisson_log10_sf(held, lam), whole)
+                             + math.log10(2), 0.0)
     else:
         k, lam, m = np.rint(mean), bg, np.zeros(len(out))
         log10_p = _poisson_log10_sf(k, lam) if len(out) else mean
