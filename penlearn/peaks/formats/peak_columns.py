@@ -33,7 +33,9 @@ p-value and one summit whatever the format:
   peak, the smaller, doubled (Bonferroni): the whole peak's n fragments (its coverage
   summed over its bases / d) against Poisson(λ × length / d), λ its ``λ_local`` (with a
   control, at least the scaled control's mean over the peak: the summit sits where the
-  control is low by its rule); a wide enrichment has no base that stands out. Without
+  control is low by its rule; and the larger of that and the binomial split of the
+  treatment's and the control's fragments over the peak, the control's count being a
+  draw too); a wide enrichment has no base that stands out. Without
   ``coverage`` (no summit): k the peak's mean coverage rounded, λ its ``background``;
 * ``qValue``: ``-log10`` of the Benjamini & Hochberg (1995) adjusted p-value, per sample,
   over a population of ``m = max(peaks, 4 * genome / d)`` tests: the genome cut into
