@@ -64,7 +64,7 @@ def test_summit_tests_equal_brute_force_on_per_base_coverage():
                 lam = max([lam_g] + [scale * window(c, x, w) for w in
                                      (int(round(d)), 1000, 5000, 10_000)])
             assert got["k"][i] == y[x]
-            w = max(int(round(d / 4)), 1)  # a quarter fragment: its best window around x
+            w = max(int(round(d / 2)), 1)  # half a fragment: its best window around x
             assert got["held"][i] == max(y[a:a + w].min() for a in range(max(x - w + 1, 0),
                                                                          x + 1))
             assert got["lambda_local"][i] == pytest.approx(lam, rel=1e-12)
@@ -132,7 +132,7 @@ def test_a_binding_site_holds_its_summit_a_chance_bump_does_not():
     """k fragments over one base: centred on a site (a binding site's pileup, its top
     about a fragment wide) or staggered (a chance bump of the background: the top is
     the few bases they all share). MACS3's min-length asks the significance of a
-    fragment's bases; pValue asks it of the quarter fragment the summit holds."""
+    fragment's bases; pValue asks it of the half fragment the summit holds."""
     n, k = 20_000, 12
     rng = np.random.default_rng(0)
     bg = np.sort(rng.integers(0, n - 200, 60))
@@ -216,7 +216,7 @@ def test_null_windows_p_values_are_conservative_in_the_genome_wide_tail(depth):
     coverage, a window of a null pileup (uniform fragments, 20 Mb) had p <= 1e-4 about
     as often as 1e-4 (its bases' maximum), and calls at the edge of q <= 0.05 where
     thousands of true peaks let BH go that far (issue 52); at the level the summit holds
-    over the window, far less often."""
+    over half a fragment, far less often."""
     rng = np.random.default_rng(int(depth * 10))
     n, w = 20_000_000, 50
     start = np.sort(rng.integers(0, n - 200, int(depth * n / 200)))

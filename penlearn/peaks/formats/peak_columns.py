@@ -23,11 +23,11 @@ p-value and one summit whatever the format:
   treatment itself over 5 and 10 kb only (no d or 1 kb: the peak would be its own
   background); ``λ_genome`` the treatment's mean coverage over its genome (each
   chromosome from 0 to its last covered base). k is tested as the level the summit
-  *holds* over a quarter fragment (``held``; :func:`held_width`: ``d / 4`` bases, the
-  q-values' windows below): the largest L such that that many consecutive bases around
-  the summit have coverage >= L. A binding site's top is about a fragment wide and
-  holds the summit's count; a chance bump of k background fragments shares only a few
-  bases (~``2d / (k + 1)``), and its single base made calls at the edge of q <= 0.05 on
+  *holds* over half a fragment (``held``; :func:`held_width`: ``d / 2`` bases): the
+  largest L such that that many consecutive bases around the summit have coverage >= L.
+  A binding site's fragments all cross its centre and nearly all cover the half
+  fragment around it; a chance bump of k background fragments shares only a few bases
+  (~``2d / (k + 1)``), and its single base made calls at the edge of q <= 0.05 on
   whole-genome simulations (issue 52); MACS3 asks every base of ``d`` (its minimum
   length) to be significant. The pValue is that of the summit or that of the whole
   peak, the smaller, doubled (Bonferroni): the whole peak's n fragments (its coverage
@@ -141,8 +141,10 @@ def _bh_log10(log10_p: np.ndarray, m: float | None = None) -> np.ndarray:
 CONTROL_WINDOWS = (1_000, 5_000, 10_000)
 OWN_WINDOWS = (5_000, 10_000)
 #: the q-values' population: windows of a fragment / this many bases, as many per
-#: fragment; the summit's level is the one it holds over one such window (``held``)
+#: fragment
 WINDOWS_PER_FRAGMENT = 4
+#: the share of a fragment over which the summit's level must hold (``held``)
+HELD_SHARE = 0.5
 
 
 def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
@@ -296,15 +298,18 @@ def _sums(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def held_width(d: float) -> int:
-    """The bases a summit's level must hold (``held``): a quarter fragment, the windows
-    of the q-values' population (:data:`WINDOWS_PER_FRAGMENT`), at least 1.
+    """The bases a summit's level must hold (``held``): half a fragment
+    (:data:`HELD_SHARE`), at least 1. A binding site's fragments all cross its centre,
+    and with their centres within ~d/4 of it (a spread of ~d/6 or less) nearly all of
+    them cover the half fragment around it; the k fragments of a chance bump of the
+    background share only ~2d/(k + 1) bases.
 
     Examples
     --------
-    >>> held_width(196.0), held_width(2.0)
-    (49, 1)
+    >>> held_width(196.0), held_width(1.0)
+    (98, 1)
     """
-    return max(int(round(d / WINDOWS_PER_FRAGMENT)), 1)
+    return max(int(round(d * HELD_SHARE)), 1)
 
 
 def _held_at(rows, x: np.ndarray, d: float) -> np.ndarray:
