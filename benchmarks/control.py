@@ -24,7 +24,9 @@ RSS):
 * ``penlearn callpeak ... -c C.bam --model MODEL.json``: the penalty learned by ``penlearn
   learn --control-sheet`` from 38 labels of a training sample of the same depth and kind
   (another simulated 2 Mb genome: 10 true peaks labeled ``peakStart``, 8 sticky regions
-  and 20 empty windows ``noPeaks``), as a user labels a few regions of their own data;
+  and 20 empty windows ``noPeaks``), as a user labels a few regions of their own data
+  (with the narrow rule when its labels took it: ``penlearn.peaks.pretrained.
+  learned_rule``), and the same with ``--no-filter`` (the model's own λ);
 * ``macs3 callpeak -t T.bam -c C.bam -f FMT -g 1e7`` (its defaults but the genome size,
   which is the simulated genome's).
 
@@ -158,7 +160,10 @@ def methods(macs3: str | None, fmt: str, t: Path, c: Path, model: Path) -> dict:
            "penlearn -c (background)": penlearn + ["-c", str(c)],
            "penlearn -c (filter)": penlearn + ["-c", str(c), "--control-rule", "filter"],
            "penlearn -c, 38 labels (background)": penlearn + ["-c", str(c), "--model",
-                                                             str(model)]}
+                                                             str(model)],
+           # the learned model's own λ, without its narrow rule (issue 52 item 4)
+           "penlearn -c, 38 labels, --no-filter": penlearn + ["-c", str(c), "--model",
+                                                             str(model), "--no-filter"]}
     if LEARNED_RULE is not None:  # the narrow rule on the learned model (a measurement)
         import json
 

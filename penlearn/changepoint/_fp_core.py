@@ -28,7 +28,12 @@ operators (a rising / falling part becomes a constant from the root of
 
 Pieces inside one function are convex in ``m`` (``q ≥ 0``, ``a ≥ 0``, ``b ≤ 0`` or a
 constant), which the operators rely on. Everything here is compiled with
-``numba.njit(cache=True)``; import this module lazily.
+``numba.njit(cache=True)``; import this module lazily. The operators called for every
+datum take arrays and allocate none: they are compiled without numba's reference
+counting (``_nrt=False``), whose atomic increments and decrements on every array
+argument of every call were about a fifth of a PeakSeg solve's time (issue 55; the same
+arithmetic, bitwise the same models). A cached caller (``_kernel.forward_chunk``) holds
+its callees' compiled code: after editing this module, touch the caller's module too.
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ from penlearn.changepoint._fp_pieces import (
     B,
     C,
     Q,
+    _log_of,
     add_to_row,
-    diff_roots,
+    diff_roots_logs,
     level_roots,
     piece_value,
     row_argmin,
@@ -62,7 +68,7 @@ __all__ = [  # piece_value is re-exported: callers evaluate rows through this mo
 ]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_argmin(F, n):
     """Index, minimiser and minimum of a piece list (the first piece on exact ties)."""
     best_i = -1
@@ -76,14 +82,14 @@ def fn_argmin(F, n):
     return best_i, best_m, best_v
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_add(F, n, q, a, b, c):
     """Add ``q·m² + a·m + b·log m + c`` to every piece (e.g. one datum's loss)."""
     for i in range(n):
         add_to_row(F, i, q, a, b, c)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _same(F, i, G, j):
     """Two rows describe the same function and the same decoding information."""
     if F[i, Q] != G[j, Q] or F[i, A] != G[j, A] or F[i, B] != G[j, B] or F[i, C] != G[j, C]:
@@ -97,7 +103,7 @@ def _same(F, i, G, j):
     return pm1 == pm2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_piece(out, k, F, i, lo, hi):
     """Append row ``i`` of ``F`` restricted to ``[lo, hi]`` to ``out`` (``k`` rows so far).
 
@@ -116,7 +122,7 @@ def push_piece(out, k, F, i, lo, hi):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_const(out, k, value, lo, hi, prev_i, prev_mean):
     """Append a constant piece ``value`` on ``[lo, hi]``; returns the new row count."""
     if hi <= lo:
@@ -132,7 +138,7 @@ def push_const(out, k, value, lo, hi, prev_i, prev_mean):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     """Pointwise minimum of two piece lists on the same domain; returns the row count.
 
@@ -144,8 +150,12 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     j = 0
     k = 0
     lo = F[0, LO]
+    log_lo = 0.0
+    have_log_lo = False  # log_lo is _log_of(lo) (the last interval's log_hi)
     while i < nf and j < ng:
         hi = min(F[i, HI], G[j, HI])
+        have_log_hi = False
+        log_hi = 0.0
         if hi > lo:
             dq = F[i, Q] - G[j, Q]
             da = F[i, A] - G[j, A]
@@ -154,7 +164,11 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
             if dq == 0.0 and da == 0.0 and db == 0.0:
                 nr = 0
             else:
-                nr = diff_roots(dq, da, db, dc, lo, hi, roots)
+                if not have_log_lo:
+                    log_lo = _log_of(lo)
+                log_hi = _log_of(hi)
+                have_log_hi = True
+                nr = diff_roots_logs(dq, da, db, dc, lo, hi, roots, log_lo, log_hi)
             left = lo
             for r in range(nr + 1):
                 right = roots[r] if r < nr else hi
@@ -177,6 +191,8 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
                         k = push_piece(out, k, F, i, left, right)
                 left = right
         lo = hi
+        log_lo = log_hi
+        have_log_lo = have_log_hi
         if F[i, HI] <= hi:
             i += 1
         if G[j, HI] <= hi:
@@ -184,7 +200,7 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def min_less(F, n, out, prev_i):
     """``f≤(m) = min_{m' ≤ m} f(m')`` of a piece list; returns the row count.
 
@@ -234,7 +250,7 @@ def min_less(F, n, out, prev_i):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def min_more(F, n, out, prev_i):
     """``f≥(m) = min_{m' ≥ m} f(m')`` of a piece list; returns the row count.
 
@@ -289,7 +305,7 @@ def min_more(F, n, out, prev_i):
     return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def push_piece_rev(out, k, F, i, lo, hi, prev_i):
     """Append row ``i`` of ``F`` on ``[lo, hi]`` as a new model's piece (no merging)."""
     if hi <= lo:
@@ -303,7 +319,7 @@ def push_piece_rev(out, k, F, i, lo, hi, prev_i):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def find_piece(his, start, stop, m):
     """First row in ``[start, stop)`` whose right end ``his[row] >= m`` (binary search)."""
     lo = start

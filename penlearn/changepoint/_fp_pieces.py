@@ -28,7 +28,8 @@ coefficients), followed by each solver's own columns; :func:`row_value`,
 The pieces of a cost function are convex (``q ≥ 0``, and ``a ≥ 0 ≥ b`` where ``b ≠ 0``),
 which the minimiser and the one-sided roots rely on; a difference of two pieces need
 not be convex (:func:`diff_roots` splits it into monotone parts). Compiled with
-``numba.njit(cache=True)``; import this module lazily.
+``numba.njit(cache=True)``; import this module lazily (:func:`diff_roots` and its
+helper without reference counting, as :mod:`penlearn.changepoint._fp_core` says).
 """
 
 from __future__ import annotations
@@ -218,15 +219,15 @@ def level_roots(q, a, b, c, level, lo, m, hi, left, right):
 
 
 @numba.njit(cache=True)
-def _root_monotone(q, a, b, c, lo, hi, s_lo):
+def _root_monotone(q, a, b, c, lo, hi, s_lo, log_lo, log_hi):
     """Root in ``(lo, hi)`` of a difference ``d`` monotone there, ``s_lo`` its sign at ``lo``.
 
     :func:`newton_log` from the middle of the bracket in ``log m``; ``lo = 0`` is
     bracketed first by stepping ``log m`` down from ``log hi``.
     """
-    xh = math.log(hi)
+    xh = log_hi  # (math.log(hi), and of lo below: given, computed once by the caller)
     if lo > 0.0:
-        xl = math.log(lo)
+        xl = log_lo
     else:
         step = 1.0
         xl = xh - step
@@ -258,14 +259,33 @@ def _sign(v):
     return 0.0
 
 
-@numba.njit(cache=True)
-def _root_between(q, a, b, c, left, right, v0, out, nr, last):
-    """Root of a monotone part ``[left, right]`` (``v0 = d(left)``); returns (d(right), nr)."""
-    v1 = piece_value(q, a, b, c, right)
+@numba.njit(cache=True, inline="always")
+def _log_of(m):
+    """``math.log(m)`` where a piece's value needs it (``m > 0``), else 0 (unused)."""
+    return math.log(m) if m > 0.0 else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _value_log(q, a, b, c, m, log_m):
+    """:func:`piece_value` with ``log m`` given (``_log_of(m)``): the same value."""
+    if b == 0.0:
+        return value_at(q, a, 0.0, c, m, 0.0)
+    if m > 0.0:
+        return value_at(q, a, b, c, m, log_m)
+    if m == 0.0:
+        return -b * np.inf
+    return np.nan
+
+
+@numba.njit(cache=True, _nrt=False)
+def _root_between(q, a, b, c, left, right, v0, out, nr, last, log_left, log_right):
+    """Root of a monotone part ``[left, right]`` (``v0 = d(left)``; the logs of its ends
+    given); returns (d(right), nr)."""
+    v1 = _value_log(q, a, b, c, right, log_right)
     s0 = _sign(v0)
     s1 = _sign(v1)
     if s0 != 0.0 and s1 != 0.0 and s0 != s1:
-        out[nr] = _root_monotone(q, a, b, c, left, right, s0)
+        out[nr] = _root_monotone(q, a, b, c, left, right, s0, log_left, log_right)
         nr += 1
     elif s1 == 0.0 and not last:
         out[nr] = right
@@ -273,7 +293,7 @@ def _root_between(q, a, b, c, left, right, v0, out, nr, last):
     return v1, nr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def diff_roots(q, a, b, c, lo, hi, out):
     """Roots of a difference of two pieces ``d(m) = q·m² + a·m + b·log m + c`` in ``(lo, hi)``.
 
@@ -281,6 +301,13 @@ def diff_roots(q, a, b, c, lo, hi, out):
     splits into at most three monotone parts, each holding at most one root. Writes the
     roots, increasing, to ``out`` and returns how many.
     """
+    return diff_roots_logs(q, a, b, c, lo, hi, out, _log_of(lo), _log_of(hi))
+
+
+@numba.njit(cache=True, _nrt=False)
+def diff_roots_logs(q, a, b, c, lo, hi, out, log_lo, log_hi):
+    """:func:`diff_roots` with ``_log_of(lo)``, ``_log_of(hi)`` given (each end's log once:
+    a piece list's boundaries are the ends of two intervals); the same roots."""
     s1 = np.nan
     s2 = np.nan
     if q == 0.0:
@@ -303,13 +330,19 @@ def diff_roots(q, a, b, c, lo, hi, out):
     if not (lo < s2 < hi) or s2 == s1:
         s2 = np.nan
     nr = 0
-    v0 = piece_value(q, a, b, c, lo)
+    v0 = _value_log(q, a, b, c, lo, log_lo)
     left = lo
+    log_left = log_lo
     if not np.isnan(s1):
-        v0, nr = _root_between(q, a, b, c, left, s1, v0, out, nr, False)
+        log_s1 = _log_of(s1)
+        v0, nr = _root_between(q, a, b, c, left, s1, v0, out, nr, False, log_left, log_s1)
         left = s1
+        log_left = log_s1
         if not np.isnan(s2):
-            v0, nr = _root_between(q, a, b, c, left, s2, v0, out, nr, False)
+            log_s2 = _log_of(s2)
+            v0, nr = _root_between(q, a, b, c, left, s2, v0, out, nr, False, log_left,
+                                   log_s2)
             left = s2
-    v0, nr = _root_between(q, a, b, c, left, hi, v0, out, nr, True)
+            log_left = log_s2
+    v0, nr = _root_between(q, a, b, c, left, hi, v0, out, nr, True, log_left, log_hi)
     return nr

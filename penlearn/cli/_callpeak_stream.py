@@ -31,9 +31,15 @@ import pandas as pd
 
 from penlearn._executor import run_tasks
 from penlearn.peaks.formats.bed import write_bedgraph
-from penlearn.peaks.formats.peak_columns import genome_level, rescore, significant
+from penlearn.peaks.formats.peak_columns import (
+    genome_level,
+    least_kept_log10p,
+    rescore,
+    significant,
+)
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
-from penlearn.peaks.peakseg.broad import predict_broad
+from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.controls import (
     CONTROL_BIN,
@@ -237,7 +243,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
         with clock("solve"):
             if opts.get("broad"):  # each broad domain one call
                 segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
-                                     finer=opts.get("finer"))
+                                     finer=opts.get("finer"), penalty_of=lambda rows: (
+                                         _log_lambda(args, rows, _Reporter(True),
+                                                     opts["sizes"])[0]))
             else:
                 segs = _window_segments(cov, log_lambda, windows)
         if opts.get("bdg_dir") and lam is not None:
@@ -249,7 +257,12 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
         with clock("calls"):
             scale = {} if control_cov is None else {
                 "control": control_cov, "control_scale": opts["control_scale"]}
-            calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"], **scale)
+            calls = peak_calls(segs, treat_cov, genome_level=opts["genome_level"],
+                               level_shifts=TRIM_LEVEL_SHIFTS or not opts.get("broad"),
+                               screen=_screen(opts), **scale)
+            if opts.get("broad") and control_cov is not None:  # not up in the control
+                calls = calls[above_control(calls, treat_cov, control_cov)].reset_index(
+                    drop=True)
             # dropped after the genome-wide scores and q-values (which count them)
             calls["control_up"] = False
             if control_cov is not None and opts["rule"] == "filter":
@@ -270,6 +283,16 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
     return {"calls": calls, "area": area, "bases": float(bases.sum()),
             "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
+
+
+def _screen(opts: dict) -> float | None:
+    """The least ``pValue`` a peak needs to pass ``-q`` / ``-p``
+    (:func:`~penlearn.peaks.formats.peak_columns.least_kept_log10p`): the candidates
+    surely below it get no summit nor local λ (``peak_calls(..., screen=)``); the
+    peaks written are the same. ``opts["screen"] = False``: every candidate's columns."""
+    if not opts.get("screen", True):
+        return None
+    return least_kept_log10p(qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
 
 
 def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:

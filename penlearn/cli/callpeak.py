@@ -56,6 +56,7 @@ from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import (
     broad_finer,
     check_penalty_options,
+    model_rule_notice,
     narrow_rule,
     zero_label_notice,
 )
@@ -286,7 +287,10 @@ def cmd_callpeak(args) -> int:
     # --broad is MACS3's broad-peak file; it picks the shipped model's level of broad
     # marks only where no penalty is given (a given one is the penalty of the broad calls)
     given = any(x is not None for x in (args.penalty, args.log_penalty, args.model))
-    penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given})
+    penalty_args = argparse.Namespace(**{**vars(args), "broad": args.broad and not given,
+                                         # a --model's narrow rule is not for --broad
+                                         "no_filter": args.no_filter or (
+                                             args.broad and args.model is not None)})
     check_penalty_options(penalty_args)  # before the reads
     clock = PhaseClock()
     _return_freed_memory()
@@ -309,6 +313,9 @@ def _call(args, penalty_args, files: dict, report, clock: PhaseClock, executor,
     treat, ctrl, d, fallbacks, sizes = inputs
     if penalty_args.model is None and check_penalty_options(penalty_args) is None:
         report.notice(zero_label_notice(argparse.Namespace(
+            **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
+    elif model_rule_notice(penalty_args):  # a learned model's narrow rule
+        report.notice(model_rule_notice(argparse.Namespace(
             **{**vars(penalty_args), "command": getattr(args, "command", "callpeak")})))
     # the zero-label model's narrow rule: its cutoff unless -q / -p is given
     rule = narrow_rule(penalty_args) if args.qvalue is None and args.pvalue is None else None
@@ -399,14 +406,16 @@ def register(add) -> None:
                    "of the fragments at the summit against the local background, "
                    "Benjamini-Hochberg; see docs/chipseq.md) (default: with the shipped "
                    "model, narrow marks: 0.05 of peaks proposed at a lowered penalty, as "
-                   "MACS3's default; -q 1: every peak of the lowered penalty; --penalty, "
-                   "--log-penalty, --model, --broad: no cutoff)")
+                   "MACS3's default; -q 1: every peak of the lowered penalty; --model: "
+                   "the same rule when 'penlearn learn' gave it to the model; --penalty, "
+                   "--log-penalty, --broad: no cutoff)")
     p.add_argument("-p", "--pvalue", type=probability, default=None, metavar="P",
                    help="keep only the model's peaks of p-value <= P (replaces -q) "
                    "(default: no cutoff)")
     p.add_argument("--no-filter", action="store_true",
-                   help="the shipped zero-label model's own peaks: its penalty without the "
-                   "narrow rule's lowering and q-value cutoff (penlearn before issue 52)")
+                   help="the shipped zero-label model's (or the --model's) own peaks: its "
+                   "penalty without the narrow rule's lowering and q-value cutoff (penlearn "
+                   "before issue 52)")
     p.add_argument("--broad", action="store_true",
                    help="a broad mark: write NAME_peaks.broadPeak (BED6+3) instead of "
                    ".narrowPeak, each broad domain one call (nearby calls linked across "

@@ -25,7 +25,7 @@ from penlearn.cli._common import (
     non_negative_int,
     plural,
 )
-from penlearn.cli._controls import add_control_arguments, apply_controls
+from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
 from penlearn.cli._workers import workers
 from penlearn.cli.peaks import control_segments
 from penlearn.datasets import finite_feature_columns, load_data
@@ -147,11 +147,16 @@ def cmd_learn(args) -> int:
     check_output(out, directory=False, force=args.force, inputs=[args.data_dir])
     report = _Reporter(args.quiet)
     tmpdir = check_tmpdir(args.tmpdir, "--tmpdir")
+    controlled: dict = {}
+
+    def with_controls(cov):  # (the summits' controls kept for the narrow rule's check)
+        c = apply_controls(cov, args, report,
+                           lambda x: control_segments(_SHIPPED, x, report, tmpdir))
+        controlled.update(summits=c.summits, segments=c.segments, pairs=c.pairs)
+        return c[:2]
     with workers(args) as executor:
         extra = {} if not (args.control or args.control_sheet) else {
-            "coverage_map": lambda cov: apply_controls(
-                cov, args, report, lambda c: control_segments(_SHIPPED, c, report, tmpdir)
-            )[:2]}
+            "coverage_map": with_controls}
         ds = load_data(args.data_dir, progress=not args.quiet, executor=executor,
                        cache=_cache_option(args), tmpdir=tmpdir, **_groups_kwarg(args),
                        **extra)
@@ -199,11 +204,50 @@ def cmd_learn(args) -> int:
         res = roc_change(_subset_evaluation(ds.evaluation, test_ids),
                          pd.Series(model.predict(ds.inputs.loc[test_ids]), index=test_ids))
         msg += f"; test fold {args.fold}: AUC {res.auc:.4f}, AUM {res.aum:.4g}"
+    rule = _narrow_rule(args, model, ds, train_ids, controlled, report, tmpdir) \
+        if task == "peaks" else None
     with staged_file(out) as tmp:
         model.save(tmp)
     print(msg)
     print(f"penlearn learn: learned {model.describe()}")
+    if rule is not None:
+        print(f"penlearn learn: {rule}")
     return 0
+
+
+def _narrow_rule(args, model, ds, train_ids, controlled: dict, report, tmpdir) -> str | None:
+    """Whether the model applies the narrow rule, by its training labels
+    (:func:`~penlearn.peaks.pretrained.learned_rule.attach_rule`), written into its
+    ``level_``; the line ``learn`` says about it (None: a folder without coverage)."""
+    from penlearn.datasets.peaks import labels_by_group
+    from penlearn.peaks.formats.coverage import read_coverage
+    from penlearn.peaks.pretrained.learned_rule import attach_rule
+
+    labels = ds.extra.get("labels")
+    if labels is None:
+        return None
+    coverage = ds.extra.get("coverage")
+    if coverage is None:  # the tables came from the cache (no control: none mapped)
+        coverage = read_coverage(ds.path)
+    report("the narrow rule on the labeled windows: the peaks at the model's log λ, and "
+           "at its log λ lowered then filtered by q-value (in Python: penlearn.peaks."
+           "pretrained.learned_rule.attach_rule(model, coverage, labels))")
+    labels = labels_by_group(labels, coverage, _groups_kwarg(args).get("groups"))
+    drop = None
+    if controlled.get("pairs") and args.control_rule == "filter":  # as peaks does
+        def drop(segs):
+            return drop_control_peaks(segs, controlled["segments"], controlled["pairs"])[0]
+    r = attach_rule(model, coverage, labels, summits=controlled.get("summits"),
+                    ids=train_ids, segments_map=drop, tmpdir=tmpdir)
+    if "label_errors" not in r:
+        return None
+    said = (f"narrow rule {'applied' if r['applied'] == 'yes' else 'refused'} by the "
+            f"labels: peaks proposed at the model's log λ {r['shift']:+g}, kept at q-value "
+            f"<= {r['qvalue']:g}: {r['label_errors']} label errors against "
+            f"{r['label_errors_own']} at its own λ unfiltered")
+    return (f"{said}; expected peaks per Mb of the labeled windows as peak files give "
+            f"them: {r['peaks_per_mb_default']} at the shipped default, "
+            f"{r['peaks_per_mb']} with this model")
 
 
 def register(add) -> None:
@@ -211,7 +255,9 @@ def register(add) -> None:
     p = add("learn", "learn a penalty model on a UCI-format folder (inputs.csv, "
             "evaluation.csv, outputs.csv, cv/<type>/folds.csv) or a folder of ChIP-seq "
             "coverage and peak labels; the model records the segmentation settings of the "
-            "folder's segment.json", cmd_learn,
+            "folder's segment.json and, on coverage, whether its labels take the shipped "
+            "narrow rule for 'peaks'/'callpeak --model' (a lowered log λ, then q-value <= "
+            "0.05)", cmd_learn,
             force_help="replace an existing --out MODEL.json file (without it: an error)")
     p.add_argument("data_dir", metavar="DATA_DIR",
                    help="a UCI-format folder (evaluation.csv, inputs.csv, ...) or "

@@ -65,7 +65,8 @@ from penlearn.peaks.formats.narrowpeak import (
     write_summits,
 )
 from penlearn.peaks.formats.peak_columns import significant
-from penlearn.peaks.peakseg.broad import predict_broad
+from penlearn.peaks.peakseg.broad import TRIM_LEVEL_SHIFTS, predict_broad
+from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
@@ -73,6 +74,7 @@ from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.peaks.pretrained import ZeroLabelModel, mark_offset
+from penlearn.peaks.pretrained.learned_rule import learned_rule, rule_notice
 
 __all__ = ["add_peaks_arguments", "cmd_peaks", "output_chrom_sizes", "sample_file_names"]
 
@@ -125,11 +127,12 @@ def check_penalty_options(args):
         raise ValueError("--broad picks the shipped zero-label model's level for broad "
                          "marks; with --penalty, --log-penalty or --model the penalty is "
                          "the one given: drop --broad (broadPeak files: --format broadPeak)")
-    if given and getattr(args, "no_filter", False):
-        raise ValueError("--no-filter turns off the shipped zero-label model's narrow rule "
-                         "(lowered penalty, q-value filter); with --penalty, --log-penalty "
-                         "or --model no filter applies unless you give one: drop "
-                         "--no-filter")
+    if getattr(args, "no_filter", False) and (args.penalty is not None
+                                              or args.log_penalty is not None):
+        raise ValueError("--no-filter turns off the narrow rule (lowered penalty, q-value "
+                         "filter) of the shipped zero-label model or of a --model learned "
+                         "with it; with --penalty or --log-penalty no filter applies unless "
+                         "you give one: drop --no-filter")
     if args.model is not None:
         return _load_model(args.model, task="peaks")
     return log_penalty_of(args.penalty, args.log_penalty, penalty_name="--penalty",
@@ -154,8 +157,9 @@ def zero_label_model(args):
 def narrow_rule(args) -> float | None:
     """The q-value cutoff of the zero-label model's narrow rule when it applies to a
     command's options, else None: no ``--penalty / --log-penalty / --model``, no
-    ``--broad``, no ``--no-filter`` and a model file with the rule
-    (:class:`~penlearn.peaks.pretrained.ZeroLabelModel`'s ``shift`` and ``qvalue``). A
+    ``--broad``, no ``--no-filter`` and a shipped model file with the rule
+    (:class:`~penlearn.peaks.pretrained.ZeroLabelModel`'s ``shift`` and ``qvalue``), or a
+    ``--model`` that carries it (:mod:`penlearn.peaks.pretrained.learned_rule`). A
     cutoff the user gives (``-q``, ``-p``, ``--qvalue``) replaces it; the lowered λ stays.
 
     Examples
@@ -170,9 +174,23 @@ def narrow_rule(args) -> float | None:
     True
     """
     if getattr(args, "no_filter", False) or any(
-            getattr(args, k, None) is not None for k in ("penalty", "log_penalty", "model")):
+            getattr(args, k, None) is not None for k in ("penalty", "log_penalty")):
         return None
+    if getattr(args, "model", None) is not None:  # a learned model's rule, if it has one
+        rule = _model_rule(args.model)
+        return None if rule is None else rule["qvalue"]
     return zero_label_model(args).qvalue
+
+
+@functools.lru_cache(maxsize=4)
+def _model_rule_of(path: str, mtime: int) -> dict | None:
+    return learned_rule(_load_model(path))
+
+
+def _model_rule(path) -> dict | None:
+    """The narrow rule of the model file ``path``
+    (:func:`~penlearn.peaks.pretrained.learned_rule.learned_rule`; None: its own λ)."""
+    return _model_rule_of(str(path), Path(path).stat().st_mtime_ns)
 
 
 def zero_label_notice(args) -> str:
@@ -184,6 +202,13 @@ def zero_label_notice(args) -> str:
     rule = zero.rule_notice(cutoff) if narrow_rule(args) is not None else ""
     return (f"penlearn {getattr(args, 'command', 'peaks')}: no --penalty or --model: using "
             f"{zero.notice()}{rule}")
+
+
+def model_rule_notice(args) -> str:
+    """The line a command says when its ``--model`` applies its narrow rule ("": none)."""
+    if getattr(args, "model", None) is None or narrow_rule(args) is None:
+        return ""
+    return f"penlearn {getattr(args, 'command', 'peaks')}: {rule_notice(_model_rule(args.model))}"
 
 
 def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=None,
@@ -206,9 +231,13 @@ def _log_lambda(args, coverage: pd.DataFrame, report: _Reporter, chrom_sizes=Non
         return zero.log_lambda(coverage, chrom_sizes=chrom_sizes, filtered=filtered and (
             narrow_rule(args) is not None))[::-1]
     model = choice
+    rule = learned_rule(model) if filtered and narrow_rule(args) is not None else None
+    if rule is not None:
+        report.notice(model_rule_notice(args))
     report(f"coverage features of every window of the {whose}")
     features = coverage_features(coverage)
-    return pd.Series(model.predict(features), index=features.index), None
+    shift = 0.0 if rule is None else rule["shift"]
+    return pd.Series(model.predict(features), index=features.index) + shift, None
 
 
 def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=None,
@@ -297,7 +326,11 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     with_coverage = coverage is not None
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
-    calls = peak_calls(segs, coverage if with_coverage else None, **summits)
+    # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
+    calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
+        TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
+    if getattr(args, "broad", False) and summits:  # not up in the control as much
+        calls = calls[above_control(calls, coverage, control[0])].reset_index(drop=True)
     if cutoff is not None:
         calls = significant(calls, qvalue=cutoff)
     # BED names and track lines hold no whitespace / quotes: those are percent-encoded
@@ -437,7 +470,9 @@ def cmd_peaks(args) -> int:
             solve = {"executor": executor, "progress": not args.quiet, "tmpdir": tmpdir,
                      "parts": parts}
             if getattr(args, "broad", False):  # each broad domain one call
-                predict = functools.partial(predict_broad, finer=broad_finer(args))
+                predict = functools.partial(  # its finer level: without narrow bumps
+                    predict_broad, finer=broad_finer(args),
+                    penalty_of=lambda rows: log_lambda_of(rows, False)[0])
             else:
                 predict = functools.partial(predict_peaks, segments=True)
             # one chromosome at a time: its windows' features and solves
@@ -528,11 +563,12 @@ def add_peaks_arguments(p) -> None:
                    "'pValue and qValue') (default: with the shipped model of a narrow "
                    "mark, its rule: a lowered penalty, peaks of q-value <= 0.05 kept; "
                    "--qvalue 1 keeps every peak of the lowered penalty; with --penalty, "
-                   "--log-penalty, --model or --broad: every peak of the model)")
+                   "--log-penalty or --broad: every peak of the model; with --model: its "
+                   "own rule, which 'penlearn learn' gives it when its labels take it)")
     p.add_argument("--no-filter", action="store_true",
-                   help="the shipped zero-label model's own peaks: its penalty without the "
-                   "narrow rule's lowering and q-value filter (the peaks the labeling page "
-                   "and 'propose' use)")
+                   help="the shipped zero-label model's (or the --model's) own peaks: its "
+                   "penalty without the narrow rule's lowering and q-value filter (the "
+                   "peaks the labeling page and 'propose' use)")
     p.add_argument("--chrom-sizes", default=None, metavar="FILE",
                    help="UCSC chrom.sizes file (name, length): the chromosome lengths the "
                    "bigWig outputs declare (default: those of the bigWig / BAM inputs' "

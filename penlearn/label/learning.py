@@ -112,7 +112,8 @@ def command_refit(coverage: pd.DataFrame, labels: pd.DataFrame, prior: PenaltyMo
     chromosome is one sequence (:func:`~penlearn.peaks.peakseg.evaluation.
     peak_error_functions`' default windows, the paths computed again over them), their
     36 features, then :func:`full_refit` (the finite columns chosen on the labeled
-    sequences, as ``learn`` chooses them on its folder's).
+    sequences, as ``learn`` chooses them on its folder's), and the narrow rule if the
+    labels take it (:func:`~penlearn.peaks.pretrained.learned_rule.attach_rule`).
 
     Examples
     --------
@@ -126,13 +127,16 @@ def command_refit(coverage: pd.DataFrame, labels: pd.DataFrame, prior: PenaltyMo
     """
     from penlearn.peaks.peakseg.evaluation import peak_error_functions
     from penlearn.peaks.peakseg.features import coverage_features
+    from penlearn.peaks.pretrained.learned_rule import attach_rule
 
     ev = peak_error_functions(coverage, labels, max_peaks=max_peaks, progress=False)
     ids = list(dict.fromkeys(ev["sequence_id"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # log of 0 features: as learn reads them
         features = coverage_features(coverage).loc[ids]
-    return full_refit(features, ev, prior)
+    model = full_refit(features, ev, prior)
+    attach_rule(model, coverage, labels, ids=ids)  # as learn: the narrow rule, by the labels
+    return model
 
 
 def _send(stream, obj) -> None:

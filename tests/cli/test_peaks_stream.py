@@ -54,7 +54,8 @@ def _whole(argv: list[str], path, out) -> None:
     log_lambda, windows = _log_lambda(args, cov, _Reporter(True))
     if getattr(args, "broad", False):
         segs = predict_broad(cov, log_penalty=log_lambda, windows=windows,
-                             finer=broad_finer(args))
+                             finer=broad_finer(args), penalty_of=lambda rows: _log_lambda(
+                                 args, rows, _Reporter(True))[0])
     else:
         segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
     _write_sample(segs, str(cov['sample_id'].iloc[0]), out, args, None, None, cov)

@@ -219,6 +219,12 @@ def test_one_whole_chromosome_is_never_copied_nor_grouped():
         assert not one_problem(other), (col, value)
         other.loc[:, col] = value
         assert one_problem(other) == (value is not None), (col, value)
+        # categorical columns (the streaming callpeak's) by their codes: the same answers
+        cat = cov.astype({col: "category"})
+        other = cat.copy()
+        other[col] = other[col].cat.add_categories([v for v in [value] if v is not None])
+        other.loc[2, col] = value
+        assert one_problem(cat) and not one_problem(other), (col, value)
     assert fill_gaps(cov) is cov
     [(sid, chrom, g)] = coverage_problems(cov)
     assert (sid, chrom) == ("s", "chr1") and g is cov

@@ -181,6 +181,32 @@ def test_a_wide_enrichment_is_judged_as_a_whole():
     assert t["pValue"][0] == pytest.approx(-np.log10(2 * p_whole))
 
 
+def test_the_calls_screen_keeps_a_wide_enrichment():
+    """``peak_calls(..., screen=)`` skips the candidates whose best pValue cannot pass:
+    its bound must hold the whole peak's test too, not only the highest count's."""
+    from penlearn.peaks.formats.peak_columns import genome_level
+    from penlearn.peaks.peakseg.calls import screened_out
+
+    n = 40_000
+    rng = np.random.default_rng(1)
+    starts = np.sort(np.r_[rng.integers(0, n - 200, 100),
+                           np.arange(10_000 - 100, 12_000 - 100, 24)])
+    cov = _coverage(pd.DataFrame({"chrom": 0, "start": starts, "end": starts + 200,
+                                  "reverse": False}), {"chr1": n})
+    level = genome_level(tuple(cov[k].to_numpy() for k in ("chromStart", "chromEnd",
+                                                            "count")))
+    segs = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10_000, 12_000],
+                         "chromEnd": [10_000, 12_000, n], "mean": [0.5, 8.0, 0.5],
+                         "status": ["background", "peak", "background"]})
+    full = pl.peak_calls(segs, cov, genome_level=level)
+    cut = float(full["pValue"][0]) - 1.0
+    top = -np.log10(stats.poisson.sf(cov["count"].max() - 1, level[0] / level[1]))
+    assert top < cut  # its highest count alone could not pass
+    assert not screened_out(full, cov, level, cut).any()
+    kept = pl.peak_calls(segs, cov, genome_level=level, screen=cut)
+    pd.testing.assert_frame_equal(kept, full)
+
+
 def test_a_wide_peak_against_its_control_counts_the_control_s_noise():
     """60 kb at 1.3 times the control's level (~620 control fragments there, ~800 of the
     treatment's): against the control's mean taken as exact, p ~ 1e-6; but the control's

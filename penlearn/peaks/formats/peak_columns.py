@@ -64,8 +64,8 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "peak_columns", "rescore", "significant",
-           "summit_offsets", "summit_tests", "ucsc_scores"]
+__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "peak_columns",
+           "rescore", "significant", "summit_offsets", "summit_tests", "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
@@ -327,6 +327,11 @@ def _rows_by_problem(coverage: pd.DataFrame | None) -> dict:
     if coverage is None:
         return {}
     require_columns(coverage, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
+    one = _one_sorted_problem(coverage)
+    if one is not None:  # one chromosome's sorted rows (callpeak's): views, no grouping
+        return {one: (coverage["chromStart"].to_numpy(np.int64),
+                      coverage["chromEnd"].to_numpy(np.int64),
+                      coverage["count"].to_numpy(float))}
     cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id=None)
     out = {}
     for (sid, chrom), g in cov.groupby(["sample_id", "chrom"], sort=False, dropna=False):
@@ -335,6 +340,34 @@ def _rows_by_problem(coverage: pd.DataFrame | None) -> dict:
             g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64),
             g["count"].to_numpy(float))
     return out
+
+
+def _one_sorted_problem(coverage: pd.DataFrame):
+    """The ``(sample_id or None, chrom)`` key when every row has the first row's (no
+    missing value) and ``chromStart`` never decreases; else None (the general case)."""
+    if not len(coverage):
+        return None
+    key = []
+    for col in ("sample_id", "chrom"):
+        if col not in coverage.columns:
+            key.append(None)
+            continue
+        column = coverage[col]
+        if isinstance(column.dtype, pd.CategoricalDtype):  # by the codes: no strings
+            values = column.cat.codes.to_numpy()
+            if values[0] < 0:
+                return None
+        else:
+            values = column.to_numpy()
+            if pd.isna(values[0]):
+                return None
+        if (values != values[0]).any():
+            return None
+        key.append(column.iloc[0])
+    start = coverage["chromStart"].to_numpy()
+    if (start[1:] < start[:-1]).any():
+        return None
+    return key[0], key[1]
 
 
 def _values_at(rows, x: np.ndarray) -> np.ndarray:
@@ -506,3 +539,23 @@ def significant(peaks: pd.DataFrame, *, qvalue: float | None = None,
         return peaks
     return peaks[keep].reset_index(drop=True)
 
+
+
+def least_kept_log10p(*, qvalue: float | None = None, pvalue: float | None = None
+                      ) -> float | None:
+    """The least ``pValue`` (``-log10 p``) of a peak :func:`significant` can keep with
+    these cutoffs, whatever the other peaks: ``-log10 pvalue``, else ``-log10 qvalue``
+    (a Benjamini-Hochberg q-value is never below its p-value, :func:`rescore`); None when
+    no cutoff (every peak kept). A peak whose p-value is surely above it (its best
+    possible summit) needs no summit nor local λ: ``peak_calls(..., screen=)``.
+
+    Examples
+    --------
+    >>> least_kept_log10p(qvalue=0.01), least_kept_log10p(qvalue=0.05, pvalue=0.001)
+    (2.0, 3.0)
+    """
+    if pvalue is not None:
+        return -math.log10(pvalue)
+    if qvalue is not None:
+        return -math.log10(qvalue)
+    return None

@@ -63,7 +63,7 @@ def _grow1(x, size):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _store(F, n, his, prev_i, prev_mean, pos):
     """Append the decoding information of ``F`` (merged where it is the same) at ``pos``."""
     for i in range(n):
@@ -82,19 +82,29 @@ def _store(F, n, his, prev_i, prev_mean, pos):
 
 
 
-@numba.njit(cache=True, nogil=True)
-def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, cnt):
-    """Run the recursion on from datum ``st[0]``, storing each datum's decoding information.
+@numba.njit(cache=True, _nrt=False, inline="always")
+def _pick(i, F0, F1, F2, F3):
+    """The work array of role index ``i`` (no reference counting: no cost)."""
+    if i == 0:
+        return F0
+    if i == 1:
+        return F1
+    if i == 2:
+        return F2
+    return F3
 
-    ``st`` is the int64 state ``[t, nb, np, total, biggest]`` (next datum, piece counts
-    of B and P, sum and maximum of the piece counts), updated in place; ``Bf`` / ``Pf``
-    hold B_{t−1} / P_{t−1}, ``T1`` / ``T2`` are work arrays of the same size. Datum t's
-    stored pieces (B's, then P's) are appended to ``s_hi, s_pi, s_pm`` (from row 0)
-    and their two counts to ``cnt[k]``. Returns when all data are done, when ``cnt`` is
-    full, or when the piece buffer might not hold the next datum (the caller then
-    flushes the buffers and calls again). Returns ``(Bf, Pf, T1, T2, s_hi, s_pi, s_pm,
-    pos, k)``: the arrays (reallocated when they had to grow), rows used in the piece
-    buffer and in ``cnt``.
+
+@numba.njit(cache=True, _nrt=False)
+def _forward_rows(y, w, penalty, tie_tol, st, F0, F1, F2, F3, roles, s_hi, s_pi, s_pm,
+                  cnt, pos, k, roots, y_lo, y_hi):
+    """The recursion of :func:`forward_chunk` on from datum ``st[0]`` while the four work
+    arrays (of equal size) and the piece buffer hold the next datum and ``cnt`` has room.
+
+    ``roles`` (int64, 4) says which of ``F0..F3`` holds B, P, T1, T2; the arrays change
+    roles by swapping these indices, not the arrays (compiled without reference
+    counting, whose atomic operations on every rebinding of an array were a tenth of
+    the solve). Returns ``(pos, k, why)``: why 0 all data done or ``cnt`` full, 1 the
+    piece buffer must be flushed or grown, 2 the work arrays must grow.
     """
     n = y.shape[0]
     t = st[0]
@@ -102,26 +112,21 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
     np_ = st[2]
     total = st[3]
     biggest = st[4]
-    cap = Bf.shape[0]
-    roots = np.empty(3)
-    pos = 0
-    k = 0
+    cap = F0.shape[0]
+    why = 0
     while t < n and k < cnt.shape[0]:
         # rows any of B_t, P_t can have (fn_min gives at most 3·(nf + ng) rows)
         need = 3 * (3 * nb + 3 * np_ + 2) + 8
         if pos + need > s_hi.shape[0]:
-            if pos > 0:
-                break  # flush first
-            size = s_hi.shape[0]
-            while size < need:
-                size *= 2
-            s_hi = np.empty(size)
-            s_pi = np.empty(size, np.int32)  # n < 2**31 data (checked by the caller)
-            s_pm = np.empty(size)
+            why = 1
+            break
+        Bf = _pick(roles[0], F0, F1, F2, F3)
+        Pf = _pick(roles[1], F0, F1, F2, F3)
         if t == 0:
-            Bf[0, LO] = y.min()
-            Bf[0, HI] = y.max()
-            Bf[0, 2:] = 0.0
+            Bf[0, LO] = y_lo  # (y.min(), y.max(): from the caller)
+            Bf[0, HI] = y_hi
+            for col in range(2, N_COLS):
+                Bf[0, col] = 0.0
             Bf[0, PREV_I] = -1.0
             Bf[0, PREV_MEAN] = np.nan
             nb = 1
@@ -132,12 +137,10 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
             biggest = 1
         else:
             if need > cap:
-                while cap < need:
-                    cap *= 2
-                Bf = _grow(Bf, cap)
-                Pf = _grow(Pf, cap)
-                T1 = np.empty((cap, N_COLS))
-                T2 = np.empty((cap, N_COLS))
+                why = 2
+                break
+            T1 = _pick(roles[2], F0, F1, F2, F3)
+            T2 = _pick(roles[3], F0, F1, F2, F3)
             # P_t = ℓ_t + min(P_{t-1}, B_{t-1}^≤ + λ)
             nl = min_less(Bf, nb, T1, float(t - 1))
             for i in range(nl):
@@ -147,12 +150,21 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
                 # B_t = ℓ_t + min(B_{t-1}, P_{t-1}^≥); T1 and the old P are free now
                 nm = min_more(Pf, np_, T1, float(t - 1))
                 nnb = fn_min(Bf, nb, T1, nm, Pf, True, tie_tol, roots)
-                Bf, Pf, T2 = Pf, T2, Bf
+                # Bf, Pf, T2 = Pf, T2, Bf
+                rb = roles[0]
+                roles[0] = roles[1]
+                roles[1] = roles[3]
+                roles[3] = rb
                 np_ = nnp
                 nb = nnb
             else:
-                Pf, T1 = T1, Pf
+                # Pf, T1 = T1, Pf
+                rp = roles[1]
+                roles[1] = roles[2]
+                roles[2] = rp
                 np_ = nl
+            Bf = _pick(roles[0], F0, F1, F2, F3)
+            Pf = _pick(roles[1], F0, F1, F2, F3)
             q, a, b, c = loss_coefficients(POISSON, y[t], w[t])
             fn_add(Bf, nb, q, a, b, c)
             fn_add(Pf, np_, q, a, b, c)
@@ -171,7 +183,64 @@ def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, 
     st[2] = np_
     st[3] = total
     st[4] = biggest
-    return Bf, Pf, T1, T2, s_hi, s_pi, s_pm, pos, k
+    return pos, k, why
+
+
+@numba.njit(cache=True, nogil=True)
+def forward_chunk(y, w, penalty, tie_tol, st, Bf, Pf, T1, T2, s_hi, s_pi, s_pm, cnt):
+    """Run the recursion on from datum ``st[0]``, storing each datum's decoding information.
+
+    ``st`` is the int64 state ``[t, nb, np, total, biggest]`` (next datum, piece counts
+    of B and P, sum and maximum of the piece counts), updated in place; ``Bf`` / ``Pf``
+    hold B_{t−1} / P_{t−1}, ``T1`` / ``T2`` are work arrays of the same size. Datum t's
+    stored pieces (B's, then P's) are appended to ``s_hi, s_pi, s_pm`` (from row 0)
+    and their two counts to ``cnt[k]``. Returns when all data are done, when ``cnt`` is
+    full, or when the piece buffer might not hold the next datum (the caller then
+    flushes the buffers and calls again). Returns ``(Bf, Pf, T1, T2, s_hi, s_pi, s_pm,
+    pos, k)``: the arrays (reallocated when they had to grow), rows used in the piece
+    buffer and in ``cnt``. The data are run by :func:`_forward_rows`; here the arrays
+    are allocated and grown.
+    """
+    roots = np.empty(3)
+    roles = np.arange(4)
+    y_lo = y.min() if st[0] == 0 else 0.0
+    y_hi = y.max() if st[0] == 0 else 0.0
+    F0, F1, F2, F3 = Bf, Pf, T1, T2
+    pos = 0
+    k = 0
+    while True:
+        pos, k, why = _forward_rows(y, w, penalty, tie_tol, st, F0, F1, F2, F3, roles,
+                                    s_hi, s_pi, s_pm, cnt, pos, k, roots, y_lo, y_hi)
+        if why == 0:
+            break
+        nb = st[1]
+        np_ = st[2]
+        need = 3 * (3 * nb + 3 * np_ + 2) + 8
+        if why == 1:
+            if pos > 0:
+                break  # flush first
+            size = s_hi.shape[0]
+            while size < need:
+                size *= 2
+            s_hi = np.empty(size)
+            s_pi = np.empty(size, np.int32)  # n < 2**31 data (checked by the caller)
+            s_pm = np.empty(size)
+        else:
+            cap = F0.shape[0]
+            while cap < need:
+                cap *= 2
+            # B and P keep their pieces; the two work arrays are fresh
+            keep0 = roles[0] == 0 or roles[1] == 0
+            keep1 = roles[0] == 1 or roles[1] == 1
+            keep2 = roles[0] == 2 or roles[1] == 2
+            keep3 = roles[0] == 3 or roles[1] == 3
+            F0 = _grow(F0, cap) if keep0 else np.empty((cap, N_COLS))
+            F1 = _grow(F1, cap) if keep1 else np.empty((cap, N_COLS))
+            F2 = _grow(F2, cap) if keep2 else np.empty((cap, N_COLS))
+            F3 = _grow(F3, cap) if keep3 else np.empty((cap, N_COLS))
+    return (_pick(roles[0], F0, F1, F2, F3), _pick(roles[1], F0, F1, F2, F3),
+            _pick(roles[2], F0, F1, F2, F3), _pick(roles[3], F0, F1, F2, F3),
+            s_hi, s_pi, s_pm, pos, k)
 
 
 @numba.njit(cache=True, nogil=True)

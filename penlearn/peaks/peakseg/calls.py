@@ -31,7 +31,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.formats.level_shifts import trim_level_shifts
 from penlearn.peaks.formats.peak_columns import peak_columns
 
-__all__ = ["peak_calls", "reported_segments"]
+__all__ = ["peak_calls", "reported_segments", "screened_out"]
 
 
 def _sequence_starts(seg: pd.DataFrame) -> np.ndarray:
@@ -107,7 +107,8 @@ def reported_segments(segments: pd.DataFrame) -> pd.DataFrame:
 
 
 def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
-               level_shifts: bool = True, **summits) -> pd.DataFrame:
+               level_shifts: bool = True, screen: float | None = None, **summits
+               ) -> pd.DataFrame:
     """The reported peaks and every column a peak file gives them, computed in one place.
 
     Parameters
@@ -155,4 +156,66 @@ def peak_calls(segments: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
         peaks = trim_level_shifts(peaks, coverage, control=summits.get("control"),
                                   control_scale=summits.get("control_scale", 1.0),
                                   genome_level=summits.get("genome_level"))
-    return peak_columns(peaks, coverage, **summits)
+    if screen is None or coverage is None or summits.get("genome_level") is None:
+        return peak_columns(peaks, coverage, **summits)
+    peaks = peaks.reset_index(drop=True)
+    out_ = screened_out(peaks, coverage, summits["genome_level"], screen)
+    if not out_.any():
+        return peak_columns(peaks, coverage, **summits)
+    done = peak_columns(peaks[~out_], coverage, **summits)
+    rest = peaks[out_].assign(score=np.int64(0), signalValue=np.nan, pValue=0.0,
+                              qValue=0.0, summit=np.int64(-1))[done.columns]
+    return pd.concat([p for p in (done, rest) if len(p)]).sort_index()
+
+
+def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tuple,
+                 screen: float) -> np.ndarray:
+    """True for the peaks (of one sample) whose p-value is surely below ``screen``
+    (``-log10 p``): with ``k`` the treatment's highest count in the peak, ``P(X >= k)``
+    for X Poisson of the genome's level is the least p-value any summit of it can have
+    (a summit's count is at most ``k``; ``λ_local`` is never below the genome's level:
+    :func:`~penlearn.peaks.formats.peak_columns.summit_tests`), by the same function as
+    the p-values (a margin of 10⁻⁶ of it for rounding); and likewise of the whole peak's
+    test, its fragments (coverage summed / d) against the genome's level over its length
+    (the pValue is the better of the two, doubled).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 20, 30],
+    ...                     "chromEnd": [10, 20, 30, 40], "count": [1, 2, 9, 1]})
+    >>> pk = pd.DataFrame({"chrom": "chr1", "chromStart": [10, 20], "chromEnd": [20, 30]})
+    >>> screened_out(pk, cov, (40.0, 40.0, 10.0), 2.0).tolist()  # P(X >= 2) = 0.26
+    [True, False]
+    """
+    from penlearn.peaks.formats.peak_columns import (
+        _integral,
+        _poisson_log10_sf,
+        _rows_by_problem,
+    )
+
+    total, bases, d = genome_level
+    lam = max(total / bases if bases > 0 else 0.0, 1e-9)
+    out = np.zeros(len(peaks), bool)
+    rows = _rows_by_problem(coverage)
+    ps, pe = peaks["chromStart"].to_numpy(np.int64), peaks["chromEnd"].to_numpy(np.int64)
+    for chrom, idx in peaks.groupby("chrom", sort=False, observed=True).indices.items():
+        found = [v for (_, c), v in rows.items() if c == chrom]
+        if len(found) != 1:
+            continue  # (several samples' rows, or none: nothing screened)
+        starts, ends, counts = found[0]
+        lo = np.searchsorted(ends, ps[idx], side="right")  # rows overlapping [s, e)
+        hi = np.searchsorted(starts, pe[idx], side="left")
+        top = np.zeros(len(idx))
+        some = hi > lo
+        if some.any():
+            ext = np.r_[counts, 0.0]
+            pairs = np.column_stack([lo[some], hi[some]]).ravel()
+            top[some] = np.maximum.reduceat(ext, pairs)[::2]
+        best = -_poisson_log10_sf(top, np.full(len(idx), lam))
+        cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+        area = (_integral((starts, ends, counts), pe[idx], cum)
+                - _integral((starts, ends, counts), ps[idx], cum))
+        whole = -_poisson_log10_sf(np.floor(area / d), lam * (pe[idx] - ps[idx]) / d)
+        best = np.maximum(best, whole)
+        out[idx] = best < screen - 1e-6 * max(1.0, abs(screen))
+    return out

@@ -54,7 +54,15 @@ def one_problem(coverage: pd.DataFrame) -> bool:
     """
     for col in ("sample_id", "chrom"):
         if col in coverage.columns and len(coverage):
-            values = coverage[col].to_numpy()
+            column = coverage[col]
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                # the codes (1 byte a row for the streaming path's one category), not an
+                # object array of 10^7 strings
+                codes = column.cat.codes.to_numpy()
+                if codes[0] < 0 or (codes != codes[0]).any():
+                    return False
+                continue
+            values = column.to_numpy()
             if pd.isna(values[0]) or (values != values[0]).any():
                 return False
     return True

@@ -260,6 +260,15 @@ def _run_loss(W: float, S: float) -> tuple[float, float]:
     return m, W * m - S * math.log(m)
 
 
+def _loss_of_run(W: float, S: float) -> float:
+    """:func:`_run_loss`'s loss alone, the same operations (a run of 10^6 segments: no
+    tuple, no NumPy scalar each)."""
+    if S == 0.0:
+        return 0.0
+    m = S / W
+    return W * m - S * math.log(m)
+
+
 def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegModel:
     """Build the result from segment boundaries and equality flags (means pooled)."""
     first = np.asarray(first, np.int64)
@@ -277,7 +286,7 @@ def _model(data: _Data, penalty: float, first, last, peak, eq_prev) -> PeakSegMo
     run_id = np.cumsum(~same) - 1
     run_w = np.bincount(run_id, W)
     run_s = np.bincount(run_id, S)
-    total = math.fsum(_run_loss(float(a), float(b))[1] for a, b in zip(run_w, run_s))
+    total = math.fsum(map(_loss_of_run, run_w.tolist(), run_s.tolist()))
     n_peaks = int(np.sum(peak))
     segments = pd.DataFrame(
         {
