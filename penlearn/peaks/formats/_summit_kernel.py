@@ -83,3 +83,58 @@ def summits(t_starts, t_ends, t_counts, c_starts, c_ends, c_counts, scale, a, b)
                 j += 1
         out[k] = (best_s + best_e) // 2 - lo
     return out
+
+
+@numba.njit(cache=True)
+def held_levels(starts, ends, counts, x, width):
+    """The level each base ``x[k]`` holds over ``width`` bases: the largest ``L`` such
+    that some ``width`` consecutive bases containing ``x[k]`` all have coverage ``>= L``
+    (bases without a row count 0; no base left of 0), over the rows ``(starts, ends,
+    counts)`` sorted by start, not overlapping. Grown from ``x[k]``'s row toward the
+    higher neighbour until ``width`` bases are held (the best window of each length
+    containing a point, one step at a time).
+
+    Examples
+    --------
+    >>> s, e, n = np.array([0, 10, 14, 20]), np.array([10, 14, 20, 30]), np.array(
+    ...     [1.0, 9.0, 8.0, 2.0])
+    >>> held_levels(s, e, n, np.array([12, 25]), 1).tolist()  # one base: its coverage
+    [9.0, 2.0]
+    >>> held_levels(s, e, n, np.array([12, 12, 25]), 8).tolist()  # 10-17 at >= 8
+    [8.0, 8.0, 2.0]
+    >>> held_levels(s, e, n, np.array([12]), 12).tolist()  # 10-21: 2 at base 20
+    [2.0]
+    """
+    n = len(starts)
+    out = np.zeros(len(x))
+    for k in range(len(x)):
+        xi = x[k]
+        i = np.searchsorted(starts, xi, side="right") - 1
+        if i < 0 or ends[i] <= xi:
+            continue  # no coverage at x: 0
+        lo, hi, level = starts[i], ends[i], counts[i]
+        li, ri = i - 1, i + 1
+        while hi - lo < width and level > 0:
+            if lo <= 0:
+                lv = -1.0
+            elif li >= 0 and ends[li] == lo:
+                lv = counts[li]
+            else:
+                lv = 0.0
+            rv = counts[ri] if ri < n and starts[ri] == hi else 0.0
+            if lv >= rv:
+                if li >= 0 and ends[li] == lo:
+                    lo = starts[li]
+                    li -= 1
+                else:
+                    lo = ends[li] if li >= 0 else 0
+                level = min(level, lv)
+            else:
+                if ri < n and starts[ri] == hi:
+                    hi = ends[ri]
+                    ri += 1
+                else:
+                    hi = starts[ri] if ri < n else hi + width
+                level = min(level, rv)
+        out[k] = level
+    return out

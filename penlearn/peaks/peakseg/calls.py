@@ -175,7 +175,9 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
     for X Poisson of the genome's level is the least p-value any summit of it can have
     (a summit's count is at most ``k``; ``λ_local`` is never below the genome's level:
     :func:`~penlearn.peaks.formats.peak_columns.summit_tests`), by the same function as
-    the p-values (a margin of 10⁻⁶ of it for rounding).
+    the p-values (a margin of 10⁻⁶ of it for rounding); and likewise of the whole peak's
+    test, its fragments (coverage summed / d) against the genome's level over its length
+    (the pValue is the better of the two, doubled).
 
     Examples
     --------
@@ -185,9 +187,13 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
     >>> screened_out(pk, cov, (40.0, 40.0, 10.0), 2.0).tolist()  # P(X >= 2) = 0.26
     [True, False]
     """
-    from penlearn.peaks.formats.peak_columns import _poisson_log10_sf, _rows_by_problem
+    from penlearn.peaks.formats.peak_columns import (
+        _integral,
+        _poisson_log10_sf,
+        _rows_by_problem,
+    )
 
-    total, bases, _ = genome_level
+    total, bases, d = genome_level
     lam = max(total / bases if bases > 0 else 0.0, 1e-9)
     out = np.zeros(len(peaks), bool)
     rows = _rows_by_problem(coverage)
@@ -206,5 +212,10 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
             pairs = np.column_stack([lo[some], hi[some]]).ravel()
             top[some] = np.maximum.reduceat(ext, pairs)[::2]
         best = -_poisson_log10_sf(top, np.full(len(idx), lam))
+        cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+        area = (_integral((starts, ends, counts), pe[idx], cum)
+                - _integral((starts, ends, counts), ps[idx], cum))
+        whole = -_poisson_log10_sf(np.floor(area / d), lam * (pe[idx] - ps[idx]) / d)
+        best = np.maximum(best, whole)
         out[idx] = best < screen - 1e-6 * max(1.0, abs(screen))
     return out

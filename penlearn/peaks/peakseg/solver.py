@@ -252,17 +252,9 @@ class _Data:
         return self.start[rows] + w[rows].astype(np.int64)
 
 
-def _run_loss(W: float, S: float) -> tuple[float, float]:
-    """Mean and Poisson loss of a run with total weight W and weighted count sum S."""
-    if S == 0.0:
-        return 0.0, 0.0
-    m = S / W
-    return m, W * m - S * math.log(m)
-
-
 def _loss_of_run(W: float, S: float) -> float:
-    """:func:`_run_loss`'s loss alone, the same operations (a run of 10^6 segments: no
-    tuple, no NumPy scalar each)."""
+    """Poisson loss of a run with total weight W and weighted count sum S (a plain float:
+    a model of 10^6 runs makes no tuple nor NumPy scalar each)."""
     if S == 0.0:
         return 0.0
     m = S / W
