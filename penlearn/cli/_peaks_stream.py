@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from penlearn.cli._callpeak_stream import _emit_warnings, _return_freed_memory
+from penlearn.cli._callpeak_stream import _emit_warnings
+from penlearn.cli._phases import _return_freed_memory
 
 __all__ = ["chromosome_rows", "predict_by_chromosome", "sample_tables"]
 

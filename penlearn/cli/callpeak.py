@@ -42,16 +42,10 @@ import numpy as np
 import pandas as pd
 
 from penlearn.atomic_files import check_output, write_text_atomic
-from penlearn.cli._callpeak_stream import (
-    PhaseClock,
-    _return_freed_memory,
-    call_genome,
-    control_genome_mean,
-    print_phases,
-    write_bedgraphs,
-)
+from penlearn.cli._callpeak_stream import call_genome, control_genome_mean, write_bedgraphs
 from penlearn.cli._common import _Reporter, probability
 from penlearn.cli._controls import check_shared_chroms
+from penlearn.cli._phases import PhaseClock, _return_freed_memory, print_phases
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import (
     broad_finer,
