@@ -12,7 +12,8 @@ import pandas as pd
 from penlearn.cli._callpeak_stream import _emit_warnings
 from penlearn.cli._phases import _return_freed_memory
 
-__all__ = ["chromosome_rows", "predict_by_chromosome", "sample_tables"]
+__all__ = ["chromosome_rows", "predict_by_chromosome", "predict_chunks",
+           "sample_tables"]
 
 
 def chromosome_rows(table: pd.DataFrame) -> dict:
@@ -67,15 +68,28 @@ def predict_by_chromosome(coverage: pd.DataFrame, plain: pd.DataFrame, log_lambd
     table at once (``tests/cli/test_peaks_stream.py``), in a chromosome's memory
     instead of the genome's.
     """
-    from penlearn.peaks.peakseg.evaluation import predict_peaks
-
     rows = chromosome_rows(coverage)
     plain_rows = None if plain is coverage else chromosome_rows(plain)
-    parts, reused, windows, caught = [], 0, 0, []
-    for k, (chrom, idx) in enumerate(rows.items()):
+
+    def chunk(chrom, idx):
         cov = coverage.iloc[idx].reset_index(drop=True)
-        own = cov if plain_rows is None else plain.iloc[
+        return cov, cov if plain_rows is None else plain.iloc[
             plain_rows.get(chrom, np.zeros(0, np.intp))].reset_index(drop=True)
+    chunks = (chunk(chrom, idx) for chrom, idx in rows.items())  # none kept here
+    first = pd.unique(coverage["sample_id"]) if "sample_id" in coverage.columns else []
+    return predict_chunks(chunks, log_lambda_of, predict, first, **predict_kw)
+
+
+def predict_chunks(chunks, log_lambda_of, predict, samples, **predict_kw
+                   ) -> pd.DataFrame:
+    """:func:`predict_by_chromosome` of the chromosomes' tables ``chunks`` (an iterable
+    of ``(coverage rows, the samples' own rows)`` of one chromosome each, made when
+    asked and dropped once solved); the segments each sample's together in the order of
+    ``samples``."""
+    from penlearn.peaks.peakseg.evaluation import predict_peaks
+
+    parts, reused, windows, caught = [], 0, 0, []
+    for k, (cov, own) in enumerate(chunks):
         with warnings.catch_warnings(record=True) as got:  # each kind once, at the end
             warnings.simplefilter("always")
             log_lambda, wins = log_lambda_of(own, k == 0)
@@ -91,8 +105,7 @@ def predict_by_chromosome(coverage: pd.DataFrame, plain: pd.DataFrame, log_lambd
     _emit_warnings(caught)
     out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     if "sample_id" in out.columns and len(parts) > 1:  # each sample's rows together
-        first = pd.unique(coverage["sample_id"])
-        rank = pd.Series(np.arange(len(first)), index=first)
+        rank = pd.Series(np.arange(len(samples)), index=list(samples))
         out = out.iloc[np.argsort(rank.loc[out["sample_id"]].to_numpy(), kind="stable")
                        ].reset_index(drop=True)
     out.attrs = {**parts[0].attrs, **({"parts_reused": reused, "windows": windows}

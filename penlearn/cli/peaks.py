@@ -34,22 +34,31 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import os
 import re
 import urllib.parse
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 
-from penlearn._version import package_version
 from penlearn.atomic_files import check_output, derived_path, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, plural, probability
-from penlearn.cli._controls import add_control_arguments, apply_controls, drop_control_peaks
-from penlearn.cli._peaks_stream import predict_by_chromosome, sample_tables
+from penlearn.cli._controls import (
+    Controlled,
+    add_control_arguments,
+    apply_controls,
+    drop_control_peaks,
+)
+from penlearn.cli._peaks_parts import _coverage_paths, _open_parts, parts_folder
+from penlearn.cli._peaks_samples import (
+    chromosome_table,
+    sample_table,
+    spill_samples,
+    streamable,
+)
+from penlearn.cli._peaks_stream import predict_by_chromosome, predict_chunks, sample_tables
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -57,7 +66,7 @@ from penlearn.peaks.formats.chrom_sizes import (
     coverage_chrom_sizes,
     read_chrom_sizes,
 )
-from penlearn.peaks.formats.coverage import coverage_files, read_coverage
+from penlearn.peaks.formats.coverage import coverage_items, read_coverage
 from penlearn.peaks.formats.narrowpeak import (
     narrowpeak_table,
     write_broadpeak,
@@ -70,7 +79,7 @@ from penlearn.peaks.peakseg.broad_control import above_control
 from penlearn.peaks.peakseg.calls import peak_calls
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 from penlearn.peaks.peakseg.features import coverage_features
-from penlearn.peaks.peakseg.parts import check_parts_folder, run_parts_folder
+from penlearn.peaks.peakseg.parts import check_parts_folder
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.peaks.peakseg.solver import check_tmpdir
 from penlearn.peaks.pretrained import ZeroLabelModel, mark_offset
@@ -277,12 +286,6 @@ def _means_path(out: Path, fmt: str) -> Path:
     return derived_path(out.with_name(name), MEANS_SUFFIX[fmt])
 
 
-def _coverage_paths(args) -> list:
-    """The COVERAGE arguments as a list (one path or several, one sample each)."""
-    return list(args.coverage) if isinstance(args.coverage, (list, tuple)) \
-        else [args.coverage]
-
-
 def out_is_folder(text: str) -> bool:
     """Whether ``--out`` names a folder before any input is read: it ends in ``/`` or is
     an existing folder (else a folder only when there are several samples).
@@ -376,47 +379,6 @@ def output_chrom_sizes(args, given: dict | None, tables: dict, files: str | None
     return sizes
 
 
-def parts_folder(out: Path) -> Path:
-    """Where ``penlearn peaks --out OUT`` saves its finished windows: ``OUT.penlearn-parts``.
-
-    Examples
-    --------
-    >>> parts_folder(Path("results/peaks")).as_posix()
-    'results/peaks.penlearn-parts'
-    """
-    return derived_path(out, ".penlearn-parts")  # within NAME_MAX for any valid OUT
-
-
-def _manifest(args) -> dict:
-    """What the run was made from: the coverage files (size and mtime: a record, the
-    parts' own keys are content digests), the model (BLAKE2 of its bytes) or penalty."""
-    files = [f for c in _coverage_paths(args) + [
-        c.split("=", 1)[-1] for c in getattr(args, "control", None) or []] for f in (
-        coverage_files(Path(c)) if Path(c).is_dir() else [(None, Path(c))])]
-    inputs = {"coverage": [{"path": str(p), "bytes": p.stat().st_size,
-                            "mtime_ns": p.stat().st_mtime_ns} for _, p in files],
-              "model": None if args.model is None else {
-                  "path": str(args.model),
-                  "blake2b": hashlib.blake2b(Path(args.model).read_bytes()).hexdigest()},
-              "penalty": args.penalty, "log_penalty": getattr(args, "log_penalty", None)}
-    return {"penlearn": package_version(), "inputs": inputs}
-
-
-@contextlib.contextmanager
-def _open_parts(args, out: Path, report: _Reporter) -> Iterator[Path]:
-    """The parts folder of this run (:func:`run_parts_folder`: never through a symlink,
-    removed once the outputs are written, left after a failure only where it holds parts
-    to resume from), its manifest (re)written; an earlier run's manifest with other
-    inputs is reported (its parts stay valid where the window's coverage and log λ are
-    unchanged)."""
-    parts = parts_folder(out)
-    with run_parts_folder(parts, _manifest(args), fresh=args.no_resume) as changed:
-        if changed:
-            report(f"{parts}: an interrupted run of other inputs, model or penalty; only "
-                   "its windows of unchanged coverage and log λ are reused")
-        yield parts
-
-
 def cmd_peaks(args) -> int:
     """coverage -> (log λ per window) -> PeakSeg peaks -> BED (+ segment means)."""
     if not str(args.out).strip():
@@ -437,23 +399,39 @@ def cmd_peaks(args) -> int:
                        fresh=args.no_resume)
     given = None if args.chrom_sizes is None else read_chrom_sizes(args.chrom_sizes)
     report = _Reporter(args.quiet)
-    coverage = read_coverage(paths[0] if len(paths) == 1 else paths,
-                             progress=not args.quiet)
+    items = coverage_items(paths[0] if len(paths) == 1 else paths)
     sizes = given if args.means != "bigWig" else output_chrom_sizes(
-        args, given, {"coverage": coverage}, "the bigWig files")
-    if sizes is not None:
-        check_chrom_sizes(sizes, coverage, "coverage")
+        args, given, {}, "the bigWig files")
     # the chromosome lengths known: whole short chromosomes are no short-window cut
     known = given if given is not None else coverage_chrom_sizes(
         paths[0] if len(paths) == 1 else paths)
-    named = args.control or args.control_sheet or "control" in coverage.columns
-    controlled = apply_controls(
-        coverage, args, report,
-        lambda c: control_segments(args, c, report, tmpdir, chrom_sizes=known),
-        given if given is not None or not named else known)
+    # several one-sample files: read one at a time, then a chromosome of all at once
+    with spill_samples(items, tmpdir, sizes) if streamable(args, items) else \
+            contextlib.nullcontext() as spilled:
+        return _peaks_of(args, out, folder, spilled, (given, sizes, known), report, tmpdir)
+
+
+def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _Reporter,
+              tmpdir) -> int:
+    """:func:`cmd_peaks` from reading its coverage on: the whole table, or (``spilled``)
+    the samples' rows by chromosome (:mod:`._peaks_samples`); ``lengths``: the
+    chromosome lengths given, of the outputs and known."""
+    given, sizes, known = lengths
+    paths = _coverage_paths(args)
+    coverage = None if spilled is not None else read_coverage(
+        paths[0] if len(paths) == 1 else paths, progress=not args.quiet)
+    if sizes is not None and coverage is not None:
+        check_chrom_sizes(sizes, coverage, "coverage")
+    named = args.control or args.control_sheet or (
+        coverage is not None and "control" in coverage.columns)
+    controlled = Controlled(None, None, None, {}) if spilled is not None else \
+        apply_controls(coverage, args, report, lambda c: control_segments(
+            args, c, report, tmpdir, chrom_sizes=known),
+            given if given is not None or not named else known)
     coverage, plain, controls, pairs = controlled[:4]
     summit_of = controlled.summits or {}  # narrowPeak summits of treatment - scaled control
-    samples = list(pd.unique(coverage["sample_id"])) if "sample_id" in coverage else [None]
+    samples = list(spilled.samples) if spilled is not None else list(pd.unique(
+        coverage["sample_id"])) if "sample_id" in coverage else [None]
     several = len(samples) > 1 or folder
     means = _means_path(out, args.means) if args.means and not several else None
     summits = summits_path(out) if args.format == "narrowPeak" and not several else None
@@ -476,7 +454,10 @@ def cmd_peaks(args) -> int:
             else:
                 predict = functools.partial(predict_peaks, segments=True)
             # one chromosome at a time: its windows' features and solves
-            segs = predict_by_chromosome(coverage, plain, log_lambda_of, predict, **solve)
+            segs = predict_chunks(map(_pair, map(functools.partial(
+                chromosome_table, spilled), spilled.order())), log_lambda_of, predict,
+                samples, **solve) if spilled is not None else predict_by_chromosome(
+                coverage, plain, log_lambda_of, predict, **solve)
         if pairs and args.control_rule == "filter":
             segs, dropped = drop_control_peaks(segs, controls, pairs)
             report(f"{dropped} peak(s) dropped: the control is up there")
@@ -490,18 +471,24 @@ def cmd_peaks(args) -> int:
             return 0
         n = 0
         one = "sample_id" not in segs.columns or len(samples) == 1
-        by_sample = {} if one else sample_tables(coverage, samples)  # (no copies)
+        by_sample = {} if one or spilled is not None else sample_tables(coverage, samples)
         with staged_dir(out, replace=args.force) as tmp:
-            for s in samples:
+            for k, s in enumerate(samples):  # (one sample's rows at once)
                 stem = names["sample" if s is None else str(s)]
                 part = segs if one else segs[segs["sample_id"] == s]
-                cov = coverage if one else by_sample.pop(s)
+                cov = sample_table(spilled, k) if spilled is not None else \
+                    coverage if one else by_sample.pop(s)
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
                                    m, sizes, cov, summit_of.get("" if s is None else str(s)))
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0
+
+
+def _pair(table: pd.DataFrame) -> tuple:
+    """(coverage rows, the samples' own rows) of a chromosome without controls."""
+    return table, table
 
 
 def register(add) -> None:

@@ -4,6 +4,7 @@ library's functions)."""
 
 from __future__ import annotations
 
+import functools
 import shlex
 
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 
 from penlearn.cli._common import _Reporter
+from penlearn.cli._peaks_stream import predict_by_chromosome, sample_tables
 from penlearn.cli.main import build_parser, main
 from penlearn.cli.peaks import _log_lambda, _write_sample, broad_finer
 from penlearn.peaks.formats.coverage import read_coverage
@@ -78,6 +80,41 @@ def test_streamed_peaks_equal_the_whole_table(folder, tmp_path, extra, capsys):
         assert len(short) == 1 and "2 more chromosome(s)" in short[0]
     chroms = [ln.split("\t")[0] for ln in new.splitlines() if not ln.startswith("track")]
     assert len(chroms) >= 6 and list(dict.fromkeys(chroms)) == ["chr2", "chr1", "chrX"]
+
+
+def _whole_folder(argv: list[str], paths: list, out) -> None:
+    """The peak files of several coverage files from their whole table at once: the
+    pipeline before reading by chromosome (``read_coverage`` of all, then
+    ``predict_by_chromosome`` and each sample's rows of the table)."""
+    args = build_parser().parse_args(argv)
+    cov = read_coverage(paths)
+    report = _Reporter(True)
+    segs = predict_by_chromosome(cov, cov, lambda rows, first: _log_lambda(
+        args, rows, report), functools.partial(predict_peaks, segments=True))
+    out.mkdir()
+    for s, rows in sample_tables(cov, list(pd.unique(cov["sample_id"]))).items():
+        suffix = ".narrowPeak" if args.format == "narrowPeak" else ".bed"
+        _write_sample(segs[segs["sample_id"] == s], s, out / f"{s}{suffix}", args, None,
+                      None, rows)
+
+
+@pytest.mark.parametrize("extra", ["--penalty 3000", "", "--format narrowPeak"])
+def test_samples_read_by_chromosome_equal_the_whole_table(folder, tmp_path, extra):
+    """Two samples, read one chromosome of both at a time (``cli/_peaks_samples.py``):
+    each file that of the two samples' whole table (chrX only in b, chr1 first in b)."""
+    _coverage(7, {"chr1": 150_000, "chr2": 90_000, "chrX": 60_000}).query(
+        "chrom != 'chr2'").to_csv(tmp_path / "c.bedGraph", sep="\t", header=False,
+                                  index=False)
+    paths = [folder / "a.bedGraph", tmp_path / "c.bedGraph", folder / "b.bedGraph"]
+    argv = shlex.split(f"peaks {' '.join(map(str, paths))} --out {tmp_path / 'new'} {extra}")
+    assert main([*argv, "--quiet"]) == 0
+    _whole_folder(argv, paths, tmp_path / "old")
+    files = sorted(f.name for f in (tmp_path / "old").iterdir())
+    assert files == sorted(f.name for f in (tmp_path / "new").iterdir()) and len(files) >= 3
+    for name in files:
+        new = (tmp_path / "new" / name).read_text()
+        assert new == (tmp_path / "old" / name).read_text()
+    assert sum(len(ln) > 0 for ln in new.splitlines()) >= 6
 
 
 def test_streamed_samples_folder_equals_each_sample_alone(folder, tmp_path):

@@ -53,7 +53,8 @@ from penlearn.peaks.formats._text_parse import (
 from penlearn.peaks.formats.bam import is_bam, read_bam
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
-           "read_bedgraph", "read_bigwig", "read_coverage"]
+           "coverage_items", "is_table_file", "read_bedgraph", "read_bigwig", "read_coverage",
+           "read_coverage_file"]
 
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)
@@ -419,6 +420,59 @@ def _path(p, what: str = "paths_or_dir") -> Path:
     return Path(p)
 
 
+def coverage_items(paths_or_dir) -> list[tuple[str | None, Path]]:
+    """(sample id or None, file) of every file :func:`read_coverage` reads of
+    ``paths_or_dir`` (its arguments' kinds), in its order; the same file twice and an
+    empty path refused.
+
+    Examples
+    --------
+    >>> [(sid, p.name) for sid, p in coverage_items({"s": "a.bedGraph"})]
+    [('s', 'a.bedGraph')]
+    """
+    if isinstance(paths_or_dir, Mapping):
+        items = [(str(k), _path(v)) for k, v in paths_or_dir.items()]
+    elif isinstance(paths_or_dir, (str, os.PathLike)):
+        path = _path(paths_or_dir)
+        items = coverage_files(path) if path.is_dir() else [(None, path)]
+    else:
+        try:
+            paths = list(paths_or_dir)
+        except TypeError as exc:
+            raise TypeError(
+                "paths_or_dir must be a path, a folder, a list of paths or a mapping "
+                f"sample_id -> path, got {type(paths_or_dir).__name__}"
+            ) from exc
+        items = [(None, _path(p)) for p in paths]
+    if not items:
+        raise ValueError("paths_or_dir holds no files")
+    seen: dict[str, Path] = {}
+    for _, p in items:
+        key = os.path.realpath(p)
+        if key in seen:
+            raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
+        seen[key] = p
+    return items
+
+
+def read_coverage_file(path: Path, sample_id: str | None = None,
+                       contiguous: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """One file of :func:`coverage_items` as :func:`read_coverage` reads it, and its
+    sample ids in order; a file without rows refused."""
+    table, samples = _read_one(path, sample_id, contiguous)
+    if not len(table):  # a sample would vanish, or a command blame another input
+        raise ValueError(f"coverage {path} has no rows (a header only, or no reads / "
+                         "intervals): give each sample's coverage")
+    return table, samples
+
+
+def is_table_file(path: Path) -> bool:
+    """Whether a coverage file is a CSV / TSV table with a header (else one sample's
+    bedGraph, bigWig or BAM)."""
+    return not (is_bam(path) or is_bigwig(path)) and header_fields(
+        first_line(path)) is not None
+
+
 def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = False
                   ) -> pd.DataFrame:
     """Read the coverage of many samples into one long table.
@@ -468,28 +522,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
     >>> read_coverage(d)[["sample_id", "count"]].values.tolist()
     [['0001', 2]]
     """
-    if isinstance(paths_or_dir, Mapping):
-        items = [(str(k), _path(v)) for k, v in paths_or_dir.items()]
-    elif isinstance(paths_or_dir, (str, os.PathLike)):
-        path = _path(paths_or_dir)
-        items = coverage_files(path) if path.is_dir() else [(None, path)]
-    else:
-        try:
-            paths = list(paths_or_dir)
-        except TypeError as exc:
-            raise TypeError(
-                "paths_or_dir must be a path, a folder, a list of paths or a mapping "
-                f"sample_id -> path, got {type(paths_or_dir).__name__}"
-            ) from exc
-        items = [(None, _path(p)) for p in paths]
-    if not items:
-        raise ValueError("paths_or_dir holds no files")
-    seen: dict[str, Path] = {}
-    for _, p in items:
-        key = os.path.realpath(p)
-        if key in seen:
-            raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
-        seen[key] = p
+    items = coverage_items(paths_or_dir)
     from penlearn._progress import tqdm
 
     if progress and not all(is_bigwig(p) for _, p in items):  # one file too: no silence
@@ -498,10 +531,7 @@ def read_coverage(paths_or_dir, *, contiguous: bool = False, progress: bool = Fa
     with tqdm(total=sum(os.path.getsize(p) for _, p in items), unit="B", unit_scale=True,
               desc="coverage", disable=not progress or len(items) < 2) as bar:
         for sid, p in items:
-            table, samples = _read_one(p, sid, contiguous)
-            if not len(table):  # a sample would vanish, or a command blame another input
-                raise ValueError(f"coverage {p} has no rows (a header only, or no reads / "
-                                 "intervals): give each sample's coverage")
+            table, samples = read_coverage_file(p, sid, contiguous)
             tables.append(table)
             ids.append(samples)
             bar.update(os.path.getsize(p))

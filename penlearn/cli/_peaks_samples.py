@@ -1,0 +1,129 @@
+"""``penlearn peaks`` of several one-sample files (bedGraph, bigWig, BAM) one chromosome
+of every sample at a time: each file is read in turn, cut by chromosome into arrays in a
+temporary folder and dropped (:func:`spill_samples`), then each chromosome's rows of
+every sample are read back, solved and dropped (:func:`~penlearn.cli._peaks_stream.
+predict_chunks`), and each sample's file is written from its own rows read back. The
+memory is one sample's table, not every sample's; the files are those of the whole
+table at once (``tests/cli/test_peaks_stream.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from penlearn.cli._phases import _return_freed_memory
+from penlearn.peaks.formats._text_files import string_column
+from penlearn.peaks.formats.chrom_sizes import check_chrom_sizes
+from penlearn.peaks.formats.coverage import (
+    COVERAGE_COLUMNS,
+    is_table_file,
+    read_coverage_file,
+)
+
+__all__ = ["Spilled", "sample_table", "chromosome_table", "spill_samples", "streamable"]
+
+_NUMBERS = ("chromStart", "chromEnd", "count")
+
+
+@dataclass
+class Spilled:
+    """Where :func:`spill_samples` put the samples' rows: ``folder/<k>-<j>.npz`` the
+    rows of sample ``samples[k]``'s ``chroms[k][j]``."""
+
+    folder: Path
+    samples: list = field(default_factory=list)
+    chroms: list = field(default_factory=list)
+
+    def order(self) -> list:
+        """Every chromosome once, in the order of the samples' first rows of it (that
+        of the samples' concatenated table)."""
+        return list(dict.fromkeys(c for cs in self.chroms for c in cs))
+
+
+def streamable(args, items: list) -> bool:
+    """Whether ``penlearn peaks`` takes the inputs ``items`` (:func:`~penlearn.peaks.
+    formats.coverage.coverage_items`) one chromosome at a time: two or more files, each
+    one sample's bedGraph / bigWig / BAM (no CSV table), and no controls."""
+    return (len(items) > 1 and not getattr(args, "control", None)
+            and not getattr(args, "control_sheet", None)
+            and all(p.is_file() and not is_table_file(p) for _, p in items))
+
+
+@contextlib.contextmanager
+def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
+                  ) -> Iterator[Spilled]:
+    """The files ``items`` read one at a time (as :func:`~penlearn.peaks.formats.
+    coverage.read_coverage` reads them, with its checks), each cut by chromosome into
+    a temporary folder (in ``tmpdir``) removed at the end; ``sizes``: the chromosome
+    lengths each sample is checked against."""
+    with tempfile.TemporaryDirectory(prefix="penlearn-peaks-", dir=tmpdir) as folder:
+        spilled, first = Spilled(Path(folder)), {}
+        for k, (sid, path) in enumerate(items):
+            table, ids = read_coverage_file(path, sid)
+            if list(table.columns) != list(COVERAGE_COLUMNS) or len(ids) != 1:
+                raise ValueError(f"{path}: not one sample's coverage")
+            s = ids[0]
+            if s in first:
+                raise ValueError(f"sample id {s!r} is in both {first[s]} and {path}")
+            first[s] = path
+            if sizes is not None:
+                check_chrom_sizes(sizes, table, "coverage")
+            codes, names = pd.factorize(table["chrom"], sort=False)  # grouped (checked)
+            cuts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, len(codes)]
+            columns = [table[c].to_numpy() for c in _NUMBERS]
+            del table, codes
+            for j in range(len(names)):
+                a, b = cuts[j], cuts[j + 1]
+                np.savez(spilled.folder / f"{k}-{j}.npz",
+                         **{c: v[a:b] for c, v in zip(_NUMBERS, columns)})
+            del columns
+            spilled.samples.append(s)
+            spilled.chroms.append([str(c) for c in names])
+            _return_freed_memory(trim=True)
+        yield spilled
+
+
+def _table(spilled: Spilled, parts: list) -> pd.DataFrame:
+    """The coverage table of ``parts`` ((sample k, chromosome j) pairs), in their order."""
+    arrays = []
+    for k, j in parts:
+        with np.load(spilled.folder / f"{k}-{j}.npz") as got:
+            arrays.append([got[c] for c in _NUMBERS])
+    lengths = np.array([len(a[0]) for a in arrays], dtype=np.int64)
+    columns = {
+        "sample_id": string_column([spilled.samples[k] for k, _ in parts], lengths),
+        "chrom": string_column([spilled.chroms[k][j] for k, j in parts], lengths)}
+    for i, c in enumerate(_NUMBERS):
+        columns[c] = np.concatenate([a[i] for a in arrays]) if len(arrays) > 1 \
+            else arrays[0][i]
+    return pd.DataFrame(columns, copy=False)
+
+
+def chromosome_table(spilled: Spilled, chrom: str) -> pd.DataFrame:
+    """Every sample's rows of ``chrom`` (the samples in their order), as the rows of
+    ``chrom`` of their concatenated table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for s in ("a", "b"):
+    ...     _ = (d / f"{s}.bedGraph").write_text("chr1\\t0\\t5\\t2\\nchr2\\t0\\t5\\t1\\n")
+    >>> with spill_samples([(None, d / "a.bedGraph"), (None, d / "b.bedGraph")]) as sp:
+    ...     chromosome_table(sp, "chr2")[["sample_id", "count"]].values.tolist()
+    [['a', 1], ['b', 1]]
+    """
+    return _table(spilled, [(k, cs.index(chrom)) for k, cs in enumerate(spilled.chroms)
+                            if chrom in cs])
+
+
+def sample_table(spilled: Spilled, k: int) -> pd.DataFrame:
+    """Sample ``samples[k]``'s rows, as its file's table."""
+    return _table(spilled, [(k, j) for j in range(len(spilled.chroms[k]))])
