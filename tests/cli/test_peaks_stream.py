@@ -126,3 +126,15 @@ def test_streamed_samples_folder_equals_each_sample_alone(folder, tmp_path):
                 "3000"], folder / f"{name}.bedGraph", tmp_path / f"{name}.bed")
         old = (tmp_path / f"{name}.bed").read_text()
         assert (tmp_path / "both" / f"{name}.bed").read_text() == old
+
+
+def test_samples_read_by_chromosome_refuse_one_id_twice(tmp_path, capsys):
+    """Two files of one sample id (one name in two folders): refused, naming both, as
+    the whole table's reader does."""
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.bedGraph").write_text("chr1\t0\t10\t1\n")
+    assert main(["peaks", str(tmp_path / "a" / "x.bedGraph"), str(tmp_path / "b" /
+                 "x.bedGraph"), "--out", str(tmp_path / "o"), "--penalty", "10"]) == 1
+    assert "sample id 'x' is in both" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
