@@ -35,11 +35,13 @@ _NUMBERS = ("chromStart", "chromEnd", "count")
 @dataclass
 class Spilled:
     """Where :func:`spill_samples` put the samples' rows: ``folder/<k>-<j>.npz`` the
-    rows of sample ``samples[k]``'s ``chroms[k][j]``."""
+    rows (``rows[k][j]`` of them) of sample ``samples[k]``'s ``chroms[k][j]``."""
 
     folder: Path
     samples: list = field(default_factory=list)
     chroms: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    dtypes: list = field(default_factory=list)
 
     def order(self) -> list:
         """Every chromosome once, in the order of the samples' first rows of it (that
@@ -83,26 +85,30 @@ def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
                 a, b = cuts[j], cuts[j + 1]
                 np.savez(spilled.folder / f"{k}-{j}.npz",
                          **{c: v[a:b] for c, v in zip(_NUMBERS, columns)})
-            del columns
             spilled.samples.append(s)
             spilled.chroms.append([str(c) for c in names])
+            spilled.rows.append(np.diff(cuts).tolist())
+            spilled.dtypes.append([v.dtype for v in columns])
+            del columns
             _return_freed_memory(trim=True)
         yield spilled
 
 
 def _table(spilled: Spilled, parts: list) -> pd.DataFrame:
     """The coverage table of ``parts`` ((sample k, chromosome j) pairs), in their order."""
-    arrays = []
-    for k, j in parts:
-        with np.load(spilled.folder / f"{k}-{j}.npz") as got:
-            arrays.append([got[c] for c in _NUMBERS])
-    lengths = np.array([len(a[0]) for a in arrays], dtype=np.int64)
+    lengths = np.array([spilled.rows[k][j] for k, j in parts], dtype=np.int64)
+    bounds = np.r_[0, np.cumsum(lengths)]
     columns = {
         "sample_id": string_column([spilled.samples[k] for k, _ in parts], lengths),
         "chrom": string_column([spilled.chroms[k][j] for k, j in parts], lengths)}
-    for i, c in enumerate(_NUMBERS):
-        columns[c] = np.concatenate([a[i] for a in arrays]) if len(arrays) > 1 \
-            else arrays[0][i]
+    numbers = {c: np.empty(bounds[-1], np.result_type(*(spilled.dtypes[k][n] for k, _ in
+                                                         parts)))
+               for n, c in enumerate(_NUMBERS)}  # as pd.concat's; each part in its place
+    for i, (k, j) in enumerate(parts):
+        with np.load(spilled.folder / f"{k}-{j}.npz") as got:
+            for c in _NUMBERS:
+                numbers[c][bounds[i]:bounds[i + 1]] = got[c]
+    columns.update(numbers)
     return pd.DataFrame(columns, copy=False)
 
 

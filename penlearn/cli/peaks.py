@@ -481,6 +481,7 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
                                    m, sizes, cov, summit_of.get("" if s is None else str(s)))
+                del part, cov  # before the next sample's rows are read back
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0
