@@ -214,3 +214,28 @@ def one_line_exit(capsys, code, *needles) -> str:
     for n in needles:
         assert n in lines[0], lines[0]
     return lines[0]
+
+
+def quiet(fn, *args, **kw):
+    """``fn(*args, **kw)`` with its warnings ignored."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kw)
+
+
+def peaks_coverage(seed: int = 0, lowest: float = 5.0):
+    """1 Mb of 50 bp rows: Poisson background 4 and 40 peaks of 600 bp, heights
+    ``lowest``-60 (geometric)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    starts = np.arange(0, 1_000_000, 50)
+    mu = np.full(len(starts), 4.0)
+    for k, h in enumerate(np.geomspace(lowest, 60, 40)):
+        at = (starts >= 12_500 + 25_000 * k) & (starts < 13_100 + 25_000 * k)
+        mu[at] += h
+    return pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 50,
+                         "count": rng.poisson(mu)})

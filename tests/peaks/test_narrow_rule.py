@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import peaks_coverage, quiet
 
 import penlearn as pl
 from penlearn.cli import main
@@ -21,22 +21,11 @@ from penlearn.peaks.pretrained import DEFAULT_MODEL_PATH, ZeroLabelModel, load_p
 SHIPPED_SHIFT = -2.5
 
 
-def _quiet(fn, *args, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*args, **kw)
+_quiet = quiet
 
 
-def _coverage(seed: int = 0) -> pd.DataFrame:
-    """1 Mb of 50 bp rows: Poisson background 4 and 40 peaks of 600 bp, heights 5-60."""
-    rng = np.random.default_rng(seed)
-    starts = np.arange(0, 1_000_000, 50)
-    mu = np.full(len(starts), 4.0)
-    for k, h in enumerate(np.geomspace(5, 60, 40)):
-        at = (starts >= 12_500 + 25_000 * k) & (starts < 13_100 + 25_000 * k)
-        mu[at] += h
-    return pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 50,
-                         "count": rng.poisson(mu)})
+def _coverage(seed: int = 0):
+    return peaks_coverage(seed, lowest=5.0)
 
 
 def _narrowpeak(path) -> pd.DataFrame:
