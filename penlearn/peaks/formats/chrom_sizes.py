@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from penlearn._checks import check_regular_file
 from penlearn.atomic_files import write_bytes_atomic
 from penlearn.peaks.formats._bigwig import _open as _open_bigwig
 from penlearn.peaks.formats._bigwig import is_bigwig
@@ -71,6 +72,7 @@ def write_chrom_sizes(sizes: dict[str, int], path: str | os.PathLike) -> None:
 
 
 def _file_sizes(path: Path) -> dict[str, int] | None:
+    check_regular_file(path)  # a pipe: its format would be told by opening it, then hang
     if is_bam(path):
         return bam_chrom_sizes(path)
     if is_bigwig(path):

@@ -422,8 +422,8 @@ def _path(p, what: str = "paths_or_dir") -> Path:
 
 def coverage_items(paths_or_dir) -> list[tuple[str | None, Path]]:
     """(sample id or None, file) of every file :func:`read_coverage` reads of
-    ``paths_or_dir`` (its arguments' kinds), in its order; the same file twice and an
-    empty path refused.
+    ``paths_or_dir`` (its arguments' kinds), in its order; the same file twice, an
+    empty path and a pipe or device refused.
 
     Examples
     --------
@@ -448,6 +448,7 @@ def coverage_items(paths_or_dir) -> list[tuple[str | None, Path]]:
         raise ValueError("paths_or_dir holds no files")
     seen: dict[str, Path] = {}
     for _, p in items:
+        check_regular_file(p)  # before any reader opens it (a pipe would wait)
         key = os.path.realpath(p)
         if key in seen:
             raise ValueError(f"the same file is given twice: {seen[key]} and {p}")
