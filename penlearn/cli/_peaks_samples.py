@@ -2,9 +2,11 @@
 of every sample at a time: each file is read in turn, cut by chromosome into arrays in a
 temporary folder and dropped (:func:`spill_samples`), then each chromosome's rows of
 every sample are read back, solved and dropped (:func:`~penlearn.cli._peaks_stream.
-predict_chunks`), and each sample's file is written from its own rows read back. The
-memory is one sample's table, not every sample's; the files are those of the whole
-table at once (``tests/cli/test_peaks_stream.py``).
+predict_chunks`), and each sample's file is written from its own rows read back a
+chromosome at a time (:func:`sample_chromosomes`). The memory is one chromosome's rows,
+not every sample's table; the files are those of the whole table at once
+(``tests/cli/test_peaks_stream.py``). ``penlearn joint`` reads its windows' rows from the
+same folder (:meth:`Spilled.chromosome`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from penlearn.cli._peaks_stream import chromosome_rows
 from penlearn.cli._phases import _return_freed_memory
 from penlearn.peaks.formats._text_files import string_column
 from penlearn.peaks.formats.chrom_sizes import check_chrom_sizes
@@ -26,8 +29,10 @@ from penlearn.peaks.formats.coverage import (
     is_table_file,
     read_coverage_file,
 )
+from penlearn.peaks.formats.peak_columns import level_sums
 
-__all__ = ["Spilled", "sample_table", "chromosome_table", "spill_samples", "streamable"]
+__all__ = ["Spilled", "chromosome_table", "sample_chromosomes", "spill_samples",
+           "streamable"]
 
 _NUMBERS = ("chromStart", "chromEnd", "count")
 
@@ -42,11 +47,37 @@ class Spilled:
     chroms: list = field(default_factory=list)
     rows: list = field(default_factory=list)
     dtypes: list = field(default_factory=list)
+    levels: list = field(default_factory=list)  # level_sums of each (k, j)
+    spans: list = field(default_factory=list)  # first start, last end of each (k, j)
 
     def order(self) -> list:
         """Every chromosome once, in the order of the samples' first rows of it (that
         of the samples' concatenated table)."""
         return list(dict.fromkeys(c for cs in self.chroms for c in cs))
+
+    def level(self, k: int) -> tuple[float, float, float]:
+        """Sample ``samples[k]``'s ``(total, bases, fragment length)`` over its genome:
+        its chromosomes' :func:`~penlearn.peaks.formats.peak_columns.level_sums` in its
+        rows' order (the level :func:`~penlearn.peaks.formats.peak_columns.peak_columns`
+        gives its whole table)."""
+        total = bases = rises = 0.0
+        for t, b, r in self.levels[k]:
+            total, bases, rises = total + t, bases + b, rises + r
+        return total, bases, (total / rises if rises > 0 else 1.0)
+
+    def chromosome(self, chrom: str) -> pd.DataFrame:
+        """:func:`chromosome_table` (the source :func:`~penlearn.peaks.joint.pipeline.
+        joint_peaks` reads a chromosome at a time)."""
+        return chromosome_table(self, chrom)
+
+    def spans_table(self) -> pd.DataFrame:
+        """``sample_id, chrom, first, last``: the first and last covered base of each
+        (sample, chromosome), as :func:`~penlearn.peaks.joint.windows.coverage_spans`
+        of the samples' concatenated table."""
+        rows = [(s, c, a, b) for s, cs, sp in zip(self.samples, self.chroms, self.spans)
+                for c, (a, b) in zip(cs, sp)]
+        return pd.DataFrame(rows, columns=["sample_id", "chrom", "first", "last"]).astype(
+            {"first": np.int64, "last": np.int64})
 
 
 def streamable(args, items: list) -> bool:
@@ -81,17 +112,33 @@ def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
             cuts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, len(codes)]
             columns = [table[c].to_numpy() for c in _NUMBERS]
             del table, codes
+            levels, spans = [], []
             for j in range(len(names)):
                 a, b = cuts[j], cuts[j + 1]
                 np.savez(spilled.folder / f"{k}-{j}.npz",
                          **{c: v[a:b] for c, v in zip(_NUMBERS, columns)})
+                levels.append(_level(*(v[a:b] for v in columns)))
+                spans.append((int(columns[0][a:b].min()), int(columns[1][a:b].max())))
             spilled.samples.append(s)
             spilled.chroms.append([str(c) for c in names])
             spilled.rows.append(np.diff(cuts).tolist())
             spilled.dtypes.append([v.dtype for v in columns])
+            spilled.levels.append(levels)
+            spilled.spans.append(spans)
             del columns
             _return_freed_memory(trim=True)
         yield spilled
+
+
+def _level(start, end, count) -> tuple[float, float, float]:
+    """:func:`~penlearn.peaks.formats.peak_columns.level_sums` of one chromosome's rows
+    (sorted by start as the summits' tests sort them)."""
+    start, end, count = (np.asarray(start, np.int64), np.asarray(end, np.int64),
+                         np.asarray(count, float))
+    if len(start) > 1 and (start[1:] < start[:-1]).any():
+        order = np.argsort(start, kind="stable")
+        start, end, count = start[order], end[order], count[order]
+    return level_sums((start, end, count))
 
 
 def _table(spilled: Spilled, parts: list) -> pd.DataFrame:
@@ -101,9 +148,9 @@ def _table(spilled: Spilled, parts: list) -> pd.DataFrame:
     columns = {
         "sample_id": string_column([spilled.samples[k] for k, _ in parts], lengths),
         "chrom": string_column([spilled.chroms[k][j] for k, j in parts], lengths)}
-    numbers = {c: np.empty(bounds[-1], np.result_type(*(spilled.dtypes[k][n] for k, _ in
-                                                         parts)))
-               for n, c in enumerate(_NUMBERS)}  # as pd.concat's; each part in its place
+    # each column of every sample's dtype, as the concatenated table's (pd.concat's)
+    numbers = {c: np.empty(bounds[-1], np.result_type(*(d[n] for d in spilled.dtypes)))
+               for n, c in enumerate(_NUMBERS)}
     for i, (k, j) in enumerate(parts):
         with np.load(spilled.folder / f"{k}-{j}.npz") as got:
             for c in _NUMBERS:
@@ -130,6 +177,9 @@ def chromosome_table(spilled: Spilled, chrom: str) -> pd.DataFrame:
                             if chrom in cs])
 
 
-def sample_table(spilled: Spilled, k: int) -> pd.DataFrame:
-    """Sample ``samples[k]``'s rows, as its file's table."""
-    return _table(spilled, [(k, j) for j in range(len(spilled.chroms[k]))])
+def sample_chromosomes(spilled: Spilled, k: int, segs: pd.DataFrame) -> Iterator[tuple]:
+    """``(segments, coverage)`` of sample ``samples[k]``, one chromosome at a time in
+    the order of its segments ``segs`` (one sample's), each made when asked: the chunks
+    :func:`~penlearn.cli._stream_calls.calls_by_chromosome` takes."""
+    for chrom, idx in chromosome_rows(segs).items():
+        yield segs.iloc[idx], _table(spilled, [(k, spilled.chroms[k].index(chrom))])

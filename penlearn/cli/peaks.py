@@ -54,11 +54,12 @@ from penlearn.cli._controls import (
 from penlearn.cli._peaks_parts import _coverage_paths, _open_parts, parts_folder
 from penlearn.cli._peaks_samples import (
     chromosome_table,
-    sample_table,
+    sample_chromosomes,
     spill_samples,
     streamable,
 )
 from penlearn.cli._peaks_stream import predict_by_chromosome, predict_chunks, sample_tables
+from penlearn.cli._stream_calls import calls_by_chromosome
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -315,12 +316,14 @@ def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
                   sizes: dict | None = None, coverage: pd.DataFrame | None = None,
-                  control: tuple | None = None) -> int:
+                  control: tuple | None = None, chunks: tuple | None = None) -> int:
     """The peak file (BED6+1: name = sample, score 0-1000, strand, the peak's mean;
     narrowPeak; broadPeak) and the means of one sample, its columns from
     :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
     ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
-    the summits then of treatment − scaled control, as ``callpeak``'s)."""
+    the summits then of treatment − scaled control, as ``callpeak``'s; ``chunks``:
+    instead of ``coverage``, (its ``(segments, coverage)`` by chromosome, its genome's
+    level): the calls made a chromosome at a time, :func:`calls_by_chromosome`)."""
     cutoff = getattr(args, "qvalue", None)
     if cutoff is None:
         cutoff = narrow_rule(args)  # the zero-label model's narrow rule
@@ -330,8 +333,9 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
     # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
-    calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
-        TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
+    trim = TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)
+    calls = calls_by_chromosome(*chunks, cutoff, level_shifts=trim) if chunks else \
+        peak_calls(segs, coverage if with_coverage else None, level_shifts=trim, **summits)
     if getattr(args, "broad", False) and summits:  # not up in the control as much
         calls = calls[above_control(calls, coverage, control[0])].reset_index(drop=True)
     if cutoff is not None:
@@ -476,12 +480,15 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
             for k, s in enumerate(samples):  # (one sample's rows at once)
                 stem = names["sample" if s is None else str(s)]
                 part = segs if one else segs[segs["sample_id"] == s]
-                cov = sample_table(spilled, k) if spilled is not None else \
-                    coverage if one else by_sample.pop(s)
+                # (read back: each chromosome's rows when its calls are made)
+                chunks = None if spilled is None else (
+                    sample_chromosomes(spilled, k, part), spilled.level(k))
+                cov = None if spilled is not None else coverage if one else by_sample.pop(s)
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                                   m, sizes, cov, summit_of.get("" if s is None else str(s)))
-                del part, cov  # before the next sample's rows are read back
+                                   m, sizes, cov, summit_of.get("" if s is None else str(s)),
+                                   chunks)
+                del part, cov, chunks
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0

@@ -64,8 +64,9 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "peak_columns",
-           "rescore", "significant", "summit_offsets", "summit_tests", "ucsc_scores"]
+__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "level_sums",
+           "peak_columns", "rescore", "significant", "summit_offsets", "summit_tests",
+           "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
@@ -172,17 +173,33 @@ def _window_means(rows, x: np.ndarray, widths) -> list[np.ndarray]:
     return out
 
 
+def level_sums(runs) -> tuple[float, float, float]:
+    """Total coverage, bases (to the last covered base) and rises of one chromosome's
+    sorted runs ``(starts, ends, counts)`` (int64, int64, float): summed over a sample's
+    chromosomes in its rows' order, the sums :func:`peak_columns` takes its genome's
+    level from (the fragment length is total over rises), so a sample read chromosome by
+    chromosome gets the same level to the last bit.
+
+    Examples
+    --------
+    >>> level_sums((np.array([0, 10]), np.array([10, 30]), np.array([1.0, 2.0])))
+    (50.0, 30.0, 2.0)
+    """
+    starts, ends, counts = runs
+    if not len(starts):
+        return 0.0, 0.0, 0.0
+    prev = np.r_[0.0, np.where(starts[1:] == ends[:-1], counts[:-1], 0.0)]
+    return (float((counts * (ends - starts)).sum()), float(ends[-1]),
+            float(np.maximum(counts - prev, 0.0).sum()))
+
+
 def _genome_level(problems: list) -> tuple[float, float, float]:
     """Total coverage, genome bases (each chromosome to its last covered base) and
     fragment length (total over the coverage's rises) of one sample's rows."""
     total = bases = rises = 0.0
-    for starts, ends, counts in problems:
-        if not len(starts):
-            continue
-        total += float((counts * (ends - starts)).sum())
-        bases += float(ends[-1])
-        prev = np.r_[0.0, np.where(starts[1:] == ends[:-1], counts[:-1], 0.0)]
-        rises += float(np.maximum(counts - prev, 0.0).sum())
+    for runs in problems:
+        t, b, r = level_sums(runs)
+        total, bases, rises = total + t, bases + b, rises + r
     return total, bases, (total / rises if rises > 0 else 1.0)
 
 

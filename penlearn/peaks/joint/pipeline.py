@@ -44,6 +44,7 @@ from penlearn.peaks.joint.windows import (
     coverage_spans,
     joint_windows,
     window_coverage,
+    window_tables,
 )
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage
@@ -316,6 +317,9 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     column name; each sample its own group when ``groups`` is None."""
     if groups is None:
         return {s: s for s in samples}, False
+    if isinstance(groups, str) and not isinstance(coverage, pd.DataFrame):
+        raise ValueError(f"groups: the coverage column {groups!r} needs the coverage as "
+                         "one table (coverage read a chromosome at a time has none)")
     if isinstance(groups, str):
         require_columns(coverage, [groups], "coverage")
         per = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str),
@@ -341,17 +345,17 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     return {s: mapping[s] for s in samples}, True
 
 
-def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
+def _labels_of(spans: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
     """Per-sample labels, checked: text-format labels listing groups or samples are
     expanded (unlisted samples get noPeaks), unknown samples / groups, overlaps and
     labels beyond the coverage are errors. The coverage of a sample on a chromosome is
-    that of all samples (bases without rows are zeros, as in the windows)."""
+    that of all samples (bases without rows are zeros, as in the windows); ``spans``:
+    the coverage's :func:`~penlearn.peaks.joint.windows.coverage_spans`."""
     if "groups" in labels.columns and "sample_id" not in labels.columns:
         labels = expand_groups(labels, groups)
     if "sample_id" not in labels.columns:
         labels = pd.concat([labels.assign(sample_id=s) for s in groups], ignore_index=True)
     labels = labels.assign(sample_id=labels["sample_id"].astype(str))
-    spans = coverage_spans(coverage)
     extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
         chromStart=("first", "min"), chromEnd=("last", "max")).reset_index()
     every = pd.concat([extent.assign(sample_id=s) for s in groups], ignore_index=True)
@@ -426,9 +430,13 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
 
     Parameters
     ----------
-    coverage : DataFrame
+    coverage : DataFrame or source
         ``sample_id, chrom, chromStart, chromEnd, count`` of every sample (e.g.
-        :func:`penlearn.read_coverage`).
+        :func:`penlearn.read_coverage`), or a source of it a chromosome at a time: an
+        object with ``samples`` (the ids in order), ``spans_table()`` (its
+        :func:`~penlearn.peaks.joint.windows.coverage_spans`) and ``chromosome(chrom)``
+        (every sample's rows there), as ``penlearn joint`` reads a folder of files in a
+        chromosome's memory; the result is the same.
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
         peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
@@ -516,13 +524,17 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         raise ValueError("give at most one of penalty / log_penalty and model")
     if by not in ("sample", "group"):
         raise ValueError(f"by must be 'sample' or 'group', got {by!r}")
-    require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
-                    "coverage")
+    whole = isinstance(coverage, pd.DataFrame)  # else read a chromosome at a time
+    if whole:
+        require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd",
+                                   "count"], "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
     # sample ids are strings throughout: 1 and "1" are one sample, not two
-    coverage = text_ids(coverage, "coverage")
+    coverage = text_ids(coverage, "coverage") if whole else coverage
     peaks = text_ids(peaks, "peaks")
-    samples = list(pd.unique(coverage["sample_id"]))
+    samples = list(pd.unique(coverage["sample_id"])) if whole else [
+        str(s) for s in coverage.samples]
+    spans = coverage_spans(coverage) if whole else coverage.spans_table()
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:
         raise ValueError(f"peaks of sample {unknown[0]!r}, which the coverage does not have "
@@ -530,10 +542,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     group_of, has_groups = _groups_of(coverage, samples, groups)
     if by == "group" and not has_groups:
         raise ValueError("by='group' needs groups")
-    lab = None if labels is None else _labels_of(coverage, labels, group_of)
-    windows = joint_windows(peaks, coverage, widen=widen)
-    tables = list(window_coverage(coverage, windows, groups=group_of if has_groups else None,
-                                  gaps=gaps))
+    lab = None if labels is None else _labels_of(spans, labels, group_of)
+    windows = joint_windows(peaks, widen=widen, spans=spans)
+    tables = window_tables(coverage, windows, samples, gaps=gaps,
+                            groups=group_of if has_groups else None)
     if progress and len(windows):
         warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
     paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
