@@ -24,17 +24,15 @@ from penlearn.cli._peaks_stream import chromosome_rows
 from penlearn.cli._phases import _return_freed_memory
 from penlearn.peaks.formats._text_files import string_column
 from penlearn.peaks.formats.chrom_sizes import check_chrom_sizes
-from penlearn.peaks.formats.coverage import (
-    COVERAGE_COLUMNS,
-    is_table_file,
-    read_coverage_file,
+from penlearn.peaks.formats.coverage import is_table_file
+from penlearn.peaks.formats.coverage_chromosomes import (
+    CHROMOSOME_COLUMNS,
+    coverage_file_chromosomes,
 )
 from penlearn.peaks.formats.peak_columns import level_sums
 
 __all__ = ["Spilled", "chromosome_table", "sample_chromosomes", "spill_samples",
            "streamable"]
-
-_NUMBERS = ("chromStart", "chromEnd", "count")
 
 
 @dataclass
@@ -94,38 +92,36 @@ def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
                   ) -> Iterator[Spilled]:
     """The files ``items`` read one at a time (as :func:`~penlearn.peaks.formats.
     coverage.read_coverage` reads them, with its checks), each cut by chromosome into
-    a temporary folder (in ``tmpdir``) removed at the end; ``sizes``: the chromosome
-    lengths each sample is checked against."""
+    a temporary folder (in ``tmpdir``) removed at the end: a bedGraph read a chromosome
+    at a time (:func:`~penlearn.peaks.formats.coverage_chromosomes.
+    coverage_file_chromosomes`); ``sizes``: the chromosome lengths each sample is
+    checked against."""
     with tempfile.TemporaryDirectory(prefix="penlearn-peaks-", dir=tmpdir) as folder:
         spilled, first = Spilled(Path(folder)), {}
         for k, (sid, path) in enumerate(items):
-            table, ids = read_coverage_file(path, sid)
-            if list(table.columns) != list(COVERAGE_COLUMNS) or len(ids) != 1:
-                raise ValueError(f"{path}: not one sample's coverage")
-            s = ids[0]
+            s, chroms = coverage_file_chromosomes(path, sid)  # (a bedGraph: not read yet)
             if s in first:
                 raise ValueError(f"sample id {s!r} is in both {first[s]} and {path}")
             first[s] = path
-            if sizes is not None:
-                check_chrom_sizes(sizes, table, "coverage")
-            codes, names = pd.factorize(table["chrom"], sort=False)  # grouped (checked)
-            cuts = np.r_[0, np.flatnonzero(np.diff(codes)) + 1, len(codes)]
-            columns = [table[c].to_numpy() for c in _NUMBERS]
-            del table, codes
-            levels, spans = [], []
-            for j in range(len(names)):
-                a, b = cuts[j], cuts[j + 1]
-                np.savez(spilled.folder / f"{k}-{j}.npz",
-                         **{c: v[a:b] for c, v in zip(_NUMBERS, columns)})
-                levels.append(_level(*(v[a:b] for v in columns)))
-                spans.append((int(columns[0][a:b].min()), int(columns[1][a:b].max())))
+            names, rows, levels, spans, dtypes = [], [], [], [], None
+            for j, (chrom, columns) in enumerate(chroms):  # one chromosome's rows at once
+                start, end = columns["chromStart"], columns["chromEnd"]
+                if sizes is not None:
+                    check_chrom_sizes(sizes, pd.DataFrame({"chrom": [chrom], "chromEnd": [
+                        end.max()]}), "coverage")
+                np.savez(spilled.folder / f"{k}-{j}.npz", **columns)
+                names.append(chrom)
+                rows.append(len(start))
+                levels.append(_level(start, end, columns["count"]))
+                spans.append((int(start.min()), int(end.max())))
+                dtypes = [columns[c].dtype for c in CHROMOSOME_COLUMNS]
+                del columns, start, end
             spilled.samples.append(s)
-            spilled.chroms.append([str(c) for c in names])
-            spilled.rows.append(np.diff(cuts).tolist())
-            spilled.dtypes.append([v.dtype for v in columns])
+            spilled.chroms.append(names)
+            spilled.rows.append(rows)
+            spilled.dtypes.append(dtypes)
             spilled.levels.append(levels)
             spilled.spans.append(spans)
-            del columns
             _return_freed_memory(trim=True)
         yield spilled
 
@@ -150,10 +146,10 @@ def _table(spilled: Spilled, parts: list) -> pd.DataFrame:
         "chrom": string_column([spilled.chroms[k][j] for k, j in parts], lengths)}
     # each column of every sample's dtype, as the concatenated table's (pd.concat's)
     numbers = {c: np.empty(bounds[-1], np.result_type(*(d[n] for d in spilled.dtypes)))
-               for n, c in enumerate(_NUMBERS)}
+               for n, c in enumerate(CHROMOSOME_COLUMNS)}
     for i, (k, j) in enumerate(parts):
         with np.load(spilled.folder / f"{k}-{j}.npz") as got:
-            for c in _NUMBERS:
+            for c in CHROMOSOME_COLUMNS:
                 numbers[c][bounds[i]:bounds[i + 1]] = got[c]
     columns.update(numbers)
     return pd.DataFrame(columns, copy=False)

@@ -148,6 +148,49 @@ def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.nda
     return arrays, chroms
 
 
+def parse_bedgraph_chromosomes(path):
+    """:func:`parse_bedgraph_file` a chromosome at a time: yields ``(name, first row,
+    [start, end, count])`` of each run of rows of one chromosome (its first row: 0-based
+    among the file's data rows) as soon as the next run starts, the last at the end. The
+    columns held are one run's and a block's, not the file's (a chromosome found again
+    after others is a run of its own: the caller's check)."""
+    from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
+
+    cols = Columns(path, 1)
+    err = np.zeros(5, np.int64)
+    line = base = 0  # base: the rows of the runs yielded already
+    for buf in text_blocks(path):
+        pos = 0
+        while pos < len(buf):
+            if cols.full:
+                cols.grow()
+            pos, line, cols.rows, runs = kernel.parse_bedgraph(
+                buf, pos, line, *cols.arrays, cols.rows, cols.run_row, cols.run_a,
+                cols.run_b, err)
+            cols.add_runs(0, buf, runs)
+            if err[0]:
+                col = NUMERIC[int(err[2]) - 1] if err[0] != kernel.FIELDS else ""
+                raise ValueError(parse_error(
+                    f"{path}, line {int(err[1])}", err, buf, col,
+                    "4 fields (chrom, chromStart, chromEnd, count)"))
+            names, firsts = cols.runs[0]
+            if len(names) > 1:  # every run but the last is whole
+                for k in range(len(names) - 1):
+                    yield names[k], base + firsts[k], [
+                        x[firsts[k]:firsts[k + 1]].copy() for x in cols.arrays]
+                cut = firsts[-1]  # the last run's rows moved to the columns' start
+                for x in cols.arrays:
+                    x[:cols.rows - cut] = x[cut:cols.rows]
+                base, cols.rows = base + cut, cols.rows - cut
+                cols.runs[0] = (names[-1:], [0])
+    if base + cols.rows == 0:
+        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
+                         "count)")
+    names, _ = cols.runs[0]
+    if cols.rows:
+        yield names[0], base, [x[:cols.rows].copy() for x in cols.arrays]
+
+
 def header_line(buf: np.ndarray) -> tuple[int, int, int, int]:
     """(lines before it, its 1-based number, start byte, end byte) of the first line that
     is not blank and not a ``track`` / ``browser`` / ``#`` line."""
