@@ -1,5 +1,5 @@
-"""``penlearn peaks`` of several one-sample files (bedGraph, bigWig, BAM) one chromosome
-of every sample at a time: each file is read in turn, cut by chromosome into arrays in a
+"""``penlearn peaks`` of one-sample files (bedGraph, bigWig, BAM) one chromosome of
+every sample at a time: each file is read in turn, cut by chromosome into arrays in a
 temporary folder and dropped (:func:`spill_samples`), then each chromosome's rows of
 every sample are read back, solved and dropped (:func:`~penlearn.cli._peaks_stream.
 predict_chunks`), and each sample's file is written from its own rows read back a
@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penlearn.cli._peaks_stream import chromosome_rows
 from penlearn.cli._phases import _return_freed_memory
 from penlearn.peaks.formats._text_files import string_column
 from penlearn.peaks.formats.chrom_sizes import check_chrom_sizes
@@ -31,8 +30,8 @@ from penlearn.peaks.formats.coverage_chromosomes import (
 )
 from penlearn.peaks.formats.peak_columns import level_sums
 
-__all__ = ["Spilled", "chromosome_table", "sample_chromosomes", "spill_samples",
-           "streamable"]
+__all__ = ["Spilled", "chromosome_table", "sample_chromosomes", "sample_segments",
+           "spill_samples", "streamable"]
 
 
 @dataclass
@@ -46,6 +45,7 @@ class Spilled:
     rows: list = field(default_factory=list)
     dtypes: list = field(default_factory=list)
     levels: list = field(default_factory=list)  # level_sums of each (k, j)
+    segments: list = field(default_factory=list)  # (chrom, file) of sample k's segments
     spans: list = field(default_factory=list)  # first start, last end of each (k, j)
 
     def order(self) -> list:
@@ -63,6 +63,18 @@ class Spilled:
             total, bases, rises = total + t, bases + b, rises + r
         return total, bases, (total / rises if rises > 0 else 1.0)
 
+    def keep_segments(self, segs: pd.DataFrame) -> None:
+        """Save one chromosome's segments (:func:`~penlearn.cli._peaks_stream.
+        predict_chunks`' ``keep``): each sample's rows in a file of its own, read back
+        when its peak file is written (:func:`sample_chromosomes`)."""
+        codes, names = pd.factorize(segs["sample_id"], sort=False)
+        for i, sid in enumerate(names):
+            k = self.samples.index(str(sid))
+            rows = segs.iloc[np.flatnonzero(codes == i)].reset_index(drop=True)
+            path = self.folder / f"segments-{k}-{len(self.segments[k])}.pkl"
+            rows.to_pickle(path)
+            self.segments[k].append((str(rows["chrom"].iat[0]), path))
+
     def chromosome(self, chrom: str) -> pd.DataFrame:
         """:func:`chromosome_table` (the source :func:`~penlearn.peaks.joint.pipeline.
         joint_peaks` reads a chromosome at a time)."""
@@ -78,11 +90,12 @@ class Spilled:
             {"first": np.int64, "last": np.int64})
 
 
-def streamable(args, items: list) -> bool:
-    """Whether ``penlearn peaks`` takes the inputs ``items`` (:func:`~penlearn.peaks.
-    formats.coverage.coverage_items`) one chromosome at a time: two or more files, each
-    one sample's bedGraph / bigWig / BAM (no CSV table), and no controls."""
-    return (len(items) > 1 and not getattr(args, "control", None)
+def streamable(args, items: list, least: int = 1) -> bool:
+    """Whether ``penlearn peaks`` (``joint``: ``least=2``) takes the inputs ``items``
+    (:func:`~penlearn.peaks.formats.coverage.coverage_items`) one chromosome at a time:
+    ``least`` files or more, each one sample's bedGraph / bigWig / BAM (no CSV table),
+    and no controls."""
+    return (len(items) >= least and not getattr(args, "control", None)
             and not getattr(args, "control_sheet", None)
             and all(p.is_file() and not is_table_file(p) for _, p in items))
 
@@ -122,6 +135,7 @@ def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
             spilled.dtypes.append(dtypes)
             spilled.levels.append(levels)
             spilled.spans.append(spans)
+            spilled.segments.append([])
             _return_freed_memory(trim=True)
         yield spilled
 
@@ -173,9 +187,17 @@ def chromosome_table(spilled: Spilled, chrom: str) -> pd.DataFrame:
                             if chrom in cs])
 
 
-def sample_chromosomes(spilled: Spilled, k: int, segs: pd.DataFrame) -> Iterator[tuple]:
+def sample_chromosomes(spilled: Spilled, k: int) -> Iterator[tuple]:
     """``(segments, coverage)`` of sample ``samples[k]``, one chromosome at a time in
-    the order of its segments ``segs`` (one sample's), each made when asked: the chunks
-    :func:`~penlearn.cli._stream_calls.calls_by_chromosome` takes."""
-    for chrom, idx in chromosome_rows(segs).items():
-        yield segs.iloc[idx], _table(spilled, [(k, spilled.chroms[k].index(chrom))])
+    the order its segments were kept (:meth:`Spilled.keep_segments`), each read back
+    when asked: the chunks :func:`~penlearn.cli._stream_calls.calls_by_chromosome`
+    takes."""
+    for chrom, path in spilled.segments[k]:
+        yield pd.read_pickle(path), _table(spilled, [(k, spilled.chroms[k].index(chrom))])
+
+
+def sample_segments(spilled: Spilled, k: int) -> pd.DataFrame:
+    """Every segment of sample ``samples[k]`` (its chromosomes in the order kept): the
+    sample's rows of the segments of every sample at once."""
+    parts = [pd.read_pickle(path) for _, path in spilled.segments[k]]
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]

@@ -108,7 +108,7 @@ def cmd_joint(args) -> int:
     items = coverage_items(args.coverage)
     # one-sample files and no controls: each file cut by chromosome into a temporary
     # folder, the windows' rows read back a chromosome at a time (_peaks_samples)
-    with spill_samples(items) if streamable(args, items) else \
+    with spill_samples(items) if streamable(args, items, least=2) else \
             contextlib.nullcontext() as spilled:
         return _joint_of(args, out, spilled, groups_table, model, log_penalty, report)
 
@@ -141,7 +141,7 @@ def _joint_of(args, out: Path, spilled, groups_table, model, log_penalty,
         with workers(args) as executor:
             res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
                               log_penalty=log_penalty, model=model, by=args.by, executor=executor,
-                              parts=parts, progress=not args.quiet)
+                              parts=parts, progress=not args.quiet, keep_fits=False)
         if not shipped:
             report(res.note)
         comparison = None

@@ -55,6 +55,7 @@ from penlearn.cli._peaks_parts import _coverage_paths, _open_parts, parts_folder
 from penlearn.cli._peaks_samples import (
     chromosome_table,
     sample_chromosomes,
+    sample_segments,
     spill_samples,
     streamable,
 )
@@ -409,7 +410,7 @@ def cmd_peaks(args) -> int:
     # the chromosome lengths known: whole short chromosomes are no short-window cut
     known = given if given is not None else coverage_chrom_sizes(
         paths[0] if len(paths) == 1 else paths)
-    # several one-sample files: read one at a time, then a chromosome of all at once
+    # one-sample files: read one at a time, then a chromosome of all at once
     with spill_samples(items, tmpdir, sizes) if streamable(args, items) else \
             contextlib.nullcontext() as spilled:
         return _peaks_of(args, out, folder, spilled, (given, sizes, known), report, tmpdir)
@@ -458,10 +459,11 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
             else:
                 predict = functools.partial(predict_peaks, segments=True)
             # one chromosome at a time: its windows' features and solves
+            # (spilled: each chromosome's segments saved beside its rows, none held)
             segs = predict_chunks(map(_pair, map(functools.partial(
                 chromosome_table, spilled), spilled.order())), log_lambda_of, predict,
-                samples, **solve) if spilled is not None else predict_by_chromosome(
-                coverage, plain, log_lambda_of, predict, **solve)
+                samples, keep=spilled.keep_segments, **solve) if spilled is not None \
+                else predict_by_chromosome(coverage, plain, log_lambda_of, predict, **solve)
         if pairs and args.control_rule == "filter":
             segs, dropped = drop_control_peaks(segs, controls, pairs)
             report(f"{dropped} peak(s) dropped: the control is up there")
@@ -469,8 +471,10 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
         note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
             if reused else ""
         if not several:  # each file is written atomically
+            segs, chunks = _sample_segments(args, spilled, 0, segs)
             n = _write_sample(segs, samples[0], out, args, means, sizes, coverage,
-                              summit_of.get("" if samples[0] is None else str(samples[0])))
+                              summit_of.get("" if samples[0] is None else str(samples[0])),
+                              chunks)
             print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
             return 0
         n = 0
@@ -479,10 +483,8 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
         with staged_dir(out, replace=args.force) as tmp:
             for k, s in enumerate(samples):  # (one sample's rows at once)
                 stem = names["sample" if s is None else str(s)]
-                part = segs if one else segs[segs["sample_id"] == s]
-                # (read back: each chromosome's rows when its calls are made)
-                chunks = None if spilled is None else (
-                    sample_chromosomes(spilled, k, part), spilled.level(k))
+                part, chunks = _sample_segments(args, spilled, k, segs if one or (
+                    spilled is not None) else segs[segs["sample_id"] == s])
                 cov = None if spilled is not None else coverage if one else by_sample.pop(s)
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
@@ -492,6 +494,16 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0
+
+
+def _sample_segments(args, spilled, k: int, segs: pd.DataFrame) -> tuple:
+    """(sample k's segments, its ``(segments, coverage)`` by chromosome and level):
+    ``segs`` and None, or (``spilled``) the segments read back only for ``--means``, and
+    each chromosome's read back when its calls are made (:func:`sample_chromosomes`)."""
+    if spilled is None:
+        return segs, None
+    return (sample_segments(spilled, k) if args.means else None,
+            (sample_chromosomes(spilled, k), spilled.level(k)))
 
 
 def _pair(table: pd.DataFrame) -> tuple:

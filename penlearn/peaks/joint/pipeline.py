@@ -103,10 +103,12 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                             gaps)
 
 
-def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
+def _window_features(tables: list, windows: pd.DataFrame, gaps: str, per=None
+                     ) -> pd.DataFrame:
     """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
-    every sample over all of each window, bases without rows as zeros)."""
-    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    every sample over all of each window, bases without rows as zeros; ``per``: their
+    :func:`_sample_window_features`, made once)."""
+    feats, window_ids = per or _sample_window_features(tables, windows, gaps)
     out = feats.groupby(window_ids, sort=False).sum()
     out.index.name = "sequence_id"
     return out
@@ -128,13 +130,13 @@ def _sample_window_features(tables: list, windows: pd.DataFrame, gaps: str
     return feats, per["window_id"].astype(str).to_numpy()
 
 
-def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
-                       ) -> tuple[pd.Series, str]:
+def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill", *,
+                       per: tuple | None = None) -> tuple[pd.Series, str]:
     """The joint penalty without a penalty, model or labels: the shipped zero-label model
     (:mod:`penlearn.peaks.pretrained`, as ``penlearn peaks`` uses it) on each sample's
     coverage of each window, its log λ averaged over the window's samples (λ is the cost
-    of each sample up, as of each single-sample peak). Returns (log λ by window id, the
-    note saying so).
+    of each sample up, as of each single-sample peak; ``per``: the (sample, window)
+    features made already). Returns (log λ by window id, the note saying so).
 
     Examples
     --------
@@ -154,7 +156,7 @@ def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
     from penlearn.peaks.pretrained import ZeroLabelModel
 
     zero = ZeroLabelModel("narrow")
-    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    feats, window_ids = per or _sample_window_features(tables, windows, gaps)
     with warnings.catch_warnings():  # (joint windows are short by design: said below)
         warnings.filterwarnings("ignore", message=".*shorter than the shortest window")
         ll = zero.predict(feats).to_numpy()
@@ -380,8 +382,8 @@ def _part_path(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
-                   executor: Executor | None, parts, progress: bool
-                   ) -> tuple[dict, dict, int]:
+                   executor: Executor | None, parts, progress: bool,
+                   keep_fits: bool = True) -> tuple[dict, dict, int]:
     """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
     ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
     saved; the others are solved, in ``executor``, one task a window, and saved there)."""
@@ -404,7 +406,9 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
     def finish(wid, fit, path) -> None:
         if parts is not None:
             write_part(parts, "joint", keys[wid], _path_part(path))
-        fits[wid], paths[wid] = fit, path
+        paths[wid] = path
+        if keep_fits:
+            fits[wid] = fit
         bar.update()
 
     with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
@@ -425,7 +429,7 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 min_windows: int = MIN_LEARN_WINDOWS, gaps: str = "fill",
                 solver: Callable | None = None, learn_options: dict | None = None,
                 executor: Executor | None = None, parts: str | os.PathLike | None = None,
-                progress: bool = False) -> JointPeaks:
+                progress: bool = False, keep_fits: bool = True) -> JointPeaks:
     """Joint peaks of many samples from their coverage and single-sample peaks.
 
     Parameters
@@ -489,6 +493,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         reuses every window). ``fits`` then holds the windows solved in this call only.
     progress : bool
         Show a progress bar over the windows.
+    keep_fits : bool
+        Keep each window's fit in ``fits`` (False: none, ~20 kB a window less).
 
     Returns
     -------
@@ -549,7 +555,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     if progress and len(windows):
         warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
     paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
-                                         executor=executor, parts=parts, progress=progress)
+                                         executor=executor, parts=parts, progress=progress,
+                                         keep_fits=keep_fits)
     evaluation = None
     if lab is not None:
         parts = []
@@ -565,9 +572,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         log_lambda = pd.Series(given, index=windows["window_id"])
         note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
-        features = _window_features(tables, windows, gaps)
+        per = _sample_window_features(tables, windows, gaps)  # (made once)
+        features = _window_features(tables, windows, gaps, per)
         if model is None and labels is None:  # as penlearn peaks: the shipped model
-            log_lambda, note = shipped_log_lambda(tables, windows, gaps)
+            log_lambda, note = shipped_log_lambda(tables, windows, gaps, per=per)
         elif model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "
