@@ -96,3 +96,13 @@ def test_folder_read_by_chromosome_equals_the_whole_table(inputs, tmp_path, monk
     if "--penalty" in extra:  # (the shipped penalty calls none of these small peaks)
         matrix = pd.read_csv(tmp_path / "new" / "peaks_matrix_sample.tsv", sep="\t")
         assert len(matrix) >= 4 and set(matrix["chrom"]) == {"chr1", "chr2", "chrX"}
+
+
+def test_fits_are_kept_only_when_asked(inputs):
+    """``keep_fits=False`` (the command's): no fit held, the rest the same."""
+    cov, peaks = read_coverage(inputs / "cov"), read_peak_files(inputs / "peaks")
+    kept = joint_peaks(cov, peaks, penalty=50.0)
+    lean = joint_peaks(cov, peaks, penalty=50.0, keep_fits=False)
+    assert lean.fits == {} and len(kept.fits) == len(kept.windows) >= 6
+    pd.testing.assert_frame_equal(lean.calls, kept.calls)
+    pd.testing.assert_frame_equal(lean.windows, kept.windows)
