@@ -103,8 +103,7 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                             gaps)
 
 
-def _window_features(tables: list, windows: pd.DataFrame, gaps: str, per=None
-                     ) -> pd.DataFrame:
+def _window_features(tables: list, windows: pd.DataFrame, gaps: str, per=None) -> pd.DataFrame:
     """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
     every sample over all of each window, bases without rows as zeros; ``per``: their
     :func:`_sample_window_features`, made once)."""
@@ -407,8 +406,7 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
         if parts is not None:
             write_part(parts, "joint", keys[wid], _path_part(path))
         paths[wid] = path
-        if keep_fits:
-            fits[wid] = fit
+        fits.update({wid: fit} if keep_fits else {})
         bar.update()
 
     with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
@@ -436,11 +434,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     ----------
     coverage : DataFrame or source
         ``sample_id, chrom, chromStart, chromEnd, count`` of every sample (e.g.
-        :func:`penlearn.read_coverage`), or a source of it a chromosome at a time: an
-        object with ``samples`` (the ids in order), ``spans_table()`` (its
-        :func:`~penlearn.peaks.joint.windows.coverage_spans`) and ``chromosome(chrom)``
-        (every sample's rows there), as ``penlearn joint`` reads a folder of files in a
-        chromosome's memory; the result is the same.
+        :func:`penlearn.read_coverage`), or (the same result, one chromosome in memory)
+        a source with ``samples``, ``spans_table()`` (:func:`~penlearn.peaks.joint.
+        windows.coverage_spans`) and ``chromosome(chrom)`` (every sample's rows there).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
         peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
@@ -536,10 +532,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                                    "count"], "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
     # sample ids are strings throughout: 1 and "1" are one sample, not two
-    coverage = text_ids(coverage, "coverage") if whole else coverage
-    peaks = text_ids(peaks, "peaks")
-    samples = list(pd.unique(coverage["sample_id"])) if whole else [
-        str(s) for s in coverage.samples]
+    coverage, peaks = text_ids(coverage, "coverage") if whole else coverage, text_ids(
+        peaks, "peaks")
+    samples = [str(s) for s in (pd.unique(coverage["sample_id"]) if whole else
+                                coverage.samples)]
     spans = coverage_spans(coverage) if whole else coverage.spans_table()
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:
