@@ -182,9 +182,11 @@ def test_medium_random_against_path_consistency(seed):
 
 def _piece_list(rows):
     """A piece list from (lo, hi, a, b, c) tuples (Poisson family, q = 0)."""
-    F = np.zeros((max(8, 3 * len(rows) + 8), 8))
+    from penlearn.changepoint._fp_core import N_COLS, log_of
+
+    F = np.zeros((max(8, 3 * len(rows) + 8), N_COLS))
     for k, (lo, hi, a, b, c) in enumerate(rows):
-        F[k] = [lo, hi, 0.0, a, b, c, -1.0, np.nan]
+        F[k] = [lo, hi, 0.0, a, b, c, -1.0, np.nan, log_of(hi)]
     return F, len(rows)
 
 
@@ -205,13 +207,13 @@ poisson_piece = st.tuples(st.integers(1, 6), st.integers(0, 40), st.floats(-20, 
 @settings(max_examples=100, deadline=None)
 @given(poisson_piece, poisson_piece, st.floats(0.0, 3.0), st.floats(0.5, 10.0))
 def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width):
-    from penlearn.changepoint._fp_core import fn_min, min_less, min_more
+    from penlearn.changepoint._fp_core import LOG_HI, N_COLS, fn_min, log_of, min_less, min_more
 
     hi = lo + width
     (w1, s1, c1), (w2, s2, c2) = p1, p2
     F, nf = _piece_list([(lo, hi, w1, -s1, c1)])
     G, ng = _piece_list([(lo, hi, w2, -s2, c2)])
-    H = np.zeros((32, 8))
+    H = np.zeros((32, N_COLS))
     nh = fn_min(F, nf, G, ng, H, True, 0.0, np.empty(3))
     # the grid holds each piece's exact minimiser s/w (a Poisson piece w·m − s·log m + c),
     # so that the running minima of the grid reach the exact minima
@@ -229,9 +231,11 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     assert np.all(np.abs(h - np.minimum(f, g)) <= 1e-9 * scale)
     assert H[0, 0] == lo and H[nh - 1, 1] == hi
     assert np.all(H[1:nh, 0] == H[: nh - 1, 1])  # contiguous pieces
+    # every row carries the log of its right end (taken once, where the end is made)
+    assert all(row[LOG_HI] == log_of(row[1]) for row in H[:nh])
     # min-less / min-more: running minima from the left / right (exact at the minimisers
     # on the grid; between grid points the pieces are smooth, within 1e-6)
-    L = np.zeros((64, 8))
+    L = np.zeros((64, N_COLS))
     nl = min_less(H, nh, L, 7.0)
     got = _evaluate(L, nl, grid)
     want = np.minimum.accumulate(h)
@@ -243,13 +247,15 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     # a constant piece remembers where the minimum was: its value is h there
     for row in L[:nl][const]:
         assert abs(_evaluate(H, nh, np.array([row[7]]))[0] - row[5]) <= 1e-9 * (1 + abs(row[5]))
-    M = np.zeros((64, 8))
+    M = np.zeros((64, N_COLS))
     nm = min_more(H, nh, M, 3.0)
     got = _evaluate(M, nm, grid)
     want = np.minimum.accumulate(h[::-1])[::-1]
     assert np.all(got <= want + 1e-9 * scale)
     assert np.all(got >= want - 1e-6 * scale)
     assert np.all(M[1:nm, 0] == M[: nm - 1, 1])
+    for T, nt in ((L, nl), (M, nm)):
+        assert all(row[LOG_HI] == log_of(row[1]) for row in T[:nt])
 
 
 big_data = st.integers(3, 6).flatmap(
