@@ -275,3 +275,33 @@ def test_large_counts_and_weights_against_brute_force(data, penalty):
     expected = min(loss + penalty * k for k, loss in best.items())
     got = fit.total_loss + penalty * fit.n_peaks
     assert abs(got - expected) <= 1e-9 * max(1.0, abs(expected))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=80),
+       st.lists(st.integers(1, 500), min_size=80, max_size=80),
+       st.sampled_from([0.0, 1.0, 20.0, 1e3]))
+def test_every_cost_function_row_keeps_the_log_of_its_right_end(counts, weights, penalty):
+    """The forward pass caches ``log(HI)`` in each row (``LOG_HI``): after every datum
+    (chunks of one datum), both cost functions' rows must hold exactly ``log_of(HI)``,
+    and be contiguous from the smallest count to the largest."""
+    from penlearn.changepoint._fp_core import HI, LO, LOG_HI, N_COLS, log_of
+    from penlearn.peaks.peakseg._kernel import forward_chunk
+
+    y = np.array(counts, float)
+    assume(y.min() < y.max())
+    w = np.array(weights[: len(y)], float)
+    st_ = np.zeros(5, np.int64)
+    arrays = [np.empty((64, N_COLS)) for _ in range(4)]
+    store = (np.empty(4096), np.empty(4096, np.int32), np.empty(4096))
+    cnt = np.empty((1, 2), np.int32)
+    while st_[0] < len(y):
+        *arrays, s_hi, s_pi, s_pm, _, _ = forward_chunk(y, w, penalty, 1e-13, st_, *arrays,
+                                                        *store, cnt)
+        store = (s_hi, s_pi, s_pm)
+        for F, n in ((arrays[0], st_[1]), (arrays[1], st_[2])):
+            if n == 0:
+                continue
+            assert F[0, LO] == y.min() and F[n - 1, HI] == y.max()
+            assert np.array_equal(F[1:n, LO], F[: n - 1, HI])
+            assert all(F[i, LOG_HI] == log_of(F[i, HI]) for i in range(n))
