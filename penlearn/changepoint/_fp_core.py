@@ -2,7 +2,7 @@
 
 A cost function of the mean ``m`` of the last segment is a list of pieces over
 contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a piece table of
-:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the two
+:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the three
 columns below; its value is ``q·m² + a·m + b·log m + c``, and everything about one
 piece (its value, minimiser, the roots of ``piece = level`` and of a difference of two
 pieces, the per-datum loss coefficients) comes from the cost families of
