@@ -37,7 +37,8 @@ __all__ = ["Spilled", "chromosome_table", "sample_chromosomes", "sample_segments
 @dataclass
 class Spilled:
     """Where :func:`spill_samples` put the samples' rows: ``folder/<k>-<j>.npz`` the
-    rows (``rows[k][j]`` of them) of sample ``samples[k]``'s ``chroms[k][j]``."""
+    rows (``rows[k][j]`` of them) of sample ``samples[k]``'s ``chroms[k][j]``; and, once
+    solved, each chromosome's segments of sample k (:meth:`keep_segments`)."""
 
     folder: Path
     samples: list = field(default_factory=list)
