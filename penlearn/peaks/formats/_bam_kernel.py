@@ -100,7 +100,11 @@ def decompressed_blocks(path, inflater=None):
                 raise ValueError("a truncated BGZF block at the end of the file")
             crc, isize = struct.unpack_from("<II", buf, end - 8)
             head = 12 + (buf[pos + 10] | (buf[pos + 11] << 8))
-            data = inflate(view[pos + head:end - 8], isize)
+            try:
+                data = inflate(view[pos + head:end - 8], isize)
+            except Exception as exc:  # (zlib.error, isal's IsalError: named alike)
+                raise ValueError(f"a damaged BGZF block at byte {done + pos} of the file "
+                                 f"({exc})") from None
             if len(data) != isize or crc32(data) != crc:
                 raise ValueError(f"a damaged BGZF block at byte {done + pos} of the file "
                                  "(its size or CRC32 does not match)")
