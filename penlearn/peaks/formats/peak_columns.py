@@ -430,6 +430,10 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
         t = treat.get((sid, chrom)) or treat.get((None, chrom)) or none
         c = (None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
              ) or none
+        for rows_, what in ((t, "coverage"), (c, "control")):
+            if (rows_[0][1:] < rows_[1][:-1]).any():
+                raise ValueError(f"{what} rows overlap on {chrom}: bedGraph rows must not "
+                                 "overlap (each base one value)")
         idx = np.array(rows, np.int64)
         out[idx] = summits(*t, *c, float(control_scale), starts[idx], ends[idx])
     return out
