@@ -150,3 +150,24 @@ def test_records_across_the_buffers_edges_are_parsed_alike(tmp_path, monkeypatch
         for t in want[1]:
             for x, y in zip(got[1][t], want[1][t]):
                 np.testing.assert_array_equal(x, y)
+
+
+def test_values_at_sorted_positions_equal_the_searched_ones():
+    from penlearn.peaks.peakseg.controls import _value_at
+
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        n = int(rng.integers(0, 12))
+        start = np.sort(rng.integers(0, 60, n))
+        end = start + rng.integers(1, 15, n)  # rows may overlap: the last start rules
+        value = rng.integers(0, 9, n) if rng.random() < 0.5 else rng.random(n)
+        missing = 0 if value.dtype.kind == "i" else 1.0
+        x = np.sort(rng.integers(-3, 80, int(rng.integers(1, 20))))
+        k = np.searchsorted(start, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        inside = (k >= 0) & (x < end[kk]) if n else np.zeros(len(x), bool)
+        want = np.where(inside, value[kk] if n else missing, missing)
+        for got in (_value_at(start, end, value, x, missing),
+                    _value_at(start, end, value, x[::-1], missing)[::-1]):
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype

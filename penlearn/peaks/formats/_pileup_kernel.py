@@ -118,3 +118,35 @@ def extended_fragments(five: np.ndarray, reverse: np.ndarray, extsize: int, shif
     if k < len(five):
         s, e = s[:k].copy(), e[:k].copy()
     return s, e
+
+
+@numba.njit(cache=True, nogil=True)
+def _values_at_sorted(start, end, value, x, missing, out):
+    k = -1
+    n = len(start)
+    for i in range(len(x)):
+        xi = x[i]
+        while k + 1 < n and start[k + 1] <= xi:
+            k += 1
+        if k >= 0 and xi < end[k]:
+            out[i] = value[k]
+        else:
+            out[i] = missing
+
+
+def values_at_sorted(start: np.ndarray, end: np.ndarray, value: np.ndarray, x: np.ndarray,
+                     missing) -> np.ndarray:
+    """The value of the row (``start`` sorted) holding each position of the sorted ``x``
+    (the last row starting at or before it; ``missing`` where that row ends before it or
+    none starts), in one walk: ``searchsorted(start, x, "right") - 1``'s rows without a
+    search per position.
+
+    Examples
+    --------
+    >>> values_at_sorted(np.array([0, 10]), np.array([5, 20]), np.array([3, 4]),
+    ...                  np.array([-1, 0, 7, 12, 25]), 0).tolist()
+    [0, 3, 0, 4, 0]
+    """
+    out = np.empty(len(x), np.result_type(value, missing))
+    _values_at_sorted(start, end, value, x, out.dtype.type(missing), out)
+    return out
