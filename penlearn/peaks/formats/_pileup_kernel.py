@@ -150,3 +150,37 @@ def values_at_sorted(start: np.ndarray, end: np.ndarray, value: np.ndarray, x: n
     out = np.empty(len(x), np.result_type(value, missing))
     _values_at_sorted(start, end, value, x, out.dtype.type(missing), out)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _insert(values, at, new, out):
+    j = 0  # the next inserted row
+    m = 0
+    for i in range(len(values)):
+        while j < len(at) and at[j] == i:
+            out[m] = new[j]
+            m += 1
+            j += 1
+        out[m] = values[i]
+        m += 1
+    while j < len(at):
+        out[m] = new[j]
+        m += 1
+        j += 1
+
+
+def insert_rows(values: np.ndarray, at: np.ndarray, new) -> np.ndarray:
+    """``np.insert(values, at, new)`` for ``at`` sorted (non-decreasing, within ``[0,
+    len(values)]``) in one compiled copy (``np.insert`` sorts the positions and copies
+    through masks); ``new`` an array as long as ``at`` or a scalar.
+
+    Examples
+    --------
+    >>> insert_rows(np.array([1, 2, 3]), np.array([1, 3]), np.array([8, 9])).tolist()
+    [1, 8, 2, 3, 9]
+    """
+    values = np.asarray(values)
+    new = np.broadcast_to(np.asarray(new, values.dtype), at.shape)
+    out = np.empty(len(values) + len(at), values.dtype)
+    _insert(values, np.asarray(at, np.int64), np.ascontiguousarray(new), out)
+    return out

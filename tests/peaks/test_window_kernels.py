@@ -1,0 +1,73 @@
+"""The windows' and features' faster paths (issue 55) equal the sorts they replace:
+rows inserted by one compiled copy (``np.insert``), the zero stretches of a problem (a
+stable argsort), the lowest stretch near a cut (``np.lexsort``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from penlearn.peaks.formats._pileup_kernel import insert_rows
+from penlearn.peaks.peakseg.contigs import fill_gaps
+from penlearn.peaks.pretrained import _first_least, _stretches
+
+
+def test_insert_rows_equals_np_insert():
+    rng = np.random.default_rng(1)
+    for _ in range(500):
+        n, k = int(rng.integers(0, 20)), int(rng.integers(0, 6))
+        values = rng.integers(-9, 9, n)
+        at = np.sort(rng.integers(0, n + 1, k))  # repeated positions too
+        new = rng.integers(100, 200, k)
+        np.testing.assert_array_equal(insert_rows(values, at, new), np.insert(values, at, new))
+        np.testing.assert_array_equal(insert_rows(values.astype(float), at, 0),
+                                      np.insert(values.astype(float), at, np.zeros(k)))
+
+
+def _argsort_stretches(start, end, count):
+    gap = start[1:] > end[:-1]
+    s = np.r_[start, end[:-1][gap]]
+    order = np.argsort(s, kind="stable")
+    return (s[order], np.r_[end, start[1:][gap]][order],
+            np.r_[count, np.zeros(int(gap.sum()), count.dtype)][order])
+
+
+def test_stretches_equal_the_stable_sort_of_rows_and_gaps():
+    rng = np.random.default_rng(2)
+    for _ in range(500):
+        n = int(rng.integers(1, 25))
+        start = np.cumsum(rng.integers(0, 4, n))
+        end = start + rng.integers(0, 4, n)  # empty rows, overlaps (unsorted: the sort)
+        if rng.random() < 0.2:
+            start = rng.permutation(start)
+        count = rng.integers(0, 5, n)
+        for x, y in zip(_stretches(start, end, count), _argsort_stretches(start, end, count)):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_first_least_is_lexsorts_first_row():
+    rng = np.random.default_rng(3)
+    for _ in range(1000):
+        n = int(rng.integers(1, 30))
+        keys = tuple(rng.integers(0, 3, n) for _ in range(3))  # many ties
+        assert _first_least(keys) == np.lexsort(keys[::-1])[0]
+
+
+def test_fill_gaps_of_one_problem_equals_the_inserted_rows():
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        n = int(rng.integers(2, 30))
+        start = np.cumsum(rng.integers(1, 5, n)) * 3
+        cov = pd.DataFrame({"chrom": "chr1", "chromStart": start,
+                            "chromEnd": start + rng.integers(1, 4, n),
+                            "count": rng.integers(0, 5, n), "sample_id": "s"})
+        lo, hi = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+        after = np.flatnonzero(lo[1:] > hi[:-1])
+        at = after + 1
+        take = np.insert(np.arange(n), at, after)
+        want = pd.DataFrame({"chrom": cov["chrom"].to_numpy()[take],
+                             "chromStart": np.insert(lo, at, hi[after]),
+                             "chromEnd": np.insert(hi, at, lo[at]),
+                             "count": np.insert(cov["count"].to_numpy(), at, 0),
+                             "sample_id": cov["sample_id"].to_numpy()[take]})
+        pd.testing.assert_frame_equal(fill_gaps(cov), want, check_dtype=False)
