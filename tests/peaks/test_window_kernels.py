@@ -71,3 +71,29 @@ def test_fill_gaps_of_one_problem_equals_the_inserted_rows():
                              "count": np.insert(cov["count"].to_numpy(), at, 0),
                              "sample_id": cov["sample_id"].to_numpy()[take]})
         pd.testing.assert_frame_equal(fill_gaps(cov), want, check_dtype=False)
+
+
+def test_fragment_histogram_by_bisection_equals_the_mask_of_each_window():
+    # reads unsorted (reverse 5' ends out of order), int32 and int64 positions, windows
+    # of two chromosomes interleaved: the same sum, term by term in the windows' order
+    from penlearn.peaks.formats.fragment_size import _BIN, _window_histogram
+
+    rng = np.random.default_rng(5)
+    for dtype in (np.int32, np.int64):
+        fives = {}
+        for c in ("chr1", "chr2"):
+            pos = rng.integers(0, 30 * _BIN, 3000).astype(dtype)
+            fives[c] = (pos, rng.random(3000) < 0.5)
+        used = [(0, ("chr1", "chr2")[k % 2], int(rng.integers(0, 31))) for k in range(25)]
+        want = np.zeros(301)
+        for _, c, i in used:
+            pos, rev = fives[c]
+            m = (pos >= (i - 1) * _BIN) & (pos < (i + 2) * _BIN)
+            plus, minus = pos[m & ~rev], pos[m & rev]
+            if not len(plus) or not len(minus):
+                continue
+            d = (minus[None, :].astype(np.int64) - plus[:, None]).ravel() + 1
+            d = d[(d >= 0) & (d <= 300)]
+            want += np.bincount(d, minlength=301) - len(plus) * len(minus) * (
+                3 * _BIN - np.arange(301)) / (3 * _BIN) ** 2
+        np.testing.assert_array_equal(_window_histogram(fives, used, 300), want)
