@@ -96,3 +96,23 @@ def test_overlapping_coverage_rows_are_refused():
         summit_offsets(peaks, cov)
     with pytest.raises(ValueError, match="control.*overlap"):
         summit_offsets(peaks, cov.iloc[:1], control=cov)
+
+
+def test_compiled_integrals_equal_the_vectorized_formula():
+    from penlearn.peaks.formats._summit_kernel import integrals
+
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        cov = _rows(rng, int(rng.integers(1, 40)), 500, True)
+        s, e = cov["chromStart"].to_numpy(np.int64), cov["chromEnd"].to_numpy(np.int64)
+        n = cov["count"].to_numpy(float) * rng.random()
+        if not len(s):
+            continue
+        cum = np.r_[0.0, np.cumsum(n * (e - s))]
+        x = rng.integers(-10, 520, int(rng.integers(1, 30)))
+        if rng.random() < 0.5:
+            x = np.sort(x)  # (the galloping walk; unsorted: from the first row again)
+        i = np.searchsorted(s, x, side="right") - 1
+        j = np.maximum(i, 0)
+        want = np.where(i >= 0, cum[j] + n[j] * (np.clip(x, s[j], e[j]) - s[j]), 0.0)
+        np.testing.assert_array_equal(integrals(s, e, n, cum, x), want)

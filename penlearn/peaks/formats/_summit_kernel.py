@@ -158,3 +158,40 @@ def held_levels(starts, ends, counts, x, width):
                 level = min(level, rv)
         out[k] = level
     return out
+
+
+@numba.njit(cache=True)
+def integrals(starts, ends, counts, cum, x):
+    """The coverage summed over the bases ``[0, x[k])`` of each ``x[k]`` (the rows sorted,
+    not overlapping; ``cum``: their running sums from 0): ``peak_columns._integral``'s
+    values, element by element in one loop (no temporary arrays).
+
+    Examples
+    --------
+    >>> s, e, n = np.array([0, 10]), np.array([5, 20]), np.array([2.0, 1.0])
+    >>> integrals(s, e, n, np.array([0.0, 10.0, 20.0]), np.array([-1, 3, 7, 15, 30])).tolist()
+    [0.0, 6.0, 10.0, 15.0, 20.0]
+    """
+    out = np.empty(len(x))
+    n = len(starts)
+    i = -1  # the last row starting at or before the previous x
+    for k in range(len(x)):
+        xi = x[k]
+        if k and xi < x[k - 1]:
+            i = -1  # (x not sorted: from the first row again)
+        # the last row starting at or before xi: galloping from the previous one
+        step = 1
+        while i + step < n and starts[i + step] <= xi:
+            i += step
+            step *= 2
+        while step > 1:
+            step //= 2
+            if i + step < n and starts[i + step] <= xi:
+                i += step
+        if i < 0:
+            out[k] = 0.0
+            continue
+        s = starts[i]
+        clipped = min(max(xi, s), ends[i])
+        out[k] = cum[i] + counts[i] * (clipped - s)
+    return out

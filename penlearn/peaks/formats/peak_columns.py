@@ -151,6 +151,11 @@ def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
     """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping;
     ``cum``: the rows' running sums, from 0)."""
     starts, ends, counts = rows
+    if (len(starts) and starts.dtype == np.int64 and counts.dtype == np.float64
+            and cum.dtype == np.float64 and np.asarray(x).dtype == np.int64):
+        from penlearn.peaks.formats._summit_kernel import integrals  # numba: on first use
+
+        return integrals(starts, ends, counts, cum, np.asarray(x))
     i = np.searchsorted(starts, x, side="right") - 1
     j = np.maximum(i, 0)
     inside = counts[j] * (np.clip(x, starts[j], ends[j]) - starts[j])
