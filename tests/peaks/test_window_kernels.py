@@ -97,3 +97,17 @@ def test_fragment_histogram_by_bisection_equals_the_mask_of_each_window():
             want += np.bincount(d, minlength=301) - len(plus) * len(minus) * (
                 3 * _BIN - np.arange(301)) / (3 * _BIN) ** 2
         np.testing.assert_array_equal(_window_histogram(fives, used, 300), want)
+
+
+def test_genome_level_of_integer_runs_equals_the_array_sums():
+    from penlearn.peaks.formats.peak_columns import _genome_level, genome_level
+
+    rng = np.random.default_rng(7)
+    for _ in range(1000):
+        n = int(rng.integers(1, 30))
+        s = np.cumsum(rng.integers(0, 4, n))
+        e = s + rng.integers(1, 5, n)
+        if rng.random() < 0.5:  # touching rows (rises counted from the previous count)
+            s[1:] = np.maximum(s[1:], e[:-1])
+        c = rng.integers(0, 9, n)
+        assert genome_level((s, e, c)) == _genome_level([(s, e, c)])
