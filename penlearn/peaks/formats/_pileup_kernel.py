@@ -62,12 +62,11 @@ def unit_depth_runs(starts: np.ndarray, ends: np.ndarray
     ([0, 5, 10], [5, 10, 12], [1, 2, 1])
     """
     s, e = np.sort(starts), np.sort(ends)
-    # room for every possible run, never copied: the pages past the runs written are
-    # never touched (not resident), and the rows returned are views of it
-    out = np.empty((3, len(s) + len(e)), np.int64)
+    out = np.empty((3, len(s) + len(e)), np.int64)  # room for every possible run
     k = _merge_runs(s, e, out[0], out[1], out[2])
     del s, e
-    return out[0, :k], out[1, :k], out[2, :k]
+    # copied to their length: views would keep the (huge) pages past the runs written
+    return out[0, :k].copy(), out[1, :k].copy(), out[2, :k].copy()
 
 
 @numba.njit(cache=True, nogil=True)
