@@ -26,7 +26,7 @@ import zlib
 import numba
 import numpy as np
 
-CHUNK = 1 << 24  # decompressed bytes per read
+CHUNK = 1 << 24  # the parser's buffer of decompressed bytes (reused; grown for a larger record)
 #: the gzip header of a BGZF block (SAM/BAM format specification, section 4.1): magic,
 #: deflate, FEXTRA only
 _BGZF_START = b"\x1f\x8b\x08\x04"
