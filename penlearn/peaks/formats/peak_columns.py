@@ -152,6 +152,11 @@ def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
     """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping;
     ``cum``: the rows' running sums, from 0)."""
     starts, ends, counts = rows
+    if (len(starts) and starts.dtype == np.int64 and counts.dtype == np.float64
+            and cum.dtype == np.float64 and np.asarray(x).dtype == np.int64):
+        from penlearn.peaks.formats._summit_kernel import integrals  # numba: on first use
+
+        return integrals(starts, ends, counts, cum, np.asarray(x))
     i = np.searchsorted(starts, x, side="right") - 1
     j = np.maximum(i, 0)
     inside = counts[j] * (np.clip(x, starts[j], ends[j]) - starts[j])
@@ -214,6 +219,15 @@ def genome_level(runs) -> tuple[float, float, float]:
     >>> genome_level((np.array([0, 10]), np.array([10, 30]), np.array([1, 2])))
     (50.0, 30.0, 25.0)
     """
+    starts, ends, counts = runs
+    if len(starts) and all(np.asarray(x).dtype == np.int64 for x in runs):
+        # integer runs (callpeak's pileups): the same sums in one compiled pass, without
+        # a chromosome's temporary arrays (integer sums: exact in any order)
+        from penlearn.peaks.formats._pileup_kernel import level_sums
+
+        total, rises = level_sums(starts, ends, counts)
+        total, rises = 0.0 + float(total), 0.0 + float(rises)
+        return total, 0.0 + float(ends[-1]), (total / rises if rises > 0 else 1.0)
     total, bases, d = _genome_level([runs])
     return total, bases, d
 
@@ -447,6 +461,10 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
         t = treat.get((sid, chrom)) or treat.get((None, chrom)) or none
         c = (None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
              ) or none
+        for rows_, what in ((t, "coverage"), (c, "control")):
+            if (rows_[0][1:] < rows_[1][:-1]).any():
+                raise ValueError(f"{what} rows overlap on {chrom}: bedGraph rows must not "
+                                 "overlap (each base one value)")
         idx = np.array(rows, np.int64)
         out[idx] = summits(*t, *c, float(control_scale), starts[idx], ends[idx])
     return out
