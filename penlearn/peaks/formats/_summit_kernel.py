@@ -24,6 +24,24 @@ def _value_at(starts, ends, counts, x):
     return 0.0
 
 
+@numba.njit(cache=True, inline="always")
+def _row_at(starts, ends, counts, i, p, nxt):
+    """``(i, value, next cut)`` at base ``p`` of rows sorted by start, walked on from row
+    ``i``: the first row not ending by ``p``, its count if it covers ``p`` (else 0), and
+    ``nxt`` lowered to where that changes (the row's end, or its start if after ``p``)."""
+    n = len(starts)
+    while i < n and ends[i] <= p:
+        i += 1
+    v = 0.0
+    if i < n:
+        if starts[i] <= p:
+            v = counts[i]
+            nxt = min(nxt, ends[i])
+        else:
+            nxt = min(nxt, starts[i])
+    return i, v, nxt
+
+
 @numba.njit(cache=True)
 def summits(t_starts, t_ends, t_counts, c_starts, c_ends, c_counts, scale, a, b):
     """Summit offsets of the peaks ``[a[i], b[i])`` (int64 arrays) over the treatment's
@@ -38,7 +56,7 @@ def summits(t_starts, t_ends, t_counts, c_starts, c_ends, c_counts, scale, a, b)
     [10]
     """
     out = np.empty(len(a), np.int64)
-    nt, nc = len(t_starts), len(c_starts)
+    nc = len(c_starts)
     with_control = nc > 0
     cuts = np.empty(64, np.int64)  # a peak's piece starts (and its end), reused
     value = np.empty(64)
@@ -60,26 +78,9 @@ def summits(t_starts, t_ends, t_counts, c_starts, c_ends, c_counts, scale, a, b)
                 more = np.empty(2 * len(value))
                 more[:pieces] = value[:pieces]
                 value = more
-            while i < nt and t_ends[i] <= p:
-                i += 1
-            while j < nc and c_ends[j] <= p:
-                j += 1
-            nxt = hi
-            v = 0.0
-            if i < nt:
-                if t_starts[i] <= p:
-                    v = t_counts[i]
-                    nxt = min(nxt, t_ends[i])
-                else:
-                    nxt = min(nxt, t_starts[i])
+            i, v, nxt = _row_at(t_starts, t_ends, t_counts, i, p, hi)
             if with_control:
-                w = 0.0
-                if j < nc:
-                    if c_starts[j] <= p:
-                        w = c_counts[j]
-                        nxt = min(nxt, c_ends[j])
-                    else:
-                        nxt = min(nxt, c_starts[j])
+                j, w, nxt = _row_at(c_starts, c_ends, c_counts, j, p, nxt)
                 v = v - scale * w
             cuts[pieces] = p
             value[pieces] = v
