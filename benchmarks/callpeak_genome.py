@@ -5,6 +5,7 @@ One command (MACS3 optional: built as ``benchmarks/macs3.py`` says, in a venv of
     python benchmarks/callpeak_genome.py [--scale 0.1] [--kinds se-control pe-control]
         [--macs3 /path/macs3venv/bin/macs3] [--jobs N] [--cap-gb 4] [--write]
         [--sim suite|plain] [--wobble-sd 0.15] [--penlearn-arg=--log-penalty=X ...]
+        [--macs3-arg=-B ...]
 
 The data (:mod:`penlearn.datasets.chipseq_genome`, made once and cached in
 ``$PENLEARN_BENCH_CACHE``, else ``~/.cache/penlearn-bench``; the folder's name carries
@@ -231,7 +232,7 @@ def timed(argv: list[str], cwd: Path, cap_gb: float | None) -> dict:
 
 def run_kind(kind: str, scale: float, macs3: str | None, jobs: int, cap_gb: float,
              work: Path, sim: str = "suite", wobble_sd: float = 0.15,
-             extra: tuple = ()) -> tuple[list[dict], dict]:
+             extra: tuple = (), macs3_extra: tuple = ()) -> tuple[list[dict], dict]:
     """The per-phase rows of penlearn, and the totals of both tools (with their scores
     against the truth under ``"score"``)."""
     paired = kind.startswith("pe")
@@ -251,7 +252,7 @@ def run_kind(kind: str, scale: float, macs3: str | None, jobs: int, cap_gb: floa
     totals = {"penlearn": pl}
     if macs3:
         totals["MACS3"] = timed([macs3, "callpeak", *common, "--outdir",
-                                 str(work / f"macs_{kind}")], work, None)
+                                 str(work / f"macs_{kind}"), *macs3_extra], work, None)
     rows = []
     if phases.exists():
         for name, v in json.loads(phases.read_text()).items():
@@ -285,6 +286,9 @@ def main(argv=None) -> None:
     p.add_argument("--penlearn-arg", action="append", default=[], metavar="ARG",
                    help="an argument more for penlearn callpeak (repeat; e.g. "
                    "--penlearn-arg=-q --penlearn-arg=0.05)")
+    p.add_argument("--macs3-arg", action="append", default=[], metavar="ARG",
+                   help="an argument more for macs3 callpeak (repeat; e.g. --macs3-arg=-B "
+                   "beside --penlearn-arg=-B: both write their bedGraphs)")
     p.add_argument("--json", default=None, help="write the score rows to this JSON file")
     p.add_argument("--label", default="", help="a name for penlearn's rows (the rule)")
     args = p.parse_args(argv)
@@ -294,7 +298,8 @@ def main(argv=None) -> None:
         work.mkdir(parents=True, exist_ok=True)
         for kind in args.kinds:
             rows, totals = run_kind(kind, args.scale, args.macs3, args.jobs, args.cap_gb,
-                                    work, args.sim, args.wobble_sd, tuple(args.penlearn_arg))
+                                    work, args.sim, args.wobble_sd, tuple(args.penlearn_arg),
+                                    tuple(args.macs3_arg))
             all_rows += rows
             m = totals.get("MACS3")
             for tool, v in totals.items():

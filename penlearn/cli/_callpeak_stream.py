@@ -16,9 +16,6 @@ control's genome-wide mean ``λ_bg``; and after: the peaks' UCSC scores and q-va
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import tempfile
 import threading
 import time
 import warnings
@@ -28,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from penlearn._executor import run_tasks
+from penlearn.atomic_files import staged_file
 from penlearn.cli._phases import PhaseClock, _return_freed_memory
 from penlearn.cli._stream_calls import _candidates, _population, genome_columns
-from penlearn.peaks.formats.bed import write_bedgraph
+from penlearn.peaks.formats.bed import bedgraph_bytes
 from penlearn.peaks.formats.peak_columns import (
     genome_level,
     least_kept_log10p,
@@ -514,29 +512,17 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
 def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale: float
                     ) -> None:
     """``-B``: the treatment's pileup and the control's λ bedGraphs from the pieces of
-    :func:`call_chromosome`, chromosome after chromosome into a temporary file, renamed."""
+    :func:`call_chromosome`, chromosome after chromosome into a staged file, renamed (the
+    lines of :func:`~penlearn.peaks.formats.bed.bedgraph_bytes`, in chunks)."""
     mean = info["area"] / info["bases"]
     for key in ("treat", "lambda"):
         if key not in files:
             continue
-        out = Path(files[key])
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                for c in chroms:
-                    s, e, v = np.load(bdg_dir / f"{c}.{key}.npy")
-                    v = v * mean if key == "lambda" else v
-                    if scale != 1.0:
-                        v = (v * scale).round(5)
-                    piece = bdg_dir / f"{c}.{key}.bdg"
-                    write_bedgraph(pd.DataFrame({"chrom": c, "chromStart": s.astype(np.int64),
-                                                 "chromEnd": e.astype(np.int64), "mean": v}),
-                                   piece)
-                    with open(piece, "rb") as src:
-                        shutil.copyfileobj(src, fh)
-                    piece.unlink()
-            os.replace(tmp, out)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        with staged_file(Path(files[key])) as tmp, open(tmp, "wb") as fh:
+            for c in chroms:
+                s, e, v = np.load(bdg_dir / f"{c}.{key}.npy")
+                v = v * mean if key == "lambda" else v
+                if scale != 1.0:
+                    v = (v * scale).round(5)
+                for chunk in bedgraph_bytes(c, s, e, v):
+                    fh.write(chunk)
