@@ -124,6 +124,10 @@ def test_streaming_gives_the_whole_genome_files(bams, tmp_path, kind, extra):
     if "-B" in extra:
         assert (tmp_path / "x_treat_pileup.bdg").read_text() == old["treat"]
         assert (tmp_path / "x_control_lambda.bdg").read_text() == old["lambda"]
+        # the bedGraphs get the mode of the other outputs (the umask's), not mkstemp's 0600
+        mode = (tmp_path / "x_peaks.narrowPeak").stat().st_mode & 0o777
+        for name in ("x_treat_pileup.bdg", "x_control_lambda.bdg"):
+            assert (tmp_path / name).stat().st_mode & 0o777 == mode
 
 
 def test_zero_label_notice_printed_once(bams, tmp_path, capsys):
