@@ -151,7 +151,7 @@ def _fragment_size(reads: ReadArrays, args, report) -> int | None:
     if args.extsize is not None or args.nomodel:
         return 200 if args.extsize is None else args.extsize
     try:
-        d = estimate_fragment_size(reads.as_reads(), mfold=tuple(args.mfold), min_size=args.d_min)
+        d = estimate_fragment_size(reads, mfold=tuple(args.mfold), min_size=args.d_min)
     except ValueError:
         if not args.fix_bimodal:
             raise
