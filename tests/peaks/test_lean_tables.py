@@ -190,3 +190,32 @@ def test_fragment_size_of_read_arrays_equals_that_of_their_reads():
         want = estimate_fragment_size(reads.as_reads(), mfold=mfold)
         assert estimate_fragment_size(reads, mfold=mfold) == want
     assert 150 <= want <= 210
+
+
+def test_window_features_equal_those_of_the_filled_chromosome():
+    """``coverage_features`` of one chromosome's windows, each window's rows filled alone:
+    the features of the rows of the chromosome filled whole (windows in gaps, across
+    rows, on row bounds)."""
+    from penlearn.peaks.peakseg.features import (
+        FEATURE_COLUMNS,
+        coverage_features,
+        weighted_features,
+    )
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        g = _rows(rng, int(rng.integers(5, 400)))
+        lo, hi = int(g["chromStart"].min()), int(g["chromEnd"].max())
+        edges = np.unique(np.r_[rng.integers(lo, hi, 5), rng.choice(g["chromEnd"], 3), lo,
+                                hi])
+        windows = pd.DataFrame({"chrom": "c", "chromStart": edges[:-1],
+                                "chromEnd": edges[1:]})
+        f = fill_gaps(g)
+        s, e, n = (f[c].to_numpy() for c in ("chromStart", "chromEnd", "count"))
+        want = []
+        for a, b in zip(edges[:-1], edges[1:]):
+            m = (e > a) & (s < b)
+            want.append(weighted_features(n[m], np.minimum(e[m], b) - np.maximum(s[m], a)))
+        got = coverage_features(g, windows)
+        assert list(got.columns) == list(FEATURE_COLUMNS)
+        assert np.array_equal(got.to_numpy(), np.array(want), equal_nan=True)

@@ -40,6 +40,8 @@ from penlearn.peaks.peakseg.contigs import (
     check_gaps,
     fill_gaps,
     one_problem,
+    sorted_rows,
+    window_rows,
 )
 from penlearn.peaks.peakseg.features import sample_windows, window_id
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_counts
@@ -229,12 +231,12 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             continue
         where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
         if key not in tidy:  # (once per chromosome, not per window)
-            tidy[key] = gaps == "fill" and _sorted_rows(by_sample[key])
-        g = _window_part(by_sample[key], w.chromStart, w.chromEnd) if tidy[key] else None
+            tidy[key] = gaps == "fill" and sorted_rows(by_sample[key])
+        g = window_rows(by_sample[key], w.chromStart, w.chromEnd) if tidy[key] else None
         if g is None:  # (the chromosome filled once, kept for its next windows)
             if key not in filled:
                 filled[key] = fill_gaps(by_sample[key], gaps, name=where)
-            gw = _clipped(filled[key], w.chromStart, w.chromEnd, sorted_rows=False)
+            gw = _clipped(filled[key], w.chromStart, w.chromEnd, sliced=False)
         else:  # (only the window's rows filled: nothing of it held past the window)
             gw = _clipped(fill_gaps(g, gaps, name=where), w.chromStart, w.chromEnd)
         g = None
@@ -244,14 +246,13 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
         gw = None
 
 
-def _clipped(g: pd.DataFrame, start: int, end: int, sorted_rows: bool = True
-             ) -> pd.DataFrame:
+def _clipped(g: pd.DataFrame, start: int, end: int, sliced: bool = True) -> pd.DataFrame:
     """The rows of the filled ``g`` in the window ``[start, end)``, clipped to it, with the
     coverage columns (and ``background``): ``g`` itself when the window holds it all;
-    ``sorted_rows``: a slice of ``g`` (else a mask), the other columns not copied."""
+    ``sliced``: a slice of ``g`` (sorted rows; else a mask), other columns not copied."""
     lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
     if not (start <= lo.min() and hi.max() <= end):
-        if sorted_rows:
+        if sliced:
             gw = g.iloc[int(np.searchsorted(hi, start, side="right")):
                         int(np.searchsorted(lo, end))]
         else:
@@ -260,38 +261,6 @@ def _clipped(g: pd.DataFrame, start: int, end: int, sorted_rows: bool = True
                       chromEnd=np.minimum(gw["chromEnd"].to_numpy(), end))
     columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in g else [])]
     return g if list(g.columns) == columns else g[columns]
-
-
-def _sorted_rows(g: pd.DataFrame) -> bool:
-    """Whether the rows of one (sample, chromosome) have integer bounds, sorted, without
-    overlaps or empty rows (:func:`_window_part` may cut them)."""
-    lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
-    return bool(lo.dtype.kind in "iu" and hi.dtype.kind in "iu" and len(lo)
-                and (lo[1:] >= hi[:-1]).all() and (hi > lo).all())
-
-
-def _window_part(g: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
-    """The rows of one (sample, chromosome) ``g`` (:func:`_sorted_rows`) that the window
-    ``[start, end)`` needs, and one more each side: filled (``fill_gaps``), they hold
-    every row the whole filled chromosome has there (the gap before the first row taken
-    and after the last are outside the window), so a window's rows are made without a
-    filled copy of the whole chromosome (a chromosome of 2.6 million rows: ~80 MB less,
-    issue 55). Rows not sorted, or ``gaps="error"`` (whose message names the
-    chromosome's first gap), fill the whole chromosome instead (:func:`_windows_of`).
-
-    Examples
-    --------
-    >>> g = pd.DataFrame({"chrom": "c", "chromStart": [0, 10, 30, 50],
-    ...                   "chromEnd": [5, 20, 40, 60], "count": [1, 2, 3, 4]})
-    >>> _window_part(g, 12, 35)["chromStart"].tolist()
-    [0, 10, 30, 50]
-    >>> _window_part(g, 31, 35)["chromStart"].tolist()
-    [10, 30, 50]
-    """
-    lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
-    a = max(0, int(np.searchsorted(hi, start, side="right")) - 1)
-    b = min(len(lo), int(np.searchsorted(lo, end)) + 1)
-    return g if (a, b) == (0, len(lo)) else g.iloc[a:b]
 
 
 def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = False,
