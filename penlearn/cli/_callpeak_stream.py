@@ -230,12 +230,14 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             with clock("write"):
                 np.save(Path(opts["bdg_dir"]) / f"{chrom}.treat.npy", treat_cov[
                     ["chromStart", "chromEnd", "count"]].to_numpy(np.int64).T)
-    bases = (treat_cov["chromEnd"] - treat_cov["chromStart"]).to_numpy()
-    area = float((bases * treat_cov["count"].to_numpy()).sum())
+    # (in place: no Series nor product the size of the chromosome's rows at the end)
+    bases = np.subtract(treat_cov["chromEnd"].to_numpy(), treat_cov["chromStart"].to_numpy())
+    width = float(bases.sum())
+    area = float(np.multiply(bases, treat_cov["count"].to_numpy(), out=bases).sum())
     del treat_cov, control_cov, cov, segs, lam
     _return_freed_memory(trim=True)
     return {"calls": calls, "text": text, "population": population, "area": area,
-            "bases": float(bases.sum()), "phases": clock.times,
+            "bases": width, "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
 
 

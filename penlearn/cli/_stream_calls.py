@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.formats.peak_columns import least_kept_log10p, rescore
+from penlearn.peaks.formats.peak_columns import least_kept_log10p, score_columns
 
 __all__ = ["genome_columns"]
 
@@ -65,10 +65,11 @@ def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.Da
     >>> genome_columns(kept, pop, 10.0)[["score", "qValue"]].round(2).values.tolist()
     [[1000.0, 3.0]]
     """
-    scored = rescore(pd.DataFrame({k: population[k] for k in ("mean", "pValue")}), tests)
+    # (rescore's columns from the arrays: no table of a genome's millions of calls)
+    score, q = score_columns(population["mean"], population["pValue"], tests)
     out = calls.copy()
-    out["score"] = scored["score"].to_numpy()[population["keep"]]
-    out["qValue"] = scored["qValue"].to_numpy()[population["keep"]]
+    out["score"] = score[population["keep"]]
+    out["qValue"] = q[population["keep"]]
     return out
 
 

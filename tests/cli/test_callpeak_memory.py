@@ -120,7 +120,7 @@ def test_genome_without_a_control_beyond_the_interpreter_in_bounded_memory(tmp_p
     """hg19's 23 chromosomes at a tenth of their lengths, 2,000,000 single-end reads, no
     control: the largest resident set beyond that of the same command on a BAM of three
     short chromosomes (the interpreter, NumPy, pandas, numba's kernels: ~215 MB) stays
-    under 110 MB. Measured (issue 55, session 15): 75 MB; before, 140 MB — a filled
+    under 90 MB. Measured (issue 55, session 15): 63 MB; before, 114 MB — a filled
     copy of each chromosome held through its solves, the zero stretches and
     interpolation tables of every row, a ``Reads`` copy of the reads for the fragment
     size, 64 MiB of solver chunks in RAM, the reader's freed heap kept. (At hg19's full
@@ -139,4 +139,4 @@ def test_genome_without_a_control_beyond_the_interpreter_in_bounded_memory(tmp_p
                       tmp_path / "big")
     assert len((tmp_path / "big" / "x_peaks.narrowPeak").read_text().splitlines()) >= \
         len(design.peaks) // 2
-    assert rss - base <= 110, (rss, base)
+    assert rss - base <= 90, (rss, base)

@@ -153,10 +153,17 @@ def _bh_log10(log10_p: np.ndarray, m: float | None = None) -> np.ndarray:
         return log10_p
     m = max(float(m or n), n)
     order = np.argsort(log10_p, kind="stable")
-    adj = log10_p[order] + math.log10(m) - np.log10(np.arange(1, n + 1))
-    adj = np.minimum.accumulate(adj[::-1])[::-1]
+    # (in place: a genome's millions of calls at the end of callpeak, issue 55; the
+    # same operations, in the same order, as log10_p[order] + log10(m) - log10(rank))
+    adj = log10_p[order]
+    adj += math.log10(m)
+    rank = np.arange(1, n + 1, dtype=float)
+    adj -= np.log10(rank, out=rank)
+    del rank
+    back = adj[::-1]
+    np.minimum.accumulate(back, out=back)
     out = np.empty(n)
-    out[order] = np.minimum(adj, 0.0)
+    out[order] = np.minimum(adj, 0.0, out=adj)
     return out
 
 
@@ -237,9 +244,25 @@ def rescore(peaks: pd.DataFrame, tests: float) -> pd.DataFrame:
     [[500.0, 2.3], [1000.0, 5.0]]
     """
     out = peaks.copy()
-    out["score"] = ucsc_scores(out["mean"].to_numpy(float))
-    out["qValue"] = -_bh_log10(-out["pValue"].to_numpy(float), float(tests)) + 0.0
+    out["score"], out["qValue"] = score_columns(out["mean"], out["pValue"], tests)
     return out
+
+
+def score_columns(mean, pvalue, tests: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rescore`'s ``score`` and ``qValue`` of every peak, from their ``mean`` and
+    ``pValue`` arrays (no table of them).
+
+    Examples
+    --------
+    >>> s, q = score_columns(np.array([2.0, 4.0]), np.array([3.0, 6.0]), 10.0)
+    >>> s.tolist(), q.round(2).tolist()
+    ([500, 1000], [2.3, 5.0])
+    """
+    score = ucsc_scores(np.asarray(mean, float))
+    q = _bh_log10(-np.asarray(pvalue, float), float(tests))
+    np.negative(q, out=q)
+    q += 0.0
+    return score, q
 
 
 def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray, *,
