@@ -65,7 +65,8 @@ import pandas as pd
 from penlearn._checks import require_columns
 
 __all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "peak_columns",
-           "rescore", "significant", "summit_offsets", "summit_tests", "ucsc_scores"]
+           "rescore", "score_columns", "significant", "summit_offsets", "summit_tests",
+           "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
