@@ -2,7 +2,7 @@
 
 A cost function of the mean ``m`` of the last segment is a list of pieces over
 contiguous intervals ``[lo, hi]`` of ``m``. Each piece is a row of a piece table of
-:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the two
+:mod:`penlearn.changepoint._fp_pieces` (columns ``LO, HI, Q, A, B, C``) with the three
 columns below; its value is ``q·m² + a·m + b·log m + c``, and everything about one
 piece (its value, minimiser, the roots of ``piece = level`` and of a difference of two
 pieces, the per-datum loss coefficients) comes from the cost families of
@@ -15,7 +15,10 @@ was reached (for decoding the segmentation backwards):
 * ``PREV_MEAN``: for a constant piece made by the min-less / min-more operators, the
   mean of the previous segment (where the running minimum was taken); NaN otherwise,
   which means that the previous segment has the same mean (an active equality
-  constraint) or that there is no previous segment.
+  constraint) or that there is no previous segment;
+* ``LOG_HI``: ``log(HI)`` (0 where ``HI <= 0``: :func:`log_of`), kept with the row so
+  that a right end's log is taken once, when the end is made, and not again by every
+  operator that meets it (the same value: a quarter of the logs of a PeakSeg solve).
 
 Operators on piece lists (Maidstone et al. 2017, "On optimal multiple changepoint
 algorithms for large data", Statistics and Computing; Hocking et al. 2020, "Constrained
@@ -51,6 +54,7 @@ from penlearn.changepoint._fp_pieces import (
     C,
     Q,
     _log_of,
+    _value_log,
     add_to_row,
     diff_roots_logs,
     level_roots,
@@ -60,12 +64,19 @@ from penlearn.changepoint._fp_pieces import (
     value_at,
 )
 
-PREV_I, PREV_MEAN = 6, 7  # the columns after the shared ones (see below)
-N_COLS = 8
+PREV_I, PREV_MEAN, LOG_HI = 6, 7, 8  # the columns after the shared ones (see below)
+N_COLS = 9
 __all__ = [  # piece_value is re-exported: callers evaluate rows through this module
-    "A", "B", "C", "HI", "LO", "N_COLS", "PREV_I", "PREV_MEAN", "Q", "find_piece",
-    "fn_add", "fn_argmin", "fn_min", "min_less", "min_more", "piece_value",
+    "A", "B", "C", "HI", "LO", "LOG_HI", "N_COLS", "PREV_I", "PREV_MEAN", "Q", "find_piece",
+    "fn_add", "fn_argmin", "fn_min", "log_of", "min_less", "min_more", "piece_value",
 ]
+log_of = _log_of  # ``LOG_HI`` of a row is ``log_of(HI)``
+
+
+@numba.njit(cache=True, _nrt=False, inline="always")
+def _row_value_log(F, i, m, log_m):
+    """:func:`row_value` with ``log_m = log_of(m)`` given: the same value."""
+    return _value_log(F[i, Q], F[i, A], F[i, B], F[i, C], m, log_m)
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -89,6 +100,25 @@ def fn_add(F, n, q, a, b, c):
         add_to_row(F, i, q, a, b, c)
 
 
+@numba.njit(cache=True, _nrt=False, inline="always")
+def _log_lo(F, i):
+    """``log_of(F[i, LO])``: the previous row's ``LOG_HI`` where that row ends there."""
+    lo = F[i, LO]
+    if i > 0 and F[i - 1, HI] == lo:
+        return F[i - 1, LOG_HI]
+    return _log_of(lo)
+
+
+@numba.njit(cache=True, _nrt=False, inline="always")
+def _log_at(F, i, m, log_lo):
+    """``log_of(m)`` for ``m`` in row ``i`` of ``F`` (``log_lo`` that of its ``LO``)."""
+    if m == F[i, HI]:
+        return F[i, LOG_HI]
+    if m == F[i, LO]:
+        return log_lo
+    return _log_of(m)
+
+
 @numba.njit(cache=True, _nrt=False)
 def _same(F, i, G, j):
     """Two rows describe the same function and the same decoding information."""
@@ -104,8 +134,9 @@ def _same(F, i, G, j):
 
 
 @numba.njit(cache=True, _nrt=False)
-def push_piece(out, k, F, i, lo, hi):
-    """Append row ``i`` of ``F`` restricted to ``[lo, hi]`` to ``out`` (``k`` rows so far).
+def push_piece(out, k, F, i, lo, hi, log_hi):
+    """Append row ``i`` of ``F`` restricted to ``[lo, hi]`` to ``out`` (``k`` rows so far;
+    ``log_hi = log_of(hi)``).
 
     Merges it with the last row when that row is the same function and ends at ``lo``.
     Returns the new row count.
@@ -114,21 +145,24 @@ def push_piece(out, k, F, i, lo, hi):
         return k
     if k > 0 and out[k - 1, HI] == lo and _same(out, k - 1, F, i):
         out[k - 1, HI] = hi
+        out[k - 1, LOG_HI] = log_hi
         return k
     for col in range(N_COLS):
         out[k, col] = F[i, col]
     out[k, LO] = lo
     out[k, HI] = hi
+    out[k, LOG_HI] = log_hi
     return k + 1
 
 
 @numba.njit(cache=True, _nrt=False)
-def push_const(out, k, value, lo, hi, prev_i, prev_mean):
+def push_const(out, k, value, lo, hi, prev_i, prev_mean, log_hi):
     """Append a constant piece ``value`` on ``[lo, hi]``; returns the new row count."""
     if hi <= lo:
         return k
     out[k, LO] = lo
     out[k, HI] = hi
+    out[k, LOG_HI] = log_hi
     out[k, Q] = 0.0
     out[k, A] = 0.0
     out[k, B] = 0.0
@@ -150,12 +184,14 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
     j = 0
     k = 0
     lo = F[0, LO]
-    log_lo = 0.0
-    have_log_lo = False  # log_lo is _log_of(lo) (the last interval's log_hi)
+    log_lo = _log_lo(F, 0)  # (the logs of the intervals' ends: the rows' LOG_HI)
     while i < nf and j < ng:
-        hi = min(F[i, HI], G[j, HI])
-        have_log_hi = False
-        log_hi = 0.0
+        if F[i, HI] <= G[j, HI]:
+            hi = F[i, HI]
+            log_hi = F[i, LOG_HI]
+        else:
+            hi = G[j, HI]
+            log_hi = G[j, LOG_HI]
         if hi > lo:
             dq = F[i, Q] - G[j, Q]
             da = F[i, A] - G[j, A]
@@ -164,15 +200,12 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
             if dq == 0.0 and da == 0.0 and db == 0.0:
                 nr = 0
             else:
-                if not have_log_lo:
-                    log_lo = _log_of(lo)
-                log_hi = _log_of(hi)
-                have_log_hi = True
                 nr = diff_roots_logs(dq, da, db, dc, lo, hi, roots, log_lo, log_hi)
             left = lo
             for r in range(nr + 1):
                 right = roots[r] if r < nr else hi
                 if right > left:
+                    log_right = _log_of(right) if r < nr else log_hi
                     if left == 0.0:
                         mid = 0.5 * right if right > 0.0 else 0.0
                     else:
@@ -186,13 +219,12 @@ def fn_min(F, nf, G, ng, out, prefer_g, tie_tol, roots):
                         gv = value_at(G[j, Q], G[j, A], G[j, B], G[j, C], mid, lm)
                     tol = tie_tol * max(1.0, abs(fv)) if prefer_g else 0.0
                     if gv < fv or (prefer_g and gv <= fv + tol):
-                        k = push_piece(out, k, G, j, left, right)
+                        k = push_piece(out, k, G, j, left, right, log_right)
                     else:
-                        k = push_piece(out, k, F, i, left, right)
+                        k = push_piece(out, k, F, i, left, right, log_right)
                 left = right
         lo = hi
         log_lo = log_hi
-        have_log_lo = have_log_hi
         if F[i, HI] <= hi:
             i += 1
         if G[j, HI] <= hi:
@@ -216,37 +248,42 @@ def min_less(F, n, out, prev_i):
     for i in range(n):
         lo = F[i, LO]
         hi = F[i, HI]
+        log_lo = _log_lo(F, i)
         ms = row_argmin(F, i)
         if not const_mode:
             if ms >= hi:
-                k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
+                k = push_piece_rev(out, k, F, i, lo, hi, prev_i, F[i, LOG_HI])
             else:
+                log_ms = _log_at(F, i, ms, log_lo)
                 if ms > lo:
-                    k = push_piece_rev(out, k, F, i, lo, ms, prev_i)
+                    k = push_piece_rev(out, k, F, i, lo, ms, prev_i, log_ms)
                 const_mode = True
-                v = row_value(F, i, ms)
+                v = _row_value_log(F, i, ms, log_ms)
                 cm = ms
                 cstart = ms
         else:
-            pmin = row_value(F, i, ms)
+            log_ms = _log_at(F, i, ms, log_lo)
+            pmin = _row_value_log(F, i, ms, log_ms)
             if pmin < v:
-                if row_value(F, i, lo) <= v:
+                if _row_value_log(F, i, lo, log_lo) <= v:
                     r = lo
+                    log_r = log_lo
                 else:
                     r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
                                     True, False)[0]
-                k = push_const(out, k, v, cstart, r, prev_i, cm)
+                    log_r = _log_at(F, i, r, log_lo)
+                k = push_const(out, k, v, cstart, r, prev_i, cm, log_r)
                 if ms >= hi:
-                    k = push_piece_rev(out, k, F, i, r, hi, prev_i)
+                    k = push_piece_rev(out, k, F, i, r, hi, prev_i, F[i, LOG_HI])
                     const_mode = False
                 else:
                     if ms > r:
-                        k = push_piece_rev(out, k, F, i, r, ms, prev_i)
+                        k = push_piece_rev(out, k, F, i, r, ms, prev_i, log_ms)
                     v = pmin
                     cm = ms
                     cstart = ms
     if const_mode:
-        k = push_const(out, k, v, cstart, F[n - 1, HI], prev_i, cm)
+        k = push_const(out, k, v, cstart, F[n - 1, HI], prev_i, cm, F[n - 1, LOG_HI])
     return k
 
 
@@ -262,40 +299,48 @@ def min_more(F, n, out, prev_i):
     v = np.inf
     cm = np.nan
     cend = F[n - 1, HI]
+    log_cend = F[n - 1, LOG_HI]
     for i in range(n - 1, -1, -1):
         lo = F[i, LO]
         hi = F[i, HI]
+        log_hi = F[i, LOG_HI]
         ms = row_argmin(F, i)
         if not const_mode:
             if ms <= lo:
-                k = push_piece_rev(out, k, F, i, lo, hi, prev_i)
+                k = push_piece_rev(out, k, F, i, lo, hi, prev_i, log_hi)
             else:
+                log_ms = _log_at(F, i, ms, _log_lo(F, i))
                 if ms < hi:
-                    k = push_piece_rev(out, k, F, i, ms, hi, prev_i)
+                    k = push_piece_rev(out, k, F, i, ms, hi, prev_i, log_hi)
                 const_mode = True
-                v = row_value(F, i, ms)
+                v = _row_value_log(F, i, ms, log_ms)
                 cm = ms
                 cend = ms
+                log_cend = log_ms
         else:
-            pmin = row_value(F, i, ms)
+            log_ms = _log_at(F, i, ms, _log_lo(F, i))
+            pmin = _row_value_log(F, i, ms, log_ms)
             if pmin < v:
-                if row_value(F, i, hi) <= v:
+                if _row_value_log(F, i, hi, log_hi) <= v:
                     r = hi
+                    log_r = log_hi
                 else:
                     r = level_roots(F[i, Q], F[i, A], F[i, B], F[i, C], v, lo, ms, hi,
                                     False, True)[1]
-                k = push_const(out, k, v, r, cend, prev_i, cm)
+                    log_r = _log_at(F, i, r, _log_lo(F, i))
+                k = push_const(out, k, v, r, cend, prev_i, cm, log_cend)
                 if ms <= lo:
-                    k = push_piece_rev(out, k, F, i, lo, r, prev_i)
+                    k = push_piece_rev(out, k, F, i, lo, r, prev_i, log_r)
                     const_mode = False
                 else:
                     if ms < r:
-                        k = push_piece_rev(out, k, F, i, ms, r, prev_i)
+                        k = push_piece_rev(out, k, F, i, ms, r, prev_i, log_r)
                     v = pmin
                     cm = ms
                     cend = ms
+                    log_cend = log_ms
     if const_mode:
-        k = push_const(out, k, v, F[0, LO], cend, prev_i, cm)
+        k = push_const(out, k, v, F[0, LO], cend, prev_i, cm, log_cend)
     # rows were produced right to left
     for r in range(k // 2):
         for col in range(N_COLS):
@@ -306,7 +351,7 @@ def min_more(F, n, out, prev_i):
 
 
 @numba.njit(cache=True, _nrt=False)
-def push_piece_rev(out, k, F, i, lo, hi, prev_i):
+def push_piece_rev(out, k, F, i, lo, hi, prev_i, log_hi):
     """Append row ``i`` of ``F`` on ``[lo, hi]`` as a new model's piece (no merging)."""
     if hi <= lo:
         return k
@@ -314,6 +359,7 @@ def push_piece_rev(out, k, F, i, lo, hi, prev_i):
         out[k, col] = F[i, col]
     out[k, LO] = lo
     out[k, HI] = hi
+    out[k, LOG_HI] = log_hi
     out[k, PREV_I] = prev_i
     out[k, PREV_MEAN] = np.nan
     return k + 1

@@ -109,8 +109,8 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
     """Pass 1 of a chromosome with a control: the control's PeakSeg segments (its model
     at its own penalty) and :func:`~penlearn.peaks.peakseg.controls.segment_levels`' bases,
     control and treatment means of each (for the genome-wide typical levels).
-    Returns ``segments``, ``levels`` (bases, control means, treatment means), ``phases``
-    and ``warnings``."""
+    Returns ``segments``, ``levels`` (bases, control means, treatment means), ``level``
+    (:func:`chrom_level`'s, of the same treatment pileup), ``phases`` and ``warnings``."""
     from penlearn.cli._common import _Reporter
     from penlearn.cli.peaks import _log_lambda  # the commands' layer
 
@@ -131,7 +131,10 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
                 c_segs = binned_segments(control_cov, log_lambda, windows, CONTROL_BIN)
         del control_cov
         with clock("pileup"):  # (after the control's model: less memory at once)
-            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+            runs = chrom_pileup(treat, chrom, opts["d"], opts["shift"])
+            level = genome_level(runs)  # (chrom_level's: this pileup made once)
+            treat_cov = _frame(chrom, runs)
+            del runs
         with clock("background"):
             parts = segment_levels(treat_cov, c_segs)
             levels = tuple(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
@@ -139,7 +142,7 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
             levels = (levels[0] - levels[1], levels[2], levels[3])
     del treat_cov, parts
     _return_freed_memory(trim=True)
-    return {"segments": c_segs, "levels": levels, "phases": clock.times,
+    return {"segments": c_segs, "levels": levels, "level": level, "phases": clock.times,
             "warnings": [(w.category, str(w.message)) for w in caught]}
 
 
@@ -510,14 +513,16 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
         if ctrl is not None:
             report("the control's model, chromosome by chromosome")
             progress = stack.enter_context(_Progress(report, sizes, "control"))
-            tasks = {**{("control", c): ((c, _part(treat, c), _part(ctrl, c), opts), {})
-                        for c in by_size}, **tasks}
+            # (each control task gives its chromosome's level too)
+            tasks = {("control", c): ((c, _part(treat, c), _part(ctrl, c), opts), {})
+                     for c in by_size}
 
         def first_pass(key, res):
             if key[0] == "level":
                 levels[key[1]] = res
                 return
             first[key[1]] = res
+            levels[key[1]] = res["level"]
             clock.merge(res["phases"])
             progress.chromosome(key[1], int((res["segments"]["status"] == "peak").sum()))
         run_tasks(executor, _first_pass, {k: ((k[0], *a), kw) for k, (a, kw) in

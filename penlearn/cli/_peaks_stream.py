@@ -80,15 +80,16 @@ def predict_by_chromosome(coverage: pd.DataFrame, plain: pd.DataFrame, log_lambd
     return predict_chunks(chunks, log_lambda_of, predict, first, **predict_kw)
 
 
-def predict_chunks(chunks, log_lambda_of, predict, samples, **predict_kw
+def predict_chunks(chunks, log_lambda_of, predict, samples, keep=None, **predict_kw
                    ) -> pd.DataFrame:
     """:func:`predict_by_chromosome` of the chromosomes' tables ``chunks`` (an iterable
     of ``(coverage rows, the samples' own rows)`` of one chromosome each, made when
     asked and dropped once solved); the segments each sample's together in the order of
-    ``samples``."""
+    ``samples``. ``keep``: each chromosome's segments are given to it instead (e.g. saved
+    to disk), none held here: an empty table then, with the ``attrs``."""
     from penlearn.peaks.peakseg.evaluation import predict_peaks
 
-    parts, reused, windows, caught = [], 0, 0, []
+    parts, reused, windows, caught, attrs = [], 0, 0, [], None
     for k, (cov, own) in enumerate(chunks):
         with warnings.catch_warnings(record=True) as got:  # each kind once, at the end
             warnings.simplefilter("always")
@@ -99,15 +100,20 @@ def predict_chunks(chunks, log_lambda_of, predict, samples, **predict_kw
         caught += [(w.category, str(w.message)) for w in got]
         reused += segs.attrs.get("parts_reused", 0)
         windows += segs.attrs.get("windows", 0)
-        parts.append(segs)
-        del cov, own, log_lambda, wins
+        attrs = segs.attrs if attrs is None else attrs
+        if keep is None:
+            parts.append(segs)
+        else:
+            keep(segs)
+        del cov, own, log_lambda, wins, segs
         _return_freed_memory(trim=True)
     _emit_warnings(caught)
-    out = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    out = pd.DataFrame() if keep is not None else pd.concat(
+        parts, ignore_index=True) if len(parts) > 1 else parts[0]
     if "sample_id" in out.columns and len(parts) > 1:  # each sample's rows together
         rank = pd.Series(np.arange(len(samples)), index=list(samples))
         out = out.iloc[np.argsort(rank.loc[out["sample_id"]].to_numpy(), kind="stable")
                        ].reset_index(drop=True)
-    out.attrs = {**parts[0].attrs, **({"parts_reused": reused, "windows": windows}
-                                      if "windows" in parts[0].attrs else {})}
+    out.attrs = {**attrs, **({"parts_reused": reused, "windows": windows}
+                             if "windows" in attrs else {})}
     return out

@@ -9,9 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penlearn.peaks.formats.peak_columns import least_kept_log10p, score_columns
+from penlearn.peaks.formats.peak_columns import (
+    WINDOWS_PER_FRAGMENT,
+    least_kept_log10p,
+    score_columns,
+)
 
-__all__ = ["genome_columns"]
+__all__ = ["calls_by_chromosome", "genome_columns"]
 
 
 #: a margin under ``-log10`` of the cutoff: a call this close may still pass (its
@@ -83,3 +87,47 @@ def _population(results: dict, chroms: list, n_kept: int) -> dict:
     if len(out["keep"]) != n_kept:
         raise AssertionError("the calls kept and their population disagree")
     return out
+
+
+def calls_by_chromosome(chunks, level: tuple, qvalue: float | None = None, **options
+                        ) -> pd.DataFrame:
+    """One sample's :func:`~penlearn.peaks.peakseg.calls.peak_calls` a chromosome at a
+    time: ``chunks`` yields ``(segments, coverage)`` of one chromosome each (made when
+    asked, dropped once its calls are made), ``level`` is the sample's ``(total, bases,
+    fragment length)`` over its whole genome (:func:`~penlearn.peaks.formats.
+    peak_columns.level_sums` summed in its rows' order); each chromosome's calls that
+    may pass ``qvalue`` are kept (:func:`_candidates`; those surely below it get no
+    summit: ``screen``), the score and q-value columns made over every call of the
+    genome (:func:`genome_columns`). The calls and columns of ``peak_calls`` of the
+    whole sample's segments and coverage at once, before ``significant``
+    (``tests/cli/test_peaks_stream.py``), in one chromosome's memory; ``options``:
+    ``peak_calls``' (``level_shifts``).
+
+    Examples
+    --------
+    >>> seg = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 20],
+    ...                     "chromEnd": [10, 20, 40], "status": ["background", "peak",
+    ...                     "background"], "mean": [1.0, 8.0, 2.5]})
+    >>> cov = seg[["chrom", "chromStart", "chromEnd"]].assign(count=[1, 8, 2])
+    >>> calls = calls_by_chromosome([(seg, cov)], (170.0, 40.0, 17.0))
+    >>> calls[["chromStart", "chromEnd", "score", "summit"]].values.tolist()
+    [[10, 20, 1000, 5]]
+    """
+    from penlearn.peaks.peakseg.calls import peak_calls
+
+    opts = {"qvalue": qvalue, "pvalue": None}
+    screen = least_kept_log10p(qvalue=qvalue)
+    parts, pops, columns = [], {}, None
+    for k, (segs, cov) in enumerate(chunks):
+        calls = peak_calls(segs, cov, genome_level=level, screen=screen, **options)
+        del segs, cov  # (the chunk's tables dropped before the next is made)
+        columns = list(calls.columns)
+        calls, pops[k] = _candidates(calls.drop(columns=["score", "qValue"]), opts)
+        pops[k] = {"population": pops[k]}  # (the form of callpeak's results)
+        parts.append(calls)
+    if columns is None:
+        raise ValueError("no chromosome: a sample without coverage has no calls")
+    kept = [c for c in parts if len(c)] or parts[:1]
+    calls = pd.concat(kept, ignore_index=True) if len(kept) > 1 else kept[0]
+    tests = WINDOWS_PER_FRAGMENT * level[1] / level[2] if level[1] > 0 else 1.0
+    return genome_columns(calls, _population(pops, list(pops), len(calls)), tests)[columns]

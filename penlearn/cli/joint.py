@@ -32,6 +32,7 @@ the same command after an interruption fits only the others.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +41,11 @@ import pandas as pd
 from penlearn.atomic_files import check_output, staged_dir
 from penlearn.cli._common import _load_model, _Reporter, groups_option, read_groups_file
 from penlearn.cli._controls import add_control_arguments, split_controls
+from penlearn.cli._peaks_samples import spill_samples, streamable
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.cli.peaks import _open_parts, parts_folder, sample_file_names
 from penlearn.peaks.formats.bed import read_peak_labels, write_bed
-from penlearn.peaks.formats.coverage import read_coverage
+from penlearn.peaks.formats.coverage import COVERAGE_COLUMNS, coverage_items, read_coverage
 from penlearn.peaks.formats.peak_files import read_peak_files
 from penlearn.peaks.joint.pipeline import JointPeaks, joint_peaks, label_error_comparison
 from penlearn.peaks.joint.windows import DEFAULT_WIDEN, MAX_WIDEN
@@ -67,11 +69,11 @@ def _groups_arg(args, coverage: pd.DataFrame, table: pd.DataFrame | None = None)
     return given
 
 
-def _check_peak_samples(peaks: pd.DataFrame, coverage: pd.DataFrame, folder) -> None:
-    """Every sample of the coverage has a BED file in the peaks folder (no file: a typo
-    or another run), and no BED file is of another sample."""
+def _check_peak_samples(peaks: pd.DataFrame, samples: list, folder) -> None:
+    """Every sample of the coverage (``samples``) has a BED file in the peaks folder (no
+    file: a typo or another run), and no BED file is of another sample."""
     have = set(peaks["sample_id"]) | set(peaks.attrs.get("samples", []))
-    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    samples = [str(s) for s in samples]
     missing = [s for s in samples if s not in have]
     if missing:
         raise ValueError(f"--peaks {folder}: no BED file of sample {missing[0]!r} (expected "
@@ -103,23 +105,32 @@ def cmd_joint(args) -> int:
     groups_table = read_groups_file(args.groups) if args.groups else None  # before work
     report = _Reporter(args.quiet)
     model = _load_model(args.model, task="joint") if args.model else None
-    coverage = read_coverage(args.coverage, progress=not args.quiet)
-    # the control samples are no joint samples; the control acts through --peaks (from
-    # 'penlearn peaks --control ...': no single-sample peak, no joint window there)
-    coverage, controls, _ = split_controls(coverage, args)
-    if controls is not None:
-        report(f"{controls['sample_id'].nunique()} control sample(s) left out of the joint "
-               "model")
-    if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
-        raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
-                         "folder of bedGraph / bigWig files, or a table with sample_id)")
+    items = coverage_items(args.coverage)
+    # one-sample files and no controls: each file cut by chromosome into a temporary
+    # folder, the windows' rows read back a chromosome at a time (_peaks_samples)
+    with spill_samples(items) if streamable(args, items, least=2) else \
+            contextlib.nullcontext() as spilled:
+        return _joint_of(args, out, spilled, groups_table, model, log_penalty, report)
+
+
+def _joint_of(args, out: Path, spilled, groups_table, model, log_penalty,
+              report: _Reporter) -> int:
+    """:func:`cmd_joint` from reading its coverage on: the whole table, or (``spilled``)
+    the samples' rows by chromosome (:mod:`penlearn.cli._peaks_samples`)."""
+    coverage = spilled if spilled is not None else read_coverage(
+        args.coverage, progress=not args.quiet)
+    if spilled is None:
+        coverage = _joint_samples(coverage, args, report)
+    samples = list(spilled.samples) if spilled is not None else list(
+        pd.unique(coverage["sample_id"]))
     if not Path(args.peaks).is_dir():
         raise ValueError(f"--peaks {args.peaks}: not a folder (give the folder 'penlearn "
                          "peaks --out' wrote, one <sample>.bed per sample)")
     peaks = read_peak_files(args.peaks)  # the reader of 'errors' and 'hub': one set of names
-    _check_peak_samples(peaks, coverage, args.peaks)
+    _check_peak_samples(peaks, samples, args.peaks)
     labels = read_peak_labels(args.labels) if args.labels else None
-    groups = _groups_arg(args, coverage, groups_table)
+    groups = _groups_arg(args, coverage if spilled is None else pd.DataFrame(
+        columns=list(COVERAGE_COLUMNS)), groups_table)
     with _open_parts(args, out, report) as parts:  # removed once the outputs are written
         shipped = log_penalty is None and args.model is None and labels is None
         if shipped:  # said before the work, as penlearn peaks does
@@ -130,7 +141,7 @@ def cmd_joint(args) -> int:
         with workers(args) as executor:
             res = joint_peaks(coverage, peaks, labels=labels, groups=groups, widen=args.widen,
                               log_penalty=log_penalty, model=model, by=args.by, executor=executor,
-                              parts=parts, progress=not args.quiet)
+                              parts=parts, progress=not args.quiet, keep_fits=False)
         if not shipped:
             report(res.note)
         comparison = None
@@ -150,6 +161,20 @@ def cmd_joint(args) -> int:
                 f"{len(comparison)}")
     print(msg)
     return 0
+
+
+def _joint_samples(coverage: pd.DataFrame, args, report: _Reporter) -> pd.DataFrame:
+    """The joint samples of the coverage table: the controls left out (they act through
+    --peaks, from 'penlearn peaks --control ...': no single-sample peak, no joint window
+    there), at least two samples."""
+    coverage, controls, _ = split_controls(coverage, args)
+    if controls is not None:
+        report(f"{controls['sample_id'].nunique()} control sample(s) left out of the joint "
+               "model")
+    if "sample_id" not in coverage.columns or coverage["sample_id"].nunique() < 2:
+        raise ValueError(f"{args.coverage}: one sample only; joint peaks need several (a "
+                         "folder of bedGraph / bigWig files, or a table with sample_id)")
+    return coverage
 
 
 def write_joint_outputs(res: JointPeaks, folder: Path, *,

@@ -54,11 +54,13 @@ from penlearn.cli._controls import (
 from penlearn.cli._peaks_parts import _coverage_paths, _open_parts, parts_folder
 from penlearn.cli._peaks_samples import (
     chromosome_table,
-    sample_table,
+    sample_chromosomes,
+    sample_segments,
     spill_samples,
     streamable,
 )
 from penlearn.cli._peaks_stream import predict_by_chromosome, predict_chunks, sample_tables
+from penlearn.cli._stream_calls import calls_by_chromosome
 from penlearn.cli._workers import add_worker_arguments, workers
 from penlearn.peaks.formats.bed import track_line, write_bed, write_bedgraph, write_bigwig
 from penlearn.peaks.formats.chrom_sizes import (
@@ -315,12 +317,14 @@ def _check_outputs(args, outs: list[Path], directory: bool | None) -> None:
 
 def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
                   sizes: dict | None = None, coverage: pd.DataFrame | None = None,
-                  control: tuple | None = None) -> int:
+                  control: tuple | None = None, chunks: tuple | None = None) -> int:
     """The peak file (BED6+1: name = sample, score 0-1000, strand, the peak's mean;
     narrowPeak; broadPeak) and the means of one sample, its columns from
     :func:`~penlearn.peaks.peakseg.calls.peak_calls` (bigWig: chromosome lengths
     ``sizes``, else each one's last end; ``control``: (its control's coverage, scale),
-    the summits then of treatment − scaled control, as ``callpeak``'s)."""
+    the summits then of treatment − scaled control, as ``callpeak``'s; ``chunks``:
+    instead of ``coverage``, (its ``(segments, coverage)`` by chromosome, its genome's
+    level): the calls made a chromosome at a time, :func:`calls_by_chromosome`)."""
     cutoff = getattr(args, "qvalue", None)
     if cutoff is None:
         cutoff = narrow_rule(args)  # the zero-label model's narrow rule
@@ -330,8 +334,9 @@ def _write_sample(segs: pd.DataFrame, sid, path: Path, args, means: Path | None,
     summits = {} if control is None or not with_coverage else {
         "control": control[0], "control_scale": control[1]}
     # --broad's linked calls are not trimmed as level shifts (peakseg.broad)
-    calls = peak_calls(segs, coverage if with_coverage else None, level_shifts=(
-        TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)), **summits)
+    trim = TRIM_LEVEL_SHIFTS or not getattr(args, "broad", False)
+    calls = calls_by_chromosome(*chunks, cutoff, level_shifts=trim) if chunks else \
+        peak_calls(segs, coverage if with_coverage else None, level_shifts=trim, **summits)
     if getattr(args, "broad", False) and summits:  # not up in the control as much
         calls = calls[above_control(calls, coverage, control[0])].reset_index(drop=True)
     if cutoff is not None:
@@ -405,7 +410,7 @@ def cmd_peaks(args) -> int:
     # the chromosome lengths known: whole short chromosomes are no short-window cut
     known = given if given is not None else coverage_chrom_sizes(
         paths[0] if len(paths) == 1 else paths)
-    # several one-sample files: read one at a time, then a chromosome of all at once
+    # one-sample files: read one at a time, then a chromosome of all at once
     with spill_samples(items, tmpdir, sizes) if streamable(args, items) else \
             contextlib.nullcontext() as spilled:
         return _peaks_of(args, out, folder, spilled, (given, sizes, known), report, tmpdir)
@@ -454,10 +459,11 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
             else:
                 predict = functools.partial(predict_peaks, segments=True)
             # one chromosome at a time: its windows' features and solves
+            # (spilled: each chromosome's segments saved beside its rows, none held)
             segs = predict_chunks(map(_pair, map(functools.partial(
                 chromosome_table, spilled), spilled.order())), log_lambda_of, predict,
-                samples, **solve) if spilled is not None else predict_by_chromosome(
-                coverage, plain, log_lambda_of, predict, **solve)
+                samples, keep=spilled.keep_segments, **solve) if spilled is not None \
+                else predict_by_chromosome(coverage, plain, log_lambda_of, predict, **solve)
         if pairs and args.control_rule == "filter":
             segs, dropped = drop_control_peaks(segs, controls, pairs)
             report(f"{dropped} peak(s) dropped: the control is up there")
@@ -465,8 +471,10 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
         note = f" ({reused} of {segs.attrs['windows']} windows from an interrupted run)" \
             if reused else ""
         if not several:  # each file is written atomically
+            segs, chunks = _sample_segments(args, spilled, 0, segs)
             n = _write_sample(segs, samples[0], out, args, means, sizes, coverage,
-                              summit_of.get("" if samples[0] is None else str(samples[0])))
+                              summit_of.get("" if samples[0] is None else str(samples[0])),
+                              chunks)
             print(f"penlearn peaks: wrote {n} peaks to {out}{note}")
             return 0
         n = 0
@@ -475,16 +483,27 @@ def _peaks_of(args, out: Path, folder: bool, spilled, lengths: tuple, report: _R
         with staged_dir(out, replace=args.force) as tmp:
             for k, s in enumerate(samples):  # (one sample's rows at once)
                 stem = names["sample" if s is None else str(s)]
-                part = segs if one else segs[segs["sample_id"] == s]
-                cov = sample_table(spilled, k) if spilled is not None else \
-                    coverage if one else by_sample.pop(s)
+                part, chunks = _sample_segments(args, spilled, k, segs if one or (
+                    spilled is not None) else segs[segs["sample_id"] == s])
+                cov = None if spilled is not None else coverage if one else by_sample.pop(s)
                 m = tmp / f"{stem}{MEANS_SUFFIX[args.means]}" if args.means else None
                 n += _write_sample(part, s, tmp / f"{stem}{PEAKS_SUFFIX[args.format]}", args,
-                                   m, sizes, cov, summit_of.get("" if s is None else str(s)))
-                del part, cov  # before the next sample's rows are read back
+                                   m, sizes, cov, summit_of.get("" if s is None else str(s)),
+                                   chunks)
+                del part, cov, chunks
         print(f"penlearn peaks: wrote {n} peaks of {plural(len(samples), 'sample')} to "
               f"{out}/{note}")
         return 0
+
+
+def _sample_segments(args, spilled, k: int, segs: pd.DataFrame) -> tuple:
+    """(sample k's segments, its ``(segments, coverage)`` by chromosome and level):
+    ``segs`` and None, or (``spilled``) the segments read back only for ``--means``, and
+    each chromosome's read back when its calls are made (:func:`sample_chromosomes`)."""
+    if spilled is None:
+        return segs, None
+    return (sample_segments(spilled, k) if args.means else None,
+            (sample_chromosomes(spilled, k), spilled.level(k)))
 
 
 def _pair(table: pd.DataFrame) -> tuple:

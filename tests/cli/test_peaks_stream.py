@@ -138,3 +138,29 @@ def test_samples_read_by_chromosome_refuse_one_id_twice(tmp_path, capsys):
                  "x.bedGraph"), "--out", str(tmp_path / "o"), "--penalty", "10"]) == 1
     assert "sample id 'x' is in both" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("extra", ["", "--penalty 3000 --means bedGraph"])
+def test_two_samples_calls_are_made_a_chromosome_at_a_time(folder, tmp_path, monkeypatch,
+                                                           extra):
+    """Each sample's file is written from one chromosome's rows at a time (issue 55: at
+    3 Gb one sample's whole table in ``peak_calls`` was the peak of memory): every
+    ``peak_calls`` gets the rows of one sample and one chromosome, once per (sample,
+    chromosome); the files are those of the whole table (the tests above)."""
+    import penlearn.peaks.peakseg.calls as calls_module
+
+    real, seen = calls_module.peak_calls, []
+
+    def spy(segs, coverage=None, **kw):
+        seen.append((tuple(pd.unique(coverage["sample_id"])),
+                     tuple(pd.unique(coverage["chrom"]))))
+        assert set(pd.unique(segs["chrom"])) <= set(seen[-1][1])
+        return real(segs, coverage, **kw)
+    monkeypatch.setattr(calls_module, "peak_calls", spy)
+    monkeypatch.setattr("penlearn.cli.peaks.peak_calls", spy)  # (the whole table's)
+    argv = ["peaks", str(folder), "--out", str(tmp_path / "o"), "--format", "narrowPeak",
+            *shlex.split(extra), "--quiet"]
+    assert main(argv) == 0
+    assert sorted(seen) == sorted(((s,), (c,)) for s in "ab" for c in ("chr1", "chr2",
+                                                                        "chrX"))
+    assert len(list((tmp_path / "o").glob("*.narrowPeak"))) == 2

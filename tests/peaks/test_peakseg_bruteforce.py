@@ -182,9 +182,11 @@ def test_medium_random_against_path_consistency(seed):
 
 def _piece_list(rows):
     """A piece list from (lo, hi, a, b, c) tuples (Poisson family, q = 0)."""
-    F = np.zeros((max(8, 3 * len(rows) + 8), 8))
+    from penlearn.changepoint._fp_core import N_COLS, log_of
+
+    F = np.zeros((max(8, 3 * len(rows) + 8), N_COLS))
     for k, (lo, hi, a, b, c) in enumerate(rows):
-        F[k] = [lo, hi, 0.0, a, b, c, -1.0, np.nan]
+        F[k] = [lo, hi, 0.0, a, b, c, -1.0, np.nan, log_of(hi)]
     return F, len(rows)
 
 
@@ -205,13 +207,13 @@ poisson_piece = st.tuples(st.integers(1, 6), st.integers(0, 40), st.floats(-20, 
 @settings(max_examples=100, deadline=None)
 @given(poisson_piece, poisson_piece, st.floats(0.0, 3.0), st.floats(0.5, 10.0))
 def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width):
-    from penlearn.changepoint._fp_core import fn_min, min_less, min_more
+    from penlearn.changepoint._fp_core import LOG_HI, N_COLS, fn_min, log_of, min_less, min_more
 
     hi = lo + width
     (w1, s1, c1), (w2, s2, c2) = p1, p2
     F, nf = _piece_list([(lo, hi, w1, -s1, c1)])
     G, ng = _piece_list([(lo, hi, w2, -s2, c2)])
-    H = np.zeros((32, 8))
+    H = np.zeros((32, N_COLS))
     nh = fn_min(F, nf, G, ng, H, True, 0.0, np.empty(3))
     # the grid holds each piece's exact minimiser s/w (a Poisson piece w·m − s·log m + c),
     # so that the running minima of the grid reach the exact minima
@@ -229,9 +231,11 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     assert np.all(np.abs(h - np.minimum(f, g)) <= 1e-9 * scale)
     assert H[0, 0] == lo and H[nh - 1, 1] == hi
     assert np.all(H[1:nh, 0] == H[: nh - 1, 1])  # contiguous pieces
+    # every row carries the log of its right end (taken once, where the end is made)
+    assert all(row[LOG_HI] == log_of(row[1]) for row in H[:nh])
     # min-less / min-more: running minima from the left / right (exact at the minimisers
     # on the grid; between grid points the pieces are smooth, within 1e-6)
-    L = np.zeros((64, 8))
+    L = np.zeros((64, N_COLS))
     nl = min_less(H, nh, L, 7.0)
     got = _evaluate(L, nl, grid)
     want = np.minimum.accumulate(h)
@@ -243,13 +247,15 @@ def test_core_min_of_two_functions_and_min_less_more_on_a_grid(p1, p2, lo, width
     # a constant piece remembers where the minimum was: its value is h there
     for row in L[:nl][const]:
         assert abs(_evaluate(H, nh, np.array([row[7]]))[0] - row[5]) <= 1e-9 * (1 + abs(row[5]))
-    M = np.zeros((64, 8))
+    M = np.zeros((64, N_COLS))
     nm = min_more(H, nh, M, 3.0)
     got = _evaluate(M, nm, grid)
     want = np.minimum.accumulate(h[::-1])[::-1]
     assert np.all(got <= want + 1e-9 * scale)
     assert np.all(got >= want - 1e-6 * scale)
     assert np.all(M[1:nm, 0] == M[: nm - 1, 1])
+    for T, nt in ((L, nl), (M, nm)):
+        assert all(row[LOG_HI] == log_of(row[1]) for row in T[:nt])
 
 
 big_data = st.integers(3, 6).flatmap(
@@ -269,3 +275,33 @@ def test_large_counts_and_weights_against_brute_force(data, penalty):
     expected = min(loss + penalty * k for k, loss in best.items())
     got = fit.total_loss + penalty * fit.n_peaks
     assert abs(got - expected) <= 1e-9 * max(1.0, abs(expected))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=80),
+       st.lists(st.integers(1, 500), min_size=80, max_size=80),
+       st.sampled_from([0.0, 1.0, 20.0, 1e3]))
+def test_every_cost_function_row_keeps_the_log_of_its_right_end(counts, weights, penalty):
+    """The forward pass caches ``log(HI)`` in each row (``LOG_HI``): after every datum
+    (chunks of one datum), both cost functions' rows must hold exactly ``log_of(HI)``,
+    and be contiguous from the smallest count to the largest."""
+    from penlearn.changepoint._fp_core import HI, LO, LOG_HI, N_COLS, log_of
+    from penlearn.peaks.peakseg._kernel import forward_chunk
+
+    y = np.array(counts, float)
+    assume(y.min() < y.max())
+    w = np.array(weights[: len(y)], float)
+    st_ = np.zeros(5, np.int64)
+    arrays = [np.empty((64, N_COLS)) for _ in range(4)]
+    store = (np.empty(4096), np.empty(4096, np.int32), np.empty(4096))
+    cnt = np.empty((1, 2), np.int32)
+    while st_[0] < len(y):
+        *arrays, s_hi, s_pi, s_pm, _, _ = forward_chunk(y, w, penalty, 1e-13, st_, *arrays,
+                                                        *store, cnt)
+        store = (s_hi, s_pi, s_pm)
+        for F, n in ((arrays[0], st_[1]), (arrays[1], st_[2])):
+            if n == 0:
+                continue
+            assert F[0, LO] == y.min() and F[n - 1, HI] == y.max()
+            assert np.array_equal(F[1:n, LO], F[: n - 1, HI])
+            assert all(F[i, LOG_HI] == log_of(F[i, HI]) for i in range(n))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,3 +73,46 @@ def test_peaks_of_several_chromosomes_and_samples_keep_their_order():
                           "chromStart": [0, 0, 0], "chromEnd": [40, 40, 40]})
     # u/chr1: 10-30 at 5 -> base 20; s/chr2: 10-20 -> 15; s/chr1: 10-40 -> 25
     assert summit_offsets(peaks, cov).tolist() == [20, 15, 25]
+
+
+def test_a_peak_over_many_rows_grows_the_kernels_buffers():
+    # hundreds of pieces in one peak (the kernel's reused buffers start at 64)
+    rng = np.random.default_rng(4)
+    end = 5000
+    cov, ctl = _rows(rng, 900, end, True), _rows(rng, 700, end, True)
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [3, 0, 2500],
+                          "chromEnd": [4990, end, 2600]})
+    got = summit_offsets(peaks, cov, control=ctl, control_scale=0.8)
+    t, c = _per_base(cov, end), _per_base(ctl, end)
+    assert got.tolist() == [_brute(t, c, 0.8, int(x), int(y)) for x, y in
+                            zip(peaks["chromStart"], peaks["chromEnd"])]
+
+
+def test_overlapping_coverage_rows_are_refused():
+    cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 5], "chromEnd": [10, 20],
+                        "count": [1, 2]})
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [0], "chromEnd": [20]})
+    with pytest.raises(ValueError, match="coverage.*overlap"):
+        summit_offsets(peaks, cov)
+    with pytest.raises(ValueError, match="control.*overlap"):
+        summit_offsets(peaks, cov.iloc[:1], control=cov)
+
+
+def test_compiled_integrals_equal_the_vectorized_formula():
+    from penlearn.peaks.formats._summit_kernel import integrals
+
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        cov = _rows(rng, int(rng.integers(1, 40)), 500, True)
+        s, e = cov["chromStart"].to_numpy(np.int64), cov["chromEnd"].to_numpy(np.int64)
+        n = cov["count"].to_numpy(float) * rng.random()
+        if not len(s):
+            continue
+        cum = np.r_[0.0, np.cumsum(n * (e - s))]
+        x = rng.integers(-10, 520, int(rng.integers(1, 30)))
+        if rng.random() < 0.5:
+            x = np.sort(x)  # (the galloping walk; unsorted: from the first row again)
+        i = np.searchsorted(s, x, side="right") - 1
+        j = np.maximum(i, 0)
+        want = np.where(i >= 0, cum[j] + n[j] * (np.clip(x, s[j], e[j]) - s[j]), 0.0)
+        np.testing.assert_array_equal(integrals(s, e, n, cum, x), want)

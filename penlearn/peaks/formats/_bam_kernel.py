@@ -19,11 +19,98 @@ makes :func:`read_bam_columns` return None: the caller then reads the file with 
 from __future__ import annotations
 
 import gzip
+import itertools
+import struct
+import zlib
 
 import numba
 import numpy as np
 
-CHUNK = 1 << 24  # decompressed bytes per read
+CHUNK = 1 << 24  # the parser's buffer of decompressed bytes (reused; grown for a larger record)
+#: the gzip header of a BGZF block (SAM/BAM format specification, section 4.1): magic,
+#: deflate, FEXTRA only
+_BGZF_START = b"\x1f\x8b\x08\x04"
+
+
+def _inflater():
+    """``(inflate(raw, size) -> bytes, crc32)``: ISA-L's (the optional ``isal``, 2x
+    zlib's speed) when installed, else the standard library's zlib."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return (lambda raw, size: zlib.decompress(raw, -15, max(size, 1))), zlib.crc32
+    return (lambda raw, size: isal_zlib.decompress(raw, -15, max(size, 1))), isal_zlib.crc32
+
+
+def _block_size(buf, pos: int) -> int:
+    """The whole size of the BGZF block at ``buf[pos:]`` (its ``BC`` extra subfield's
+    ``BSIZE`` + 1); -1 when it is not one (another gzip member)."""
+    if bytes(buf[pos:pos + 4]) != _BGZF_START or len(buf) - pos < 12:
+        return -1
+    xlen = buf[pos + 10] | (buf[pos + 11] << 8)
+    x, end = pos + 12, pos + 12 + xlen
+    while x + 4 <= end and x + 4 <= len(buf):
+        slen = buf[x + 2] | (buf[x + 3] << 8)
+        if buf[x] == 66 and buf[x + 1] == 67 and slen == 2 and x + 6 <= len(buf):
+            return (buf[x + 4] | (buf[x + 5] << 8)) + 1
+        x += 4 + slen
+    return -1
+
+
+def decompressed_blocks(path, inflater=None):
+    """The decompressed bytes of a BGZF (or gzip) file, a block (at most 64 KiB) at a time.
+
+    Each BGZF block is inflated whole (its raw deflate data; ``inflater``: a pair of
+    :func:`_inflater`'s kind) and checked against its footer (``ISIZE``, ``CRC32``), as
+    :mod:`gzip` checks each member; a file whose first member is not a BGZF block is
+    read by :mod:`gzip`. Raises ValueError on a damaged or truncated block.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.gz"
+    >>> _ = p.write_bytes(gzip.compress(b"abc") + gzip.compress(b"def"))
+    >>> b"".join(decompressed_blocks(p))
+    b'abcdef'
+    """
+    inflate, crc32 = inflater or _inflater()
+    with open(path, "rb") as fh:
+        buf = fh.read(1 << 22)
+        if _block_size(buf, 0) < 0:
+            fh.seek(0)
+            with gzip.open(fh, "rb") as gz:
+                while data := gz.read(1 << 16):
+                    yield data
+            return
+        view, pos, done = memoryview(buf), 0, 0  # done: the bytes of the file before buf
+        while True:
+            if len(buf) - pos < (1 << 17):  # a block is at most 64 KiB: keep two
+                more = fh.read(1 << 22)
+                if more:
+                    done += pos
+                    buf = bytes(view[pos:]) + more
+                    view, pos = memoryview(buf), 0
+            if pos >= len(buf):
+                return
+            whole = _block_size(buf, pos)
+            if whole < 0:
+                raise ValueError(f"not a BGZF block at byte {done + pos} of the file")
+            end = pos + whole
+            if end > len(buf) or whole < 26:
+                raise ValueError("a truncated BGZF block at the end of the file")
+            crc, isize = struct.unpack_from("<II", buf, end - 8)
+            head = 12 + (buf[pos + 10] | (buf[pos + 11] << 8))
+            try:
+                data = inflate(view[pos + head:end - 8], isize)
+            except Exception as exc:  # (zlib.error, isal's IsalError: named alike)
+                raise ValueError(f"a damaged BGZF block at byte {done + pos} of the file "
+                                 f"({exc})") from None
+            if len(data) != isize or crc32(data) != crc:
+                raise ValueError(f"a damaged BGZF block at byte {done + pos} of the file "
+                                 "(its size or CRC32 does not match)")
+            pos = end
+            if isize:
+                yield data
 
 
 @numba.njit(cache=True, inline="always")
@@ -94,6 +181,30 @@ def parse_records(buf, n, paired, tid, a, b, counts):
     return off
 
 
+class _Stream:
+    """``read(n)`` over an iterator of byte blocks (the header's fields), then
+    :meth:`left` (the bytes of the blocks read not yet read) and :attr:`blocks` (the
+    blocks after them)."""
+
+    def __init__(self, blocks) -> None:
+        self.blocks, self.buf, self.pos = iter(blocks), b"", 0
+
+    def read(self, n: int) -> bytes:
+        if len(self.buf) - self.pos < n:
+            more = [self.buf[self.pos:]]
+            held = len(more[0])
+            while held < n and (block := next(self.blocks, b"")):
+                more.append(block)
+                held += len(block)
+            self.buf, self.pos = b"".join(more), 0
+        out = self.buf[self.pos:self.pos + n]
+        self.pos += len(out)
+        return out
+
+    def left(self) -> bytes:
+        return self.buf[self.pos:]
+
+
 def _header(fh) -> list[str]:
     """Skip the header; the reference names."""
     def take(n):
@@ -112,6 +223,28 @@ def _header(fh) -> list[str]:
     return names
 
 
+def _parse(buf, n: int, paired: bool, counts, parts: dict) -> int | None:
+    """:func:`parse_records` of ``buf[:n]``, the kept rows added to ``parts`` (``{tid:
+    [(a, b), ...]}``); the bytes used, or None on a ``CG``-tag CIGAR."""
+    rows = n // 36 + 1  # a record has at least 36 bytes
+    tid = np.empty(rows, np.int32)
+    a = np.empty(rows, np.int32)
+    b = np.empty(rows, np.int32)
+    counts[0] = 0
+    used = parse_records(buf, n, paired, tid, a, b, counts)
+    if counts[2]:
+        return None
+    k = int(counts[0])
+    tid, a, b = tid[:k], a[:k], b[:k]
+    if k and (tid[1:] < tid[:-1]).any():  # (a sorted file's are in order)
+        order = np.argsort(tid, kind="stable")
+        tid, a, b = tid[order], a[order], b[order]
+    firsts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]]) if k else []
+    for lo, hi in zip(firsts, [*firsts[1:], k]):
+        parts.setdefault(int(tid[lo]), []).append((a[lo:hi].copy(), b[lo:hi].copy()))
+    return int(used)
+
+
 def read_bam_columns(path, paired: bool):
     """``(names, {tid: (a, b)}, no_cigar)`` of the counted records of a BAM file, each
     chromosome's rows in file order; None when a record keeps its CIGAR in a ``CG`` tag.
@@ -121,37 +254,37 @@ def read_bam_columns(path, paired: bool):
     >>> read_bam_columns("reads.bam", False)  # doctest: +SKIP
     """
     parts: dict = {}
-    no_cigar = 0
     counts = np.zeros(3, np.int64)
-    with gzip.open(path, "rb") as fh:
-        names = _header(fh)
-        rest = b""
-        while True:
-            data = fh.read(CHUNK)
-            buf = np.frombuffer(rest + data, np.uint8) if rest else np.frombuffer(data, np.uint8)
-            if not len(buf):
-                break
-            rows = len(buf) // 36 + 1  # a record has at least 36 bytes
-            tid = np.empty(rows, np.int32)
-            a = np.empty(rows, np.int32)
-            b = np.empty(rows, np.int32)
-            counts[0] = 0
-            used = parse_records(buf, len(buf), paired, tid, a, b, counts)
-            if counts[2]:
-                return None
-            k = int(counts[0])
-            tid, a, b = tid[:k], a[:k], b[:k]
-            order = np.argsort(tid, kind="stable")
-            tid, a, b = tid[order], a[order], b[order]
-            firsts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]]) if k else []
-            for lo, hi in zip(firsts, [*firsts[1:], k]):
-                parts.setdefault(int(tid[lo]), []).append((a[lo:hi].copy(), b[lo:hi].copy()))
-            rest = bytes(buf[used:])
-            if not data:
-                if rest:
-                    raise ValueError("a truncated BAM record at the end of the file")
-                break
-        no_cigar = int(counts[1])
+    stream = _Stream(decompressed_blocks(path))
+    names = _header(stream)
+    # the blocks copied into one buffer, used again (no new pages per chunk), parsed
+    # whenever the next block does not fit; a record cut at its end moved to its start
+    buf = np.empty(CHUNK, np.uint8)
+    rest = stream.left()
+    n = len(rest)
+    if n > len(buf):
+        buf = np.empty(2 * n, np.uint8)
+    buf[:n] = np.frombuffer(rest, np.uint8)
+    del rest
+    for block in itertools.chain(stream.blocks, [None]):  # (None: the end)
+        if block is not None and n + len(block) <= len(buf):
+            buf[n:n + len(block)] = np.frombuffer(block, np.uint8)
+            n += len(block)
+            continue
+        used = _parse(buf, n, paired, counts, parts)
+        if used is None:
+            return None
+        buf[:n - used] = buf[used:n]  # (a part of one record: short)
+        n -= used
+        if block is None:
+            if n:
+                raise ValueError("a truncated BAM record at the end of the file")
+            break
+        if n + len(block) > len(buf):  # a record larger than the buffer
+            buf = np.concatenate([buf[:n], np.empty(max(len(buf), len(block)), np.uint8)])
+        buf[n:n + len(block)] = np.frombuffer(block, np.uint8)
+        n += len(block)
+    no_cigar = int(counts[1])
     out = {}
     for t in list(parts):  # each chromosome's chunks dropped once joined: one copy at once
         ps = parts.pop(t)

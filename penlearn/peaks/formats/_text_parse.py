@@ -119,12 +119,12 @@ def line_of_row(path, row: int, skip: int = 0, data_only: bool = True) -> int:
     return -1
 
 
-def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.ndarray]]:
-    """The int64 columns of a bedGraph and its chromosome runs (names, lengths), parsed
-    block by block (:func:`text_blocks`): the text held is one block, not the file."""
+def _bedgraph_steps(path, cols: Columns):
+    """Parse ``path``'s bedGraph blocks (:func:`text_blocks`) into ``cols``, yielding
+    after each call of the compiled parser (the rows it added are then in ``cols``, its
+    runs in ``cols.runs[0]``); a bad line raises the parser's error."""
     from penlearn.peaks.formats import _parse_kernel as kernel  # numba: on first use
 
-    cols = Columns(path, 1)
     err = np.zeros(5, np.int64)
     line = 0
     for buf in text_blocks(path):
@@ -141,11 +141,47 @@ def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.nda
                 raise ValueError(parse_error(
                     f"{path}, line {int(err[1])}", err, buf, col,
                     "4 fields (chrom, chromStart, chromEnd, count)"))
+            yield
+
+
+def parse_bedgraph_file(path) -> tuple[list[np.ndarray], tuple[list[str], np.ndarray]]:
+    """The int64 columns of a bedGraph and its chromosome runs (names, lengths), parsed
+    block by block (:func:`text_blocks`): the text held is one block, not the file."""
+    cols = Columns(path, 1)
+    for _ in _bedgraph_steps(path, cols):
+        pass
     if cols.rows == 0:
         raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
                          "count)")
     arrays, (chroms,) = cols.finish()
     return arrays, chroms
+
+
+def parse_bedgraph_chromosomes(path):
+    """:func:`parse_bedgraph_file` a chromosome at a time: yields ``(name, first row,
+    [start, end, count])`` of each run of rows of one chromosome (its first row: 0-based
+    among the file's data rows) as soon as the next run starts, the last at the end. The
+    columns held are one run's and a block's, not the file's (a chromosome found again
+    after others is a run of its own: the caller's check)."""
+    cols = Columns(path, 1)
+    base = 0  # the rows of the runs yielded already
+    for _ in _bedgraph_steps(path, cols):
+        names, firsts = cols.runs[0]
+        if len(names) > 1:  # every run but the last is whole
+            for k in range(len(names) - 1):
+                yield names[k], base + firsts[k], [
+                    x[firsts[k]:firsts[k + 1]].copy() for x in cols.arrays]
+            cut = firsts[-1]  # the last run's rows moved to the columns' start
+            for x in cols.arrays:
+                x[:cols.rows - cut] = x[cut:cols.rows]
+            base, cols.rows = base + cut, cols.rows - cut
+            cols.runs[0] = (names[-1:], [0])
+    if base + cols.rows == 0:
+        raise ValueError(f"{path}: no data lines (expected chrom, chromStart, chromEnd, "
+                         "count)")
+    names, _ = cols.runs[0]
+    if cols.rows:
+        yield names[0], base, [x[:cols.rows].copy() for x in cols.arrays]
 
 
 def header_line(buf: np.ndarray) -> tuple[int, int, int, int]:

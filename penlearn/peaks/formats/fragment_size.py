@@ -98,20 +98,49 @@ def estimate_fragment_size(reads, *, mfold=(5.0, 50.0), min_size: int = 20,
                          f"hold {mfold[0]:g}-{mfold[1]:g} times the mean reads (10 needed); "
                          "give it with --extsize")
     lo_hi.sort(key=lambda t: -t[0])
-    hist = np.zeros(max_size + 1)
-    for _, c, i in lo_hi[:max_windows]:
-        pos, rev, _ = fives[c]
-        m = (pos >= (i - 1) * _BIN) & (pos < (i + 2) * _BIN)
-        plus, minus = pos[m & ~rev], pos[m & rev]
-        if not len(plus) or not len(minus):
-            continue
-        d = (minus[None, :] - plus[:, None]).ravel() + 1
-        d = d[(d >= 0) & (d <= max_size)]
-        # less the pairs that reads scattered uniformly over the span would give: a
-        # region up as a whole (amplified, open) then adds nothing but noise
-        span = 3 * _BIN
-        hist += np.bincount(d, minlength=max_size + 1) - len(plus) * len(minus) * (
-            span - np.arange(max_size + 1)) / span**2
+    hist = _window_histogram({c: (pos, rev) for c, (pos, rev, _) in fives.items()},
+                             lo_hi[:max_windows], max_size)
     smooth = np.convolve(hist, np.ones(_SMOOTH) / _SMOOTH, mode="same")
     smooth[:min_size] = -1
     return int(np.argmax(smooth))
+
+
+def _window_histogram(fives: dict, used: list, max_size: int) -> np.ndarray:
+    """The sum over the windows ``used`` (``(reads, chrom, index)``, in that order) of the
+    histogram of (− 5′ end − + 5′ end + 1) over the pairs of reads of a window and its
+    two neighbours, less the uniform pairs' count (the module's rule); ``fives``:
+    ``{chrom: (5′ positions, reverse)}``."""
+    # each window's term, a chromosome at a time (its reads sorted once, each window's
+    # found by bisection), then summed in the windows' order
+    terms: list = [None] * len(used)
+    by_chrom: dict = {}
+    for k, (_, c, i) in enumerate(used):
+        by_chrom.setdefault(c, []).append((k, i))
+    span = 3 * _BIN
+    for c, wins in by_chrom.items():
+        pos, rev = fives[c]
+        order = np.argsort(pos, kind="stable")
+        pos, rev = pos[order], rev[order]
+        del order
+        # (the bounds in the positions' own type: no copy of them per search)
+        top_lo, top_hi = (np.iinfo(pos.dtype).min, np.iinfo(pos.dtype).max) if \
+            pos.dtype.kind in "iu" else (-np.inf, np.inf)
+        for k, i in wins:
+            lo, hi = np.searchsorted(pos, np.clip([(i - 1) * _BIN, (i + 2) * _BIN], top_lo,
+                                                  top_hi).astype(pos.dtype), side="left")
+            p, r = pos[lo:hi], rev[lo:hi]
+            plus, minus = p[~r], p[r]
+            if not len(plus) or not len(minus):
+                continue
+            d = (minus[None, :] - plus[:, None]).ravel() + 1
+            d = d[(d >= 0) & (d <= max_size)]
+            # less the pairs that reads scattered uniformly over the span would give: a
+            # region up as a whole (amplified, open) then adds nothing but noise
+            terms[k] = np.bincount(d, minlength=max_size + 1) - len(plus) * len(minus) * (
+                span - np.arange(max_size + 1)) / span**2
+        del pos, rev
+    hist = np.zeros(max_size + 1)
+    for term in terms:
+        if term is not None:
+            hist += term
+    return hist

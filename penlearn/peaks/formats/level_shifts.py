@@ -220,17 +220,17 @@ def trim_level_shifts(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
                                            log10p), lam)
     if not parts:
         return peaks
-    rows = []
-    for i in range(len(peaks)):
-        if i not in parts:
-            rows.append((i, None))
-        else:
-            rows += [(i, p) for p in parts[i][0]]
-    idx = np.array([r[0] for r in rows], np.int64)
+    # each call one row, a level shift its parts' rows (none: dropped), in order
+    done = sorted(parts)
+    counts = np.ones(len(peaks), np.int64)
+    counts[done] = [len(parts[i][0]) for i in done]
+    idx = np.repeat(np.arange(len(peaks)), counts)
     out = peaks.iloc[idx].reset_index(drop=True)
-    sub = np.array([r[1] is not None for r in rows], bool)
+    shifted = np.zeros(len(peaks), bool)
+    shifted[done] = True
+    sub = shifted[idx]
     if sub.any():
-        new = np.array([r[1] for r in rows if r[1] is not None], float)
+        new = np.array([x for i in done for x in parts[i][0]], float)
         for col, k in (("chromStart", 0), ("chromEnd", 1)):
             v = out[col].to_numpy().copy()
             v[sub] = new[:, k].astype(v.dtype)

@@ -64,8 +64,9 @@ import pandas as pd
 
 from penlearn._checks import require_columns
 
-__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "peak_columns",
-           "rescore", "score_columns", "significant", "summit_offsets", "summit_tests",
+__all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "level_sums",
+           "peak_columns", "rescore", "score_columns", "significant", "summit_offsets",
+           "summit_tests",
            "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
@@ -183,6 +184,11 @@ def _integral(rows, x: np.ndarray, cum: np.ndarray) -> np.ndarray:
     """The coverage summed over the bases ``[0, x)`` (rows sorted, not overlapping;
     ``cum``: the rows' running sums, from 0)."""
     starts, ends, counts = rows
+    if (len(starts) and starts.dtype == np.int64 and counts.dtype == np.float64
+            and cum.dtype == np.float64 and np.asarray(x).dtype == np.int64):
+        from penlearn.peaks.formats._summit_kernel import integrals  # numba: on first use
+
+        return integrals(starts, ends, counts, cum, np.asarray(x))
     i = np.searchsorted(starts, x, side="right") - 1
     j = np.maximum(i, 0)
     inside = counts[j] * (np.clip(x, starts[j], ends[j]) - starts[j])
@@ -204,17 +210,33 @@ def _window_means(rows, x: np.ndarray, widths) -> list[np.ndarray]:
     return out
 
 
+def level_sums(runs) -> tuple[float, float, float]:
+    """Total coverage, bases (to the last covered base) and rises of one chromosome's
+    sorted runs ``(starts, ends, counts)`` (int64, int64, float): summed over a sample's
+    chromosomes in its rows' order, the sums :func:`peak_columns` takes its genome's
+    level from (the fragment length is total over rises), so a sample read chromosome by
+    chromosome gets the same level to the last bit.
+
+    Examples
+    --------
+    >>> level_sums((np.array([0, 10]), np.array([10, 30]), np.array([1.0, 2.0])))
+    (50.0, 30.0, 2.0)
+    """
+    starts, ends, counts = runs
+    if not len(starts):
+        return 0.0, 0.0, 0.0
+    prev = np.r_[0.0, np.where(starts[1:] == ends[:-1], counts[:-1], 0.0)]
+    return (float((counts * (ends - starts)).sum()), float(ends[-1]),
+            float(np.maximum(counts - prev, 0.0).sum()))
+
+
 def _genome_level(problems: list) -> tuple[float, float, float]:
     """Total coverage, genome bases (each chromosome to its last covered base) and
     fragment length (total over the coverage's rises) of one sample's rows."""
     total = bases = rises = 0.0
-    for starts, ends, counts in problems:
-        if not len(starts):
-            continue
-        total += float((counts * (ends - starts)).sum())
-        bases += float(ends[-1])
-        prev = np.r_[0.0, np.where(starts[1:] == ends[:-1], counts[:-1], 0.0)]
-        rises += float(np.maximum(counts - prev, 0.0).sum())
+    for runs in problems:
+        t, b, r = level_sums(runs)
+        total, bases, rises = total + t, bases + b, rises + r
     return total, bases, (total / rises if rises > 0 else 1.0)
 
 
@@ -229,6 +251,15 @@ def genome_level(runs) -> tuple[float, float, float]:
     >>> genome_level((np.array([0, 10]), np.array([10, 30]), np.array([1, 2])))
     (50.0, 30.0, 25.0)
     """
+    starts, ends, counts = runs
+    if len(starts) and all(np.asarray(x).dtype == np.int64 for x in runs):
+        # integer runs (callpeak's pileups): the same sums in one compiled pass, without
+        # a chromosome's temporary arrays (integer sums: exact in any order)
+        from penlearn.peaks.formats._pileup_kernel import level_sums
+
+        total, rises = level_sums(starts, ends, counts)
+        total, rises = 0.0 + float(total), 0.0 + float(rises)
+        return total, 0.0 + float(ends[-1]), (total / rises if rises > 0 else 1.0)
     total, bases, d = _genome_level([runs])
     return total, bases, d
 
@@ -478,6 +509,10 @@ def summit_offsets(peaks: pd.DataFrame, coverage: pd.DataFrame, *,
         t = treat.get((sid, chrom)) or treat.get((None, chrom)) or none
         c = (None if control is None else ctrl.get((None, chrom) if shared else (sid, chrom))
              ) or none
+        for rows_, what in ((t, "coverage"), (c, "control")):
+            if (rows_[0][1:] < rows_[1][:-1]).any():
+                raise ValueError(f"{what} rows overlap on {chrom}: bedGraph rows must not "
+                                 "overlap (each base one value)")
         idx = np.array(rows, np.int64)
         out[idx] = summits(*t, *c, float(control_scale), starts[idx], ends[idx])
     return out

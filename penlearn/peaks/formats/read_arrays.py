@@ -130,7 +130,21 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
     if chrom not in reads.chroms:
         z = np.zeros(0, np.int64)
         return z, z, z
-    return depth_runs(*weighted_fragments(reads, chrom, extsize, shift))
+    a, b, w = reads.chroms[chrom]
+    if w is not None:
+        return depth_runs(*weighted_fragments(reads, chrom, extsize, shift))
+    from penlearn.peaks.formats._pileup_kernel import extended_fragments, unit_depth_runs
+
+    size = reads.sizes.get(chrom) if reads.sizes else None
+    if reads.paired:  # (weighted_fragments' clipping, without its int64 copies)
+        s, e = np.maximum(a, 0), b if size is None else np.minimum(b, size)
+        if not (inside := e > s).all():
+            s, e = s[inside], e[inside]
+    else:
+        if extsize is None or extsize < 1:
+            raise ValueError(f"the fragment size (--extsize) must be >= 1, got {extsize}")
+        s, e = extended_fragments(a, b, int(extsize), int(shift), size)
+    return unit_depth_runs(s, e)
 
 
 def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):

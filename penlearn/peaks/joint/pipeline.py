@@ -44,6 +44,7 @@ from penlearn.peaks.joint.windows import (
     coverage_spans,
     joint_windows,
     window_coverage,
+    window_tables,
 )
 from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage
@@ -102,10 +103,11 @@ def joint_features(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                             gaps)
 
 
-def _window_features(tables: list, windows: pd.DataFrame, gaps: str) -> pd.DataFrame:
+def _window_features(tables: list, windows: pd.DataFrame, gaps: str, per=None) -> pd.DataFrame:
     """:func:`joint_features` of the windows' coverage tables (:func:`window_coverage`:
-    every sample over all of each window, bases without rows as zeros)."""
-    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    every sample over all of each window, bases without rows as zeros; ``per``: their
+    :func:`_sample_window_features`, made once)."""
+    feats, window_ids = per or _sample_window_features(tables, windows, gaps)
     out = feats.groupby(window_ids, sort=False).sum()
     out.index.name = "sequence_id"
     return out
@@ -127,13 +129,13 @@ def _sample_window_features(tables: list, windows: pd.DataFrame, gaps: str
     return feats, per["window_id"].astype(str).to_numpy()
 
 
-def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
-                       ) -> tuple[pd.Series, str]:
+def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill", *,
+                       per: tuple | None = None) -> tuple[pd.Series, str]:
     """The joint penalty without a penalty, model or labels: the shipped zero-label model
     (:mod:`penlearn.peaks.pretrained`, as ``penlearn peaks`` uses it) on each sample's
     coverage of each window, its log λ averaged over the window's samples (λ is the cost
-    of each sample up, as of each single-sample peak). Returns (log λ by window id, the
-    note saying so).
+    of each sample up, as of each single-sample peak; ``per``: the (sample, window)
+    features made already). Returns (log λ by window id, the note saying so).
 
     Examples
     --------
@@ -153,7 +155,7 @@ def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill"
     from penlearn.peaks.pretrained import ZeroLabelModel
 
     zero = ZeroLabelModel("narrow")
-    feats, window_ids = _sample_window_features(tables, windows, gaps)
+    feats, window_ids = per or _sample_window_features(tables, windows, gaps)
     with warnings.catch_warnings():  # (joint windows are short by design: said below)
         warnings.filterwarnings("ignore", message=".*shorter than the shortest window")
         ll = zero.predict(feats).to_numpy()
@@ -316,6 +318,9 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     column name; each sample its own group when ``groups`` is None."""
     if groups is None:
         return {s: s for s in samples}, False
+    if isinstance(groups, str) and not isinstance(coverage, pd.DataFrame):
+        raise ValueError(f"groups: the coverage column {groups!r} needs the coverage as "
+                         "one table (coverage read a chromosome at a time has none)")
     if isinstance(groups, str):
         require_columns(coverage, [groups], "coverage")
         per = pd.DataFrame({"sample_id": coverage["sample_id"].astype(str),
@@ -341,17 +346,17 @@ def _groups_of(coverage: pd.DataFrame, samples: list, groups) -> tuple[dict, boo
     return {s: mapping[s] for s in samples}, True
 
 
-def _labels_of(coverage: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
+def _labels_of(spans: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.DataFrame:
     """Per-sample labels, checked: text-format labels listing groups or samples are
     expanded (unlisted samples get noPeaks), unknown samples / groups, overlaps and
     labels beyond the coverage are errors. The coverage of a sample on a chromosome is
-    that of all samples (bases without rows are zeros, as in the windows)."""
+    that of all samples (bases without rows are zeros, as in the windows); ``spans``:
+    the coverage's :func:`~penlearn.peaks.joint.windows.coverage_spans`."""
     if "groups" in labels.columns and "sample_id" not in labels.columns:
         labels = expand_groups(labels, groups)
     if "sample_id" not in labels.columns:
         labels = pd.concat([labels.assign(sample_id=s) for s in groups], ignore_index=True)
     labels = labels.assign(sample_id=labels["sample_id"].astype(str))
-    spans = coverage_spans(coverage)
     extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
         chromStart=("first", "min"), chromEnd=("last", "max")).reset_index()
     every = pd.concat([extent.assign(sample_id=s) for s in groups], ignore_index=True)
@@ -376,8 +381,8 @@ def _part_path(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
-                   executor: Executor | None, parts, progress: bool
-                   ) -> tuple[dict, dict, int]:
+                   executor: Executor | None, parts, progress: bool,
+                   keep_fits: bool = True) -> tuple[dict, dict, int]:
     """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
     ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
     saved; the others are solved, in ``executor``, one task a window, and saved there)."""
@@ -400,7 +405,8 @@ def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
     def finish(wid, fit, path) -> None:
         if parts is not None:
             write_part(parts, "joint", keys[wid], _path_part(path))
-        fits[wid], paths[wid] = fit, path
+        paths[wid] = path
+        fits.update({wid: fit} if keep_fits else {})
         bar.update()
 
     with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
@@ -421,14 +427,16 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 min_windows: int = MIN_LEARN_WINDOWS, gaps: str = "fill",
                 solver: Callable | None = None, learn_options: dict | None = None,
                 executor: Executor | None = None, parts: str | os.PathLike | None = None,
-                progress: bool = False) -> JointPeaks:
+                progress: bool = False, keep_fits: bool = True) -> JointPeaks:
     """Joint peaks of many samples from their coverage and single-sample peaks.
 
     Parameters
     ----------
-    coverage : DataFrame
+    coverage : DataFrame or source
         ``sample_id, chrom, chromStart, chromEnd, count`` of every sample (e.g.
-        :func:`penlearn.read_coverage`).
+        :func:`penlearn.read_coverage`), or (the same result, one chromosome in memory)
+        a source with ``samples``, ``spans_table()`` (:func:`~penlearn.peaks.joint.
+        windows.coverage_spans`) and ``chromosome(chrom)`` (every sample's rows there).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
         peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
@@ -481,6 +489,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         reuses every window). ``fits`` then holds the windows solved in this call only.
     progress : bool
         Show a progress bar over the windows.
+    keep_fits : bool
+        Keep each window's fit in ``fits`` (False: none, ~20 kB a window less).
 
     Returns
     -------
@@ -516,13 +526,17 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         raise ValueError("give at most one of penalty / log_penalty and model")
     if by not in ("sample", "group"):
         raise ValueError(f"by must be 'sample' or 'group', got {by!r}")
-    require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd", "count"],
-                    "coverage")
+    whole = isinstance(coverage, pd.DataFrame)  # else read a chromosome at a time
+    if whole:
+        require_columns(coverage, ["sample_id", "chrom", "chromStart", "chromEnd",
+                                   "count"], "coverage")
     require_columns(peaks, ["sample_id", "chrom", "chromStart", "chromEnd"], "peaks")
     # sample ids are strings throughout: 1 and "1" are one sample, not two
-    coverage = text_ids(coverage, "coverage")
-    peaks = text_ids(peaks, "peaks")
-    samples = list(pd.unique(coverage["sample_id"]))
+    coverage, peaks = text_ids(coverage, "coverage") if whole else coverage, text_ids(
+        peaks, "peaks")
+    samples = [str(s) for s in (pd.unique(coverage["sample_id"]) if whole else
+                                coverage.samples)]
+    spans = coverage_spans(coverage) if whole else coverage.spans_table()
     unknown = sorted(set(peaks["sample_id"].astype(str)) - set(samples))
     if unknown:
         raise ValueError(f"peaks of sample {unknown[0]!r}, which the coverage does not have "
@@ -530,14 +544,15 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
     group_of, has_groups = _groups_of(coverage, samples, groups)
     if by == "group" and not has_groups:
         raise ValueError("by='group' needs groups")
-    lab = None if labels is None else _labels_of(coverage, labels, group_of)
-    windows = joint_windows(peaks, coverage, widen=widen)
-    tables = list(window_coverage(coverage, windows, groups=group_of if has_groups else None,
-                                  gaps=gaps))
+    lab = None if labels is None else _labels_of(spans, labels, group_of)
+    windows = joint_windows(peaks, widen=widen, spans=spans)
+    tables = window_tables(coverage, windows, samples, gaps=gaps,
+                            groups=group_of if has_groups else None)
     if progress and len(windows):
         warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
     paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
-                                         executor=executor, parts=parts, progress=progress)
+                                         executor=executor, parts=parts, progress=progress,
+                                         keep_fits=keep_fits)
     evaluation = None
     if lab is not None:
         parts = []
@@ -553,9 +568,10 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         log_lambda = pd.Series(given, index=windows["window_id"])
         note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
-        features = _window_features(tables, windows, gaps)
+        per = _sample_window_features(tables, windows, gaps)  # (made once)
+        features = _window_features(tables, windows, gaps, per)
         if model is None and labels is None:  # as penlearn peaks: the shipped model
-            log_lambda, note = shipped_log_lambda(tables, windows, gaps)
+            log_lambda, note = shipped_log_lambda(tables, windows, gaps, per=per)
         elif model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "

@@ -34,7 +34,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.contigs import fill_gaps
 
 __all__ = ["DEFAULT_WIDEN", "MAX_WIDEN", "WINDOW_COLUMNS", "coverage_spans", "joint_clusters",
-           "joint_windows", "window_coverage"]
+           "joint_windows", "window_coverage", "window_tables"]
 
 #: Default widening of a cluster, each side, as a fraction of its width. 1.0 gives a
 #: window three times the cluster: as many background bases on each side as the peak
@@ -135,7 +135,8 @@ def coverage_spans(coverage: pd.DataFrame) -> pd.DataFrame:
 
 
 def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
-                  widen: float = DEFAULT_WIDEN) -> pd.DataFrame:
+                  widen: float = DEFAULT_WIDEN, spans: pd.DataFrame | None = None
+                  ) -> pd.DataFrame:
     """The joint windows: each cluster of overlapping peaks, widened on both sides.
 
     Parameters
@@ -154,6 +155,9 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
         :data:`DEFAULT_WIDEN`, at most :data:`MAX_WIDEN`), but not past the middle of the
         gap to the neighbouring cluster (windows never overlap) nor, with ``coverage``,
         the covered bases. 0 keeps the cluster's span.
+    spans : DataFrame, optional
+        Instead of ``coverage``, its :func:`coverage_spans` (coverage read a chromosome
+        at a time: the same windows).
 
     Returns
     -------
@@ -188,8 +192,9 @@ def joint_windows(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     mid = (cl["chromEnd"].to_numpy(np.int64)[:-1] + cl["chromStart"].to_numpy(np.int64)[1:]) // 2
     end[:-1] = np.where(same, np.minimum(end[:-1], mid), end[:-1])
     start[1:] = np.where(same, np.maximum(start[1:], mid), start[1:])
-    if coverage is not None:
-        start, end = _clip_to_coverage(cl, start, end, coverage)
+    if coverage is not None or spans is not None:
+        start, end = _clip_to_coverage(cl, start, end, coverage_spans(coverage)
+                                       if spans is None else spans)
     out = cl.rename(columns={"chromStart": "clusterStart", "chromEnd": "clusterEnd"})
     out.insert(1, "chromStart", start)
     out.insert(2, "chromEnd", end)
@@ -213,9 +218,9 @@ def check_widen(widen) -> float:
     return float(widen)
 
 
-def _clip_to_coverage(cl: pd.DataFrame, start, end, coverage):
-    """Windows clipped to the bases some sample covers on their chromosome."""
-    spans = coverage_spans(coverage)
+def _clip_to_coverage(cl: pd.DataFrame, start, end, spans: pd.DataFrame):
+    """Windows clipped to the bases some sample covers on their chromosome (``spans``:
+    :func:`coverage_spans`)."""
     extent = spans.groupby(spans["chrom"].astype(str), sort=False).agg(
         first=("first", "min"), last=("last", "max"))
     start, end = start.copy(), end.copy()
@@ -234,7 +239,8 @@ def _clip_to_coverage(cl: pd.DataFrame, start, end, coverage):
 
 
 def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
-                    groups: Mapping | None = None, gaps: str = "fill"):
+                    groups: Mapping | None = None, gaps: str = "fill",
+                    samples: list | None = None):
     """Yield ``(window_id, window)``: every sample's coverage of each joint window.
 
     Each sample's rows of the chromosome (zero-coverage gaps filled with zero counts
@@ -257,6 +263,9 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     gaps : {"fill", "error"}
         As for :func:`~penlearn.peaks.peakseg.contigs.fill_gaps` (``"error"`` also
         refuses a window beyond a sample's rows).
+    samples : list, optional
+        The sample ids, in their order (default: those of ``coverage``); a sample
+        without rows in ``coverage`` (e.g. one chromosome's rows) is all zeros.
 
     Yields
     ------
@@ -277,7 +286,8 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     cols = ["sample_id", "chrom", "chromStart", "chromEnd", "count"]
     require_columns(coverage, cols, "coverage")
     require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
-    samples = [str(s) for s in pd.unique(coverage["sample_id"])]
+    samples = [str(s) for s in (pd.unique(coverage["sample_id"]) if samples is None
+                                else samples)]
     # the rows of each (sample, chromosome), taken when its first window comes and
     # dropped when the windows move to another chromosome (not a copy of the table)
     rows = {(str(sid), str(chrom)): idx for (sid, chrom), idx in coverage.groupby(
@@ -319,6 +329,32 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
                 part["group"] = str(groups[sid])
             parts.append(part)
         yield w.window_id, pd.concat(parts, ignore_index=True)
+
+
+def window_tables(coverage, windows: pd.DataFrame, samples: list, **options) -> list:
+    """``(window_id, window coverage)`` of every window (:func:`window_coverage`;
+    ``options``: its ``groups`` and ``gaps``); ``coverage`` a table, or a source of
+    one chromosome's rows at a time (``chromosome(chrom)``, each dropped once its
+    windows are cut: the same tables in less memory; ``samples``: the ids in order).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a", "b"], "chrom": "chr1", "chromStart": 0,
+    ...                     "chromEnd": 10, "count": [1, 3]})
+    >>> win = pd.DataFrame({"window_id": ["w"], "chrom": ["chr1"], "chromStart": [2],
+    ...                     "chromEnd": [6]})
+    >>> [(w, t["count"].tolist()) for w, t in window_tables(cov, win, ["a", "b"])]
+    [('w', [1, 3])]
+    """
+    if isinstance(coverage, pd.DataFrame):
+        return list(window_coverage(coverage, windows, **options))
+    chrom = windows["chrom"].astype(str).to_numpy()
+    cuts = np.r_[0, np.flatnonzero(chrom[1:] != chrom[:-1]) + 1, len(chrom)]
+    tables = []
+    for a, b in zip(cuts[:-1], cuts[1:]):  # (a chromosome's windows are together)
+        tables += window_coverage(coverage.chromosome(chrom[a]), windows.iloc[a:b],
+                                  samples=samples, **options)
+    return tables
 
 
 def _arrays(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

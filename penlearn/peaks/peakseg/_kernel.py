@@ -35,6 +35,7 @@ import numpy as np
 from penlearn.changepoint._fp_core import (
     HI,
     LO,
+    LOG_HI,
     N_COLS,
     PREV_I,
     PREV_MEAN,
@@ -43,6 +44,7 @@ from penlearn.changepoint._fp_core import (
     fn_add,
     fn_argmin,
     fn_min,
+    log_of,
     min_less,
     min_more,
 )
@@ -129,6 +131,7 @@ def _forward_rows(y, w, penalty, tie_tol, st, F0, F1, F2, F3, roles, s_hi, s_pi,
                 Bf[0, col] = 0.0
             Bf[0, PREV_I] = -1.0
             Bf[0, PREV_MEAN] = np.nan
+            Bf[0, LOG_HI] = log_of(y_hi)
             nb = 1
             np_ = 0
             q, a, b, c = loss_coefficients(POISSON, y[0], w[0])

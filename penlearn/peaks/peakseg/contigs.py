@@ -172,20 +172,24 @@ def fill_gaps(coverage: pd.DataFrame, gaps: str = "fill", *, name: str = "covera
 
 
 def _fill_one(coverage: pd.DataFrame, after: np.ndarray) -> pd.DataFrame:
-    """:func:`fill_gaps` of one problem with integer bounds, gaps after rows ``after``."""
+    """:func:`fill_gaps` of one problem with integer bounds, gaps after rows ``after``
+    (sorted, distinct: ``np.insert``'s rows, in one compiled copy per column)."""
+    from penlearn.peaks.formats._pileup_kernel import insert_rows
+
     at = after + 1
     lo, hi = coverage["chromStart"].to_numpy(), coverage["chromEnd"].to_numpy()
-    take = np.insert(np.arange(len(coverage)), at, after)  # a filled row copies the last
+    take = None
     out = {}
     for col in coverage.columns:
         if col == "chromStart":
-            out[col] = np.insert(lo, at, hi[after])
+            out[col] = insert_rows(lo, at, hi[after])
         elif col == "chromEnd":
-            out[col] = np.insert(hi, at, lo[at])
+            out[col] = insert_rows(hi, at, lo[at])
         elif col == "count":
-            values = coverage[col].to_numpy()
-            out[col] = np.insert(values, at, np.zeros(len(at), dtype=values.dtype))
+            out[col] = insert_rows(coverage[col].to_numpy(), at, 0)
         else:
+            if take is None:  # a filled row copies the last
+                take = insert_rows(np.arange(len(coverage)), at, after)
             out[col] = coverage[col].array.take(take)
     return pd.DataFrame(out, copy=False)
 

@@ -245,6 +245,10 @@ def _area_below(start, end, area, x):
 
 def _value_at(start, end, value, x, missing):
     """The value of the sorted rows holding each position ``x`` (``missing`` in gaps)."""
+    if len(x) and not (x[1:] < x[:-1]).any():  # sorted (the cuts): one walk, compiled
+        from penlearn.peaks.formats._pileup_kernel import values_at_sorted
+
+        return values_at_sorted(start, end, value, x, missing)
     k = np.searchsorted(start, x, side="right") - 1
     kk = np.maximum(k, 0)
     inside = (k >= 0) & (x < end[kk]) if len(start) else np.zeros(len(x), bool)

@@ -171,10 +171,31 @@ def save_pretrained(model: PenaltyModel, path) -> list[str]:
 def _stretches(start: np.ndarray, end: np.ndarray, count: np.ndarray) -> tuple:
     """(starts, ends, counts) of a problem's rows and of the zero gaps between them, sorted."""
     gap = start[1:] > end[:-1]
+    if not (start[1:] < start[:-1]).any() and not (end < start).any():
+        # sorted rows: each gap's stretch right after the row it follows (the stable
+        # sort's order), in one compiled copy per column
+        from penlearn.peaks.formats._pileup_kernel import insert_rows
+
+        after = np.flatnonzero(gap)
+        at = after + 1
+        return (insert_rows(start, at, end[after]), insert_rows(end, at, start[at]),
+                insert_rows(count, at, 0))
     s = np.r_[start, end[:-1][gap]]
     order = np.argsort(s, kind="stable")
     return (s[order], np.r_[end, start[1:][gap]][order],
             np.r_[count, np.zeros(int(gap.sum()), count.dtype)][order])
+
+
+def _first_least(keys: tuple) -> int:
+    """``np.lexsort(keys[::-1])[0]``: the first row of the least ``keys[0]``, ties broken
+    by ``keys[1]``, then ``keys[2]``..., without sorting (a pass per key)."""
+    rows = np.arange(len(keys[0]))
+    for key in keys:
+        k = key[rows]
+        rows = rows[k == k.min()]
+        if len(rows) == 1:
+            break
+    return int(rows[0])
 
 
 def _long_piece_edges(a: int, b: int, max_bases: float, rows: tuple) -> list[int]:
@@ -204,7 +225,7 @@ def _long_piece_edges(a: int, b: int, max_bases: float, rows: tuple) -> list[int
             edges.append(t)
             continue
         mid = (s + e) // 2
-        best = np.lexsort((np.abs(mid - t), s - e, counts[first:last]))[0]
+        best = _first_least((counts[first:last], s - e, np.abs(mid - t)))
         edges.append(int(mid[best]))
     return edges + [b]
 

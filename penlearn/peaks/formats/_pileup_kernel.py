@@ -1,0 +1,212 @@
+"""Fragment pileups as run-length arrays in numba (issue 55: the pileups of ``callpeak``
+are made several times per chromosome, from tens of millions of reads).
+
+:func:`unit_depth_runs` is :func:`~penlearn.peaks.formats.bam.depth_runs` of blocks
+counted once each: the starts and the ends sorted apart, then one merge of the two
+(the depth rises by the starts and falls by the ends at each position), no argsort of
+the concatenated positions nor cumulative sum of steps. :func:`extended_fragments` is
+:func:`~penlearn.peaks.formats.read_arrays.weighted_fragments` of single-end reads
+(5′ ends and strands) in one pass, in int32 when every position fits.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["extended_fragments", "unit_depth_runs"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_runs(s, e, out_s, out_e, out_d):
+    """Runs ``(start, end, depth > 0)`` (equal neighbours merged) of the depth of blocks
+    whose sorted starts are ``s`` and sorted ends ``e``; the number written."""
+    n, m = len(s), len(e)
+    i = j = k = 0
+    depth = old = 0
+    start = 0
+    while i < n or j < m:
+        if j >= m or (i < n and s[i] <= e[j]):
+            p = s[i]
+        else:
+            p = e[j]
+        while i < n and s[i] == p:
+            depth += 1
+            i += 1
+        while j < m and e[j] == p:
+            depth -= 1
+            j += 1
+        if depth != old:
+            if old > 0:
+                out_s[k] = start
+                out_e[k] = p
+                out_d[k] = old
+                k += 1
+            start = p
+            old = depth
+    return k
+
+
+def unit_depth_runs(starts: np.ndarray, ends: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """bedGraph runs (start, end, depth > 0; equal neighbours merged; int64) of the depth
+    of half-open blocks ``[starts[i], ends[i])`` each counted once: the rows of
+    :func:`~penlearn.peaks.formats.bam.depth_runs` without weights.
+
+    Examples
+    --------
+    >>> s, e, d = unit_depth_runs(np.array([0, 5, 10]), np.array([10, 10, 12]))
+    >>> s.tolist(), e.tolist(), d.tolist()
+    ([0, 5, 10], [5, 10, 12], [1, 2, 1])
+    """
+    s, e = np.sort(starts), np.sort(ends)
+    out = np.empty((3, len(s) + len(e)), np.int64)  # room for every possible run
+    k = _merge_runs(s, e, out[0], out[1], out[2])
+    del s, e
+    # copied to their length: views would keep the (huge) pages past the runs written
+    return out[0, :k].copy(), out[1, :k].copy(), out[2, :k].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _extend(five, reverse, extsize, shift, size, s, e):
+    """Single-end reads' fragments (``weighted_fragments``' rule) into ``s, e``; the
+    number kept (those with a base inside ``[0, size)``; ``size`` < 0: no end)."""
+    k = 0
+    for i in range(len(five)):
+        x = np.int64(five[i])
+        if reverse[i]:
+            x -= shift
+            lo, hi = x + 1 - extsize, x + 1
+        else:
+            x += shift
+            lo, hi = x, x + extsize
+        if lo < 0:
+            lo = 0
+        if size >= 0 and hi > size:
+            hi = size
+        if hi > lo:
+            s[k] = lo
+            e[k] = hi
+            k += 1
+    return k
+
+
+def extended_fragments(five: np.ndarray, reverse: np.ndarray, extsize: int, shift: int,
+                       size: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) of single-end reads moved ``shift`` bases 3′-ward and extended to
+    ``extsize`` bases, clipped to ``[0, size)`` (None: no end), those left without a
+    base dropped: :func:`~penlearn.peaks.formats.read_arrays.weighted_fragments`' rows
+    (int32 when every position fits, else int64).
+
+    Examples
+    --------
+    >>> s, e = extended_fragments(np.array([5, 39], np.int32), np.array([False, True]),
+    ...                           25, 0, 40)
+    >>> s.tolist(), e.tolist()
+    ([5, 15], [30, 40])
+    """
+    top = (int(five.max()) if len(five) else 0) + abs(int(shift)) + int(extsize) + 1
+    if size is not None:
+        top = min(top, int(size))
+    dtype = np.int32 if top <= _INT32_MAX else np.int64
+    s = np.empty(len(five), dtype)
+    e = np.empty(len(five), dtype)
+    k = _extend(five, reverse, np.int64(extsize), np.int64(shift),
+                np.int64(-1 if size is None else size), s, e)
+    if k < len(five):
+        s, e = s[:k].copy(), e[:k].copy()
+    return s, e
+
+
+@numba.njit(cache=True, nogil=True)
+def _values_at_sorted(start, end, value, x, missing, out):
+    k = -1
+    n = len(start)
+    for i in range(len(x)):
+        xi = x[i]
+        while k + 1 < n and start[k + 1] <= xi:
+            k += 1
+        if k >= 0 and xi < end[k]:
+            out[i] = value[k]
+        else:
+            out[i] = missing
+
+
+def values_at_sorted(start: np.ndarray, end: np.ndarray, value: np.ndarray, x: np.ndarray,
+                     missing) -> np.ndarray:
+    """The value of the row (``start`` sorted) holding each position of the sorted ``x``
+    (the last row starting at or before it; ``missing`` where that row ends before it or
+    none starts), in one walk: ``searchsorted(start, x, "right") - 1``'s rows without a
+    search per position.
+
+    Examples
+    --------
+    >>> values_at_sorted(np.array([0, 10]), np.array([5, 20]), np.array([3, 4]),
+    ...                  np.array([-1, 0, 7, 12, 25]), 0).tolist()
+    [0, 3, 0, 4, 0]
+    """
+    out = np.empty(len(x), np.result_type(value, missing))
+    _values_at_sorted(start, end, value, x, out.dtype.type(missing), out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _insert(values, at, new, out):
+    j = 0  # the next inserted row
+    m = 0
+    for i in range(len(values)):
+        while j < len(at) and at[j] == i:
+            out[m] = new[j]
+            m += 1
+            j += 1
+        out[m] = values[i]
+        m += 1
+    while j < len(at):
+        out[m] = new[j]
+        m += 1
+        j += 1
+
+
+def insert_rows(values: np.ndarray, at: np.ndarray, new) -> np.ndarray:
+    """``np.insert(values, at, new)`` for ``at`` sorted (non-decreasing, within ``[0,
+    len(values)]``) in one compiled copy (``np.insert`` sorts the positions and copies
+    through masks); ``new`` an array as long as ``at`` or a scalar.
+
+    Examples
+    --------
+    >>> insert_rows(np.array([1, 2, 3]), np.array([1, 3]), np.array([8, 9])).tolist()
+    [1, 8, 2, 3, 9]
+    """
+    values = np.asarray(values)
+    new = np.broadcast_to(np.asarray(new, values.dtype), at.shape)
+    out = np.empty(len(values) + len(at), values.dtype)
+    _insert(values, np.asarray(at, np.int64), np.ascontiguousarray(new), out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _level_sums(starts, ends, counts):
+    total = 0
+    rises = 0
+    for i in range(len(starts)):
+        total += counts[i] * (ends[i] - starts[i])
+        prev = counts[i - 1] if i and starts[i] == ends[i - 1] else 0
+        if counts[i] > prev:
+            rises += counts[i] - prev
+    return total, rises
+
+
+def level_sums(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
+    """``(coverage total, rises)`` of integer pileup runs in one pass, no temporary array:
+    the sums :func:`~penlearn.peaks.formats.peak_columns.genome_level` takes (integers:
+    exact whatever the order of the additions).
+
+    Examples
+    --------
+    >>> level_sums(np.array([0, 10]), np.array([10, 30]), np.array([1, 2]))
+    (50, 2)
+    """
+    total, rises = _level_sums(starts, ends, counts)
+    return int(total), int(rises)

@@ -1,0 +1,173 @@
+"""The compiled parts of reading and piling up reads (issue 55): BGZF blocks inflated
+whole (ISA-L or zlib: the same bytes; damage named), the BAM records parsed across the
+reused buffer's edges, and the one-merge pileup equal to the weighted (argsort) one."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+import numpy as np
+import pytest
+
+from penlearn.peaks.formats import _bam_kernel
+from penlearn.peaks.formats._bam_kernel import decompressed_blocks, read_bam_columns
+from penlearn.peaks.formats._pileup_kernel import extended_fragments, unit_depth_runs
+from penlearn.peaks.formats.bam import depth_runs
+from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
+
+ZLIB = ((lambda raw, size: zlib.decompress(raw, -15, max(size, 1))), zlib.crc32)
+
+
+def _weighted(s, e):
+    """depth_runs' weighted path (argsort of the steps), every weight 1."""
+    return depth_runs(s, e, np.ones(len(s), np.int64))
+
+
+def test_unit_depth_runs_equal_the_weighted_path():
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        n = int(rng.integers(1, 40))
+        s = rng.integers(-5, 50, n)
+        e = s + rng.integers(-3, 20, n)  # empty and reversed blocks too
+        for x, y in zip(unit_depth_runs(s, e), _weighted(s, e)):
+            np.testing.assert_array_equal(x, y)
+            assert x.dtype == np.int64
+    z = np.zeros(0, np.int64)
+    assert all(len(x) == 0 for x in unit_depth_runs(z, z))
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_chrom_pileup_equals_the_weighted_fragments_pileup(paired):
+    # shifts, sizes that clip (and none), reads with no base left inside: the compiled
+    # fragments and merge give weighted_fragments' rows
+    rng = np.random.default_rng(5 + paired)
+    for _ in range(1500):
+        n = int(rng.integers(1, 30))
+        size = int(rng.integers(1, 80)) if rng.random() < 0.8 else None
+        if paired:
+            a = rng.integers(-3, 70, n).astype(np.int32)
+            b = (a + rng.integers(1, 40, n)).astype(np.int32)
+            ext, shift = None, 0
+        else:
+            a = rng.integers(0, 70, n).astype(np.int32)
+            b = rng.random(n) < 0.5
+            ext, shift = int(rng.integers(1, 40)), int(rng.integers(-6, 7))
+        reads = ReadArrays(paired, {"c": (a, b, None)}, None if size is None else {"c": size})
+        s, e, _ = weighted_fragments(reads, "c", ext, shift)
+        got = chrom_pileup(reads, "c", ext, shift)
+        want = _weighted(s, e) if len(s) else (np.zeros(0, np.int64),) * 3
+        for x, y in zip(got, want):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_extended_fragments_past_int32_stay_int64():
+    five = np.array([2**31 - 10], np.int32)
+    s, e = extended_fragments(five, np.array([False]), 100, 0, None)
+    assert s.dtype == np.int64 and e.tolist() == [2**31 - 10 + 100]
+    s, e = extended_fragments(five, np.array([False]), 100, 0, 2**31 - 1)
+    assert s.dtype == np.int32 and e.tolist() == [2**31 - 1]
+
+
+def _bgzf(data: bytes, block: int = 1000) -> bytes:
+    """BGZF blocks of ``data`` (the SAM/BAM specification's gzip header with ``BC``),
+    and the empty end-of-file block."""
+    out = []
+    for k in range(0, len(data) + 1, block):
+        piece = data[k:k + block]
+        if not piece and k:
+            break
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        raw = c.compress(piece) + c.flush()
+        head = (b"\x1f\x8b\x08\x04" + bytes(6) + (6).to_bytes(2, "little") + b"BC"
+                + (2).to_bytes(2, "little") + (len(raw) + 25).to_bytes(2, "little"))
+        out.append(head + raw + zlib.crc32(piece).to_bytes(4, "little")
+                   + len(piece).to_bytes(4, "little"))
+    eof = zlib.compressobj(6, zlib.DEFLATED, -15)
+    raw = eof.compress(b"") + eof.flush()
+    out.append(b"\x1f\x8b\x08\x04" + bytes(6) + (6).to_bytes(2, "little") + b"BC"
+               + (2).to_bytes(2, "little") + (len(raw) + 25).to_bytes(2, "little") + raw
+               + bytes(8))
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("inflater", [None, ZLIB], ids=["default", "zlib"])
+def test_bgzf_blocks_inflate_to_the_data_and_damage_is_named(tmp_path, inflater):
+    data = np.random.default_rng(1).integers(0, 4, 50_000).astype(np.uint8).tobytes()
+    p = tmp_path / "x.gz"
+    p.write_bytes(_bgzf(data))
+    assert gzip.decompress(p.read_bytes()) == data  # (a valid gzip file too)
+    assert b"".join(decompressed_blocks(p, inflater)) == data
+    blob = bytearray(p.read_bytes())
+    for at in (-60, -40):  # a byte of the last data block's deflate stream, its CRC
+        bad = bytearray(blob)
+        bad[at] ^= 0xFF
+        p.write_bytes(bytes(bad))
+        with pytest.raises(ValueError, match="damaged BGZF block"):
+            b"".join(decompressed_blocks(p, inflater))
+    p.write_bytes(_bgzf(data)[:-100])  # cut inside a block
+    with pytest.raises(ValueError, match="truncated"):
+        b"".join(decompressed_blocks(p, inflater))
+    p.write_bytes(gzip.compress(data))  # not BGZF: gzip's reader
+    assert b"".join(decompressed_blocks(p, inflater)) == data
+
+
+def test_isal_and_zlib_inflate_a_bam_alike(tmp_path):
+    pytest.importorskip("isal", reason="isal (optional, in the bam extra) is not installed")
+    data = np.random.default_rng(2).integers(0, 9, 300_000).astype(np.uint8).tobytes()
+    p = tmp_path / "x.gz"
+    p.write_bytes(_bgzf(data, 65_280))
+    assert list(decompressed_blocks(p)) == list(decompressed_blocks(p, ZLIB))
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_records_across_the_buffers_edges_are_parsed_alike(tmp_path, monkeypatch, paired):
+    # a buffer smaller than a record (it grows) and one of a few records (records cut at
+    # its end moved to its start): the same columns as one large buffer
+    pysam = pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) "
+                                "is not installed")
+    header = {"HD": {"VN": "1.6"}, "SQ": [{"SN": "chr1", "LN": 100_000},
+                                          {"SN": "chr2", "LN": 50_000}]}
+    rng = np.random.default_rng(9)
+    path = tmp_path / "r.bam"
+    with pysam.AlignmentFile(str(path), "wb", header=header) as out:
+        for i in range(3000):
+            a = pysam.AlignedSegment()
+            a.query_name = "r" * int(rng.integers(1, 200)) + str(i)
+            a.flag = int(rng.choice([0, 16, 1 | 2 | 64, 1 | 2 | 16 | 128, 4]))
+            a.reference_id = int(i >= 2000)
+            a.reference_start = int(rng.integers(0, 40_000))
+            a.cigarstring = f"{int(rng.integers(20, 400))}M"
+            a.query_sequence = "A" * a.infer_query_length()
+            a.next_reference_id, a.next_reference_start = a.reference_id, a.reference_start
+            a.template_length = int(rng.integers(100, 500))
+            out.write(a)
+    want = read_bam_columns(path, paired)
+    for chunk in (64, 5000):
+        monkeypatch.setattr(_bam_kernel, "CHUNK", chunk)
+        got = read_bam_columns(path, paired)
+        assert got[0] == want[0] and got[2] == want[2] and list(got[1]) == list(want[1])
+        for t in want[1]:
+            for x, y in zip(got[1][t], want[1][t]):
+                np.testing.assert_array_equal(x, y)
+
+
+def test_values_at_sorted_positions_equal_the_searched_ones():
+    from penlearn.peaks.peakseg.controls import _value_at
+
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        n = int(rng.integers(0, 12))
+        start = np.sort(rng.integers(0, 60, n))
+        end = start + rng.integers(1, 15, n)  # rows may overlap: the last start rules
+        value = rng.integers(0, 9, n) if rng.random() < 0.5 else rng.random(n)
+        missing = 0 if value.dtype.kind == "i" else 1.0
+        x = np.sort(rng.integers(-3, 80, int(rng.integers(1, 20))))
+        k = np.searchsorted(start, x, side="right") - 1
+        kk = np.maximum(k, 0)
+        inside = (k >= 0) & (x < end[kk]) if n else np.zeros(len(x), bool)
+        want = np.where(inside, value[kk] if n else missing, missing)
+        for got in (_value_at(start, end, value, x, missing),
+                    _value_at(start, end, value, x[::-1], missing)[::-1]):
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
