@@ -427,54 +427,8 @@ def _emit_warnings(caught: list) -> None:
 
 def chrom_level(chrom: str, treat: ReadArrays, d, shift: int) -> tuple:
     """:func:`~penlearn.peaks.formats.peak_columns.genome_level`'s ``(total, bases,
-    depth)`` of one chromosome's fragment pileup, from its fragments' ends without the
-    pileup (:func:`_fragments_level`: half the memory of the pileup's making, which
-    this pass did with every chromosome's reads held; weighted reads: the pileup's).
-
-    Examples
-    --------
-    >>> r = ReadArrays(False, {"c": (np.array([0, 5, 39], np.int32),
-    ...                              np.array([False, False, True]), None)}, {"c": 60})
-    >>> chrom_level("c", r, 10, 0) == genome_level(chrom_pileup(r, "c", 10))
-    True
-    """
-    if chrom not in treat.chroms or treat.chroms[chrom][2] is not None:
-        return genome_level(chrom_pileup(treat, chrom, d, shift))
-    s, e, _ = weighted_fragments(treat, chrom, d, shift)
-    return _fragments_level(s, e)
-
-
-def _fragments_level(s: np.ndarray, e: np.ndarray) -> tuple:
-    """``genome_level`` of the pileup of the fragments ``[s, e)`` (each once; the arrays
-    are sorted in place): the total is their bases, the bases the last end, and the
-    pileup's rises (its increases, from 0 after a gap) are the positions' excess of
-    fragment starts over ends, summed where positive — the same integers, so the same
-    floats.
-
-    Examples
-    --------
-    >>> _fragments_level(np.array([0, 5, 30]), np.array([10, 15, 40]))
-    (30.0, 40.0, 10.0)
-    """
-    if not len(s):
-        return genome_level((s, e, s))
-    total, bases = float(int((e - s).sum())), float(e.max())
-    s.sort()
-    e.sort()
-    us, cs = _runs_of(s)
-    del s
-    ue, ce = _runs_of(e)
-    del e
-    at = np.minimum(np.searchsorted(ue, us), len(ue) - 1)
-    ends_there = np.where(ue[at] == us, ce[at], 0)
-    rises = float(np.maximum(cs - ends_there, 0).sum())
-    return total, bases, (total / rises if rises > 0 else 1.0)
-
-
-def _runs_of(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of the sorted ``x`` and how many times each occurs."""
-    first = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
-    return x[first], np.diff(np.r_[first, len(x)])
+    depth)`` of one chromosome's fragment pileup."""
+    return genome_level(chrom_pileup(treat, chrom, d, shift))
 
 
 def _first_pass(kind: str, *args):

@@ -140,24 +140,3 @@ def test_genome_without_a_control_beyond_the_interpreter_in_bounded_memory(tmp_p
     assert len((tmp_path / "big" / "x_peaks.narrowPeak").read_text().splitlines()) >= \
         len(design.peaks) // 2
     assert rss - base <= 90, (rss, base)
-
-
-def test_chromosome_level_from_fragments_equals_that_of_the_pileup():
-    """The genome-wide level pass (every chromosome's reads held) takes each chromosome's
-    total, last base and rises from its fragments' sorted ends, not from its pileup:
-    the same floats as ``genome_level`` of the pileup (single-end with shifts and
-    clipping at both chromosome ends, paired-end, no chromosome size)."""
-    from penlearn.peaks.formats.peak_columns import genome_level
-    from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup
-
-    rng = np.random.default_rng(0)
-    for t in range(300):
-        n, size = int(rng.integers(0, 300)), int(rng.integers(50, 3000))
-        paired = t % 3 == 0
-        a = np.sort(rng.integers(-5 if paired else 0, size, n)).astype(np.int32)
-        b = ((a + rng.integers(1, 60, n)).astype(np.int32) if paired
-             else rng.random(n) < 0.5)
-        reads = ReadArrays(paired, {"c": (a, b, None)}, {"c": size} if t % 2 else None)
-        d, shift = int(rng.integers(1, 80)), int(rng.integers(-10, 10)) if t % 4 == 1 else 0
-        assert cs.chrom_level("c", reads, d, shift) == genome_level(
-            chrom_pileup(reads, "c", d, shift))
