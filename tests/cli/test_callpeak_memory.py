@@ -124,7 +124,7 @@ def test_genome_without_a_control_beyond_the_interpreter_in_bounded_memory(tmp_p
     copy of each chromosome held through its solves, the zero stretches and
     interpolation tables of every row, a ``Reads`` copy of the reads for the fragment
     size, 64 MiB of solver chunks in RAM, the reader's freed heap kept. (At hg19's full
-    size, 20 M reads: 855 → ~470 MB, RESULTS.md.)"""
+    size, 20 M reads: 855 → 507 MB, RESULTS.md.)"""
     design = genome_design(0.1)
     big = tmp_path / "t.bam"
     write_genome_bam(big, design, background=2_000_000 - 50 * len(design.peaks),
