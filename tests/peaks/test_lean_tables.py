@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from penlearn.peaks.formats.peak_columns import _poisson_logsf
+from penlearn.peaks.formats.peak_stats import _poisson_logsf
 from penlearn.peaks.peakseg._flanks import uncovered_segments
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.peakseg.evaluation import _windows_of
