@@ -39,6 +39,7 @@ import results_file  # noqa: E402
 from _measure import max_rss_bytes, run_command, run_python  # noqa: E402
 
 from penlearn.datasets.locate import reference_folder  # noqa: E402
+from penlearn.peaks.peakseg._store import CHUNK_PIECES, MEMORY_BYTES  # noqa: E402
 
 SECTION = "## peakseg memory"
 TIMINGS = reference_folder() / "peakseg" / "timings"
@@ -169,8 +170,9 @@ def main(argv=None) -> None:
         f"Account. At {big['rows']:,} rows the process peaks {per_row:.0f} bytes per row "
         "above the input table: the solver's arrays (`y`, `w`: 16 bytes per row; "
         "`check_coverage` keeps views of the int64 columns, no copy); the solver itself "
-        "adds a bounded amount (chunk buffers of 2^20 pieces, "
-        "at most 64 MiB of chunks kept in RAM before the store spills to its temporary "
+        "adds a bounded amount (chunk buffers of "
+        f"2^{CHUNK_PIECES.bit_length() - 1} pieces, at most {MEMORY_BYTES >> 20} MiB of "
+        "chunks kept in RAM before the store spills to its temporary "
         f"files, {big['disk_mb'] * 2**20 / big['rows']:.0f} bytes per row on disk). "
         "The models are those of the in-memory path (tests/peaks/test_peakseg_disk.py)."
     )

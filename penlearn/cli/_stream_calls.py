@@ -12,7 +12,7 @@ import pandas as pd
 from penlearn.peaks.formats.peak_columns import (
     WINDOWS_PER_FRAGMENT,
     least_kept_log10p,
-    rescore,
+    score_columns,
 )
 
 __all__ = ["calls_by_chromosome", "genome_columns"]
@@ -69,10 +69,11 @@ def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.Da
     >>> genome_columns(kept, pop, 10.0)[["score", "qValue"]].round(2).values.tolist()
     [[1000.0, 3.0]]
     """
-    scored = rescore(pd.DataFrame({k: population[k] for k in ("mean", "pValue")}), tests)
+    # (rescore's columns from the arrays: no table of a genome's millions of calls)
+    score, q = score_columns(population["mean"], population["pValue"], tests)
     out = calls.copy()
-    out["score"] = scored["score"].to_numpy()[population["keep"]]
-    out["qValue"] = scored["qValue"].to_numpy()[population["keep"]]
+    out["score"] = score[population["keep"]]
+    out["qValue"] = q[population["keep"]]
     return out
 
 

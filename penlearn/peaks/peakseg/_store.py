@@ -12,13 +12,15 @@ sequentially, in chunks, and read back last chunk first for the decoding:
   bytes: right end float64, previous end int32, previous mean float64; and two int32
   piece counts for each of ``CHUNK_DATA`` data) and returns when they are full; they
   are then appended to a :class:`PieceStore`;
-* the store keeps its chunks in RAM until they exceed ``MEMORY_BYTES`` (64 MiB, which
-  problems of up to about 2.5·10^5 coverage rows stay under, at about 13 stored pieces
+* the store keeps its chunks in RAM until they exceed ``MEMORY_BYTES`` (32 MiB, which
+  problems of up to about 1.2·10^5 coverage rows stay under, at about 13 stored pieces
   per row: they never touch the disk), then writes everything to four anonymous
   temporary files (plain sequential writes) and appends every later chunk there. The
   files cost no measurable time (10^6 rows: 2.24–2.29 CPU s either way, the files in
-  the page cache); the limit only spares small problems (the many solves of a penalty
-  path) the files;
+  the page cache; 2.5·10^5 rows: ~5 % more than in RAM); the limit only spares small
+  problems (the many solves of a penalty path) the files. With the chunk buffers of
+  2^18 pieces (5 MB; 2^20 made no difference of time), a solve holds ~40 MB at most
+  beside its data (issue 55: ``callpeak``'s memory was 64 MiB + 22 MB here);
 * the decoding visits the chunks last first, skips those that hold no datum it needs,
   and maps the others from the files one at a time (``numpy.memmap`` of that chunk
   only: the pages it touches, a few per segment, are all that is read and resident).
@@ -44,10 +46,10 @@ import numpy as np
 from penlearn._interrupt import deferred_interrupts
 from penlearn._numba_cache import warm_kernels
 
-MEMORY_BYTES = 64 * 2**20
+MEMORY_BYTES = 32 * 2**20
 PROGRESS_ROWS = 10**6  # a progress bar only from this many rows (about 4 s and up)
-CHUNK_PIECES = 2**20
-CHUNK_DATA = 2**18
+CHUNK_PIECES = 2**18
+CHUNK_DATA = 2**16
 # per chunk: piece counts (two int32 per datum), right ends, previous ends, previous means
 _DTYPES = (np.dtype(np.int32), np.dtype(np.float64), np.dtype(np.int32),
            np.dtype(np.float64))

@@ -40,6 +40,8 @@ from penlearn.peaks.peakseg.contigs import (
     check_gaps,
     fill_gaps,
     one_problem,
+    sorted_rows,
+    window_rows,
 )
 from penlearn.peaks.peakseg.features import sample_windows, window_id
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage, peak_label_counts
@@ -221,26 +223,44 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
     else:
         by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     filled: dict = {}
+    tidy: dict = {}
     for w in sample_windows(cov, windows).itertuples(index=False):
         sid = w.sample_id if "sample_id" in coverage.columns else None
         key = (w.sample_id, w.chrom)
         if key not in by_sample:
             continue
-        if key not in filled:
-            where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
-            filled[key] = fill_gaps(by_sample[key], gaps, name=where)
-        g = filled[key]
-        lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
-        if w.chromStart <= lo.min() and hi.max() <= w.chromEnd:
-            gw = g  # the window holds the whole contig (the default windows): no copy
-        else:
-            inside = (hi > w.chromStart) & (lo < w.chromEnd)
-            gw = g[inside].copy()
-            gw["chromStart"] = np.maximum(gw["chromStart"].to_numpy(), w.chromStart)
-            gw["chromEnd"] = np.minimum(gw["chromEnd"].to_numpy(), w.chromEnd)
+        where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
+        if key not in tidy:  # (once per chromosome, not per window)
+            tidy[key] = gaps == "fill" and sorted_rows(by_sample[key])
+        g = window_rows(by_sample[key], w.chromStart, w.chromEnd) if tidy[key] else None
+        if g is None:  # (the chromosome filled once, kept for its next windows)
+            if key not in filled:
+                filled[key] = fill_gaps(by_sample[key], gaps, name=where)
+            gw = _clipped(filled[key], w.chromStart, w.chromEnd, sliced=False)
+        else:  # (only the window's rows filled: nothing of it held past the window)
+            gw = _clipped(fill_gaps(g, gaps, name=where), w.chromStart, w.chromEnd)
+        g = None
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
-        yield name, sid, gw[[*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in gw else [])]]
+        yield name, sid, gw
+        gw = None
+
+
+def _clipped(g: pd.DataFrame, start: int, end: int, sliced: bool = True) -> pd.DataFrame:
+    """The rows of the filled ``g`` in the window ``[start, end)``, clipped to it, with the
+    coverage columns (and ``background``): ``g`` itself when the window holds it all;
+    ``sliced``: a slice of ``g`` (sorted rows; else a mask), other columns not copied."""
+    lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
+    if not (start <= lo.min() and hi.max() <= end):
+        if sliced:
+            gw = g.iloc[int(np.searchsorted(hi, start, side="right")):
+                        int(np.searchsorted(lo, end))]
+        else:
+            gw = g[(hi > start) & (lo < end)]
+        g = gw.assign(chromStart=np.maximum(gw["chromStart"].to_numpy(), start),
+                      chromEnd=np.minimum(gw["chromEnd"].to_numpy(), end))
+    columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in g else [])]
+    return g if list(g.columns) == columns else g[columns]
 
 
 def _solve_window(cov: pd.DataFrame, value: float, name: str, segments: bool = False,

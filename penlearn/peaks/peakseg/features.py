@@ -29,7 +29,7 @@ import pandas as pd
 
 from penlearn._checks import not_one_word, require_columns, text_ids
 from penlearn.peaks.formats.coverage import _check_rows, check_coverage_rows
-from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem
+from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem, window_rows
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
           "mean", "sd", "bases", "data")
@@ -254,7 +254,12 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     check_gaps(gaps)
     coverage = text_ids(coverage, "coverage")
     windows = None if windows is None else text_ids(windows, "windows")
-    cov = fill_gaps(_check_coverage(coverage), gaps)
+    cov = _check_coverage(coverage)
+    # one chromosome cut in windows (``callpeak``'s): each window's rows filled alone,
+    # not a filled copy of the whole chromosome (sorted rows: checked above)
+    by_window = gaps == "fill" and windows is not None and len(cov) and one_problem(cov)
+    if not by_window:
+        cov = fill_gaps(cov, gaps)
     has_samples = "sample_id" in coverage.columns
     win = sample_windows(cov, windows)
     if len(cov) and one_problem(cov):  # one whole chromosome: no copy of it
@@ -265,6 +270,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     for r in win.itertuples(index=False):
         sid = r.sample_id if has_samples else None
         g = groups.get((r.sample_id, r.chrom))
+        if by_window and g is not None:
+            g = fill_gaps(window_rows(g, r.chromStart, r.chromEnd), gaps)
         start = np.zeros(0, np.int64) if g is None else g["chromStart"].to_numpy()
         end = np.zeros(0, np.int64) if g is None else g["chromEnd"].to_numpy()
         first = int(np.searchsorted(end, r.chromStart, side="right"))

@@ -342,7 +342,7 @@ def peakseg(coverage: pd.DataFrame, penalty: float, *, gaps: str = "fill",
     (``sample_id``) or chromosomes is several independent problems, solved one after
     the other at the same penalty.
 
-    Memory is bounded, as in PeakSegDisk: beyond about 2·10^5 rows the information that
+    Memory is bounded, as in PeakSegDisk: beyond about 10^5 rows the information that
     the backward decoding needs (about 270 bytes per row) goes to temporary files in
     ``$PENLEARN_TMPDIR`` (else ``$TMPDIR``, else the system's default), removed when the
     call returns or fails; the process itself then needs about 50 bytes per row beyond

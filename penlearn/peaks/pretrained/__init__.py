@@ -198,12 +198,14 @@ def _first_least(keys: tuple) -> int:
     return int(rows[0])
 
 
-def _long_piece_edges(a: int, b: int, max_bases: float, stretches: tuple) -> list[int]:
+def _long_piece_edges(a: int, b: int, max_bases: float, rows: tuple) -> list[int]:
     """Edges of a piece ``[a, b)`` longer than ``max_bases``: near equal parts, each edge
     moved, within an eighth of a part, into the lowest-coverage stretch there (the
     longest, then the nearest, of equals): a peak is not cut unless the coverage is as
-    high everywhere around the cut. Parts have at most ``max_bases`` bases."""
-    starts, ends, counts = stretches
+    high everywhere around the cut. Parts have at most ``max_bases`` bases. ``rows``:
+    the problem's ``(start, end, count)``; the stretches (:func:`_stretches`) are made
+    around each edge only (those of a whole chromosome: ~60 bytes a row at once)."""
+    start, end, count = rows
     k = math.ceil((b - a) / (0.8 * max_bases))
     part = (b - a) / k
     radius = part / 8
@@ -211,6 +213,11 @@ def _long_piece_edges(a: int, b: int, max_bases: float, stretches: tuple) -> lis
     for i in range(1, k):
         t = a + (b - a) * i // k
         lo, hi = math.ceil(t - radius), math.floor(t + radius)
+        # the rows around [lo, hi) and one more each side: the stretches there are those
+        # of the whole problem (the gap before the first / after the last is outside)
+        r0 = max(0, int(np.searchsorted(end, lo, side="right")) - 1)
+        r1 = min(len(start), int(np.searchsorted(start, hi)) + 1)
+        starts, ends, counts = _stretches(start[r0:r1], end[r0:r1], count[r0:r1])
         first, last = np.searchsorted(ends, lo, side="right"), np.searchsorted(starts, hi)
         s = np.maximum(starts[first:last], lo)
         e = np.minimum(ends[first:last], hi)
@@ -267,14 +274,11 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
             cut = np.flatnonzero(s[1:] - e[:-1] >= min_gap)
             firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(reads) - 1]
             pieces = [(int(s[a]), int(e[b])) for a, b in zip(firsts, lasts)]
-        stretches = None
         for a, b in pieces:
             if b - a <= max_bases:
                 rows.append((sid, chrom, a, b))
                 continue
-            if stretches is None:
-                stretches = _stretches(start, end, g["count"].to_numpy())
-            edges = _long_piece_edges(a, b, max_bases, stretches)
+            edges = _long_piece_edges(a, b, max_bases, (start, end, g["count"].to_numpy()))
             rows += [(sid, chrom, edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
     out = pd.DataFrame(rows, columns=["sample_id", "chrom", "chromStart", "chromEnd"])
     return out if "sample_id" in coverage.columns else out.drop(columns="sample_id")
