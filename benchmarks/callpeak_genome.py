@@ -332,7 +332,9 @@ def main(argv=None) -> None:
             f" --scale {args.scale:g}" if args.scale != 1 else "") + (
             " --kinds " + " ".join(args.kinds)) + (
             " --macs3 MACS3" if args.macs3 else "") + (
-            f" --jobs {args.jobs}" if args.jobs > 1 else "")
+            f" --jobs {args.jobs}" if args.jobs > 1 else "") + "".join(
+            f" --penlearn-arg={a}" for a in args.penlearn_arg) + "".join(
+            f" --macs3-arg={a}" for a in args.macs3_arg)
         text = "\n".join([
             "## callpeak_genome", "",
             f"2-core shared VM, {datetime.date.today()}; `{cmd}` (hg19 sizes × {args.scale:g}, "
