@@ -28,7 +28,7 @@ from penlearn._executor import run_tasks
 from penlearn.atomic_files import staged_file
 from penlearn.cli._phases import PhaseClock, _return_freed_memory
 from penlearn.cli._stream_calls import _candidates, _population, genome_columns
-from penlearn.peaks.formats.bed import bedgraph_bytes
+from penlearn.peaks.formats.bed import bedgraph_bytes, merge_equal_runs
 from penlearn.peaks.formats.peak_columns import (
     genome_level,
     least_kept_log10p,
@@ -544,7 +544,9 @@ def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale:
                     ) -> None:
     """``-B``: the treatment's pileup and the control's λ bedGraphs from the pieces of
     :func:`call_chromosome`, chromosome after chromosome into a staged file, renamed (the
-    lines of :func:`~penlearn.peaks.formats.bed.bedgraph_bytes`, in chunks)."""
+    lines of :func:`~penlearn.peaks.formats.bed.bedgraph_bytes`, in chunks), touching
+    rows of one value merged (:func:`~penlearn.peaks.formats.bed.merge_equal_runs`: the
+    λ is constant over many of the treatment's rows, and MACS3 writes it so)."""
     mean = info["area"] / info["bases"]
     for key in ("treat", "lambda"):
         if key not in files:
@@ -555,5 +557,6 @@ def write_bedgraphs(bdg_dir: Path, chroms: list, files: dict, info: dict, scale:
                 v = v * mean if key == "lambda" else v
                 if scale != 1.0:
                     v = (v * scale).round(5)
+                s, e, v = merge_equal_runs(s, e, v)  # (λ: one row where it is constant)
                 for chunk in bedgraph_bytes(c, s, e, v):
                     fh.write(chunk)

@@ -100,8 +100,16 @@ def _whole_genome(argv: list[str], tmp_path):
                 treat_cov, control_cov, c_segs, chrom_sizes=sizes)
             mean = float(np.average(treat_cov["count"], weights=treat_cov["chromEnd"]
                                     - treat_cov["chromStart"]))
-            write_bedgraph(lam.assign(mean=lam["background"] * mean)[
-                ["chrom", "chromStart", "chromEnd", "mean"]], tmp_path / "old.bdg")
+            rows = lam.assign(mean=lam["background"] * mean)[
+                ["chrom", "chromStart", "chromEnd", "mean"]].reset_index(drop=True)
+            # touching rows of one value are one line (as MACS3's and genomecov's)
+            new = ((rows["chrom"] != rows["chrom"].shift())
+                   | (rows["chromStart"] != rows["chromEnd"].shift())
+                   | (rows["mean"] != rows["mean"].shift()))
+            rows = rows.groupby(new.cumsum(), sort=False).agg(
+                {"chrom": "first", "chromStart": "first", "chromEnd": "last", "mean": "first"})
+            assert len(rows) < len(lam) / 2  # the λ is constant over many rows
+            write_bedgraph(rows, tmp_path / "old.bdg")
             out["lambda"] = (tmp_path / "old.bdg").read_text()
     return out
 

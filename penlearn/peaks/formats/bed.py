@@ -358,6 +358,28 @@ def _csv_field(text: str) -> str:
     return buf.getvalue()[:-1]
 
 
+def merge_equal_runs(starts, ends, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows sorted by start with each run of touching rows (a row starting where the one
+    before ends) of one value made one row, as ``bedtools genomecov -bg`` and MACS3 write
+    a bedGraph (``callpeak -B``'s control λ is constant over many of the treatment's
+    rows).
+
+    Examples
+    --------
+    >>> s, e, v = merge_equal_runs([0, 5, 9, 12], [5, 9, 11, 20], [2.0, 2.0, 2.0, 2.0])
+    >>> s.tolist(), e.tolist(), v.tolist()
+    ([0, 12], [11, 20], [2.0, 2.0])
+    """
+    s, e, v = np.asarray(starts), np.asarray(ends), np.asarray(values)
+    if not len(s):
+        return s, e, v
+    first = np.ones(len(s), bool)
+    first[1:] = (s[1:] != e[:-1]) | (v[1:] != v[:-1])
+    keep = np.flatnonzero(first)
+    last = np.r_[keep[1:] - 1, len(s) - 1]
+    return s[keep], e[last], v[keep]
+
+
 def bedgraph_bytes(chrom: str, starts, ends, values, *, rows: int = 1 << 20):
     """The bedGraph lines of one chromosome's regions, in chunks of ``rows`` rows: the
     bytes of :func:`write_bedgraph` (the same table through pandas' ``to_csv``) at a
