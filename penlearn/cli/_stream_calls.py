@@ -13,6 +13,7 @@ from penlearn.peaks.formats.peak_columns import (
     WINDOWS_PER_FRAGMENT,
     least_kept_log10p,
     score_columns,
+    ucsc_scores,
 )
 
 __all__ = ["calls_by_chromosome", "genome_columns"]
@@ -25,24 +26,30 @@ _CUTOFF_MARGIN = 1e-6
 
 def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
     """The calls of one chromosome that may pass ``opts``' ``-p`` (``pvalue``) or ``-q``
-    (``qvalue``) cutoff, and the population of the genome-wide columns: every call's
-    ``mean`` (the UCSC score's top) and ``pValue`` (the q-values' population) and the
-    rows kept (``keep``). A call's q-value is never above its p-value, so a call whose
-    p-value is below
+    (``qvalue``) cutoff, and the population of the genome-wide columns: the top
+    ``mean`` (the UCSC score's), the count of calls ``n`` and the ``pValue`` of every
+    call, or under ``-q`` alone only the kept ones' (the q-values' population: those
+    dropped change no q-value of a call that passes ``-q``, :func:`genome_columns`) and
+    the rows kept among them (``keep``). A call's q-value is never above its p-value,
+    so a call whose p-value is below
     :func:`~penlearn.peaks.formats.peak_columns.least_kept_log10p` of the cutoffs is
-    no peak whatever the other chromosomes hold: most of
-    the zero-label rule's proposed calls (about a hundred per peak kept) are dropped
-    here, not held to the end of the genome (:func:`genome_columns`).
+    no peak whatever the other chromosomes hold: most of the zero-label rule's
+    proposed calls (about a hundred per peak kept) are dropped here, not held to the
+    end of the genome (:func:`genome_columns`).
 
     Examples
     --------
     >>> calls = pd.DataFrame({"mean": [3.0, 9.0], "pValue": [0.5, 4.0]})
     >>> kept, pop = _candidates(calls, {"qvalue": 0.01, "pvalue": None})
-    >>> kept["pValue"].tolist(), pop["keep"].tolist(), pop["pValue"].tolist()
-    ([4.0], [1], [0.5, 4.0])
+    >>> kept["pValue"].tolist(), pop["keep"].tolist(), pop["pValue"].tolist(), pop["n"]
+    ([4.0], [0], [4.0], 2)
     """
     p = calls["pValue"].to_numpy(float)
-    population = {"mean": calls["mean"].to_numpy(float), "pValue": p}
+    mean = calls["mean"].to_numpy(float)
+    ucsc_scores(mean)  # (the score's checks of every call's mean: it names a bad one)
+    # the score needs only the top mean; the q-values every call's pValue, or, under
+    # -q, only the kept ones' and the count: see genome_columns
+    population = {"top": float(mean.max()) if len(mean) else 0.0, "n": len(calls)}
     cut = opts.get("pvalue")
     cut = opts.get("qvalue") if cut is None else cut
     if isinstance(cut, (int, float, np.integer, np.floating)) and 0 < cut <= 1:
@@ -52,15 +59,20 @@ def _candidates(calls: pd.DataFrame, opts: dict) -> tuple[pd.DataFrame, dict]:
             calls = calls.iloc[keep].reset_index(drop=True)
     else:  # no cutoff (or a wrong one: significant() names it) — every call
         keep = np.arange(len(calls))
-    return calls, {**population, "keep": keep}
+    q_only = opts.get("pvalue") is None and len(keep) < len(p) and cut is not None
+    return calls, {**population, "pValue": p[keep] if q_only else p,
+                   "keep": np.arange(len(keep)) if q_only else keep}
 
 
 def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.DataFrame:
     """The calls that may pass (:func:`_candidates`' rows of every chromosome, in order)
-    with ``score`` and ``qValue`` over the whole ``population`` (every call's ``mean``
-    and ``pValue``; ``keep``: the rows of ``calls`` among them): the columns and values
-    of :func:`~penlearn.peaks.formats.peak_columns.rescore` of every call, at the
-    kept rows.
+    with ``score`` and ``qValue`` over the whole ``population`` (its ``top`` mean, its
+    count ``n``, the ``pValue`` held; ``keep``: the rows of ``calls`` among them): the
+    columns and values of :func:`~penlearn.peaks.formats.peak_columns.rescore` of every
+    call, at the kept rows, those that pass the cutoff. Under ``-q`` the calls dropped
+    rank below every kept one (lower p-values) and their Benjamini-Hochberg values are
+    at least their p-values, above the cutoff: a kept call whose q-value they would
+    lower fails ``-q`` either way, so only the kept calls' p-values are held.
 
     Examples
     --------
@@ -70,10 +82,12 @@ def genome_columns(calls: pd.DataFrame, population: dict, tests: float) -> pd.Da
     [[1000.0, 3.0]]
     """
     # (rescore's columns from the arrays: no table of a genome's millions of calls)
-    score, q = score_columns(population["mean"], population["pValue"], tests)
+    keep = population["keep"]
+    score, q = score_columns(calls["mean"].to_numpy(float), population["pValue"], tests,
+                             top=population["top"], calls=population["n"])
     out = calls.copy()
-    out["score"] = score[population["keep"]]
-    out["qValue"] = q[population["keep"]]
+    out["score"] = score
+    out["qValue"] = q[keep] if len(keep) < len(q) else q
     return out
 
 
@@ -82,7 +96,8 @@ def _population(results: dict, chroms: list, n_kept: int) -> dict:
     numbered in the chromosomes' order of ``call_genome``'s concatenated calls)."""
     pops = [results[c]["population"] for c in chroms]
     offsets = np.cumsum([0] + [len(p["pValue"]) for p in pops[:-1]])
-    out = {k: np.concatenate([p[k] for p in pops]) for k in ("mean", "pValue")}
+    out = {"top": max([0.0] + [p["top"] for p in pops]), "n": sum(p["n"] for p in pops),
+           "pValue": np.concatenate([p["pValue"] for p in pops])}
     out["keep"] = np.concatenate([p["keep"] + o for p, o in zip(pops, offsets)])
     if len(out["keep"]) != n_kept:
         raise AssertionError("the calls kept and their population disagree")

@@ -78,15 +78,14 @@ def test_candidates_keep_every_call_that_passes_with_its_genome_columns(cut):
     """Three "chromosomes" of calls: the rows :func:`_candidates` keeps, with
     :func:`genome_columns`' score and qValue, then ``significant``, equal
     ``significant(rescore(every call))`` (values, columns, order); and most calls are
-    not kept when there is a cutoff."""
+    not kept when there is a cutoff, nor (under ``-q``) their p-values held."""
     chroms = [_calls(n, s) for n, s in ((400, 1), (0, 2), (900, 3))]
     tests = 5000.0
     whole = significant(rescore(pd.concat(chroms, ignore_index=True), tests),
                         qvalue=cut["qvalue"], pvalue=cut["pvalue"])
     kept, pops = zip(*(sc._candidates(c, cut) for c in chroms))
-    offsets = np.cumsum([0] + [len(p["pValue"]) for p in pops[:-1]])
-    population = {k: np.concatenate([p[k] for p in pops]) for k in ("mean", "pValue")}
-    population["keep"] = np.concatenate([p["keep"] + o for p, o in zip(pops, offsets)])
+    population = sc._population({k: {"population": p} for k, p in enumerate(pops)},
+                                [0, 1, 2], sum(len(k) for k in kept))
     streamed = significant(sc.genome_columns(pd.concat(kept, ignore_index=True),
                                              population, tests),
                            qvalue=cut["qvalue"], pvalue=cut["pvalue"])
@@ -96,6 +95,10 @@ def test_candidates_keep_every_call_that_passes_with_its_genome_columns(cut):
         assert n_kept == 1300
     else:
         assert len(whole) >= 20 and n_kept < 1300 / 2
+    # the population held: under -q alone only the kept calls' p-values (issue 55),
+    # else every call's; the score's top and the count of every call
+    held = n_kept if cut["pvalue"] is None and cut["qvalue"] is not None else 1300
+    assert len(population["pValue"]) == held and population["n"] == 1300
 
 
 _RSS = textwrap.dedent("""

@@ -16,12 +16,13 @@ from penlearn._checks import require_columns
 __all__ = ["least_kept_log10p", "rescore", "score_columns", "significant", "ucsc_scores"]
 
 
-def ucsc_scores(values) -> np.ndarray:
+def ucsc_scores(values, top: float | None = None) -> np.ndarray:
     """Integer 0-1000 scores: ``round(1000 * v / max v)`` (all 0 when max v is 0).
 
     The one score rule of every peak file penlearn writes and of its track hubs: the
     strongest peak 1000, the others in proportion. Scores that already follow it (a
-    file whose strongest is 1000) are returned unchanged.
+    file whose strongest is 1000) are returned unchanged. ``top``: the max of a larger
+    population ``values`` are among (default: their own max).
 
     Examples
     --------
@@ -29,12 +30,15 @@ def ucsc_scores(values) -> np.ndarray:
     [417, 750, 1000]
     >>> ucsc_scores([417, 750, 1000]).tolist()
     [417, 750, 1000]
+    >>> ucsc_scores([5, 9], top=12.0).tolist()
+    [417, 750]
     """
     v = np.asarray(values, dtype=float)
     if len(v) and not (np.isfinite(v) & (v >= 0)).all():
         i = int(np.flatnonzero(~(np.isfinite(v) & (v >= 0)))[0])
         raise ValueError(f"peak scores must be finite numbers >= 0; peak {i} has {v[i]!r}")
-    top = v.max() if len(v) else 0.0
+    if top is None:
+        top = v.max() if len(v) else 0.0
     if top <= 0:
         return np.zeros(len(v), np.int64)
     return np.clip(np.rint(1000 * v / top), 0, 1000).astype(np.int64)
@@ -128,18 +132,28 @@ def rescore(peaks: pd.DataFrame, tests: float) -> pd.DataFrame:
     return out
 
 
-def score_columns(mean, pvalue, tests: float) -> tuple[np.ndarray, np.ndarray]:
+def score_columns(mean, pvalue, tests: float, *, top: float | None = None,
+                  calls: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rescore`'s ``score`` and ``qValue`` of every peak, from their ``mean`` and
-    ``pValue`` arrays (no table of them).
+    ``pValue`` arrays (no table of them). ``top`` and ``calls``: the top mean and the
+    count of a larger population of peaks these are among, those left out the least
+    significant ones (``callpeak`` holds only the peaks that may pass ``-q``, issue
+    55): the scores then exact, and the q-values of those that pass ``-q``.
 
     Examples
     --------
     >>> s, q = score_columns(np.array([2.0, 4.0]), np.array([3.0, 6.0]), 10.0)
     >>> s.tolist(), q.round(2).tolist()
     ([500, 1000], [2.3, 5.0])
+    >>> s, q = score_columns(np.array([4.0]), np.array([6.0]), 10.0, top=4.0, calls=2)
+    >>> s.tolist(), q.round(2).tolist()
+    ([1000], [5.0])
     """
-    score = ucsc_scores(np.asarray(mean, float))
-    q = _bh_log10(-np.asarray(pvalue, float), float(tests))
+    score = ucsc_scores(np.asarray(mean, float), top=top)
+    m = float(tests)
+    if calls is not None:  # (as _bh_log10's m of every call)
+        m = max(float(tests or calls), float(calls))
+    q = _bh_log10(-np.asarray(pvalue, float), m)
     np.negative(q, out=q)
     q += 0.0
     return score, q
