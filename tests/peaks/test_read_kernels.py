@@ -37,6 +37,24 @@ def test_unit_depth_runs_equal_the_weighted_path():
     assert all(len(x) == 0 for x in unit_depth_runs(z, z))
 
 
+def test_unit_depth_runs_hold_no_room_beyond_the_runs():
+    """Issue 55: the runs are counted, then written into arrays of their length; the
+    traced peak is the sorted blocks and the runs (before: room for 2 runs a block, 48
+    bytes each, then copies of the runs written: ~twice as much)."""
+    import tracemalloc
+
+    s = np.arange(200_000, dtype=np.int32) * 10  # apart: 2 runs a block, the most
+    e = s + 5
+    unit_depth_runs(s[:10], e[:10])  # (compiled before tracing)
+    tracemalloc.start()
+    runs = unit_depth_runs(s, e)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(runs[0]) == 200_000  # (depth-0 gaps are no runs)
+    expected = 2 * s.nbytes + sum(x.nbytes for x in runs)
+    assert peak < expected + 1_000_000, (peak, expected)
+
+
 @pytest.mark.parametrize("paired", [False, True])
 def test_chrom_pileup_equals_the_weighted_fragments_pileup(paired):
     # shifts, sizes that clip (and none), reads with no base left inside: the compiled

@@ -20,9 +20,10 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge_runs(s, e, out_s, out_e, out_d):
+def _merge_runs(s, e, out_s, out_e, out_d, write):
     """Runs ``(start, end, depth > 0)`` (equal neighbours merged) of the depth of blocks
-    whose sorted starts are ``s`` and sorted ends ``e``; the number written."""
+    whose sorted starts are ``s`` and sorted ends ``e``; the number of runs (written
+    when ``write``, else only counted)."""
     n, m = len(s), len(e)
     i = j = k = 0
     depth = old = 0
@@ -40,9 +41,10 @@ def _merge_runs(s, e, out_s, out_e, out_d):
             j += 1
         if depth != old:
             if old > 0:
-                out_s[k] = start
-                out_e[k] = p
-                out_d[k] = old
+                if write:
+                    out_s[k] = start
+                    out_e[k] = p
+                    out_d[k] = old
                 k += 1
             start = p
             old = depth
@@ -62,11 +64,14 @@ def unit_depth_runs(starts: np.ndarray, ends: np.ndarray
     ([0, 5, 10], [5, 10, 12], [1, 2, 1])
     """
     s, e = np.sort(starts), np.sort(ends)
-    out = np.empty((3, len(s) + len(e)), np.int64)  # room for every possible run
-    k = _merge_runs(s, e, out[0], out[1], out[2])
-    del s, e
-    # copied to their length: views would keep the (huge) pages past the runs written
-    return out[0, :k].copy(), out[1, :k].copy(), out[2, :k].copy()
+    # the runs counted first, then written into arrays of their length: no room for
+    # every possible run (2 per block) nor copies of it (chr1's level pass, with every
+    # read held, was callpeak's high-water mark without a control: issue 55)
+    none = np.empty(0, np.int64)
+    k = _merge_runs(s, e, none, none, none, False)
+    out = np.empty(k, np.int64), np.empty(k, np.int64), np.empty(k, np.int64)
+    _merge_runs(s, e, *out, True)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
