@@ -55,6 +55,28 @@ def test_unit_depth_runs_hold_no_room_beyond_the_runs():
     assert peak < expected + 1_000_000, (peak, expected)
 
 
+def test_unit_depth_runs_in_place_sorts_the_callers_arrays_without_copies():
+    """``in_place``: the same runs, the given arrays sorted, and no sorted copies of them
+    at the traced peak (chrom_pileup's single-end fragments: its own arrays)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    s = rng.integers(0, 2_000_000, 200_000)
+    e = s + rng.integers(1, 300, len(s))
+    want = unit_depth_runs(s, e)
+    s2, e2 = s.copy(), e.copy()
+    unit_depth_runs(s2[:10].copy(), e2[:10].copy(), in_place=True)  # (compiled first)
+    tracemalloc.start()
+    got = unit_depth_runs(s2, e2, in_place=True)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    for x, y in zip(got, want):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(s2, np.sort(s))
+    np.testing.assert_array_equal(e2, np.sort(e))
+    assert peak < sum(x.nbytes for x in got) + 1_000_000, peak  # (copies: +3.2 MB)
+
+
 @pytest.mark.parametrize("paired", [False, True])
 def test_chrom_pileup_equals_the_weighted_fragments_pileup(paired):
     # shifts, sizes that clip (and none), reads with no base left inside: the compiled

@@ -144,6 +144,7 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
         if extsize is None or extsize < 1:
             raise ValueError(f"the fragment size (--extsize) must be >= 1, got {extsize}")
         s, e = extended_fragments(a, b, int(extsize), int(shift), size)
+        return unit_depth_runs(s, e, in_place=True)  # (s, e: this call's own arrays)
     return unit_depth_runs(s, e)
 
 
