@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["GAP_POLICIES", "check_gaps", "coverage_problems", "fill_gaps", "one_problem",
-           "sorted_rows", "window_rows"]
+__all__ = ["GAP_POLICIES", "check_gaps", "clipped_rows", "coverage_problems", "fill_gaps",
+           "one_problem", "sorted_rows", "window_rows"]
 
 #: The accepted values of every ``gaps=`` argument.
 GAP_POLICIES = ("fill", "error")
@@ -249,3 +249,27 @@ def window_rows(g: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
     a = max(0, int(np.searchsorted(hi, start, side="right")) - 1)
     b = min(len(lo), int(np.searchsorted(lo, end)) + 1)
     return g if (a, b) == (0, len(lo)) else g.iloc[a:b]
+
+
+def clipped_rows(g: pd.DataFrame, start: int, end: int, sliced: bool = True
+                 ) -> pd.DataFrame:
+    """The rows of ``g`` in the window ``[start, end)``, clipped to it: ``g`` itself when
+    the window holds it all; ``sliced``: a slice of ``g`` (rows sorted and not
+    overlapping; else a mask), the other columns not copied.
+
+    Examples
+    --------
+    >>> g = pd.DataFrame({"chromStart": [0, 10, 20], "chromEnd": [10, 20, 30]})
+    >>> clipped_rows(g, 5, 25).values.tolist()
+    [[5, 10], [10, 20], [20, 25]]
+    """
+    lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
+    if start <= lo.min() and hi.max() <= end:
+        return g
+    if sliced:
+        gw = g.iloc[int(np.searchsorted(hi, start, side="right")):
+                    int(np.searchsorted(lo, end))]
+    else:
+        gw = g[(hi > start) & (lo < end)]
+    return gw.assign(chromStart=np.maximum(gw["chromStart"].to_numpy(), start),
+                     chromEnd=np.minimum(gw["chromEnd"].to_numpy(), end))

@@ -38,6 +38,7 @@ from penlearn.peaks.peakseg._store import warm as warm_peakseg
 from penlearn.peaks.peakseg.calls import reported_segments
 from penlearn.peaks.peakseg.contigs import (
     check_gaps,
+    clipped_rows,
     fill_gaps,
     one_problem,
     sorted_rows,
@@ -247,18 +248,9 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
 
 
 def _clipped(g: pd.DataFrame, start: int, end: int, sliced: bool = True) -> pd.DataFrame:
-    """The rows of the filled ``g`` in the window ``[start, end)``, clipped to it, with the
-    coverage columns (and ``background``): ``g`` itself when the window holds it all;
-    ``sliced``: a slice of ``g`` (sorted rows; else a mask), other columns not copied."""
-    lo, hi = g["chromStart"].to_numpy(), g["chromEnd"].to_numpy()
-    if not (start <= lo.min() and hi.max() <= end):
-        if sliced:
-            gw = g.iloc[int(np.searchsorted(hi, start, side="right")):
-                        int(np.searchsorted(lo, end))]
-        else:
-            gw = g[(hi > start) & (lo < end)]
-        g = gw.assign(chromStart=np.maximum(gw["chromStart"].to_numpy(), start),
-                      chromEnd=np.minimum(gw["chromEnd"].to_numpy(), end))
+    """:func:`~penlearn.peaks.peakseg.contigs.clipped_rows` of the filled ``g`` with the
+    coverage columns (and ``background``) only."""
+    g = clipped_rows(g, start, end, sliced)
     columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in g else [])]
     return g if list(g.columns) == columns else g[columns]
 
