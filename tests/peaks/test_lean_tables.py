@@ -219,3 +219,99 @@ def test_window_features_equal_those_of_the_filled_chromosome():
         got = coverage_features(g, windows)
         assert list(got.columns) == list(FEATURE_COLUMNS)
         assert np.array_equal(got.to_numpy(), np.array(want), equal_nan=True)
+
+
+def _traced_peak(f, *args):
+    """``f(*args)`` (run once before: compiled kernels, caches) and its tracemalloc peak."""
+    import tracemalloc
+
+    f(*args)
+    tracemalloc.start()
+    out = f(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak
+
+
+def _pileup(n: int, seed: int = 5) -> pd.DataFrame:
+    """A pileup's rows (callpeak's chromosome): sorted, every count > 0, a few gaps."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 40, n)
+    gap = (rng.random(n) < 0.01) * rng.integers(0, 5000, n)
+    start = np.cumsum(np.r_[0, (w + gap)[:-1]])
+    return pd.DataFrame({"chrom": pd.Categorical.from_codes(np.zeros(n, np.int8), ["chr1"]),
+                         "chromStart": start, "chromEnd": start + w,
+                         "count": rng.integers(1, 30, n)})
+
+
+def test_running_sums_are_numpys_cumsum_bit_for_bit():
+    """``running_sums`` (one compiled pass) gives ``np.r_[0.0, np.cumsum(counts * (ends
+    - starts))]``'s float64 bits (float and integer counts, other dtypes by numpy),
+    holding only its result (numpy's formula: four arrays of the rows, ~80 MB at chr1's
+    calls; issue 55)."""
+    from penlearn.peaks.formats._summit_kernel import running_sums
+
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 7, 5000):
+        s = np.cumsum(rng.integers(1, 300, n))
+        e = s + rng.integers(1, 300, n)
+        for c in (rng.random(n) * 7.3, rng.integers(0, 9, n).astype(float),
+                  rng.integers(0, 9, n), rng.integers(0, 9, n).astype(np.int32)):
+            want = np.r_[0.0, np.cumsum(c * (e - s))]
+            got = running_sums(s, e, c)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    n = 200_000
+    s = np.arange(n, dtype=np.int64) * 10
+    c = rng.random(n)
+    _, peak = _traced_peak(running_sums, s, s + 5, c)
+    assert peak < 8 * n + 100_000, peak
+
+
+def test_default_windows_of_a_pileup_copy_none_of_its_columns():
+    """A pileup (every row has reads): :func:`default_windows` cuts its own columns, not
+    the covered rows' copies (an index, starts and ends: ~60 MB at chr1's features,
+    issue 55); the same windows as with a zero-count row among them."""
+    n = 200_000
+    cov = _pileup(n)
+    win, peak = _traced_peak(default_windows, cov)
+    assert peak < 2 * 8 * n, peak / (8 * n)  # (before: 4.1 x 8 bytes a row)
+    # a zero-count row inserted inside a gap changes nothing (the general path)
+    gap = int(np.flatnonzero(cov["chromStart"].to_numpy()[1:] - cov["chromEnd"].to_numpy()[
+        :-1] > 100)[0])
+    e = int(cov["chromEnd"].iloc[gap])
+    zero = pd.DataFrame({"chrom": "chr1", "chromStart": [e], "chromEnd": [e + 10],
+                         "count": [0]})
+    mixed = pd.concat([cov.iloc[:gap + 1].astype({"chrom": str}), zero,
+                       cov.iloc[gap + 1:].astype({"chrom": str})], ignore_index=True)
+    pd.testing.assert_frame_equal(default_windows(mixed), win)
+
+
+def test_sample_windows_of_one_chromosome_hash_no_row():
+    """One sample's chromosome (callpeak's): the windows get its id without a hash of
+    every row's (pandas makes the 1-byte category codes int64 for ``pd.unique``: ~20 MB
+    at chr1, issue 55); the same table as the general path's."""
+    from penlearn.peaks.peakseg import features
+
+    n = 200_000
+    cov = features._check_coverage(_pileup(n))
+    win = default_windows(cov.drop(columns="sample_id"))
+    got, peak = _traced_peak(features._sample_windows, cov, win)
+    assert peak < 0.75 * 8 * n, peak / (8 * n)  # (before: 1.5 x 8 bytes a row)
+    general = cov.astype({"sample_id": str, "chrom": str}).iloc[::-1]
+    pd.testing.assert_frame_equal(got, features._sample_windows(general, win))
+
+
+def test_screened_out_holds_one_running_sum_of_the_rows():
+    """The calls' screen: its running sums of the chromosome's coverage made in one pass
+    and the padded counts not held past their use (issue 55: ~80 MB at chr1's calls);
+    the traced peak under 3 x 8 bytes a row (before: 4.05)."""
+    from penlearn.peaks.peakseg.calls import screened_out
+
+    n = 200_000
+    cov = _pileup(n)
+    s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": s[::1000], "chromEnd": e[::1000] + 500})
+    level = (float((cov["count"] * (e - s)).sum()), float(e[-1]), 200.0)
+    out, peak = _traced_peak(screened_out, peaks, cov, level, 2.0)
+    assert peak < 3 * 8 * n, peak / (8 * n)
+    assert out.any() and not out.all()

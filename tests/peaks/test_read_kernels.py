@@ -211,3 +211,76 @@ def test_values_at_sorted_positions_equal_the_searched_ones():
                     _value_at(start, end, value, x[::-1], missing)[::-1]):
             np.testing.assert_array_equal(got, want)
             assert got.dtype == want.dtype
+
+
+def _traced_peak(f, *args):
+    """``f(*args)`` (run once before, to compile) and its tracemalloc peak (bytes)."""
+    import tracemalloc
+
+    f(*args)
+    tracemalloc.start()
+    out = f(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak
+
+
+def _dedup_reference(a, b, limit):
+    """The deduplication as it was written before issue 55's third pass (ranks of every
+    read in its key's group): the reference of :func:`read_arrays._dedup`."""
+    order = np.lexsort((b, a))
+    k0, k1 = a[order], b[order]
+    new = np.r_[True, (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1])]
+    group = np.cumsum(new) - 1
+    rank = np.arange(len(order)) - np.flatnonzero(new)[group]
+    keep = np.sort(order[rank < limit])
+    return a[keep], b[keep]
+
+
+def test_dedup_keeps_the_first_reads_of_each_key_in_one_pass():
+    """``_dedup`` (the sort's order walked once, a mask in file order) keeps the reads
+    the rank computation kept, in file order; its traced peak is the order and the mask
+    and the kept reads (~17 bytes a read here), not the ranks, groups and sorted keys of
+    every read (46 bytes a read: the read phase's high-water at 20 M reads, issue 55)."""
+    from penlearn.peaks.formats.read_arrays import _dedup
+
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        n = int(rng.integers(0, 60))
+        a = rng.integers(0, 12, n).astype(np.int32)
+        for b in (rng.random(n) < 0.5, rng.integers(0, 4, n).astype(np.int32)):
+            for limit in (1, 2, 3):
+                for x, y in zip(_dedup(a, b, limit), _dedup_reference(a, b, limit)):
+                    np.testing.assert_array_equal(x, y)
+                    assert x.dtype == y.dtype
+    n = 200_000
+    a = rng.integers(0, 3 * n, n).astype(np.int32)
+    b = rng.random(n) < 0.5
+    (ka, kb), peak = _traced_peak(_dedup, a, b, 1)
+    np.testing.assert_array_equal(ka, _dedup_reference(a, b, 1)[0])
+    assert peak < 20 * n, peak / n
+
+
+def test_single_end_strands_are_read_in_a_byte(tmp_path):
+    """Single-end reads' strands come out of the compiled reader as one byte a read
+    (uint8 0 / 1, then seen as bool without a copy): 5 bytes a read held while a file is
+    read, not 8 (issue 55: ~60 MB at 20 M reads)."""
+    pysam = pytest.importorskip("pysam")
+    from penlearn.peaks.formats.read_arrays import _bam_contigs
+
+    header = {"HD": {"VN": "1.6", "SO": "coordinate"}, "SQ": [{"SN": "chr1", "LN": 10_000}]}
+    path = tmp_path / "strands.bam"
+    with pysam.AlignmentFile(str(path), "wb", header=header) as out:
+        for i, flag in enumerate([0, 16, 0, 16, 16]):
+            r = pysam.AlignedSegment()
+            r.query_name, r.flag, r.reference_id = f"r{i}", flag, 0
+            r.reference_start, r.cigarstring = 100 * i, "50M"
+            r.query_sequence = "A" * 50
+            out.write(r)
+    names, cols, _ = read_bam_columns(path, False)
+    a, b = cols[0]
+    assert a.dtype == np.int32 and b.dtype == np.uint8 and b.tolist() == [0, 1, 0, 1, 1]
+    strands = _bam_contigs(path, False)[1]["chr1"][1]
+    assert strands.dtype == bool and strands.tolist() == [False, True, False, True, True]
+    assert strands.base is not None  # (a view of the reader's bytes, not a copy)
+    assert read_bam_columns(path, True)[1] == {}  # (paired: int32, no pair here)

@@ -196,3 +196,36 @@ def integrals(starts, ends, counts, cum, x):
         clipped = min(max(xi, s), ends[i])
         out[k] = cum[i] + counts[i] * (clipped - s)
     return out
+
+
+@numba.njit(cache=True)
+def _running_sums(starts, ends, counts, acc, out):
+    out[0] = 0.0
+    for i in range(len(starts)):
+        acc += counts[i] * (ends[i] - starts[i])
+        out[i + 1] = acc
+
+
+def running_sums(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``np.r_[0.0, np.cumsum(counts * (ends - starts))]`` (the coverage's running sums
+    from 0: the ``cum`` of :func:`integrals`) in one compiled pass, the same float64
+    values (the same products, added in the same order; integer counts summed as
+    integers, then made floats), without its four temporary arrays of a chromosome's
+    rows (issue 55: ~80 MB at chr1's calls).
+
+    Examples
+    --------
+    >>> running_sums(np.array([0, 10]), np.array([5, 20]), np.array([2.0, 1.0])).tolist()
+    [0.0, 10.0, 20.0]
+    """
+    starts, ends, counts = np.asarray(starts), np.asarray(ends), np.asarray(counts)
+    if not len(starts) or not (starts.dtype == ends.dtype == np.int64
+                               and counts.dtype in (np.float64, np.int64)):
+        return np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    if counts.dtype == np.int64:  # (numpy's integer product and sum, then floats)
+        acc = np.empty(len(starts) + 1, np.int64)
+        _running_sums(starts, ends, counts, np.int64(0), acc)
+        return acc.astype(np.float64)
+    out = np.empty(len(starts) + 1, np.float64)
+    _running_sums(starts, ends, counts, 0.0, out)
+    return out

@@ -42,8 +42,10 @@ def _with_sums(rows):
     """``rows`` (starts, ends, counts) with their running sums of coverage (from 0)."""
     if rows is None:
         return None
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
+
     starts, ends, counts = rows
-    return starts, ends, counts, np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    return starts, ends, counts, running_sums(starts, ends, counts)
 
 
 def _mean_over(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:

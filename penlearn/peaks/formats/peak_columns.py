@@ -115,7 +115,9 @@ def _window_means(rows, x: np.ndarray, widths) -> list[np.ndarray]:
     if rows is None or not len(rows[0]):
         return [np.zeros(len(x)) for _ in widths]
     starts, ends, counts = rows
-    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
+
+    cum = running_sums(starts, ends, counts)
     out = []
     for w in widths:
         a = np.maximum(x - w // 2, 0)
@@ -253,7 +255,9 @@ def _sums(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if rows is None or not len(rows[0]):
         return np.zeros(len(a))
     starts, ends, counts = rows
-    cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
+
+    cum = running_sums(starts, ends, counts)
     return _integral(rows, b, cum) - _integral(rows, a, cum)
 
 

@@ -153,12 +153,11 @@ def _dedup(a: np.ndarray, b: np.ndarray, limit: int | None):
     :func:`~penlearn.peaks.formats.reads.read_reads`)."""
     if limit is None or not len(a):
         return a, b
-    order = np.lexsort((b, a))
-    k0, k1 = a[order], b[order]
-    new = np.r_[True, (k0[1:] != k0[:-1]) | (k1[1:] != k1[:-1])]
-    group = np.cumsum(new) - 1
-    rank = np.arange(len(order)) - np.flatnonzero(new)[group]
-    keep = np.sort(order[rank < limit])
+    from penlearn.peaks.formats._bam_kernel import first_of_keys
+
+    # the sort's order and a mask in file order (9 bytes a read; the ranks, groups and
+    # sorted keys of every read, ~46 bytes, were the read phase's high-water: issue 55)
+    keep = first_of_keys(a, b, np.lexsort((b, a)), limit)
     return a[keep], b[keep]
 
 
@@ -230,11 +229,14 @@ def _bam_contigs(path, paired: bool):
             raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
                              f"after the header ({_reason(exc)})") from None
     for tid in sorted(cols):
-        a, b = (np.frombuffer(x, np.int32) for x in cols.pop(tid))
+        a, b = (x if isinstance(x, np.ndarray) else np.frombuffer(x, np.int32)
+                for x in cols.pop(tid))
         if paired and (bad := b <= a).any():
             raise ValueError(f"{path}: a proper pair on {names[tid]} at {a[bad][0]} has "
                              "TLEN 0: not a fragment (is it really paired-end?)")
-        out[names[tid]] = (a, b if paired else b.astype(bool))
+        # (the compiled reader's single-end strands: uint8 0 / 1, seen as bool, no copy)
+        out[names[tid]] = (a, b if paired else b.view(bool) if b.dtype == np.uint8
+                           else b.astype(bool))
     return sizes, out, no_cigar
 
 
@@ -267,10 +269,12 @@ def read_bam_arrays(paths: list, paired: bool, *, keep_dup="1",
                 raise ValueError(f"{p}: chromosome {c!r} is {n} bases long, {out.sizes[c]} "
                                  "in an earlier file: reads of two genomes cannot be pooled")
         out.sizes = {**(out.sizes or {}), **sizes}
-        for c, (a, b) in chroms.items():
+        for c in list(chroms):  # (moved, not also held by ``chroms``: the reads before
+            a, b = chroms.pop(c)  # their deduplication are freed by it; issue 55)
             old = out.chroms.get(c)
             out.chroms[c] = (a, b, None) if old is None else (
                 np.concatenate([old[0], a]), np.concatenate([old[1], b]), None)
+        del chroms, a, b
     limit = dedup_limit(keep_dup, out.total, genome_size)
     for c in list(out.chroms):  # in place: one chromosome's reads twice at once, at most
         a, b, _ = out.chroms.pop(c)

@@ -192,6 +192,7 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
         _poisson_log10_sf,
         _rows_by_problem,
     )
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
 
     total, bases, d = genome_level
     lam = max(total / bases if bases > 0 else 0.0, 1e-9)
@@ -208,11 +209,11 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
         top = np.zeros(len(idx))
         some = hi > lo
         if some.any():
-            ext = np.r_[counts, 0.0]
             pairs = np.column_stack([lo[some], hi[some]]).ravel()
-            top[some] = np.maximum.reduceat(ext, pairs)[::2]
+            # (the padded copy not held past this line: issue 55, chr1's rows)
+            top[some] = np.maximum.reduceat(np.r_[counts, 0.0], pairs)[::2]
         best = -_poisson_log10_sf(top, np.full(len(idx), lam))
-        cum = np.r_[0.0, np.cumsum(counts * (ends - starts))]
+        cum = running_sums(starts, ends, counts)
         area = (_integral((starts, ends, counts), pe[idx], cum)
                 - _integral((starts, ends, counts), ps[idx], cum))
         whole = -_poisson_log10_sf(np.floor(area / d), lam * (pe[idx] - ps[idx]) / d)

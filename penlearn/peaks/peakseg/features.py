@@ -195,8 +195,11 @@ def _sample_windows(cov: pd.DataFrame, windows=None) -> pd.DataFrame:
     if "sample_id" in windows.columns:
         win.insert(0, "sample_id", windows["sample_id"].astype(str).to_numpy())
         return win
-    return pd.concat([win.assign(sample_id=s) for s in pd.unique(cov["sample_id"])],
-                     ignore_index=True)
+    # one sample (callpeak's chromosome): its id, not a hash of every row's (pandas makes
+    # the 1-byte codes int64 for it: issue 55, ~20 MB at chr1)
+    ids = cov["sample_id"]
+    samples = ids.iloc[:1].to_numpy() if len(cov) and one_problem(cov) else pd.unique(ids)
+    return pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
 
 
 def _one_word_chroms(win: pd.DataFrame) -> pd.DataFrame:

@@ -266,13 +266,15 @@ def default_windows(coverage: pd.DataFrame, *, min_gap: int = MIN_GAP,
     for sid, chrom, g in coverage_problems(coverage):
         start = g["chromStart"].to_numpy(np.int64)
         end = g["chromEnd"].to_numpy(np.int64)
-        reads = np.flatnonzero(g["count"].to_numpy() > 0)
-        if len(reads) == 0:
+        covered = g["count"].to_numpy() > 0
+        if not covered.any():
             pieces = [(int(start.min()), int(end.max()))]
         else:
-            s, e = start[reads], end[reads]
+            # (a pileup's rows all have reads: its own columns, not copies of them;
+            # issue 55, ~60 MB at chr1's features)
+            s, e = (start, end) if covered.all() else (start[covered], end[covered])
             cut = np.flatnonzero(s[1:] - e[:-1] >= min_gap)
-            firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(reads) - 1]
+            firsts, lasts = np.r_[0, cut + 1], np.r_[cut, len(s) - 1]
             pieces = [(int(s[a]), int(e[b])) for a, b in zip(firsts, lasts)]
         for a, b in pieces:
             if b - a <= max_bases:
