@@ -335,3 +335,30 @@ def test_bad_penlearn_tmpdir_is_refused_before_any_work(monkeypatch, tmp_path):
     assert peakseg(cov, 1.0, tmpdir=tmp_path).n_peaks >= 0
     monkeypatch.setenv("PENLEARN_TMPDIR", str(tmp_path))
     assert peakseg(cov, 1.0).n_peaks >= 0
+
+
+def test_a_problem_that_surely_outgrows_the_ram_limit_writes_from_its_first_chunk(
+        monkeypatch, stores):
+    """A problem of more rows than the RAM limit holds at ``MIN_ROW_BYTES`` a row (it
+    will spill) holds no chunk in RAM before its files are made (issue 55: 32 MiB held
+    at the solve of each 10^6-row window of ``callpeak``, then written anyway); one
+    that may fit keeps its chunks in RAM; the models are the same bit for bit."""
+    cov = random_coverage(3, 400)
+    in_ram = peakseg(cov, 30.0)
+    assert stores[-1].disk_bytes == 0
+    held = []
+    real = store.PieceStore.append
+
+    def append(self, *a, **k):
+        real(self, *a, **k)
+        held.append(sum(c[3] is not None for c in self._chunks))
+    monkeypatch.setattr(store.PieceStore, "append", append)
+    monkeypatch.setattr(store, "CHUNK_PIECES", 64)
+    monkeypatch.setattr(store, "CHUNK_DATA", 16)
+    monkeypatch.setattr(store, "MEMORY_BYTES", 400 * store.MIN_ROW_BYTES - 1)
+    assert_same_model(peakseg(cov, 30.0), in_ram)
+    assert stores[-1].disk_bytes > 0 and len(held) > 3 and max(held) == 0
+    held.clear()
+    monkeypatch.setattr(store, "MEMORY_BYTES", 400 * store.MIN_ROW_BYTES)  # (may fit)
+    assert_same_model(peakseg(cov, 30.0), in_ram)
+    assert max(held) > 0  # (it fills the limit, then spills: as before)
