@@ -187,12 +187,12 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
     >>> screened_out(pk, cov, (40.0, 40.0, 10.0), 2.0).tolist()  # P(X >= 2) = 0.26
     [True, False]
     """
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
     from penlearn.peaks.formats.peak_columns import (
         _integral,
         _poisson_log10_sf,
         _rows_by_problem,
     )
-    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
 
     total, bases, d = genome_level
     lam = max(total / bases if bases > 0 else 0.0, 1e-9)
