@@ -148,3 +148,41 @@ def test_genome_without_a_control_beyond_the_interpreter_in_bounded_memory(tmp_p
     assert len((tmp_path / "big" / "x_peaks.narrowPeak").read_text().splitlines()) >= \
         len(design.peaks) // 2
     assert rss - base <= 90, (rss, base)
+
+
+def test_the_freed_heap_is_given_back_before_each_solve(bams, tmp_path, monkeypatch):
+    """Issue 55: the features' and each window's freed small blocks (~60 MB of glibc's
+    heap at chr1's features) are given back (``malloc_trim``) before the next solve, not
+    held under it: a trim after every chromosome's features and between its windows."""
+    from penlearn.cli import peaks
+    from penlearn.peaks.peakseg import evaluation
+
+    events = []
+    real_ll, real_solve, real_free = peaks._log_lambda, evaluation._solve_window, \
+        cs._return_freed_memory
+
+    def log_lambda(*a, **k):
+        out = real_ll(*a, **k)
+        events.append("features")
+        return out
+
+    def solve(*a, **k):
+        events.append("solve")
+        return real_solve(*a, **k)
+
+    def free(trim=False):
+        if trim:
+            events.append("trim")
+        return real_free(trim)
+    monkeypatch.setattr(peaks, "_log_lambda", log_lambda)
+    monkeypatch.setattr(evaluation, "_solve_window", solve)
+    monkeypatch.setattr(cs, "_return_freed_memory", free)
+    t, _ = bams
+    assert main(shlex.split(f"callpeak -t {t} -f BAM -n x --outdir {tmp_path} "
+                            "--quiet")) == 0
+    assert events.count("features") == 3 and events.count("solve") >= 3
+    for k, e in enumerate(events):
+        if e == "solve":  # right before it (after the features or the last window): a trim
+            assert events[k - 1] == "trim", events
+        if e == "features":
+            assert events[k + 1] == "trim", events
