@@ -15,7 +15,10 @@ sequentially, in chunks, and read back last chunk first for the decoding:
 * the store keeps its chunks in RAM until they exceed ``MEMORY_BYTES`` (32 MiB, which
   problems of up to about 1.2·10^5 coverage rows stay under, at about 13 stored pieces
   per row: they never touch the disk), then writes everything to four anonymous
-  temporary files (plain sequential writes) and appends every later chunk there. The
+  temporary files (plain sequential writes) and appends every later chunk there (a
+  problem of more rows than the limit holds at ``MIN_ROW_BYTES`` a row, which surely
+  outgrows it, writes from its first chunk: the same files, without the limit's bytes
+  held until then). The
   files cost no measurable time (10^6 rows: 2.24–2.29 CPU s either way, the files in
   the page cache; 2.5·10^5 rows: ~5 % more than in RAM); the limit only spares small
   problems (the many solves of a penalty path) the files. With the chunk buffers of
@@ -47,6 +50,9 @@ from penlearn._interrupt import deferred_interrupts
 from penlearn._numba_cache import warm_kernels
 
 MEMORY_BYTES = 32 * 2**20
+#: the fewest bytes a datum adds to the store: its two piece counts and at least one
+#: piece of each of the two cost functions (20 bytes each)
+MIN_ROW_BYTES = 8 + 2 * 20
 PROGRESS_ROWS = 10**6  # a progress bar only from this many rows (about 4 s and up)
 CHUNK_PIECES = 2**18
 CHUNK_DATA = 2**16
@@ -283,7 +289,13 @@ def peakseg_solve(y: np.ndarray, w: np.ndarray, penalty: float, tie_tol: float =
     quiet = not progress or n < PROGRESS_ROWS
     if not quiet:
         warm()  # compile before the bars start: no ETA of hours meanwhile
-    with PieceStore(MEMORY_BYTES if memory_bytes is None else memory_bytes, tmpdir) as store:
+    memory_bytes = MEMORY_BYTES if memory_bytes is None else memory_bytes
+    if n * MIN_ROW_BYTES > memory_bytes:
+        # a problem whose store surely outgrows the RAM limit goes to the files from its
+        # first chunk: the same files, not ``memory_bytes`` held until they are made
+        # (issue 55: 32 MiB at the solve of each 10^6-row window of callpeak)
+        memory_bytes = 0
+    with PieceStore(memory_bytes, tmpdir) as store:
         with tqdm(total=n, unit="rows", desc="PeakSeg forward", disable=quiet) as bar:
             while st[0] < n:
                 t_lo = int(st[0])
