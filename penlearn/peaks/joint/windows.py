@@ -25,7 +25,7 @@ windows never do either) nor beyond the bases that some sample covers on the chr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.contigs import fill_gaps
 
 __all__ = ["DEFAULT_WIDEN", "MAX_WIDEN", "WINDOW_COLUMNS", "coverage_spans", "joint_clusters",
-           "joint_windows", "window_coverage", "window_tables"]
+           "iter_window_tables", "joint_windows", "window_coverage", "window_tables"]
 
 #: Default widening of a cluster, each side, as a fraction of its width. 1.0 gives a
 #: window three times the cluster: as many background bases on each side as the peak
@@ -336,6 +336,7 @@ def window_tables(coverage, windows: pd.DataFrame, samples: list, **options) -> 
     ``options``: its ``groups`` and ``gaps``); ``coverage`` a table, or a source of
     one chromosome's rows at a time (``chromosome(chrom)``, each dropped once its
     windows are cut: the same tables in less memory; ``samples``: the ids in order).
+    :func:`iter_window_tables` gives them one at a time.
 
     Examples
     --------
@@ -346,15 +347,31 @@ def window_tables(coverage, windows: pd.DataFrame, samples: list, **options) -> 
     >>> [(w, t["count"].tolist()) for w, t in window_tables(cov, win, ["a", "b"])]
     [('w', [1, 3])]
     """
+    return list(iter_window_tables(coverage, windows, samples, **options))
+
+
+def iter_window_tables(coverage, windows: pd.DataFrame, samples: list, **options
+                       ) -> Iterator[tuple]:
+    """:func:`window_tables` one window at a time, each cut when asked (a source's
+    chromosome read when its first window is asked, dropped after its last).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a"], "chrom": "chr1", "chromStart": 0,
+    ...                     "chromEnd": 10, "count": [2]})
+    >>> win = pd.DataFrame({"window_id": ["w"], "chrom": ["chr1"], "chromStart": [2],
+    ...                     "chromEnd": [6]})
+    >>> next(iter_window_tables(cov, win, ["a"]))[1]["count"].tolist()
+    [2]
+    """
     if isinstance(coverage, pd.DataFrame):
-        return list(window_coverage(coverage, windows, **options))
+        yield from window_coverage(coverage, windows, **options)
+        return
     chrom = windows["chrom"].astype(str).to_numpy()
     cuts = np.r_[0, np.flatnonzero(chrom[1:] != chrom[:-1]) + 1, len(chrom)]
-    tables = []
     for a, b in zip(cuts[:-1], cuts[1:]):  # (a chromosome's windows are together)
-        tables += window_coverage(coverage.chromosome(chrom[a]), windows.iloc[a:b],
-                                  samples=samples, **options)
-    return tables
+        yield from window_coverage(coverage.chromosome(chrom[a]), windows.iloc[a:b],
+                                   samples=samples, **options)
 
 
 def _arrays(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
