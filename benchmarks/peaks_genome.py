@@ -20,7 +20,9 @@ compare two versions' files):
 * ``peaks 2``: ``penlearn peaks FOLDER --out peaks/`` (the two samples);
 * ``joint 2``: ``penlearn joint FOLDER --peaks peaks/ --out joint/``;
 * with ``--bigwig``: ``peaks 1`` of the bigWig (``peaks 1 bigWig``; ``--runs`` may name it
-  alone).
+  alone);
+* ``peaks 1 BAM`` (only when ``--runs`` names it): ``penlearn peaks`` of the treatment's
+  BAM file itself (indexed; its read depth, as ``bedtools genomecov -bg -split``).
 """
 
 from __future__ import annotations
@@ -141,16 +143,20 @@ def main(argv=None) -> None:
                         str(work / "joint"), *jobs],
             "peaks 1 bigWig": [*pl, "peaks", str(folder / "treatment.bw"), "--out",
                                str(work / "tbw.bed"), *jobs],
+            "peaks 1 BAM": [*pl, "peaks", str(data(args.scale, False)[0]), "--out",
+                            str(work / "tbam.bed"), *jobs],
         }
         wanted = list(dict.fromkeys([*args.runs, *(["peaks 1 bigWig"] if args.bigwig
                                                    else [])]))
         for name in wanted:
             v = timed(runs[name], work, args.cap_gb)
             out = {"peaks 1": work / "t.bed", "peaks 1 bigWig": work / "tbw.bed",
+                   "peaks 1 BAM": work / "tbam.bed",
                    "joint 2": work / "joint" / "joint_peaks.bed"}.get(name)
             n = sum(1 for _ in open(out)) if out and out.exists() else None
-            table.append({"run": name, "rows": rows["treatment"] * (
-                2 if name.endswith("2") else 1), "wall s": v["wall"], "CPU s": v["cpu"],
+            table.append({"run": name, "rows": None if name.endswith("BAM") else rows[
+                "treatment"] * (2 if name.endswith("2") else 1), "wall s": v["wall"],
+                "CPU s": v["cpu"],
                 "max RSS MB": v["rss"], "peaks": n, "failed": v["failed"] or ""})
             print(table[-1], flush=True)
     md = markdown_table(table)
