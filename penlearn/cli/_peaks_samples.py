@@ -77,9 +77,17 @@ class Spilled:
             self.segments[k].append((str(rows["chrom"].iat[0]), path))
 
     def chromosome(self, chrom: str) -> pd.DataFrame:
-        """:func:`chromosome_table` (the source :func:`~penlearn.peaks.joint.pipeline.
-        joint_peaks` reads a chromosome at a time)."""
+        """:func:`chromosome_table`."""
         return chromosome_table(self, chrom)
+
+    def sample_table(self, chrom: str, sample: str) -> pd.DataFrame | None:
+        """Sample ``sample``'s rows of ``chrom`` (None without any), as the rows of
+        that sample in :func:`chromosome_table` (the source :func:`~penlearn.peaks.
+        joint.pipeline.joint_peaks` reads one sample's chromosome at a time)."""
+        k = self.samples.index(str(sample))
+        if chrom not in self.chroms[k]:
+            return None
+        return _table(self, [(k, self.chroms[k].index(chrom))])
 
     def spans_table(self) -> pd.DataFrame:
         """``sample_id, chrom, first, last``: the first and last covered base of each

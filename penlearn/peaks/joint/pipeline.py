@@ -361,7 +361,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         ``sample_id, chrom, chromStart, chromEnd, count`` of every sample (e.g.
         :func:`penlearn.read_coverage`), or (the same result, one chromosome in memory)
         a source with ``samples``, ``spans_table()`` (:func:`~penlearn.peaks.joint.
-        windows.coverage_spans`) and ``chromosome(chrom)`` (every sample's rows there).
+        windows.coverage_spans`) and ``sample_table(chrom, sample)`` (one sample's rows
+        there, or None).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
         peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
