@@ -175,9 +175,12 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
         starts = cuts[:-1]
         name = pd.Categorical.from_codes(np.zeros(len(starts), np.int8), [chrom])  # 1 B a row
+        # (copy=False: the fresh columns as they are, not stacked into one block: a
+        # chromosome's rows copied once less, issue 55)
         out.append(pd.DataFrame({"chrom": name, "chromStart": starts, "chromEnd": cuts[1:],
                                  "count": _value_at(ts, te, tc, starts, 0),
-                                 BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)}))
+                                 BACKGROUND: _value_at(gs, ge, gb, starts, 1.0)},
+                                copy=False))
     return out[0] if len(out) == 1 else pd.concat(out, ignore_index=True)
 
 
