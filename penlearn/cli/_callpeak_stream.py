@@ -64,15 +64,27 @@ def control_genome_mean(treat: ReadArrays, ctrl: ReadArrays, extsize, shift: int
     >>> control_genome_mean(r, r, None, 0, {"chr1": 40})
     (0.25, 0.25)
     """
+    from penlearn.peaks.formats._pileup_kernel import fragment_extent
+
     area, length = [0.0, 0.0], 0
     for c in dict.fromkeys([*treat.chroms, *ctrl.chroms]):
         last = 0
         for k, reads in enumerate((ctrl, treat)):
-            if c in reads.chroms:
-                s, e, w = weighted_fragments(reads, c, extsize, shift)
-                if len(s):
-                    last = max(last, int(e.max()))
-                    area[k] += float(((e - s) if w is None else (e - s) * w).sum())
+            if c not in reads.chroms:
+                continue
+            a, b, w = reads.chroms[c]
+            if w is None and (reads.paired or (extsize is not None and extsize >= 1)):
+                # (the same integer sums, without the fragments' int64 arrays)
+                size = reads.sizes.get(c) if reads.sizes else None
+                bases, end, n = fragment_extent(a, b, reads.paired, extsize, shift, size)
+                if n:
+                    last = max(last, end)
+                    area[k] += float(bases)
+                continue
+            s, e, w = weighted_fragments(reads, c, extsize, shift)
+            if len(s):
+                last = max(last, int(e.max()))
+                area[k] += float(((e - s) if w is None else (e - s) * w).sum())
         if last:
             length += int(sizes.get(c, last)) if sizes else last
     if area[0] <= 0:

@@ -6,7 +6,7 @@ predict_chunks`), and each sample's file is written from its own rows read back 
 chromosome at a time (:func:`sample_chromosomes`). The memory is one chromosome's rows,
 not every sample's table; the files are those of the whole table at once
 (``tests/cli/test_peaks_stream.py``). ``penlearn joint`` reads its windows' rows from the
-same folder (:meth:`Spilled.chromosome`).
+same folder, one sample's chromosome at a time (:meth:`Spilled.sample_table`).
 """
 
 from __future__ import annotations
@@ -76,10 +76,14 @@ class Spilled:
             rows.to_pickle(path)
             self.segments[k].append((str(rows["chrom"].iat[0]), path))
 
-    def chromosome(self, chrom: str) -> pd.DataFrame:
-        """:func:`chromosome_table` (the source :func:`~penlearn.peaks.joint.pipeline.
-        joint_peaks` reads a chromosome at a time)."""
-        return chromosome_table(self, chrom)
+    def sample_table(self, chrom: str, sample: str) -> pd.DataFrame | None:
+        """Sample ``sample``'s rows of ``chrom`` (None without any), as the rows of
+        that sample in :func:`chromosome_table` (the source :func:`~penlearn.peaks.
+        joint.pipeline.joint_peaks` reads one sample's chromosome at a time)."""
+        k = self.samples.index(str(sample))
+        if chrom not in self.chroms[k]:
+            return None
+        return _table(self, [(k, self.chroms[k].index(chrom))])
 
     def spans_table(self) -> pd.DataFrame:
         """``sample_id, chrom, first, last``: the first and last covered base of each
@@ -106,14 +110,14 @@ def spill_samples(items: list, tmpdir=None, sizes: dict | None = None
                   ) -> Iterator[Spilled]:
     """The files ``items`` read one at a time (as :func:`~penlearn.peaks.formats.
     coverage.read_coverage` reads them, with its checks), each cut by chromosome into
-    a temporary folder (in ``tmpdir``) removed at the end: a bedGraph read a chromosome
-    at a time (:func:`~penlearn.peaks.formats.coverage_chromosomes.
-    coverage_file_chromosomes`); ``sizes``: the chromosome lengths each sample is
-    checked against."""
+    a temporary folder (in ``tmpdir``) removed at the end: a bedGraph, bigWig or BAM
+    file read a chromosome at a time (:func:`~penlearn.peaks.formats.
+    coverage_chromosomes.coverage_file_chromosomes`); ``sizes``: the chromosome
+    lengths each sample is checked against."""
     with tempfile.TemporaryDirectory(prefix="penlearn-peaks-", dir=tmpdir) as folder:
         spilled, first = Spilled(Path(folder)), {}
         for k, (sid, path) in enumerate(items):
-            s, chroms = coverage_file_chromosomes(path, sid)  # (a bedGraph: not read yet)
+            s, chroms = coverage_file_chromosomes(path, sid)  # (not read yet)
             if s in first:
                 raise ValueError(f"sample id {s!r} is in both {first[s]} and {path}")
             first[s] = path

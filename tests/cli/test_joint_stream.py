@@ -69,19 +69,24 @@ def _files(folder) -> dict:
 @pytest.mark.parametrize("extra", [["--penalty", "50"], [], ["--labels", "labels.txt"]])
 def test_folder_read_by_chromosome_equals_the_whole_table(inputs, tmp_path, monkeypatch,
                                                           extra):
-    import penlearn.peaks.joint.windows as windows_module
+    from penlearn.cli._peaks_samples import Spilled
 
-    real, seen = windows_module.window_coverage, []
+    real, seen = Spilled.sample_table, []
 
-    def spy(coverage, windows, **kw):  # every window's rows cut from one chromosome's
-        seen.append(tuple(pd.unique(coverage["chrom"].astype(str))))
-        return real(coverage, windows, **kw)
-    monkeypatch.setattr(windows_module, "window_coverage", spy)
+    def spy(self, chrom, sample):  # every window's rows cut from one sample's chromosome
+        got = real(self, chrom, sample)
+        seen.append((sample, chrom, None if got is None else tuple(pd.unique(
+            got["chrom"].astype(str))), None if got is None else tuple(pd.unique(
+                got["sample_id"].astype(str)))))
+        return got
+    monkeypatch.setattr(Spilled, "sample_table", spy)
     extra = [str(inputs / a) if a.endswith(".txt") else a for a in extra]
     assert main(["joint", str(inputs / "cov"), "--peaks", str(inputs / "peaks"), "--out",
                  str(tmp_path / "new"), *extra, "--quiet"]) == 0
-    assert sorted(seen) == [("chr1",), ("chr2",), ("chrX",)]
-    monkeypatch.setattr(windows_module, "window_coverage", real)
+    # each sample's rows of each chromosome asked once (c has none on chrX)
+    assert sorted(seen, key=str) == sorted(
+        [(s, c, (c,), (s,)) for s in "abc" for c in ("chr1", "chr2", "chrX")
+         if (s, c) != ("c", "chrX")] + [("c", "chrX", None, None)], key=str)
     peaks = read_peak_files(inputs / "peaks")
     options = {"penalty": 50.0} if "--penalty" in extra else {
         "labels": read_peak_labels(extra[1])} if extra else {}

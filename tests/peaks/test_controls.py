@@ -74,6 +74,16 @@ def test_background_fills_gaps_within_the_treatments_extent():
                                  ["chr1", 200, 300, 0, 1.0], ["chr1", 300, 350, 1, 1.0]]
 
 
+def test_background_columns_are_not_copied_into_one_block():
+    # issue 55: the table's columns are the arrays made for it (chromStart and chromEnd
+    # both views of the sorted cuts), not stacked into a copy of a chromosome's rows
+    t = _bins([2] * 50 + [9] * 10 + [2] * 40)
+    segs = peakseg(_bins([1] * 50 + [8] * 10 + [1] * 40), 100.0).segments
+    b = control_background(t, t, segs)
+    assert np.shares_memory(b["chromStart"].to_numpy(), b["chromEnd"].to_numpy())
+    assert b[["chromStart", "chromEnd", "count"]].equals(t[["chromStart", "chromEnd", "count"]])
+
+
 def test_background_rule_drops_the_sticky_region_keeps_the_true_peak():
     t, c = _sample()
     alone = predict_peaks(t, penalty=1000.0)

@@ -84,3 +84,122 @@ def test_other_files_are_read_whole_then_cut(tmp_path):
     table, _ = read_coverage_file(path)
     assert _table(path).values.tolist() == table.values.tolist()
     assert coverage_file_chromosomes(path)[0] == "s1"
+
+
+def _write_bigwig(path, sizes: dict, intervals: dict) -> None:
+    import pyBigWig
+
+    bw = pyBigWig.open(str(path), "w")
+    bw.addHeader(list(sizes.items()))
+    for chrom in sizes:
+        s, e, v = intervals.get(chrom, ([], [], []))
+        if len(s):
+            bw.addEntries([chrom] * len(s), list(s), ends=list(e), values=list(v))
+    bw.close()
+
+
+def _random_intervals(rng, size: int, n: int):
+    cuts = np.sort(rng.choice(np.arange(1, size), 2 * n, replace=False))
+    s, e = cuts[0::2], cuts[1::2]
+    return s.tolist(), e.tolist(), rng.integers(0, 9, n).astype(float).tolist()
+
+
+def test_bigwig_chromosomes_are_the_rows_of_the_whole_file(tmp_path, monkeypatch):
+    """A bigWig a chromosome at a time (windows of 7 bases, columns grown from 3 rows):
+    the rows of the whole file's reader, a chromosome without intervals left out, the
+    chromosomes read one after the other (not the whole file first)."""
+    pytest.importorskip("pyBigWig")
+    from penlearn.peaks.formats import _bigwig
+
+    rng = np.random.default_rng(56)
+    sizes = {"chr2": 300, "chrEmpty": 50, "chr1": 500, "chrX": 90}
+    path = tmp_path / "s1.bw"
+    _write_bigwig(path, sizes, {c: _random_intervals(rng, n, 20) for c, n in sizes.items()
+                                if c != "chrEmpty"})
+    whole, _ = read_coverage_file(path)
+    monkeypatch.setattr(_bigwig, "_WINDOW", 7)
+    monkeypatch.setattr(_bigwig, "_ROWS", 3)
+    asked = []
+    real = _bigwig._region_columns
+    monkeypatch.setattr(_bigwig, "_region_columns",
+                        lambda p, bw, regions: asked.append(regions) or real(p, bw, regions))
+    sid, chroms = coverage_file_chromosomes(path)
+    first = next(chroms)
+    assert sid == "s1" and first[0] == "chr2" and asked == [[("chr2", 0, 300)]]
+    got = _table(path)
+    assert got.values.tolist() == whole.values.tolist()
+    assert got.dtypes.tolist()[2:] == [np.int64] * 3
+    assert list(pd.unique(got["chrom"])) == ["chr2", "chr1", "chrX"]
+
+
+def test_bigwig_errors_are_those_of_the_whole_file(tmp_path):
+    """A value that is not a count on the second chromosome (after the first was
+    given), and a file without intervals: the whole file's messages."""
+    pytest.importorskip("pyBigWig")
+    bad = tmp_path / "bad.bw"
+    _write_bigwig(bad, {"chr2": 100, "chr1": 100},
+                  {"chr2": ([0], [10], [1.0]), "chr1": ([5, 20], [10, 30], [2.0, 2.5])})
+    with pytest.raises(ValueError) as whole:
+        read_coverage_file(bad)
+    _, chroms = coverage_file_chromosomes(bad)
+    assert next(chroms)[0] == "chr2"
+    with pytest.raises(ValueError) as streamed:
+        next(chroms)
+    assert "chr1:20-30 has value 2.5" in str(whole.value)
+    assert str(streamed.value) == str(whole.value)
+    empty = tmp_path / "empty.bw"
+    _write_bigwig(empty, {"chr1": 100}, {})
+    with pytest.raises(ValueError) as whole:
+        read_coverage_file(empty)
+    with pytest.raises(ValueError) as streamed:
+        list(coverage_file_chromosomes(empty)[1])
+    assert "has no rows" in str(whole.value) and str(streamed.value) == str(whole.value)
+
+
+@pytest.mark.parametrize("layout", ["indexed", "sorted", "unsorted"])
+def test_bam_chromosomes_are_the_rows_of_the_whole_file(tmp_path, monkeypatch, layout):
+    """A BAM file's depth a chromosome at a time: the rows of the whole file's reader
+    and its warning (a mapped record without a CIGAR); an indexed file fetched a
+    reference at a time (never read whole)."""
+    pysam = pytest.importorskip("pysam")
+    import warnings
+
+    from test_bam import _records, _write_bam
+
+    from penlearn.peaks.formats import bam as bam_module
+
+    records = _records(np.random.default_rng(57), 300) + [(0, "chr2", 700, "")]
+    path = tmp_path / "r.bam"
+    _write_bam(path, records, sort=layout != "unsorted")
+    if layout == "indexed":
+        pysam.index(str(path))
+    with pytest.warns(UserWarning, match="1 mapped record") as caught:
+        whole, _ = read_coverage_file(path)
+    if layout == "indexed":
+        def whole_read(*args):
+            raise AssertionError("an indexed BAM read whole")
+        monkeypatch.setattr(bam_module, "_file_blocks", whole_read)
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = _table(path)
+    assert [str(w.message) for w in got_warnings] == [str(w.message) for w in caught]
+    assert len(whole) > 50 and list(pd.unique(got["chrom"])) == ["chr1", "chr2"]
+    assert got.values.tolist() == whole.values.tolist()
+    assert got.dtypes.tolist()[2:] == [np.int64] * 3
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_bam_without_mapped_reads_is_the_whole_files_error(tmp_path, indexed):
+    pysam = pytest.importorskip("pysam")
+    from test_bam import _write_bam
+
+    path = tmp_path / "none.bam"
+    _write_bam(path, [(4, "chr1", 10, "")], sort=True)
+    if indexed:
+        pysam.index(str(path))
+    with pytest.raises(ValueError) as whole:
+        read_coverage_file(path)
+    with pytest.raises(ValueError) as streamed:
+        list(coverage_file_chromosomes(path)[1])
+    assert "no mapped reads" in str(whole.value)
+    assert str(streamed.value) == str(whole.value)

@@ -284,3 +284,31 @@ def test_single_end_strands_are_read_in_a_byte(tmp_path):
     assert strands.dtype == bool and strands.tolist() == [False, True, False, True, True]
     assert strands.base is not None  # (a view of the reader's bytes, not a copy)
     assert read_bam_columns(path, True)[1] == {}  # (paired: int32, no pair here)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_fragment_extent_equals_the_weighted_fragments_sums(paired):
+    # control_genome_mean's sums without the fragments' arrays: the bases, the last end
+    # and the count of weighted_fragments' rows (shifts, clipping sizes, reads left out)
+    from penlearn.cli._callpeak_stream import control_genome_mean
+    from penlearn.peaks.formats._pileup_kernel import fragment_extent
+
+    rng = np.random.default_rng(11 + paired)
+    for _ in range(1500):
+        n = int(rng.integers(0, 30))
+        size = int(rng.integers(1, 80)) if rng.random() < 0.8 else None
+        if paired:
+            a = rng.integers(-3, 70, n).astype(np.int32)
+            b = (a + rng.integers(1, 40, n)).astype(np.int32)
+            ext, shift = None, 0
+        else:
+            a = rng.integers(0, 70, n).astype(np.int32)
+            b = rng.random(n) < 0.5
+            ext, shift = int(rng.integers(1, 40)), int(rng.integers(-6, 7))
+        reads = ReadArrays(paired, {"c": (a, b, None)}, None if size is None else {"c": size})
+        s, e, _ = weighted_fragments(reads, "c", ext, shift)
+        want = (int((e - s).sum()), int(e.max()) if len(e) else 0, len(s))
+        assert fragment_extent(a, b, paired, ext, shift, size) == want
+        if len(s):  # the genome-wide means: the old sums over the arrays
+            mean = float((e - s).sum()) / float(size or int(e.max()))
+            assert control_genome_mean(reads, reads, ext, shift, reads.sizes) == (mean, mean)

@@ -75,8 +75,23 @@ def test_peaks_of_several_chromosomes_and_samples_keep_their_order():
     assert summit_offsets(peaks, cov).tolist() == [20, 15, 25]
 
 
-def test_a_peak_over_many_rows_grows_the_kernels_buffers():
-    # hundreds of pieces in one peak (the kernel's reused buffers start at 64)
+def test_a_later_higher_top_and_equally_long_runs():
+    # one pass over the pieces: a long run at 3 is forgotten for a later short one at 5;
+    # of two runs at 5 as long, the first; a run at the top up to the peak's end counts
+    cov = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 10, 40, 44, 50, 54, 60],
+                        "chromEnd": [10, 40, 44, 50, 54, 60, 70],
+                        "count": [1, 3, 5, 1, 5, 2, 6]})
+    peaks = pd.DataFrame({"chrom": "chr1", "chromStart": [0, 0, 55],
+                          "chromEnd": [60, 40, 70]})
+    t = _per_base(cov, 70)
+    want = [_brute(t, None, 1.0, int(x), int(y)) for x, y in
+            zip(peaks["chromStart"], peaks["chromEnd"])]
+    assert want == [42, 25, 10]  # bases 40-43 (not 50-53, as long), 10-39, 60-69
+    assert summit_offsets(peaks, cov).tolist() == want
+
+
+def test_a_peak_over_many_rows():
+    # hundreds of pieces in one peak, runs at the top value broken and taken up again
     rng = np.random.default_rng(4)
     end = 5000
     cov, ctl = _rows(rng, 900, end, True), _rows(rng, 700, end, True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -81,8 +82,8 @@ def _fill(path, bw, chrom: str, start: int, end: int, columns: list, pos: int) -
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"{path}: {chrom}:{s[i]}-{e[i]} has value {values[i]!r}; counts must be "
-                "non-negative integers (read counts, not normalised signal)"
+                f"{path}: {chrom}:{s[i]}-{e[i]} has value {float(values[i])!r}; counts "
+                "must be non-negative integers (read counts, not normalised signal)"
             )
         stop = pos + len(s)
         while stop > len(columns[0]):
@@ -95,10 +96,11 @@ def _fill(path, bw, chrom: str, start: int, end: int, columns: list, pos: int) -
     return pos
 
 
-def _read_regions(path, bw, regions: list[tuple[str, int, int]]) -> pd.DataFrame:
-    """The coverage frame of ``(chrom, start, end)`` regions: one pass over the file into
-    int64 columns grown in place (:func:`resize_in_place`: never held twice, no second
-    pass to count the rows first), chromosome names as runs (one object per run)."""
+def _region_columns(path, bw, regions: list[tuple[str, int, int]]
+                    ) -> tuple[list, np.ndarray]:
+    """The int64 columns (starts, ends, counts) of ``(chrom, start, end)`` regions, in
+    one pass over the file, grown in place (:func:`resize_in_place`: never held twice,
+    no second pass to count the rows first); and each region's rows."""
     columns = [np.empty(16, dtype=np.int64) for _ in range(3)]
     for c in columns:  # a small array resized: its large successor is remapped
         resize_in_place(c, _ROWS)
@@ -108,10 +110,42 @@ def _read_regions(path, bw, regions: list[tuple[str, int, int]]) -> pd.DataFrame
         pos = _fill(path, bw, *r, columns, pos)
     for c in columns:
         resize_in_place(c, pos)
-    lengths = np.diff(np.r_[firsts, pos]).astype(np.int64)
+    return columns, np.diff(np.r_[firsts, pos]).astype(np.int64)
+
+
+def _read_regions(path, bw, regions: list[tuple[str, int, int]]) -> pd.DataFrame:
+    """The coverage frame of ``(chrom, start, end)`` regions (:func:`_region_columns`),
+    chromosome names as runs (one object per run)."""
+    columns, lengths = _region_columns(path, bw, regions)
     out = {"chrom": string_column([r[0] for r in regions], lengths)}
     out.update(zip(("chromStart", "chromEnd", "count"), columns))
     return pd.DataFrame(out, copy=False)
+
+
+def bigwig_chromosomes(path: str | os.PathLike) -> Iterator[tuple[str, list]]:
+    """The rows of :func:`read_bigwig` (every chromosome) a chromosome at a time:
+    ``(chrom, [starts, ends, counts])`` (int64) of each chromosome with intervals, in
+    the file's order, read when asked (one chromosome's rows held, not the file's),
+    with its checks and messages (a bad value raises where the whole file's reader
+    does, after the chromosomes before it were given).
+
+    Examples
+    --------
+    >>> [c for c, _ in bigwig_chromosomes("x.bigWig")]  # doctest: +SKIP
+    ['chr1', 'chr2']
+    """
+    bw = _open(path)
+    try:
+        sizes = bw.chroms()
+        if not sizes:
+            raise ValueError(f"{path}: the bigWig file has no chromosomes")
+        for c, n in sizes.items():
+            columns, _ = _region_columns(path, bw, [(str(c), 0, int(n))])
+            if len(columns[0]):
+                yield str(c), columns
+            del columns
+    finally:
+        bw.close()
 
 
 def read_bigwig(path: str | os.PathLike, chrom: str | None = None, start: int | None = None,

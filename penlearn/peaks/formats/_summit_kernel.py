@@ -56,52 +56,38 @@ def summits(t_starts, t_ends, t_counts, c_starts, c_ends, c_counts, scale, a, b)
     [10]
     """
     out = np.empty(len(a), np.int64)
-    nc = len(c_starts)
-    with_control = nc > 0
-    cuts = np.empty(64, np.int64)  # a peak's piece starts (and its end), reused
-    value = np.empty(64)
+    with_control = len(c_starts) > 0
     for k in range(len(a)):
         lo, hi = a[k], b[k]
         # the pieces in one merge of the rows inside [lo, hi) (sorted, not overlapping):
         # cut at lo, hi and every row start and end between; a piece's value that of its
-        # first base
+        # first base. One pass: the top value so far, the longest run of consecutive
+        # pieces at it (the first of equally long ones) and the run going on (``run``:
+        # its start, -1 when the piece before is below the top); a higher value starts
+        # afresh
         i = np.searchsorted(t_ends, lo, side="right")
         j = np.searchsorted(c_ends, lo, side="right")
-        pieces = 0
         p = lo
         top = -np.inf
+        best_len, best_s, best_e = -1, lo, lo
+        run = -1
         while p < hi:
-            if pieces + 1 >= len(cuts):
-                grown = np.empty(2 * len(cuts), np.int64)
-                grown[:pieces] = cuts[:pieces]
-                cuts = grown
-                more = np.empty(2 * len(value))
-                more[:pieces] = value[:pieces]
-                value = more
             i, v, nxt = _row_at(t_starts, t_ends, t_counts, i, p, hi)
             if with_control:
                 j, w, nxt = _row_at(c_starts, c_ends, c_counts, j, p, nxt)
                 v = v - scale * w
-            cuts[pieces] = p
-            value[pieces] = v
             if v > top:
-                top = v
-            pieces += 1
+                top, best_len, run = v, -1, p
+            elif v == top:
+                if run < 0:
+                    run = p
+            elif run >= 0:  # the run at the top ends at p
+                if p - run > best_len:
+                    best_len, best_s, best_e = p - run, run, p
+                run = -1
             p = nxt
-        cuts[pieces] = hi
-        best_len, best_s, best_e = -1, lo, lo
-        j = 0
-        while j < pieces:
-            if value[j] == top:
-                s = cuts[j]
-                length = 0
-                while j < pieces and value[j] == top:
-                    length += cuts[j + 1] - cuts[j]
-                    j += 1
-                if length > best_len:
-                    best_len, best_s, best_e = length, s, cuts[j]
-            else:
-                j += 1
+        if run >= 0 and hi - run > best_len:
+            best_len, best_s, best_e = hi - run, run, hi
         out[k] = (best_s + best_e) // 2 - lo
     return out
 

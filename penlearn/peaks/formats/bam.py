@@ -30,6 +30,7 @@ import os
 import warnings
 import zlib
 from array import array
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ import pandas as pd
 from penlearn._checks import optional_import
 from penlearn.peaks.formats._text_files import GZIP_MAGIC, string_column
 
-__all__ = ["bam_chrom_sizes", "is_bam", "read_bam"]
+__all__ = ["bam_chrom_sizes", "bam_chromosomes", "is_bam", "read_bam"]
 
 BAM_MAGIC = b"BAM\x01"
 
@@ -172,43 +173,127 @@ def read_bam(path: str | os.PathLike) -> pd.DataFrame:
     --------
     >>> read_bam("reads.bam").head()  # doctest: +SKIP
     """
-    starts: dict[int, array] = {}
-    ends: dict[int, array] = {}
-    no_cigar = 0
-    with _open(path) as bam:
-        names = list(bam.references)
-        try:
-            for read in bam.fetch(until_eof=True):
-                if read.is_unmapped:
-                    continue
-                if read.cigartuples is None:  # mapped, CIGAR '*': no aligned base
-                    no_cigar += 1
-                    continue
-                tid = read.reference_id
-                if tid not in starts:
-                    starts[tid], ends[tid] = array("q"), array("q")
-                s, e = starts[tid], ends[tid]
-                for a, b in read.get_blocks():  # gapless blocks: split at N, D (and I)
-                    s.append(a)
-                    e.append(b)
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
-                             f"after the header ({_reason(exc)})") from None
-    if no_cigar:
-        warnings.warn(f"{path}: {no_cigar} mapped record(s) without a CIGAR ('*': no aligned "
-                      "base) left out", UserWarning, stacklevel=2)
-    if not starts:
-        raise ValueError(f"{path}: the BAM file has no mapped reads (no coverage)")
     chroms, lengths, columns = [], [], ([], [], [])
-    for tid in sorted(starts):
-        runs = depth_runs(np.frombuffer(starts.pop(tid), np.int64),
-                          np.frombuffer(ends.pop(tid), np.int64))
-        if len(runs[0]):
-            chroms.append(str(names[tid]))
-            lengths.append(len(runs[0]))
-            for col, part in zip(columns, runs):
-                col.append(part)
+    for chrom, runs in _depth_chromosomes(path, _file_blocks(path)):
+        chroms.append(chrom)
+        lengths.append(len(runs[0]))
+        for col, part in zip(columns, runs):
+            col.append(part)
     return pd.DataFrame({"chrom": string_column(chroms, np.array(lengths, np.int64)),
                          **{k: np.concatenate(v).astype(np.int64) for k, v in
                             zip(("chromStart", "chromEnd", "count"), columns)}},
                         copy=False)
+
+
+def bam_chromosomes(path: str | os.PathLike) -> Iterator[tuple[str, list]]:
+    """The rows of :func:`read_bam` a chromosome at a time: ``(chrom, [starts, ends,
+    counts])`` (int64) of each chromosome with coverage, in the header's order, with
+    its warnings and errors. An indexed file (``.bai`` / ``.csi`` beside it) is read a
+    chromosome at a time (pysam's ``fetch`` of each reference: one chromosome's
+    alignment blocks held); another is read once in file order (every record's blocks,
+    16 bytes each, are held), then each chromosome's depth made when asked (one
+    chromosome's rows held, not the file's).
+
+    Examples
+    --------
+    >>> [c for c, _ in bam_chromosomes("reads.bam")]  # doctest: +SKIP
+    ['chr1', 'chr2']
+    """
+    with _open(path) as bam:
+        indexed = _indexed(bam)
+    blocks = _contig_blocks(path) if indexed else _file_blocks(path)
+    for chrom, runs in _depth_chromosomes(path, blocks):
+        yield chrom, [x.astype(np.int64, copy=False) for x in runs]
+
+
+def _indexed(bam) -> bool:
+    """Whether an open BAM file has an index pysam can use (``fetch`` by reference)."""
+    try:
+        return bool(bam.has_index() and bam.check_index())
+    except (ValueError, AttributeError, OSError):
+        return False
+
+
+def _add_blocks(read, tid_blocks: dict) -> bool:
+    """Append the aligned blocks of one record to ``tid_blocks[tid]`` (two ``array``s of
+    starts and ends); False for a mapped record without a CIGAR (no aligned base)."""
+    if read.cigartuples is None:  # mapped, CIGAR '*': no aligned base
+        return False
+    tid = read.reference_id
+    if tid not in tid_blocks:
+        tid_blocks[tid] = (array("q"), array("q"))
+    s, e = tid_blocks[tid]
+    for a, b in read.get_blocks():  # gapless blocks: split at N, D (and I)
+        s.append(a)
+        e.append(b)
+    return True
+
+
+def _damaged(path, exc: BaseException) -> ValueError:
+    return ValueError(f"{path}: a damaged BAM file: its records cannot be read after the "
+                      f"header ({_reason(exc)})")
+
+
+def _file_blocks(path):
+    """``(reference names, iterator of (tid, starts, ends), records without a CIGAR)``
+    (the last a function, its count once the iterator is done): every record read once
+    in file order, then each reference's blocks given in the header's order."""
+    blocks: dict[int, tuple] = {}
+    no_cigar = 0
+    with _open(path) as bam:
+        names = [str(n) for n in bam.references]
+        try:
+            for read in bam.fetch(until_eof=True):
+                if not read.is_unmapped and not _add_blocks(read, blocks):
+                    no_cigar += 1
+        except (OSError, ValueError) as exc:
+            raise _damaged(path, exc) from None
+
+    def each():
+        for tid in sorted(blocks):
+            s, e = blocks.pop(tid)
+            yield tid, s, e
+    return names, each(), lambda: no_cigar
+
+
+def _contig_blocks(path):
+    """:func:`_file_blocks` of an indexed file: each reference's records fetched when
+    asked (one reference's blocks held)."""
+    with _open(path) as bam:
+        names = [str(n) for n in bam.references]
+    no_cigar = [0]
+
+    def each():
+        with _open(path) as bam:
+            for tid, name in enumerate(names):
+                got: dict[int, tuple] = {}
+                try:
+                    for read in bam.fetch(name):
+                        if not read.is_unmapped and not _add_blocks(read, got):
+                            no_cigar[0] += 1
+                except (OSError, ValueError) as exc:
+                    raise _damaged(path, exc) from None
+                if tid in got:
+                    yield tid, *got.pop(tid)
+                del got
+    return names, each(), lambda: no_cigar[0]
+
+
+def _depth_chromosomes(path, blocks) -> Iterator[tuple[str, tuple]]:
+    """``(chrom, (starts, ends, depths))`` of each reference with coverage, in the
+    header's order, from ``blocks`` (:func:`_file_blocks` or :func:`_contig_blocks`);
+    after the last, the warning of the records without a CIGAR, and the error of a file
+    without mapped reads."""
+    names, each, no_cigar = blocks
+    seen = False
+    for tid, s, e in each:
+        seen = True
+        runs = depth_runs(np.frombuffer(s, np.int64), np.frombuffer(e, np.int64))
+        del s, e
+        if len(runs[0]):
+            yield str(names[tid]), runs
+    if no_cigar():
+        warnings.warn(f"{path}: {no_cigar()} mapped record(s) without a CIGAR ('*': no "
+                      "aligned base) left out", UserWarning, stacklevel=3)
+    if not seen:
+        raise ValueError(f"{path}: the BAM file has no mapped reads (no coverage)")

@@ -53,8 +53,8 @@ from penlearn.peaks.formats._text_parse import (
 from penlearn.peaks.formats.bam import is_bam, read_bam
 
 __all__ = ["BEDGRAPH_COLUMNS", "COVERAGE_COLUMNS", "check_coverage_rows", "coverage_files",
-           "coverage_items", "is_table_file", "read_bedgraph", "read_bigwig", "read_coverage",
-           "read_coverage_file"]
+           "coverage_items", "is_table_file", "no_rows_error", "read_bedgraph", "read_bigwig",
+           "read_coverage", "read_coverage_file"]
 
 BEDGRAPH_COLUMNS = ("chrom", "chromStart", "chromEnd", "count")
 COVERAGE_COLUMNS = ("sample_id", *BEDGRAPH_COLUMNS)
@@ -462,9 +462,20 @@ def read_coverage_file(path: Path, sample_id: str | None = None,
     sample ids in order; a file without rows refused."""
     table, samples = _read_one(path, sample_id, contiguous)
     if not len(table):  # a sample would vanish, or a command blame another input
-        raise ValueError(f"coverage {path} has no rows (a header only, or no reads / "
-                         "intervals): give each sample's coverage")
+        raise no_rows_error(path)
     return table, samples
+
+
+def no_rows_error(path) -> ValueError:
+    """The error of a coverage file without rows (:func:`read_coverage_file`).
+
+    Examples
+    --------
+    >>> str(no_rows_error("a.bw")).startswith("coverage a.bw has no rows")
+    True
+    """
+    return ValueError(f"coverage {path} has no rows (a header only, or no reads / "
+                      "intervals): give each sample's coverage")
 
 
 def is_table_file(path: Path) -> bool:

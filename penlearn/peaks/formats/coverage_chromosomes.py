@@ -1,9 +1,11 @@
 """One sample's coverage file a chromosome at a time (issue 55): a bedGraph is parsed
 and checked run by run (:func:`~penlearn.peaks.formats._text_parse.
-parse_bedgraph_chromosomes`), so the rows held are one chromosome's, not the file's; a
-bigWig or BAM file is read whole (:func:`~penlearn.peaks.formats.coverage.
-read_coverage_file`) and cut. ``penlearn peaks`` and ``joint`` cut a folder of samples
-this way into a temporary folder (``penlearn/cli/_peaks_samples.py``).
+parse_bedgraph_chromosomes`), a bigWig read a chromosome at a time (:func:`~penlearn.
+peaks.formats._bigwig.bigwig_chromosomes`), a BAM file's depth made a chromosome at a
+time (:func:`~penlearn.peaks.formats.bam.bam_chromosomes`: its records fetched a
+reference at a time when it is indexed), so the rows held are one chromosome's, not
+the file's; a CSV table is read whole and cut. ``penlearn peaks`` and ``joint`` cut a
+folder of samples this way into a temporary folder (``penlearn/cli/_peaks_samples.py``).
 """
 
 from __future__ import annotations
@@ -15,18 +17,19 @@ import numpy as np
 import pandas as pd
 
 from penlearn._checks import check_regular_file
-from penlearn.peaks.formats._bigwig import is_bigwig
+from penlearn.peaks.formats._bigwig import bigwig_chromosomes, is_bigwig
 from penlearn.peaks.formats._text_files import header_fields
 from penlearn.peaks.formats._text_parse import (
     first_line,
     line_of_row,
     parse_bedgraph_chromosomes,
 )
-from penlearn.peaks.formats.bam import is_bam
+from penlearn.peaks.formats.bam import bam_chromosomes, is_bam
 from penlearn.peaks.formats.coverage import (
     COVERAGE_COLUMNS,
     _check_rows,
     _sample_name,
+    no_rows_error,
     read_coverage_file,
 )
 
@@ -43,8 +46,8 @@ def coverage_file_chromosomes(path, sample_id: str | None = None
     names it) and an iterator of ``(chrom, {column: array})`` (:data:`CHROMOSOME_COLUMNS`)
     in the file's order, with the checks of ``read_coverage`` (each error naming the
     file and line; a bedGraph's are made chromosome by chromosome, so a file with
-    several faults may be refused for another of them). A bedGraph is read a chromosome
-    at a time; other files (bigWig, BAM) whole, then cut.
+    several faults may be refused for another of them). A bedGraph, bigWig or BAM file
+    is read a chromosome at a time (each when asked); a table whole, then cut.
 
     Examples
     --------
@@ -59,13 +62,30 @@ def coverage_file_chromosomes(path, sample_id: str | None = None
     if path.is_dir():
         raise ValueError(f"{path}: is a folder inside a list of coverage files")
     check_regular_file(path)
-    if is_bam(path) or is_bigwig(path) or header_fields(first_line(path)) is not None:
+    sid = sample_id if sample_id is not None else _sample_name(path)
+    bam = is_bam(path)
+    if bam or is_bigwig(path):
+        return str(sid), _named(path, bam_chromosomes(path) if bam else
+                                bigwig_chromosomes(path))
+    if header_fields(first_line(path)) is not None:
         table, ids = read_coverage_file(path, sample_id)
         if list(table.columns) != list(COVERAGE_COLUMNS) or len(ids) != 1:
             raise ValueError(f"{path}: not one sample's coverage")
         return str(ids[0]), _cut(table)
-    sid = sample_id if sample_id is not None else _sample_name(path)
     return str(sid), _bedgraph_chromosomes(path)
+
+
+def _named(path: Path, chromosomes: Iterator[tuple[str, list]]
+           ) -> Iterator[tuple[str, dict]]:
+    """``(chrom, {column: array})`` of a reader's ``(chrom, [start, end, count])``; a
+    file without rows refused as :func:`~penlearn.peaks.formats.coverage.
+    read_coverage_file` refuses it."""
+    rows = 0
+    for chrom, columns in chromosomes:
+        rows += len(columns[0])
+        yield chrom, dict(zip(CHROMOSOME_COLUMNS, columns))
+    if not rows:
+        raise no_rows_error(path)
 
 
 def _cut(table: pd.DataFrame) -> Iterator[tuple[str, dict]]:

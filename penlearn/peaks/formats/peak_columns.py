@@ -30,7 +30,10 @@ p-value and one summit whatever the format:
   (~``2d / (k + 1)``), and its single base made calls at the edge of q <= 0.05 on
   whole-genome simulations (issue 52); MACS3 asks every base of ``d`` (its minimum
   length) to be significant. The pValue is that of the summit or that of the whole
-  peak, the smaller, doubled (Bonferroni): the whole peak's n fragments (its coverage
+  peak, the smaller, times the number of tests (Bonferroni): without a control ``1 +
+  w`` (``w`` = :func:`peak_lengths`, the peak's length in quarter fragments: its ends
+  were set by the data, so the whole peak's test is the best of ``w`` lengths), with
+  one 2: the whole peak's n fragments (its coverage
   summed over its bases / d) against Poisson(λ × length / d), λ its ``λ_local`` (with a
   control, at least the scaled control's mean over the peak: the summit sits where the
   control is low by its rule; and the larger of that and the binomial split of the
@@ -75,9 +78,8 @@ from penlearn.peaks.formats.peak_stats import (
 )
 
 __all__ = ["PEAK_VALUE_COLUMNS", "genome_level", "least_kept_log10p", "level_sums",
-           "peak_columns", "rescore", "score_columns", "significant", "summit_offsets",
-           "summit_tests",
-           "ucsc_scores"]
+           "peak_columns", "peak_lengths", "rescore", "score_columns", "significant",
+           "summit_offsets", "summit_tests", "ucsc_scores"]
 
 #: The columns :func:`peak_columns` adds.
 PEAK_VALUE_COLUMNS = ("score", "signalValue", "pValue", "qValue", "summit")
@@ -185,9 +187,10 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
                  genome_level: tuple[float, float, float] | None = None) -> pd.DataFrame:
     """What each peak's pValue tests (the module's rule): ``k`` (fragments at the summit),
     ``held`` (the level the summit holds over :func:`held_width` bases: the k tested),
-    ``lambda_local``, ``tests`` (the size of its sample's q-value population), and the
+    ``lambda_local``, ``tests`` (the size of its sample's q-value population), the
     whole peak's test: ``fragments`` (its coverage summed / d) and ``expected`` (its
-    level's fragments over its length).
+    level's fragments over its length), and ``lengths`` (:func:`peak_lengths`: the
+    lengths the whole peak's test chose among).
 
     Examples
     --------
@@ -247,7 +250,24 @@ def summit_tests(peaks: pd.DataFrame, coverage: pd.DataFrame, summit: np.ndarray
     return pd.DataFrame({"k": k, "held": held, "lambda_local": lam, "tests": tests,
                          "fragments": frags,
                          "expected": np.maximum(span, 1e-9) * (b - a) / dee,
-                         "control_fragments": ctl})
+                         "control_fragments": ctl, "lengths": peak_lengths(b - a, dee)})
+
+
+def peak_lengths(length, d) -> np.ndarray:
+    """The lengths a peak's whole-peak test chose among: its length in windows of the
+    q-value population (a quarter fragment, :data:`WINDOWS_PER_FRAGMENT` per ``d``), at
+    least 1. The peak's ends were set by the same coverage that the test counts (the
+    segmentation put them where the excess is), so its test is one of this many, one
+    per length it could have had, and without a control the pValue's Bonferroni
+    counts them all: ``1 + lengths`` tests with the summit's.
+
+    Examples
+    --------
+    >>> peak_lengths(np.array([30, 200, 544]), 200.0).tolist()
+    [1.0, 4.0, 10.88]
+    """
+    return np.maximum(WINDOWS_PER_FRAGMENT * np.asarray(length, float)
+                      / np.asarray(d, float), 1.0)
 
 
 def _sums(rows, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -451,16 +471,20 @@ def peak_columns(peaks: pd.DataFrame, coverage: pd.DataFrame | None = None, *,
     if coverage is not None and len(out):
         tests = summit_tests(out, coverage, summit, control=control,
                              control_scale=float(control_scale), genome_level=genome_level)
-        k, held, lam, m, n, mu, nc = (tests[c].to_numpy() for c in (
+        k, held, lam, m, n, mu, nc, lengths = (tests[c].to_numpy() for c in (
             "k", "held", "lambda_local", "tests", "fragments", "expected",
-            "control_fragments"))
+            "control_fragments", "lengths"))
         whole = _poisson_log10_sf(np.floor(n), mu)
         if control is not None:  # and against the control's own count there, noise and all
             whole = np.maximum(whole, _binomial_log10_sf(
                 np.floor(n), np.floor(n) + np.floor(nc), control_scale / (1 + control_scale)))
-        # the smaller of the summit's and the whole peak's p-values, times 2 (Bonferroni)
+        # the smaller of the summit's and the whole peak's p-values, times the number of
+        # tests (Bonferroni): without a control, 1 + lengths (the summit's, the whole
+        # peak's at each length it could have had); with one, 2 (its λ_local's d and 1 kb
+        # windows and the binomial split bound the tests already; issue 52, session 16)
         log10_p = np.minimum(np.minimum(_poisson_log10_sf(held, lam), whole)
-                             + math.log10(2), 0.0)
+                             + (np.log10(1.0 + lengths) if control is None
+                                else math.log10(2)), 0.0)
     else:
         k, lam, m = np.rint(mean), bg, np.zeros(len(out))
         log10_p = _poisson_log10_sf(k, lam) if len(out) else mean

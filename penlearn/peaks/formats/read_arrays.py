@@ -185,17 +185,14 @@ def _bam_contigs(path, paired: bool):
     read chromosome by chromosome when the file is indexed."""
     from array import array
 
-    from penlearn.peaks.formats.bam import _open, _reason
+    from penlearn.peaks.formats.bam import _indexed, _open, _reason
     from penlearn.peaks.formats.reads import _flag_ok
 
     out, no_cigar = {}, 0
     with _open(path) as bam:
         names = [str(n) for n in bam.references]
         sizes = {n: int(k) for n, k in zip(names, bam.lengths)}
-        try:
-            indexed = bool(bam.has_index() and bam.check_index())
-        except (ValueError, AttributeError, OSError):
-            indexed = False
+        indexed = _indexed(bam)
         cols: dict = {}
         fast = _compiled_read(path, paired, names)
         if fast is not None:  # the same records, parsed in a compiled loop

@@ -20,35 +20,31 @@ PeakSegJoint's heuristic (Hocking & Bourque, arXiv:1506.01286):
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from penlearn._checks import require_columns, text_ids
-from penlearn._executor import run_tasks
 from penlearn._repr import compact_repr
 from penlearn.learn import PenaltyModel, learn_penalty
 from penlearn.peaks.formats._label_text import check_sample_groups, expand_groups
+from penlearn.peaks.joint._windows_solved import _sample_window_features, solve_windows
 from penlearn.peaks.joint.comparison import label_error_comparison
-from penlearn.peaks.joint.errors import joint_error_functions, joint_path, joint_selected
+from penlearn.peaks.joint.errors import joint_error_functions, joint_selected
 from penlearn.peaks.joint.solver import warm as warm_joint
 from penlearn.peaks.joint.windows import (
     DEFAULT_WIDEN,
     coverage_spans,
+    iter_window_tables,
     joint_windows,
     window_coverage,
-    window_tables,
 )
-from penlearn.peaks.peakseg.features import coverage_features
 from penlearn.peaks.peakseg.labels import check_labels_in_coverage
-from penlearn.peaks.peakseg.parts import frame_digest, part_key, read_part, write_part
 from penlearn.peaks.peakseg.penalty import log_penalty_of
 from penlearn.roc import best_constant_log_lambda
 
@@ -111,22 +107,6 @@ def _window_features(tables: list, windows: pd.DataFrame, gaps: str, per=None) -
     out = feats.groupby(window_ids, sort=False).sum()
     out.index.name = "sequence_id"
     return out
-
-
-def _sample_window_features(tables: list, windows: pd.DataFrame, gaps: str
-                            ) -> tuple[pd.DataFrame, np.ndarray]:
-    """The 36 coverage features of each (sample, window), indexed ``<sample> <window>``,
-    and the window id of each row."""
-    chrom = dict(zip(windows["window_id"], windows["chrom"].astype(str)))
-    cov = pd.concat([t.assign(chrom=chrom[wid]) for wid, t in tables], ignore_index=True)
-    cov = cov[["sample_id", "chrom", "chromStart", "chromEnd", "count"]]
-    samples = list(pd.unique(cov["sample_id"]))
-    win = windows[["window_id", "chrom", "chromStart", "chromEnd"]]
-    per = pd.concat([win.assign(sample_id=s) for s in samples], ignore_index=True)
-    per["sequence_id"] = per["sample_id"] + "\t" + per["window_id"].astype(str)
-    feats = coverage_features(cov, per, gaps=gaps)
-    feats.index = (per["sample_id"] + " " + per["window_id"].astype(str)).to_numpy()
-    return feats, per["window_id"].astype(str).to_numpy()
 
 
 def shipped_log_lambda(tables: list, windows: pd.DataFrame, gaps: str = "fill", *,
@@ -364,61 +344,6 @@ def _labels_of(spans: pd.DataFrame, labels: pd.DataFrame, groups: dict) -> pd.Da
     return labels
 
 
-def _window_path(window: pd.DataFrame, solver: Callable, by: str, groups: dict):
-    """One task: the joint fit of one window and its path over log λ."""
-    fit = solver(window)
-    return fit, joint_path(fit, by=by, groups=groups)
-
-
-def _path_part(path: pd.DataFrame) -> pd.DataFrame:
-    """A path as a part's table: the tuples of samples up as JSON text."""
-    return path.assign(up=[json.dumps(list(u)) for u in path["up"]])
-
-
-def _part_path(table: pd.DataFrame) -> pd.DataFrame:
-    """The inverse of :func:`_path_part`."""
-    return table.assign(up=[tuple(json.loads(u)) for u in table["up"]])
-
-
-def _solve_windows(tasks: list, solver: Callable, *, by: str, groups: dict,
-                   executor: Executor | None, parts, progress: bool,
-                   keep_fits: bool = True) -> tuple[dict, dict, int]:
-    """``window_id -> path`` and ``window_id -> fit`` (windows solved here) of every
-    ``(window_id, window coverage)`` task, and how many were taken from ``parts`` (where
-    saved; the others are solved, in ``executor``, one task a window, and saved there)."""
-    from penlearn._progress import tqdm
-
-    paths, fits, keys = {}, {}, {}
-    if parts is not None:
-        Path(parts).mkdir(parents=True, exist_ok=True)
-        solver_name = (f"{getattr(solver, '__module__', '')}."
-                       f"{getattr(solver, '__qualname__', solver)}")
-        for wid, window in tasks:
-            keys[wid] = part_key("joint", window=str(wid), by=by, solver=solver_name,
-                                 groups=sorted(groups.items()),
-                                 coverage=frame_digest(window, list(window.columns)))
-            table = read_part(parts, "joint", keys[wid])
-            if table is not None:
-                paths[wid] = _part_path(table)
-    todo = [(wid, window) for wid, window in tasks if wid not in paths]
-
-    def finish(wid, fit, path) -> None:
-        if parts is not None:
-            write_part(parts, "joint", keys[wid], _path_part(path))
-        paths[wid] = path
-        fits.update({wid: fit} if keep_fits else {})
-        bar.update()
-
-    with tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
-              desc="joint windows") as bar:
-        run_tasks(executor, _window_path,
-                  {wid: ((window, solver, by, groups), {}) for wid, window in todo},
-                  lambda wid, result: finish(wid, *result))
-    order = [wid for wid, _ in tasks]
-    return ({w: paths[w] for w in order}, {w: fits[w] for w in order if w in fits},
-            len(tasks) - len(todo))
-
-
 def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
                 labels: pd.DataFrame | None = None, groups=None,
                 widen: float = DEFAULT_WIDEN, penalty: float | None = None,
@@ -436,7 +361,8 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         ``sample_id, chrom, chromStart, chromEnd, count`` of every sample (e.g.
         :func:`penlearn.read_coverage`), or (the same result, one chromosome in memory)
         a source with ``samples``, ``spans_table()`` (:func:`~penlearn.peaks.joint.
-        windows.coverage_spans`) and ``chromosome(chrom)`` (every sample's rows there).
+        windows.coverage_spans`) and ``sample_table(chrom, sample)`` (one sample's rows
+        there, or None).
     peaks : DataFrame
         ``sample_id, chrom, chromStart, chromEnd``: single-sample peaks (e.g. ``penlearn
         peaks`` output read by :func:`~penlearn.peaks.formats.peak_files.read_peak_files`).
@@ -546,13 +472,15 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         raise ValueError("by='group' needs groups")
     lab = None if labels is None else _labels_of(spans, labels, group_of)
     windows = joint_windows(peaks, widen=widen, spans=spans)
-    tables = window_tables(coverage, windows, samples, gaps=gaps,
-                            groups=group_of if has_groups else None)
+    # cut a chunk of windows at a time, solved and described, then dropped
+    tables = iter_window_tables(coverage, windows, samples, gaps=gaps,
+                                groups=group_of if has_groups else None)
     if progress and len(windows):
         warm_joint()  # compile before the bar starts: no silent minute, no ETA of hours
-    paths, fits, reused = _solve_windows(tables, solver, by=by, groups=group_of,
-                                         executor=executor, parts=parts, progress=progress,
-                                         keep_fits=keep_fits)
+    paths, fits, reused, per = solve_windows(
+        tables, windows, solver, by=by, groups=group_of, executor=executor, parts=parts,
+        progress=progress, keep_fits=keep_fits, features=given is None, gaps=gaps)
+    del tables
     evaluation = None
     if lab is not None:
         parts = []
@@ -568,10 +496,9 @@ def joint_peaks(coverage: pd.DataFrame, peaks: pd.DataFrame, *,
         log_lambda = pd.Series(given, index=windows["window_id"])
         note = f"penalty λ = {math.exp(given):.4g} given (log λ = {given:.4g})"
     else:
-        per = _sample_window_features(tables, windows, gaps)  # (made once)
-        features = _window_features(tables, windows, gaps, per)
+        features = _window_features([], windows, gaps, per)  # (per: made once)
         if model is None and labels is None:  # as penlearn peaks: the shipped model
-            log_lambda, note = shipped_log_lambda(tables, windows, gaps, per=per)
+            log_lambda, note = shipped_log_lambda([], windows, gaps, per=per)
         elif model is None:
             if evaluation is None:
                 raise ValueError("no label lies in a joint window: the labels cannot choose "

@@ -25,7 +25,7 @@ windows never do either) nor beyond the bases that some sample covers on the chr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from penlearn._checks import require_columns
 from penlearn.peaks.peakseg.contigs import fill_gaps
 
 __all__ = ["DEFAULT_WIDEN", "MAX_WIDEN", "WINDOW_COLUMNS", "coverage_spans", "joint_clusters",
-           "joint_windows", "window_coverage", "window_tables"]
+           "iter_window_tables", "joint_windows", "window_coverage", "window_tables"]
 
 #: Default widening of a cluster, each side, as a fraction of its width. 1.0 gives a
 #: window three times the cluster: as many background bases on each side as the peak
@@ -292,6 +292,16 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
     # dropped when the windows move to another chromosome (not a copy of the table)
     rows = {(str(sid), str(chrom)): idx for (sid, chrom), idx in coverage.groupby(
         ["sample_id", "chrom"], sort=False).indices.items()}
+    yield from _cut_windows(windows, samples, lambda sid, chrom: None if (
+        sid, str(chrom)) not in rows else coverage.iloc[rows[sid, str(chrom)]],
+        groups=groups, gaps=gaps)
+
+
+def _cut_windows(windows: pd.DataFrame, samples: list, rows_of, *, groups, gaps: str):
+    """:func:`window_coverage` with ``rows_of(sample, chrom)``: the sample's rows of the
+    chromosome (a table), or None; asked once a sample when a chromosome's first window
+    comes, in the samples' order, each filled (:func:`~penlearn.peaks.peakseg.contigs.
+    fill_gaps`) and kept as arrays until the windows move to another chromosome."""
     filled: dict = {}
     none = np.zeros(0, np.int64)
     for w in windows.itertuples(index=False):
@@ -301,9 +311,10 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
         for sid in samples:
             key = (sid, str(w.chrom))
             if key not in filled:
-                filled[key] = (none, none, none) if key not in rows else _arrays(fill_gaps(
-                    coverage.iloc[rows[key]], gaps,
-                    name=f"coverage of sample {sid!r}, {w.chrom}"))
+                got = rows_of(sid, w.chrom)
+                filled[key] = (none, none, none) if got is None else _arrays(fill_gaps(
+                    got, gaps, name=f"coverage of sample {sid!r}, {w.chrom}"))
+                del got
             lo, hi, count = filled[key]
             if gaps == "error" and (len(lo) == 0 or lo[0] > w.chromStart
                                     or hi[-1] < w.chromEnd):
@@ -334,8 +345,10 @@ def window_coverage(coverage: pd.DataFrame, windows: pd.DataFrame, *,
 def window_tables(coverage, windows: pd.DataFrame, samples: list, **options) -> list:
     """``(window_id, window coverage)`` of every window (:func:`window_coverage`;
     ``options``: its ``groups`` and ``gaps``); ``coverage`` a table, or a source of
-    one chromosome's rows at a time (``chromosome(chrom)``, each dropped once its
-    windows are cut: the same tables in less memory; ``samples``: the ids in order).
+    one sample's rows of one chromosome at a time (``sample_table(chrom, sample)``: its
+    rows, or None; each filled and kept as arrays until the windows move to another
+    chromosome: the same tables in less memory; ``samples``: the ids in order).
+    :func:`iter_window_tables` gives them one at a time.
 
     Examples
     --------
@@ -346,15 +359,30 @@ def window_tables(coverage, windows: pd.DataFrame, samples: list, **options) -> 
     >>> [(w, t["count"].tolist()) for w, t in window_tables(cov, win, ["a", "b"])]
     [('w', [1, 3])]
     """
+    return list(iter_window_tables(coverage, windows, samples, **options))
+
+
+def iter_window_tables(coverage, windows: pd.DataFrame, samples: list, **options
+                       ) -> Iterator[tuple]:
+    """:func:`window_tables` one window at a time, each cut when asked (a source's
+    chromosome read when its first window is asked, dropped after its last).
+
+    Examples
+    --------
+    >>> cov = pd.DataFrame({"sample_id": ["a"], "chrom": "chr1", "chromStart": 0,
+    ...                     "chromEnd": 10, "count": [2]})
+    >>> win = pd.DataFrame({"window_id": ["w"], "chrom": ["chr1"], "chromStart": [2],
+    ...                     "chromEnd": [6]})
+    >>> next(iter_window_tables(cov, win, ["a"]))[1]["count"].tolist()
+    [2]
+    """
     if isinstance(coverage, pd.DataFrame):
-        return list(window_coverage(coverage, windows, **options))
-    chrom = windows["chrom"].astype(str).to_numpy()
-    cuts = np.r_[0, np.flatnonzero(chrom[1:] != chrom[:-1]) + 1, len(chrom)]
-    tables = []
-    for a, b in zip(cuts[:-1], cuts[1:]):  # (a chromosome's windows are together)
-        tables += window_coverage(coverage.chromosome(chrom[a]), windows.iloc[a:b],
-                                  samples=samples, **options)
-    return tables
+        yield from window_coverage(coverage, windows, **options)
+        return
+    require_columns(windows, ["window_id", "chrom", "chromStart", "chromEnd"], "windows")
+    yield from _cut_windows(windows, [str(s) for s in samples], lambda sid, chrom:
+                            coverage.sample_table(str(chrom), sid),
+                            groups=options.get("groups"), gaps=options.get("gaps", "fill"))
 
 
 def _arrays(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

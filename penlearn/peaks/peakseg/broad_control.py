@@ -51,6 +51,8 @@ def _typical(s: np.ndarray, e: np.ndarray, c: np.ndarray, cum: np.ndarray) -> fl
 
 def _problems(table: pd.DataFrame) -> dict:
     """``(sample_id or None, chrom)`` → rows (starts, ends, counts, running sums)."""
+    from penlearn.peaks.formats._summit_kernel import running_sums  # numba: on first use
+
     require_columns(table, ["chrom", "chromStart", "chromEnd", "count"], "coverage")
     keys = [k for k in ("sample_id", "chrom") if k in table.columns]
     out = {}
@@ -59,7 +61,7 @@ def _problems(table: pd.DataFrame) -> dict:
         g = g.sort_values("chromStart", kind="stable")
         s, e = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
         c = g["count"].to_numpy(float)
-        out[k if len(k) == 2 else (None, k[0])] = (s, e, c, np.r_[0.0, np.cumsum(c * (e - s))])
+        out[k if len(k) == 2 else (None, k[0])] = (s, e, c, running_sums(s, e, c))
     return out
 
 

@@ -177,7 +177,8 @@ def screened_out(peaks: pd.DataFrame, coverage: pd.DataFrame, genome_level: tupl
     :func:`~penlearn.peaks.formats.peak_columns.summit_tests`), by the same function as
     the p-values (a margin of 10⁻⁶ of it for rounding); and likewise of the whole peak's
     test, its fragments (coverage summed / d) against the genome's level over its length
-    (the pValue is the better of the two, doubled).
+    (the pValue is the better of the two, times 2 or, without a control, 1 + the
+    peak's length in quarter fragments: only smaller).
 
     Examples
     --------
