@@ -239,3 +239,16 @@ def peaks_coverage(seed: int = 0, lowest: float = 5.0):
         mu[at] += h
     return pd.DataFrame({"chrom": "chr1", "chromStart": starts, "chromEnd": starts + 50,
                          "count": rng.poisson(mu)})
+
+
+def traced_peak(f, *args):
+    """``f(*args)`` (run once before: compiled kernels, caches) and the tracemalloc peak
+    (bytes) of the second run."""
+    import tracemalloc
+
+    f(*args)
+    tracemalloc.start()
+    out = f(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak

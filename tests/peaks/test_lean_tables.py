@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import traced_peak
 from scipy import stats
 
 from penlearn.peaks.formats.peak_stats import _poisson_logsf
@@ -221,18 +222,6 @@ def test_window_features_equal_those_of_the_filled_chromosome():
         assert np.array_equal(got.to_numpy(), np.array(want), equal_nan=True)
 
 
-def _traced_peak(f, *args):
-    """``f(*args)`` (run once before: compiled kernels, caches) and its tracemalloc peak."""
-    import tracemalloc
-
-    f(*args)
-    tracemalloc.start()
-    out = f(*args)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return out, peak
-
-
 def _pileup(n: int, seed: int = 5) -> pd.DataFrame:
     """A pileup's rows (callpeak's chromosome): sorted, every count > 0, a few gaps."""
     rng = np.random.default_rng(seed)
@@ -263,7 +252,7 @@ def test_running_sums_are_numpys_cumsum_bit_for_bit():
     n = 200_000
     s = np.arange(n, dtype=np.int64) * 10
     c = rng.random(n)
-    _, peak = _traced_peak(running_sums, s, s + 5, c)
+    _, peak = traced_peak(running_sums, s, s + 5, c)
     assert peak < 8 * n + 100_000, peak
 
 
@@ -273,7 +262,7 @@ def test_default_windows_of_a_pileup_copy_none_of_its_columns():
     issue 55); the same windows as with a zero-count row among them."""
     n = 200_000
     cov = _pileup(n)
-    win, peak = _traced_peak(default_windows, cov)
+    win, peak = traced_peak(default_windows, cov)
     assert peak < 2 * 8 * n, peak / (8 * n)  # (before: 4.1 x 8 bytes a row)
     # a zero-count row inserted inside a gap changes nothing (the general path)
     gap = int(np.flatnonzero(cov["chromStart"].to_numpy()[1:] - cov["chromEnd"].to_numpy()[
@@ -295,7 +284,7 @@ def test_sample_windows_of_one_chromosome_hash_no_row():
     n = 200_000
     cov = features._check_coverage(_pileup(n))
     win = default_windows(cov.drop(columns="sample_id"))
-    got, peak = _traced_peak(features._sample_windows, cov, win)
+    got, peak = traced_peak(features._sample_windows, cov, win)
     assert peak < 0.75 * 8 * n, peak / (8 * n)  # (before: 1.5 x 8 bytes a row)
     general = cov.astype({"sample_id": str, "chrom": str}).iloc[::-1]
     pd.testing.assert_frame_equal(got, features._sample_windows(general, win))
@@ -312,6 +301,6 @@ def test_screened_out_holds_one_running_sum_of_the_rows():
     s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
     peaks = pd.DataFrame({"chrom": "chr1", "chromStart": s[::1000], "chromEnd": e[::1000] + 500})
     level = (float((cov["count"] * (e - s)).sum()), float(e[-1]), 200.0)
-    out, peak = _traced_peak(screened_out, peaks, cov, level, 2.0)
+    out, peak = traced_peak(screened_out, peaks, cov, level, 2.0)
     assert peak < 3 * 8 * n, peak / (8 * n)
     assert out.any() and not out.all()

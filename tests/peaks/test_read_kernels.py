@@ -9,6 +9,7 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import traced_peak
 
 from penlearn.peaks.formats import _bam_kernel
 from penlearn.peaks.formats._bam_kernel import decompressed_blocks, read_bam_columns
@@ -77,23 +78,30 @@ def test_unit_depth_runs_in_place_sorts_the_callers_arrays_without_copies():
     assert peak < sum(x.nbytes for x in got) + 1_000_000, peak  # (copies: +3.2 MB)
 
 
+def _random_reads(rng, paired: bool, fewest: int):
+    """One chromosome ``c`` of ``fewest``..29 random reads (pairs from -3, or single-end
+    5' ends and strands), a clipping size or none, and an extension and shift for them."""
+    n = int(rng.integers(fewest, 30))
+    size = int(rng.integers(1, 80)) if rng.random() < 0.8 else None
+    if paired:
+        a = rng.integers(-3, 70, n).astype(np.int32)
+        b = (a + rng.integers(1, 40, n)).astype(np.int32)
+        ext, shift = None, 0
+    else:
+        a = rng.integers(0, 70, n).astype(np.int32)
+        b = rng.random(n) < 0.5
+        ext, shift = int(rng.integers(1, 40)), int(rng.integers(-6, 7))
+    reads = ReadArrays(paired, {"c": (a, b, None)}, None if size is None else {"c": size})
+    return reads, ext, shift
+
+
 @pytest.mark.parametrize("paired", [False, True])
 def test_chrom_pileup_equals_the_weighted_fragments_pileup(paired):
     # shifts, sizes that clip (and none), reads with no base left inside: the compiled
     # fragments and merge give weighted_fragments' rows
     rng = np.random.default_rng(5 + paired)
     for _ in range(1500):
-        n = int(rng.integers(1, 30))
-        size = int(rng.integers(1, 80)) if rng.random() < 0.8 else None
-        if paired:
-            a = rng.integers(-3, 70, n).astype(np.int32)
-            b = (a + rng.integers(1, 40, n)).astype(np.int32)
-            ext, shift = None, 0
-        else:
-            a = rng.integers(0, 70, n).astype(np.int32)
-            b = rng.random(n) < 0.5
-            ext, shift = int(rng.integers(1, 40)), int(rng.integers(-6, 7))
-        reads = ReadArrays(paired, {"c": (a, b, None)}, None if size is None else {"c": size})
+        reads, ext, shift = _random_reads(rng, paired, 1)
         s, e, _ = weighted_fragments(reads, "c", ext, shift)
         got = chrom_pileup(reads, "c", ext, shift)
         want = _weighted(s, e) if len(s) else (np.zeros(0, np.int64),) * 3
@@ -213,18 +221,6 @@ def test_values_at_sorted_positions_equal_the_searched_ones():
             assert got.dtype == want.dtype
 
 
-def _traced_peak(f, *args):
-    """``f(*args)`` (run once before, to compile) and its tracemalloc peak (bytes)."""
-    import tracemalloc
-
-    f(*args)
-    tracemalloc.start()
-    out = f(*args)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return out, peak
-
-
 def _dedup_reference(a, b, limit):
     """The deduplication as it was written before issue 55's third pass (ranks of every
     read in its key's group): the reference of :func:`read_arrays._dedup`."""
@@ -256,7 +252,7 @@ def test_dedup_keeps_the_first_reads_of_each_key_in_one_pass():
     n = 200_000
     a = rng.integers(0, 3 * n, n).astype(np.int32)
     b = rng.random(n) < 0.5
-    (ka, kb), peak = _traced_peak(_dedup, a, b, 1)
+    (ka, kb), peak = traced_peak(_dedup, a, b, 1)
     np.testing.assert_array_equal(ka, _dedup_reference(a, b, 1)[0])
     assert peak < 20 * n, peak / n
 
@@ -295,17 +291,8 @@ def test_fragment_extent_equals_the_weighted_fragments_sums(paired):
 
     rng = np.random.default_rng(11 + paired)
     for _ in range(1500):
-        n = int(rng.integers(0, 30))
-        size = int(rng.integers(1, 80)) if rng.random() < 0.8 else None
-        if paired:
-            a = rng.integers(-3, 70, n).astype(np.int32)
-            b = (a + rng.integers(1, 40, n)).astype(np.int32)
-            ext, shift = None, 0
-        else:
-            a = rng.integers(0, 70, n).astype(np.int32)
-            b = rng.random(n) < 0.5
-            ext, shift = int(rng.integers(1, 40)), int(rng.integers(-6, 7))
-        reads = ReadArrays(paired, {"c": (a, b, None)}, None if size is None else {"c": size})
+        reads, ext, shift = _random_reads(rng, paired, 0)
+        (a, b, _), size = reads.chroms["c"], (reads.sizes or {}).get("c")
         s, e, _ = weighted_fragments(reads, "c", ext, shift)
         want = (int((e - s).sum()), int(e.max()) if len(e) else 0, len(s))
         assert fragment_extent(a, b, paired, ext, shift, size) == want

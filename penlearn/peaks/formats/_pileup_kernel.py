@@ -81,23 +81,35 @@ def unit_depth_runs(starts: np.ndarray, ends: np.ndarray, *, in_place: bool = Fa
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _extend(five, reverse, extsize, shift, size, s, e):
-    """Single-end reads' fragments (``weighted_fragments``' rule) into ``s, e``; the
-    number kept (those with a base inside ``[0, size)``; ``size`` < 0: no end)."""
-    k = 0
-    for i in range(len(five)):
-        x = np.int64(five[i])
-        if reverse[i]:
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fragment(lo, hi, x, reverse, paired, extsize, shift, size):
+    """The fragment of one read clipped to ``[0, size)`` (``size`` < 0: no end): the pair
+    ``[lo, hi)`` (``paired``), else the single-end read of 5′ end ``x`` on strand
+    ``reverse`` extended to ``extsize`` and shifted by ``shift`` (``weighted_fragments``'
+    rule)."""
+    if not paired:
+        x = np.int64(x)
+        if reverse:
             x -= shift
             lo, hi = x + 1 - extsize, x + 1
         else:
             x += shift
             lo, hi = x, x + extsize
-        if lo < 0:
-            lo = 0
-        if size >= 0 and hi > size:
-            hi = size
+    if lo < 0:
+        lo = 0
+    if size >= 0 and hi > size:
+        hi = size
+    return lo, hi
+
+
+@numba.njit(cache=True, nogil=True)
+def _extend(five, reverse, extsize, shift, size, s, e):
+    """Single-end reads' fragments (:func:`_fragment`) into ``s, e``; the number kept
+    (those with a base inside ``[0, size)``; ``size`` < 0: no end)."""
+    k = 0
+    for i in range(len(five)):
+        lo, hi = _fragment(np.int64(0), np.int64(0), five[i], reverse[i], False, extsize,
+                           shift, size)
         if hi > lo:
             s[k] = lo
             e[k] = hi
@@ -107,7 +119,7 @@ def _extend(five, reverse, extsize, shift, size, s, e):
 
 @numba.njit(cache=True, nogil=True)
 def _extent(a, b, paired, extsize, shift, size):
-    """``(bases, last end, fragments)`` of the fragments :func:`_extend` makes of
+    """``(bases, last end, fragments)`` of the fragments :func:`_fragment` makes of
     single-end reads (``a`` 5′ ends, ``b`` reverse strands), or of pairs ``[a, b)``
     clipped to ``[0, size)`` (``paired``), without arrays: int64 sums."""
     area = 0
@@ -115,19 +127,11 @@ def _extent(a, b, paired, extsize, shift, size):
     k = 0
     for i in range(len(a)):
         if paired:
-            lo, hi = np.int64(a[i]), np.int64(b[i])
+            lo, hi = _fragment(np.int64(a[i]), np.int64(b[i]), 0, False, True, extsize,
+                               shift, size)
         else:
-            x = np.int64(a[i])
-            if b[i]:
-                x -= shift
-                lo, hi = x + 1 - extsize, x + 1
-            else:
-                x += shift
-                lo, hi = x, x + extsize
-        if lo < 0:
-            lo = 0
-        if size >= 0 and hi > size:
-            hi = size
+            lo, hi = _fragment(np.int64(0), np.int64(0), a[i], b[i], False, extsize,
+                               shift, size)
         if hi > lo:
             area += hi - lo
             if hi > last:
