@@ -230,6 +230,8 @@ def _add_blocks(read, tid_blocks: dict) -> bool:
 
 
 def _damaged(path, exc: BaseException) -> ValueError:
+    """The error of a BAM file whose records cannot be read after its header (every
+    reader's: :func:`read_bam`, ``reads.read_reads``, ``read_arrays.read_bam_arrays``)."""
     return ValueError(f"{path}: a damaged BAM file: its records cannot be read after the "
                       f"header ({_reason(exc)})")
 

@@ -185,7 +185,7 @@ def _bam_contigs(path, paired: bool):
     read chromosome by chromosome when the file is indexed."""
     from array import array
 
-    from penlearn.peaks.formats.bam import _indexed, _open, _reason
+    from penlearn.peaks.formats.bam import _damaged, _indexed, _open
     from penlearn.peaks.formats.reads import _flag_ok
 
     out, no_cigar = {}, 0
@@ -223,8 +223,7 @@ def _bam_contigs(path, paired: bool):
                     s.append(rec.reference_start)
                     e.append(0)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
-                             f"after the header ({_reason(exc)})") from None
+            raise _damaged(path, exc) from None
     for tid in sorted(cols):
         a, b = (x if isinstance(x, np.ndarray) else np.frombuffer(x, np.int32)
                 for x in cols.pop(tid))

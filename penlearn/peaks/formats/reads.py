@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from penlearn.peaks.formats._text_files import read_bytes, string_column
-from penlearn.peaks.formats.bam import BAM_MAGIC, _open, _reason, depth_runs, is_bam
+from penlearn.peaks.formats.bam import BAM_MAGIC, _damaged, _open, depth_runs, is_bam
 
 __all__ = ["NO_READS_HINTS", "READ_FORMATS", "Reads", "dedup_limit", "fragment_coverage",
            "read_reads", "shift_reads"]
@@ -134,8 +134,7 @@ def _read_bam(path, paired: bool) -> Reads:
                     e.append(rec.reference_end)
                     r.append(1 if flag & 0x10 else 0)
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: a damaged BAM file: its records cannot be read "
-                             f"after the header ({_reason(exc)})") from None
+            raise _damaged(path, exc) from None
     if no_cigar:
         warnings.warn(f"{path}: {no_cigar} mapped record(s) without a CIGAR ('*': no aligned "
                       "base) left out", UserWarning, stacklevel=3)
