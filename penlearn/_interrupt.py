@@ -68,6 +68,11 @@ def interrupt_in_chain(exc: BaseException) -> KeyboardInterrupt | None:
     return None
 
 
+#: how deep the main thread is in :func:`deferred_interrupts` blocks (a nested block
+#: leaves the outer one's handlers: callpeak's ~10⁵ small solves, one block a window)
+_DEPTH = [0]
+
+
 @contextlib.contextmanager
 def deferred_interrupts() -> Iterator[None]:
     """Within the block, SIGINT / SIGTERM are handled when the block ends.
@@ -87,8 +92,8 @@ def deferred_interrupts() -> Iterator[None]:
     >>> x
     45
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or _DEPTH[0]:
+        yield  # (another thread's, or within a block already: its handlers act)
         return
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     previous = {s: h for s, h in previous.items() if callable(h)}
@@ -101,9 +106,11 @@ def deferred_interrupts() -> Iterator[None]:
 
     for s in previous:
         signal.signal(s, record)
+    _DEPTH[0] += 1
     try:
         yield
     finally:
+        _DEPTH[0] -= 1
         for s, h in previous.items():
             signal.signal(s, h)
     if pending:

@@ -16,8 +16,7 @@ control's genome-wide mean ``λ_bg``; and after: the peaks' UCSC scores and q-va
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
+import math
 import warnings
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pandas as pd
 
 from penlearn._executor import run_tasks
 from penlearn.atomic_files import staged_file
-from penlearn.cli._phases import PhaseClock, _return_freed_memory
+from penlearn.cli._phases import PhaseClock, _Progress, _return_freed_memory
 from penlearn.cli._stream_calls import _candidates, _population, genome_columns
 from penlearn.peaks.formats.bed import bedgraph_bytes, merge_equal_runs
 from penlearn.peaks.formats.peak_columns import (
@@ -142,7 +141,7 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
         del control_cov
         with clock("pileup"):  # (after the control's model: less memory at once)
             runs = chrom_pileup(treat, chrom, opts["d"], opts["shift"])
-            level = genome_level(runs)  # (chrom_level's: this pileup made once)
+            level = _level_of(runs)  # (chrom_level's: this pileup made once)
             treat_cov = _frame(chrom, runs)
             del runs
         with clock("background"):
@@ -212,7 +211,7 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                                          _log_lambda(args, rows, _Reporter(True),
                                                      opts["sizes"])[0]))
             else:
-                segs = _window_segments(cov, log_lambda, windows)
+                segs = _window_segments(cov, log_lambda, windows, opts.get("candidates"))
             # (its text columns as categories while the calls are made: ~20 MB less for
             # chr1's 280,000 segments; the calls' columns made text again below)
             segs, seg_text = _as_categories(segs)
@@ -302,10 +301,13 @@ def _screen(opts: dict) -> float | None:
     return least_kept_log10p(qvalue=opts.get("qvalue"), pvalue=opts.get("pvalue"))
 
 
-def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:
+def _window_segments(cov: pd.DataFrame, log_lambda, windows,
+                     candidates: dict | None = None) -> pd.DataFrame:
     """``predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)``
     with one window's rows copied at a time (not every window's before the first solve:
-    a whole chromosome's rows less at the peak of memory).
+    a whole chromosome's rows less at the peak of memory); with ``candidates``
+    (:func:`_candidate_options`), each window solved on its candidate stretches only
+    (:func:`~penlearn.peaks.peakseg.candidates.candidate_segments`), background between.
 
     Examples
     --------
@@ -329,13 +331,47 @@ def _window_segments(cov: pd.DataFrame, log_lambda, windows) -> pd.DataFrame:
             value = float(log_lambda)
         if np.isnan(value):
             raise ValueError(f"log_lambda of window {name!r} is NaN")
-        out.append(_with_ids(_solve_window(gw, value, name, segments=True), value, name,
-                             sid))
+        if candidates is None:
+            out.append(_with_ids(_solve_window(gw, value, name, segments=True), value,
+                                 name, sid))
+        else:
+            from penlearn.peaks.peakseg.candidates import candidate_segments
+            seg = candidate_segments(gw, value, **candidates)
+            if len(seg):
+                out.append(_with_ids(seg, value, name, sid))
         del gw
         _return_freed_memory(trim=True)  # (the window's freed heap: not under the next)
-    if not out:
+    if not out and candidates is None:
         raise ValueError("coverage has no rows")
+    if not out:  # (no candidate stretch in any window: background throughout)
+        empty = _empty_segments().assign(sequence_id=pd.Series([], dtype=object),
+                                          log_lambda=pd.Series([], dtype=float))
+        return uncovered_segments(empty if "sample_id" in cov.columns else
+                                  empty.drop(columns="sample_id"), cov)
     return uncovered_segments(pd.concat(out, ignore_index=True), cov)
+
+
+def _candidate_options(opts: dict, level: tuple, histograms: list) -> dict | None:
+    """The :func:`~penlearn.peaks.peakseg.candidates.candidate_segments` options of
+    every window of the genome (``opts["solve"]``: ``"candidates"``, the default, else
+    None: every row solved), from the genome's ``level`` and its rows' count
+    ``histograms``: the bound on a passing call's p-value under ``-p`` or ``-q`` (None
+    without a cutoff, or with ``--broad``: every row solved)."""
+    from penlearn.peaks.peakseg.candidates import cutoff_bound
+
+    if opts.get("solve", "candidates") != "candidates" or opts.get("broad"):
+        return None
+    total, bases, d = level
+    if not bases > 0 or not total > 0:
+        return None
+    if opts.get("pvalue") is not None:
+        log10_p = math.log10(opts["pvalue"])
+    elif opts.get("qvalue") is not None:
+        hist = np.sum([np.asarray(h, float) for h in histograms], axis=0)
+        log10_p = cutoff_bound(hist, total / bases, 4 * bases / d, opts["qvalue"])
+    else:
+        return None
+    return {"level": total / bases, "fragment": d, "log10_p": log10_p}
 
 
 def _pileup_at(cov: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
@@ -354,79 +390,6 @@ def _part(reads: ReadArrays | None, chrom: str) -> ReadArrays | None:
     return ReadArrays(reads.paired, part, reads.sizes)
 
 
-#: seconds between progress lines at most while tasks run (a "working" line between)
-PROGRESS_EVERY = 10.0
-
-
-class _Progress:
-    """A line per task done (a chromosome; a batch of them when reading), with the
-    share of the bases done and an ETA by bases; a "working" line whenever ``every``
-    seconds (:data:`PROGRESS_EVERY`) pass without one (plain lines: no ``\\r``).
-    ``clock``: the time (a test's fake clock).
-
-    Examples
-    --------
-    >>> lines = []
-    >>> with _Progress(lines.append, {"chr1": 30, "chr2": 10}, "control") as p:
-    ...     p.chromosome("chr1", 2)
-    >>> lines[0].split(", ETA")[0]
-    'control chr1: 2 peak(s); 1/2 chromosomes, 75 % of the bases'
-    """
-
-    def __init__(self, report, sizes: dict, what: str = "", every: float | None = None,
-                 clock=time.perf_counter) -> None:
-        self.report, self.sizes, self.clock = report, sizes, clock
-        self.every = PROGRESS_EVERY if every is None else every
-        self.what = f"{what} " if what else ""
-        self.total = float(sum(sizes.values())) or 1.0
-        self.done_share, self.done = 0.0, 0
-        self.t0 = self.last = clock()
-        self.lock = threading.Lock()
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._beat, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
-
-    def _eta(self) -> str:
-        if not self.done_share:
-            return ""
-        el = self.clock() - self.t0
-        left = el * max(0.0, 1.0 - self.done_share) / self.done_share
-        return f", ETA {left:.0f} s"
-
-    def _say(self, msg: str) -> None:
-        with self.lock:
-            self.report(msg)
-            self.last = self.clock()
-
-    def _count(self) -> str:
-        return f"{self.done}/{len(self.sizes)} chromosomes, " if self.sizes else ""
-
-    def chromosome(self, chrom: str, n_peaks: int) -> None:
-        """Report one chromosome done."""
-        self.advance(f"{chrom}: {n_peaks} peak(s)", self.sizes.get(chrom, 0) / self.total)
-
-    def advance(self, text: str, share: float) -> None:
-        """Report one task done: ``text``, and ``share`` of the bases more done."""
-        self.done += 1
-        self.done_share += share
-        self._say(f"{self.what}{text}; {self._count()}"
-                  f"{100 * self.done_share:.0f} % of the bases{self._eta()}")
-
-    def _beat(self) -> None:
-        tick = max(0.05, min(1.0, self.every / 4))
-        while not self.stop.wait(tick):
-            if self.clock() - self.last >= self.every:
-                self._say(f"{self.what}working: {self._count()}"
-                          f"{100 * self.done_share:.0f} % of the bases done{self._eta()}")
-
-
 def _emit_warnings(caught: list) -> None:
     """Each kind of warning once: the first chromosome's message, and how many more
     chromosomes gave one like it."""
@@ -441,8 +404,15 @@ def _emit_warnings(caught: list) -> None:
 
 def chrom_level(chrom: str, treat: ReadArrays, d, shift: int) -> tuple:
     """:func:`~penlearn.peaks.formats.peak_columns.genome_level`'s ``(total, bases,
-    depth)`` of one chromosome's fragment pileup."""
-    return genome_level(chrom_pileup(treat, chrom, d, shift))
+    depth)`` of one chromosome's fragment pileup, and its rows' counts
+    (:func:`~penlearn.peaks.peakseg.candidates.count_histogram`)."""
+    return _level_of(chrom_pileup(treat, chrom, d, shift))
+
+
+def _level_of(runs) -> tuple:
+    from penlearn.peaks.peakseg.candidates import count_histogram
+
+    return (*genome_level(runs), count_histogram(runs[2]))
 
 
 def _first_pass(kind: str, *args):
@@ -498,10 +468,11 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
         del tasks  # (it holds every chromosome's reads: dropped one by one below)
     total = bases = rises = 0.0
     for c in chroms:  # in the chromosomes' order: the same sums as one pass
-        t_, b_, d_ = levels[c]
+        t_, b_, d_, _ = levels[c]
         total, bases, rises = total + t_, bases + b_, rises + (t_ / d_ if t_ else 0.0)
     level = (total, bases, total / rises if rises > 0 else 1.0)
-    opts = {**opts, "genome_level": level}
+    opts = {**opts, "genome_level": level,
+            "candidates": _candidate_options(opts, level, [levels[c][3] for c in chroms])}
     if ctrl is not None:
         # in one order whatever the order the workers finished in (the largest first)
         opts = {**opts, "levels": _levels({c: first[c] for c in by_size},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import resource
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -76,3 +77,76 @@ def print_phases(clock: PhaseClock, path) -> None:
 
     Path(path).write_text(json.dumps(clock.times, indent=1))
     sys.stderr.flush()
+
+
+#: seconds between progress lines at most while tasks run (a "working" line between)
+PROGRESS_EVERY = 10.0
+
+
+class _Progress:
+    """A line per task done (a chromosome; a batch of them when reading), with the
+    share of the bases done and an ETA by bases; a "working" line whenever ``every``
+    seconds (:data:`PROGRESS_EVERY`) pass without one (plain lines: no ``\\r``).
+    ``clock``: the time (a test's fake clock).
+
+    Examples
+    --------
+    >>> lines = []
+    >>> with _Progress(lines.append, {"chr1": 30, "chr2": 10}, "control") as p:
+    ...     p.chromosome("chr1", 2)
+    >>> lines[0].split(", ETA")[0]
+    'control chr1: 2 peak(s); 1/2 chromosomes, 75 % of the bases'
+    """
+
+    def __init__(self, report, sizes: dict, what: str = "", every: float | None = None,
+                 clock=time.perf_counter) -> None:
+        self.report, self.sizes, self.clock = report, sizes, clock
+        self.every = PROGRESS_EVERY if every is None else every
+        self.what = f"{what} " if what else ""
+        self.total = float(sum(sizes.values())) or 1.0
+        self.done_share, self.done = 0.0, 0
+        self.t0 = self.last = clock()
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def _eta(self) -> str:
+        if not self.done_share:
+            return ""
+        el = self.clock() - self.t0
+        left = el * max(0.0, 1.0 - self.done_share) / self.done_share
+        return f", ETA {left:.0f} s"
+
+    def _say(self, msg: str) -> None:
+        with self.lock:
+            self.report(msg)
+            self.last = self.clock()
+
+    def _count(self) -> str:
+        return f"{self.done}/{len(self.sizes)} chromosomes, " if self.sizes else ""
+
+    def chromosome(self, chrom: str, n_peaks: int) -> None:
+        """Report one chromosome done."""
+        self.advance(f"{chrom}: {n_peaks} peak(s)", self.sizes.get(chrom, 0) / self.total)
+
+    def advance(self, text: str, share: float) -> None:
+        """Report one task done: ``text``, and ``share`` of the bases more done."""
+        self.done += 1
+        self.done_share += share
+        self._say(f"{self.what}{text}; {self._count()}"
+                  f"{100 * self.done_share:.0f} % of the bases{self._eta()}")
+
+    def _beat(self) -> None:
+        tick = max(0.05, min(1.0, self.every / 4))
+        while not self.stop.wait(tick):
+            if self.clock() - self.last >= self.every:
+                self._say(f"{self.what}working: {self._count()}"
+                          f"{100 * self.done_share:.0f} % of the bases done{self._eta()}")

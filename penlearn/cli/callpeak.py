@@ -322,6 +322,7 @@ def _call(args, penalty_args, files: dict, report, clock: PhaseClock, executor,
     with tempfile.TemporaryDirectory(prefix="penlearn-callpeak-") as bdg_dir:
         opts = {"d": d, "shift": args.shift, "penalty_args": penalty_args,
                 "rule": args.control_rule, "fallbacks": fallbacks, "sizes": sizes,
+                "solve": args.solve,
                 "control_scale": None if ctrl is None else n_frag / ctrl.total,
                 "bdg_dir": bdg_dir if args.bdg else None,
                 "qvalue": args.qvalue if rule is None else rule, "pvalue": args.pvalue,
@@ -426,6 +427,11 @@ def register(add) -> None:
     p.add_argument("--control-rule", choices=CONTROL_RULES, default="background",
                    help="how the control enters (see 'penlearn peaks --help') (default: "
                    "%(default)s)")
+    p.add_argument("--solve", choices=("candidates", "whole"), default="candidates",
+                   help="candidates: solve PeakSeg only on the stretches where a call could "
+                   "pass -q / -p (each widened by 2 kb; the rest background); whole: every "
+                   "pileup row of every window (the exact model of 'penlearn peaks', ~3x the "
+                   "CPU) (default: %(default)s)")
     p.add_argument("--penalty", type=float, default=None, metavar="λ",
                    help="the penalty λ of every window")
     p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",

@@ -15,6 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from penlearn.cli._callpeak_stream import _candidate_options, _window_segments
 from penlearn.cli._common import _Reporter
 from penlearn.cli.main import build_parser, main
 from penlearn.cli.peaks import _log_lambda, control_segments, narrow_rule
@@ -23,10 +24,11 @@ from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
 from penlearn.peaks.formats.bed import write_bedgraph
 from penlearn.peaks.formats.fragment_size import estimate_fragment_size
 from penlearn.peaks.formats.narrowpeak import narrowpeak_table, write_narrowpeak
-from penlearn.peaks.formats.peak_columns import significant
+from penlearn.peaks.formats.peak_columns import genome_level, significant
 from penlearn.peaks.formats.read_arrays import chrom_pileup, compact_reads, read_bam_arrays
 from penlearn.peaks.formats.reads import fragment_coverage, read_reads
 from penlearn.peaks.peakseg.calls import peak_calls
+from penlearn.peaks.peakseg.candidates import count_histogram
 from penlearn.peaks.peakseg.controls import control_background, mark_control_peaks
 from penlearn.peaks.peakseg.evaluation import predict_peaks
 
@@ -78,12 +80,23 @@ def _whole_genome(argv: list[str], tmp_path):
         if args.control_rule == "background":
             cov = control_background(treat_cov, control_cov, c_segs, chrom_sizes=sizes)
     log_lambda, windows = _log_lambda(pargs, treat_cov, quiet, sizes)
-    segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+    # the zero-label narrow rule's cutoff unless -q / -p is given (issue 52)
+    rule = narrow_rule(pargs) if args.qvalue is None and args.pvalue is None else None
+    if args.solve == "whole":
+        segs = predict_peaks(cov, log_penalty=log_lambda, windows=windows, segments=True)
+    else:  # each window's candidate stretches, by the genome's level and counts
+        total = bases = rises = 0.0
+        for _, g in treat_cov.groupby("chrom", sort=False, observed=True):
+            t_, b_, d_ = genome_level(tuple(g[c].to_numpy(np.int64) for c in (
+                "chromStart", "chromEnd", "count")))
+            total, bases, rises = total + t_, bases + b_, rises + t_ / d_
+        options = _candidate_options(
+            {"qvalue": args.qvalue if rule is None else rule, "pvalue": args.pvalue},
+            (total, bases, total / rises), [count_histogram(treat_cov["count"])])
+        segs = _window_segments(cov, log_lambda, windows, options)
     scale = {} if control_cov is None else {"control": control_cov,
                                             "control_scale": treat.total / ctrl.total}
     calls = peak_calls(segs, treat_cov, **scale)
-    # the zero-label model's narrow rule (issue 52): its cutoff unless -q / -p is given
-    rule = narrow_rule(pargs) if args.qvalue is None and args.pvalue is None else None
     calls = significant(calls, qvalue=args.qvalue if rule is None else rule,
                         pvalue=args.pvalue)
     if control_cov is not None and args.control_rule == "filter":
@@ -116,7 +129,8 @@ def _whole_genome(argv: list[str], tmp_path):
 
 @pytest.mark.parametrize("kind,extra", [
     ("se", "-B"), ("se", "--control-rule filter"), ("pe", "-B"), ("se", "--nocontrol"),
-    ("se", "--extsize 150 --penalty 500 --jobs 2"), ("se", "-B --control-rule filter -q 0.01")])
+    ("se", "--extsize 150 --penalty 500 --jobs 2"), ("se", "-B --control-rule filter -q 0.01"),
+    ("se", "--solve whole"), ("pe", "--solve whole -p 0.001"), ("se", "-p 0.001")])
 def test_streaming_gives_the_whole_genome_files(bams, tmp_path, kind, extra):
     fmt = "BAMPE" if kind == "pe" else "BAM"
     control = "" if "--nocontrol" in extra else f"-c {bams['c_' + kind]}"
@@ -261,7 +275,7 @@ def test_progress_line_whenever_every_seconds_pass():
     the ETA once a chromosome is done."""
     import time as _time
 
-    from penlearn.cli._callpeak_stream import _Progress
+    from penlearn.cli._phases import _Progress
 
     now = [0.0]
     lines: list[str] = []

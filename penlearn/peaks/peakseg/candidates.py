@@ -1,0 +1,368 @@
+"""The stretches of a window worth a PeakSeg solve in ``penlearn callpeak``: those where a
+call could pass ``-q`` / ``-p`` (issue 55).
+
+``callpeak``'s zero-label penalty segments the pileup finely (a change every few kb at
+1× coverage), then keeps the calls whose p-value passes the cutoff: at 20 M reads ~99 %
+of the model's peaks fail it, and the solve over every pileup row was ~60 % of the run's
+CPU. ``callpeak --solve candidates`` (the default) solves each window only on its
+**candidate stretches** (:func:`candidate_ranges`): the rows that could hold the summit
+of a passing call, and the blocks of 4, 16 and 64 fragments whose fragments could pass
+the whole peak's test, each widened by :data:`FLANK` rows on both sides, merged where
+they touch; each stretch is solved alone at the window's penalty
+(:func:`ranges_segments`) and the rows between stretches are background segments
+(:func:`~penlearn.peaks.peakseg._flanks.uncovered_segments`, as between windows).
+
+It is a change of the model, not a proof of the same one: a stretch solved alone has
+its own first and last background means, and so could place a change near its ends
+elsewhere than the whole window's solve. The flank keeps such changes away from the
+calls: at 5 kb and 100 rows more, the narrowPeak files of ``benchmarks/callpeak_genome.py`` (four
+kinds, full size and ``--scale 0.1``) are byte for byte those of ``--solve whole``
+(``benchmarks/RESULTS.md``, "candidate stretches"), and the tests compare both on
+simulated reads and on real coverage.
+
+The bound on the cutoff: among ``m`` Benjamini–Hochberg tests with at most ``N`` calls
+that pass ``q``, a passing call's p-value is at most ``q · N / m`` (Benjamini and
+Hochberg, 1995); a call's p-value is at least twice the least of its summit's test and
+its whole peak's test (:func:`~penlearn.peaks.peakseg.calls.screened_out`), each summit
+test at least that of the call's highest count against the genome's level. ``N`` is at
+most the rows of such counts (each passing call holds one), which makes the bound a
+fixed point (:func:`cutoff_bound`). The blocks stand for the whole peak's test (a broad
+call need not hold a high count); they are not a bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["BLOCK_FRAGMENTS", "FLANK", "FLANK_BASES", "candidate_ranges",
+           "candidate_segments", "count_histogram", "cutoff_bound", "ranges_segments",
+           "seed_rows", "summit_threshold"]
+
+#: the block sizes of the whole peak's test, in fragments (half overlapping)
+BLOCK_FRAGMENTS = (4, 16, 64)
+
+#: the rows each candidate stretch is widened by on both sides, past its bases' flank
+FLANK = 100
+
+#: the bases each candidate stretch is widened by on both sides (then FLANK rows more)
+FLANK_BASES = 5000
+
+#: how many times a stretch is widened at most (:func:`ranges_segments`)
+GROW = 8
+
+#: counts at or above it share the last bin of :func:`count_histogram`
+HISTOGRAM_BINS = 4096
+
+
+def count_histogram(counts: np.ndarray) -> np.ndarray:
+    """How many pileup rows have each count (``HISTOGRAM_BINS - 1`` and above: the
+    last bin), for :func:`cutoff_bound`; fractional counts (weighted reads) floored.
+
+    Examples
+    --------
+    >>> count_histogram(np.array([0, 2, 2, 5000]))[[0, 1, 2, 4095]].tolist()
+    [1, 0, 2, 1]
+    """
+    c = np.asarray(counts)
+    if c.dtype.kind == "f":
+        c = np.floor(c)
+    c = np.minimum(c, HISTOGRAM_BINS - 1).astype(np.int64, copy=False)
+    return np.bincount(c, minlength=HISTOGRAM_BINS)
+
+
+def summit_threshold(level: float, log10_p: float) -> int:
+    """The least count ``h`` with ``2 P(X >= h) <= 10 ** log10_p``, X Poisson(``level``).
+
+    Examples
+    --------
+    >>> summit_threshold(1.0, -2.0)  # P(X >= 5) = 0.0037, P(X >= 4) = 0.019
+    5
+    """
+    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
+
+    level = max(float(level), 1e-9)
+    hs = np.arange(1, 4096, dtype=float)
+    ok = _poisson_log10_sf(hs, np.full(len(hs), level)) + math.log10(2.0) <= log10_p
+    return int(hs[np.argmax(ok)]) if ok.any() else 4096
+
+
+def cutoff_bound(histogram: np.ndarray, level: float, tests: float, qvalue: float,
+                 ) -> float:
+    """log10 of a bound on the p-value of any call that passes ``qvalue`` among
+    ``tests`` Benjamini–Hochberg tests, from ``histogram[h]``, the number of pileup rows
+    of count ``h`` (the last entry: that count and above) over the genome.
+
+    Examples
+    --------
+    >>> hist = np.zeros(20); hist[0], hist[1], hist[12] = 1e6, 1e6, 10
+    >>> round(cutoff_bound(hist, 1.0, 1e6, 0.05), 2)  # q · 10 / 1e6
+    -6.3
+    """
+    tail = np.cumsum(np.asarray(histogram, float)[::-1])[::-1]  # rows of count >= h
+    log_p = math.log10(qvalue)
+    for _ in range(64):
+        h = min(summit_threshold(level, log_p), len(tail) - 1)
+        n = max(float(tail[h]), 1.0)
+        new = math.log10(qvalue * min(n, tests) / tests)
+        if new >= log_p - 1e-9:
+            break
+        log_p = new
+    return log_p
+
+
+def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
+              level: float, fragment: float, log10_p: float) -> np.ndarray:
+    """True for the rows of one window that could be in a passing call: rows of count
+    at least :func:`summit_threshold` (its summit), and the rows of the blocks of
+    :data:`BLOCK_FRAGMENTS` fragments (half overlapping) whose fragments (coverage
+    summed / ``fragment``) pass the whole peak's Poisson test at ``log10_p`` (twice
+    the p-value), both against the genome's ``level``.
+
+    Examples
+    --------
+    >>> s = np.arange(0, 1000, 10); c = np.ones(100); c[50] = 30
+    >>> seed = seed_rows(s, s + 10, c, level=1.0, fragment=10.0, log10_p=-6.0)
+    >>> seed.nonzero()[0][[0, -1]]  # row 50's count, and the blocks that hold it
+    array([40, 63])
+    """
+    from penlearn.peaks.formats._summit_kernel import running_sums
+    from penlearn.peaks.formats.peak_columns import _integral
+    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
+
+    starts = np.asarray(starts, np.int64)
+    ends = np.asarray(ends, np.int64)
+    counts = np.asarray(counts, float)
+    n = len(starts)
+    seed = counts >= summit_threshold(level, log10_p)
+    if not n:
+        return seed
+    delta = np.zeros(n + 1, np.int64)  # (+1 at each block's first row, -1 past its last)
+    cum = running_sums(starts, ends, counts)
+    rows = (starts, ends, counts)
+    for k in BLOCK_FRAGMENTS:
+        size = max(int(round(k * fragment)), 2)
+        b_lo = np.arange(starts[0], ends[-1], size // 2, dtype=np.int64)
+        b_hi = np.minimum(b_lo + size, ends[-1])
+        area = _integral(rows, b_hi, cum) - _integral(rows, b_lo, cum)
+        whole = _poisson_log10_sf(np.floor(area / fragment), level * (b_hi - b_lo) / fragment)
+        up = whole + math.log10(2.0) <= log10_p
+        np.add.at(delta, np.searchsorted(ends, b_lo[up], side="right"), 1)
+        np.add.at(delta, np.searchsorted(starts, b_hi[up], side="left"), -1)
+    seed |= np.cumsum(delta[:-1]) > 0
+    return seed
+
+
+def candidate_ranges(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
+                     level: float, fragment: float, log10_p: float, flank: int = FLANK,
+                     flank_bases: int = FLANK_BASES, seed: np.ndarray | None = None
+                     ) -> np.ndarray:
+    """The row ranges ``[lo, hi)`` of one window worth a solve, as rows ``(lo, hi)``,
+    sorted, none touching another: the runs of :func:`seed_rows` (``seed``, when
+    given), each widened by ``flank_bases`` bases and then ``flank`` rows on both
+    sides.
+
+    Examples
+    --------
+    >>> s = np.arange(0, 1000, 10); e = s + 10; c = np.ones(100); c[50] = 30
+    >>> candidate_ranges(s, e, c, level=1.0, fragment=10.0, log10_p=-6.0, flank=5,
+    ...                  flank_bases=0)
+    array([[35, 69]])
+    """
+    starts = np.asarray(starts, np.int64)
+    ends = np.asarray(ends, np.int64)
+    n = len(starts)
+    if seed is None:
+        seed = seed_rows(starts, ends, counts, level=level, fragment=fragment,
+                         log10_p=log10_p)
+    if not n or not seed.any():
+        return np.zeros((0, 2), np.int64)
+    edge = np.diff(np.r_[0, seed.astype(np.int8), 0])
+    lo, hi = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)  # the seeds' runs
+    if flank_bases:  # the rows within flank_bases of the runs' ends
+        lo = np.searchsorted(ends, starts[lo] - flank_bases, side="right")
+        hi = np.searchsorted(starts, ends[hi - 1] + flank_bases, side="left")
+    lo = np.maximum(lo - flank, 0)
+    hi = np.minimum(hi + flank, n)
+    hi = np.maximum.accumulate(hi)  # (lo is sorted: the runs are)
+    first = np.flatnonzero(np.r_[True, lo[1:] > hi[:-1]])  # (touching rows: one range)
+    last = np.r_[first[1:] - 1, len(lo) - 1]
+    return np.column_stack([lo[first], hi[last]]).astype(np.int64)
+
+
+def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: float,
+                       log10_p: float, flank: int = FLANK,
+                       flank_bases: int = FLANK_BASES):
+    """The reported segments of one window's ``coverage`` solved on its
+    :func:`candidate_ranges` alone (:func:`ranges_segments`); no rows where it has none.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 1000, 10),
+    ...                     "chromEnd": range(10, 1010, 10), "count": [1] * 100})
+    >>> cov.loc[50:52, "count"] = 30
+    >>> seg = candidate_segments(cov, 3.0, level=1.0, fragment=10.0, log10_p=-6.0,
+    ...                          flank=5)
+    >>> seg[seg["status"] == "peak"][["chromStart", "chromEnd"]].values.tolist()
+    [[500, 530]]
+    """
+    from penlearn.peaks.peakseg.solver import _Data
+
+    data = _Data.from_coverage(coverage)  # (gaps filled; a background's rows weighed)
+    width = data.w if data.width is None else data.width
+    # the treatment's counts (y / b at weight w·b where a background b is given)
+    counts = data.y if data.width is None else np.round(data.y * (data.w / width))
+    ends = data.start + width.astype(np.int64)
+    seed = seed_rows(data.start, ends, counts, level=level, fragment=fragment,
+                     log10_p=log10_p)
+    ranges = candidate_ranges(data.start, ends, counts, level=level, fragment=fragment,
+                              log10_p=log10_p, flank=flank, flank_bases=flank_bases,
+                              seed=seed)
+    return ranges_segments(data, log_penalty, ranges, grow_rows=flank,
+                           grow_bases=flank_bases, seed=seed)
+
+
+def _edge_peaks(first, last, peak, eq_prev, y, w, seed) -> tuple[bool, bool]:
+    """Whether a reported peak of one range's model (its segments ``first``, ``last``,
+    ``peak``, ``eq_prev``; its rows ``y``, ``w``) that holds a ``seed`` row (one that
+    could be a passing summit) has the range's first (last) run for its background on
+    that side (:func:`~penlearn.peaks.peakseg.calls.peak_calls`' ``background``: a run
+    the cut ends).
+
+    Examples
+    --------
+    >>> y, w = np.array([1.0, 9, 1, 1, 7, 1]), np.ones(6)
+    >>> seg = (np.array([0, 1, 2, 4, 5]), np.array([0, 1, 3, 4, 5]),
+    ...        np.array([False, True, False, True, False]), np.zeros(5, bool))
+    >>> _edge_peaks(*seg, y, w, y >= 8)
+    (True, False)
+    """
+    if len(first) < 3:
+        return False, False
+    run = np.cumsum(~eq_prev) - 1  # (segments an active constraint joins: one mean)
+    m = np.bincount(run, np.add.reduceat(w * y, first)) / np.bincount(
+        run, np.add.reduceat(w, first))
+    has = np.bincount(run, peak.astype(float)) > 0
+    new = np.r_[True, m[1:] != m[:-1]]  # (runs of one mean: one reported run)
+    rid = np.cumsum(new) - 1
+    m, has = m[new], np.bincount(rid, has.astype(float)) > 0
+    if len(m) < 3:
+        return False, False
+    seg_of_run = np.flatnonzero(new[run])  # each reported run's first segment
+    starts = first[seg_of_run]
+    stops = np.r_[starts[1:], len(y)]  # (rows of reported run r: starts[r]..stops[r])
+    left = has[1] and m[1] > m[0] and m[1] > m[2] and seed[starts[1]:stops[1]].any()
+    right = (has[-2] and m[-2] > m[-1] and m[-2] > m[-3]
+             and seed[starts[-2]:stops[-2]].any())
+    return bool(left), bool(right)
+
+
+def ranges_segments(data, log_penalty: float, ranges: np.ndarray, *,
+                    grow_rows: int = FLANK, grow_bases: int = FLANK_BASES,
+                    seed: np.ndarray | None = None):
+    """The reported segments (:func:`~penlearn.peaks.peakseg.calls.reported_segments`)
+    of each row range ``[lo, hi)`` of one window's rows (``data``: the solver's
+    ``_Data`` of its coverage) solved alone at ``log_penalty``: the rows of
+    ``_solve_window(coverage.iloc[lo:hi], ...)`` of every range, one after the other,
+    without a table per range (a genome has ~10⁴ ranges). ``ranges``: sorted rows
+    ``(lo, hi)`` (:func:`candidate_ranges`'), none touching another.
+
+    A range whose first (last) run is the background of a reported peak that holds a
+    ``seed`` row (True where a row could be a passing summit; None: no such check;
+    :func:`_edge_peaks`: the peak's fold would be that of the cut) is widened on that
+    side by ``grow_bases`` bases and ``grow_rows`` rows and solved again, up to
+    :data:`GROW` times; ranges that come to touch are one. ``grow_bases=grow_rows=0``
+    with one range per piece: each piece's own model, as given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from penlearn.peaks.peakseg.solver import _Data
+    >>> cov = pd.DataFrame({"chrom": "chr1", "chromStart": range(0, 100, 10),
+    ...                     "chromEnd": range(10, 110, 10),
+    ...                     "count": [1, 1, 9, 1, 1, 1, 1, 8, 1, 1]})
+    >>> data = _Data.from_coverage(cov)
+    >>> seg = ranges_segments(data, 0.0, [[0, 5], [6, 10]], grow_rows=0, grow_bases=0)
+    >>> seg[["chromStart", "chromEnd", "status"]].values.tolist()[:3]
+    [[0, 20, 'background'], [20, 30, 'peak'], [30, 50, 'background']]
+    >>> seed = data.y >= 8
+    >>> len(ranges_segments(data, 0.0, [[0, 5], [6, 10]], grow_rows=1, seed=seed))
+    5
+    """
+    import pandas as pd
+
+    from penlearn._interrupt import deferred_interrupts
+    from penlearn.peaks.peakseg._store import peakseg_solve
+    from penlearn.peaks.peakseg.calls import reported_segments
+    from penlearn.peaks.peakseg.solver import _TIE_TOL
+
+    penalty = math.exp(min(float(log_penalty), 700.0))
+    ranges = np.asarray(ranges, np.int64).reshape(-1, 2)
+    if len(ranges) > 1 and not (ranges[1:, 0] > ranges[:-1, 1]).all():
+        raise ValueError("ranges must be sorted rows, none touching another")
+    n = len(data.y)
+    width = data.w if data.width is None else data.width
+    ends = data.start + width.astype(np.int64)
+
+    def solve(lo, hi):
+        y, w = data.y[lo:hi], data.w[lo:hi]
+        if math.isinf(penalty) or hi - lo < 3 or y.min() == y.max():
+            f, la, p, e = [0], [hi - lo - 1], [False], [False]
+        else:
+            _, f, la, p, _, e, _, _ = peakseg_solve(y, w, penalty, _TIE_TOL)
+        return (np.asarray(f, np.int64), np.asarray(la, np.int64), np.asarray(p, bool),
+                np.asarray(e, bool))
+
+    queue, done = ranges.tolist(), []  # done: (lo, hi, solution)
+    k = 0
+    with deferred_interrupts():  # (one block for the window's ~10³ small solves)
+        while k < len(queue):
+            lo, hi = queue[k]
+            k += 1
+            for attempt in range(GROW + 1):
+                if done and lo <= done[-1][1]:  # touches the range before: one range
+                    lo = done.pop()[0]
+                while k < len(queue) and queue[k][0] <= hi:  # touches the next: one
+                    hi = max(hi, queue[k][1])
+                    k += 1
+                sol = solve(lo, hi)
+                left, right = (False, False) if seed is None else _edge_peaks(
+                    *sol, data.y[lo:hi], data.w[lo:hi], seed[lo:hi])
+                left, right = left and lo > 0, right and hi < n
+                if attempt == GROW or not (left or right) or not (grow_rows or grow_bases):
+                    break
+                if left:  # a reported peak whose background is the cut's own run
+                    lo = int(np.searchsorted(ends, data.start[lo] - grow_bases,
+                                             side="right"))
+                    lo = max(lo - grow_rows, 0)
+                if right:
+                    hi = int(np.searchsorted(data.start, ends[hi - 1] + grow_bases,
+                                             side="left"))
+                    hi = min(hi + grow_rows, n)
+            done.append((lo, hi, sol))
+    firsts = [d[2][0] + d[0] for d in done]
+    lasts = [d[2][1] + d[0] for d in done]
+    peaks = [d[2][2] for d in done]
+    eqs = [d[2][3] for d in done]
+    ranges = np.array([(d[0], d[1]) for d in done], np.int64).reshape(-1, 2)
+    if not firsts:
+        return pd.DataFrame({"chrom": pd.Series([], dtype=object),
+                             "chromStart": np.zeros(0, np.int64),
+                             "chromEnd": np.zeros(0, np.int64),
+                             "status": pd.Series([], dtype=object),
+                             "mean": np.zeros(0)})
+    first, last = np.concatenate(firsts), np.concatenate(lasts)
+    peak, eq_prev = np.concatenate(peaks), np.concatenate(eqs)
+    # each segment's sums over its own rows, added in the order _model adds them
+    rows = np.concatenate([np.arange(lo, hi) for lo, hi in ranges])
+    at = np.searchsorted(rows, first)
+    W = np.add.reduceat(data.w[rows], at)
+    S = np.add.reduceat(data.w[rows] * data.y[rows], at)
+    run_id = np.cumsum(~eq_prev) - 1
+    means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
+    segs = pd.DataFrame({"chrom": data.chrom, "chromStart": data.start[first],
+                         "chromEnd": data.end(last),
+                         "status": np.where(peak, "peak", "background"), "mean": means})
+    return reported_segments(segs)

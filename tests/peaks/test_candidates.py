@@ -1,0 +1,203 @@
+"""``callpeak --solve candidates`` (issue 55): each window solved on the stretches where a
+call could pass the cutoff. Each stretch's model is the exact model of its rows; the
+stretches hold every row that could be a passing call's summit; the calls that pass
+equal those of the whole window's solve on real coverage, and on simulated reads up to a
+few bases at a few ends (``benchmarks/RESULTS.md``: the genome-size files byte for
+byte)."""
+
+from __future__ import annotations
+
+import math
+import shlex
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from penlearn.peaks.formats.coverage import read_bedgraph, read_coverage
+from penlearn.peaks.formats.peak_columns import genome_level, significant
+from penlearn.peaks.formats.peak_stats import _poisson_log10_sf, score_columns
+from penlearn.peaks.peakseg._flanks import uncovered_segments
+from penlearn.peaks.peakseg.calls import peak_calls
+from penlearn.peaks.peakseg.candidates import (
+    candidate_ranges,
+    candidate_segments,
+    count_histogram,
+    cutoff_bound,
+    ranges_segments,
+    summit_threshold,
+)
+from penlearn.peaks.peakseg.evaluation import _solve_window
+from penlearn.peaks.peakseg.solver import _Data
+
+COLUMNS = ["chrom", "chromStart", "chromEnd", "status", "mean"]
+
+
+def _coverage(counts, widths, start=0) -> pd.DataFrame:
+    ends = start + np.cumsum(widths)
+    return pd.DataFrame({"chrom": "chr1", "chromStart": ends - widths, "chromEnd": ends,
+                         "count": np.asarray(counts, np.int64)})
+
+
+def _mono27ac() -> pd.DataFrame:
+    return read_bedgraph(need(DATA / "chipseq_raw" / "Mono27ac" / "coverage.bedGraph.gz"))
+
+
+@pytest.mark.parametrize("log_lambda", [0.0, 3.0, 6.0])
+def test_one_range_over_every_row_is_the_whole_window_model(log_lambda):
+    cov = _mono27ac()
+    got = ranges_segments(_Data.from_coverage(cov), log_lambda, np.array([[0, len(cov)]]))
+    want = _solve_window(cov, log_lambda, "w", segments=True)
+    pd.testing.assert_frame_equal(got[COLUMNS].reset_index(drop=True),
+                                  want[COLUMNS].reset_index(drop=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=12, max_size=80),
+       st.lists(st.integers(1, 40), min_size=80, max_size=80),
+       st.data(), st.floats(-1.0, 5.0))
+def test_each_range_is_the_exact_model_of_its_rows(counts, widths, data, log_lambda):
+    cov = _coverage(counts, widths[:len(counts)])
+    n = len(cov)
+    cuts = sorted(data.draw(st.lists(st.integers(1, n - 1), min_size=1, max_size=4,
+                                     unique=True)))
+    edges = [0, *cuts, n]
+    # every other piece a range (none touching another)
+    ranges = np.array([(a, b) for k, (a, b) in enumerate(zip(edges[:-1], edges[1:]))
+                       if k % 2 == 0], np.int64)
+    got = ranges_segments(_Data.from_coverage(cov), log_lambda, ranges, grow_rows=0,
+                          grow_bases=0)
+    want = pd.concat([_solve_window(cov.iloc[a:b].reset_index(drop=True), log_lambda, "w",
+                                    segments=True) for a, b in ranges], ignore_index=True)
+    pd.testing.assert_frame_equal(got[COLUMNS].reset_index(drop=True), want[COLUMNS])
+
+
+def test_touching_ranges_are_refused():
+    cov = _coverage([1, 5, 1, 5, 1, 1], [10] * 6)
+    with pytest.raises(ValueError, match="none touching"):
+        ranges_segments(_Data.from_coverage(cov), 1.0, np.array([[0, 3], [3, 6]]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 25), min_size=1, max_size=300),
+       st.lists(st.integers(1, 60), min_size=300, max_size=300),
+       st.floats(0.2, 4.0), st.floats(-8.0, -1.5), st.integers(0, 30))
+def test_ranges_hold_every_seed_widened_by_the_flank(counts, widths, level, log10_p,
+                                                     flank):
+    cov = _coverage(counts, widths[:len(counts)])
+    s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+    c = cov["count"].to_numpy(float)
+    r = candidate_ranges(s, e, c, level=level, fragment=20.0, log10_p=log10_p,
+                         flank=flank)
+    assert r.shape[1] == 2 and (r[:, 1] > r[:, 0]).all()
+    assert (r[1:, 0] > r[:-1, 1]).all()  # sorted, none touching another
+    inside = np.zeros(len(c) + 1, int)
+    np.add.at(inside, r[:, 0], 1)
+    np.add.at(inside, r[:, 1], -1)
+    inside = np.cumsum(inside)[:-1] > 0
+    seeds = np.flatnonzero(c >= summit_threshold(level, log10_p))
+    for i in seeds:  # each seed and `flank` rows on each side
+        assert inside[max(i - flank, 0):min(i + flank + 1, len(c))].all()
+    # a row outside every range: no count a passing summit could have
+    assert (c[~inside] < summit_threshold(level, log10_p)).all()
+
+
+@pytest.mark.parametrize("level,log10_p", [(1.0, -2.0), (1.78, -3.11), (0.05, -6.0),
+                                            (12.0, -4.0)])
+def test_summit_threshold_is_the_least_count_whose_test_passes(level, log10_p):
+    h = summit_threshold(level, log10_p)
+    two = math.log10(2.0)
+
+    def passes(k):
+        return _poisson_log10_sf(np.array([float(k)]), np.array([level]))[0] + two <= log10_p
+    assert passes(h) and not passes(h - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 10**6), min_size=30, max_size=30), st.floats(0.3, 3.0),
+       st.floats(1e4, 1e9), st.sampled_from([0.01, 0.05, 0.1]))
+def test_cutoff_bound_is_a_fixed_point_of_the_bh_bound(hist, level, tests, q):
+    hist = np.asarray(hist, float)
+    log_p = cutoff_bound(hist, level, tests, q)
+    assert log_p <= math.log10(q) + 1e-12
+    # N: the rows a passing summit could be; BH: a passing p-value <= q N / m
+    h = min(summit_threshold(level, log_p), len(hist) - 1)
+    n = max(hist[h:].sum(), 1.0)
+    assert log_p >= math.log10(q * min(n, tests) / tests) - 1e-9
+
+
+def test_count_histogram_counts_rows_and_floors_weights():
+    got = count_histogram(np.array([0.0, 1.5, 1.0, 7.9, 9000.0]))
+    assert got[0] == 1 and got[1] == 2 and got[7] == 1 and got[-1] == 1
+    assert got.sum() == 5
+
+
+def _passing(segs, cov, level3, tests, qvalue=0.05):
+    calls = peak_calls(segs, cov, genome_level=level3)
+    _, q = score_columns(calls["mean"].to_numpy(float), calls["pValue"].to_numpy(float),
+                         tests)
+    calls["qValue"] = q
+    calls = significant(calls, qvalue=qvalue)
+    return calls[["chromStart", "chromEnd", "pValue"]].reset_index(drop=True)
+
+
+def _samples():
+    out = [("Mono27ac", _mono27ac())]
+    k36 = read_coverage(need(DATA / "chipseq_raw" / "H3K36me3_TDH_other_chunk1"
+                             / "coverage.csv.gz"))
+    for sid, g in k36.groupby("sample_id", sort=True):
+        out.append((sid, g[["chrom", "chromStart", "chromEnd", "count"]].reset_index(
+            drop=True)))
+    return out
+
+
+@pytest.mark.parametrize("log_lambda", [2.0, 5.0])
+def test_real_coverage_passing_calls_equal_the_whole_window_solve(log_lambda):
+    pruned = 0
+    for _, cov in _samples():
+        runs = tuple(cov[c].to_numpy(np.int64) for c in ("chromStart", "chromEnd", "count"))
+        total, _, d = genome_level(runs)
+        bases = float(runs[1][-1] - runs[0][0])  # (the sample's covered extent)
+        level3, tests = (total, bases, d), 4 * bases / d
+        log10_p = cutoff_bound(count_histogram(runs[2]), total / bases, tests, 0.05)
+        r = candidate_ranges(*runs[:2], runs[2].astype(float), level=total / bases,
+                             fragment=d, log10_p=log10_p)
+        pruned += len(cov) - int((r[:, 1] - r[:, 0]).sum())
+        whole = _solve_window(cov, log_lambda, "w", segments=True)
+        cand = candidate_segments(cov, log_lambda, level=total / bases, fragment=d,
+                                  log10_p=log10_p)
+        cand = uncovered_segments(cand.assign(sequence_id="w"), cov)
+        pd.testing.assert_frame_equal(_passing(cand, cov, level3, tests),
+                                      _passing(whole, cov, level3, tests))
+    assert pruned > 1000  # (rows some windows were not solved on)
+
+
+def test_callpeak_candidates_call_the_peaks_of_the_whole_solve(tmp_path):
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not "
+                        "installed")
+    from penlearn.cli.main import main
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    design = plant_regions({"chr1": 3_000_000, "chr2": 1_000_000}, 40, 6, in_sticky=2,
+                           seed=11)
+    t, c = tmp_path / "t.bam", tmp_path / "c.bam"
+    write_reads_bam(t, design, background=40000, per_peak=80, sticky_fold=5, seed=3)
+    write_reads_bam(c, design, background=30000, sticky_fold=5, seed=4)
+    files = {}
+    for solve in ("candidates", "whole"):
+        argv = shlex.split(f"callpeak -t {t} -c {c} -f BAM -n {solve} --outdir {tmp_path}"
+                           f" --solve {solve} --quiet")
+        assert main(argv) == 0
+        files[solve] = pd.read_csv(tmp_path / f"{solve}_peaks.narrowPeak", sep="\t",
+                                   header=None).drop(columns=3)
+    # the same calls; an end may differ by a few bases (a stretch's model is its own:
+    # near its ends, and at ties of cost, a change can fall a row away)
+    cand, whole = files["candidates"], files["whole"]
+    assert len(whole) >= 20 and len(cand) == len(whole)
+    assert (cand[0] == whole[0]).all()
+    assert (abs(cand[1] - whole[1]) <= 10).all() and (abs(cand[2] - whole[2]) <= 10).all()
+    same = ((cand[1] == whole[1]) & (cand[2] == whole[2])).mean()
+    assert same >= 0.9, same
