@@ -7,16 +7,17 @@ of the model's peaks fail it, and the solve over every pileup row was ~60 % of t
 CPU. ``callpeak --solve candidates`` (the default) solves each window only on its
 **candidate stretches** (:func:`candidate_ranges`): the rows that could hold the summit
 of a passing call, and the blocks of 4, 16 and 64 fragments whose fragments could pass
-the whole peak's test, each widened by :data:`FLANK` rows on both sides, merged where
-they touch; each stretch is solved alone at the window's penalty
+the whole peak's test, each widened by :data:`FLANK_BASES` bases and :data:`FLANK` rows
+on both sides, merged where they touch; each stretch is solved alone at the window's penalty
 (:func:`ranges_segments`) and the rows between stretches are background segments
 (:func:`~penlearn.peaks.peakseg._flanks.uncovered_segments`, as between windows).
 
 It is a change of the model, not a proof of the same one: a stretch solved alone has
 its own first and last background means, and so could place a change near its ends
 elsewhere than the whole window's solve. The flank keeps such changes away from the
-calls: at 5 kb and 100 rows more, the narrowPeak files of ``benchmarks/callpeak_genome.py`` (four
-kinds, full size and ``--scale 0.1``) are byte for byte those of ``--solve whole``
+calls (and a stretch is widened again where a peak that could pass has the cut's run for
+its background): at 5 kb and 200 rows, the files of ``benchmarks/callpeak_genome.py``
+(four kinds, full size and ``--scale 0.1``) are byte for byte those of ``--solve whole``
 (``benchmarks/RESULTS.md``, "candidate stretches"), and the tests compare both on
 simulated reads and on real coverage.
 
@@ -44,7 +45,7 @@ __all__ = ["BLOCK_FRAGMENTS", "FLANK", "FLANK_BASES", "candidate_ranges",
 BLOCK_FRAGMENTS = (4, 16, 64)
 
 #: the rows each candidate stretch is widened by on both sides, past its bases' flank
-FLANK = 100
+FLANK = 200
 
 #: the bases each candidate stretch is widened by on both sides (then FLANK rows more)
 FLANK_BASES = 5000
