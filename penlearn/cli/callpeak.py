@@ -429,9 +429,9 @@ def register(add) -> None:
                    "%(default)s)")
     p.add_argument("--solve", choices=("candidates", "whole"), default="candidates",
                    help="candidates: solve PeakSeg only on the stretches where a call could "
-                   "pass -q / -p (each widened by 5 kb and 200 rows; the rest background); whole: every "
-                   "pileup row of every window (the exact model of 'penlearn peaks', ~3x the "
-                   "CPU) (default: %(default)s)")
+                   "pass -q / -p (each widened by 5 kb and 200 rows; the rest background); "
+                   "whole: every pileup row of every window (the exact model of 'penlearn "
+                   "peaks', ~2x the solve's CPU) (default: %(default)s)")
     p.add_argument("--penalty", type=float, default=None, metavar="λ",
                    help="the penalty λ of every window")
     p.add_argument("--log-penalty", type=float, default=None, metavar="LOG_λ",
