@@ -256,7 +256,7 @@ def control_segments(args, controls: pd.DataFrame, report: _Reporter, tmpdir=Non
     """The PeakSeg segments of the control samples, at the penalty the treatments get
     (``--penalty``, ``--model`` or the shipped model's, from the controls' own coverage;
     the model's own λ, never the narrow rule's lowered one: no q-value filters them),
-    solved on 1 kb bins then refined near their changes
+    solved on 1 kb bins, each change then moved to the best row edge near it
     (:func:`~penlearn.peaks.peakseg.controls.binned_segments`)."""
     from penlearn.peaks.peakseg.controls import CONTROL_BIN, binned_segments
 

@@ -226,15 +226,50 @@ def _segments(table):
 
 
 @pytest.mark.parametrize("width", [1, 200, 1000])
-def test_binned_control_model_equals_the_model_on_every_row(width):
-    # width 1: every base a datum, the exact model; wider bins refined near their
-    # changes find the same changes where the control's regions are clear
+def test_binned_control_model_solved_twice_equals_the_model_on_every_row(width):
+    # refine="solve": width 1, every base a datum, the exact model; wider bins (at half
+    # the penalty) solved again near their changes find the same changes where the
+    # control's regions are clear
     _, c = _sample()
     c = c.assign(sample_id="control")
     exact = predict_peaks(c, penalty=300.0, segments=True)
-    binned = binned_segments(c, float(np.log(300.0)), None, width)
+    binned = binned_segments(c, float(np.log(300.0)), None, width, coarse=0.5,
+                             refine="solve")
     assert (exact["status"] == "peak").sum() >= 1
     pd.testing.assert_frame_equal(_segments(binned), _segments(exact))
+
+
+def _penalized(segs, c, penalty):
+    """The Poisson loss of the rows of ``c`` under ``segs`` plus penalty per peak."""
+    ts, te = c["chromStart"].to_numpy(), c["chromEnd"].to_numpy()
+    area = np.r_[0, np.cumsum((te - ts) * c["count"].to_numpy())]
+    s = segs["chromStart"].to_numpy()
+    e = segs["chromEnd"].to_numpy()
+    sums = np.interp(e, np.r_[ts, te[-1]], area) - np.interp(s, np.r_[ts, te[-1]], area)
+    m = sums / (e - s)
+    loss = np.where(sums > 0, (e - s) * m - sums * np.log(np.where(m > 0, m, 1)), 0).sum()
+    return loss + penalty * int((segs["status"] == "peak").sum())
+
+
+@pytest.mark.parametrize("width", [200, 1000])
+def test_binned_control_model_refined_locally(width):
+    # the default (refine="local", the bins' model at the penalty itself): the sticky
+    # region (bins 2000-2029: bases 100,000-101,500) a peak at its rows' edges; the
+    # penalized loss between the exact model's (its optimum) and the bins' model's
+    _, c = _sample()
+    c = c.assign(sample_id="control")
+    exact = predict_peaks(c, penalty=300.0, segments=True)
+    local = binned_segments(c, float(np.log(300.0)), None, width)
+    bins_only = binned_segments(c, float(np.log(300.0)), None, width, near=0)
+    sticky = local[(local["chromStart"] == 100_000) & (local["chromEnd"] == 101_500)]
+    assert sticky["status"].tolist() == ["peak"]
+    lo, mid, hi = (_penalized(x, c, 300.0) for x in (exact, local, bins_only))
+    assert lo - 1e-6 <= mid <= hi + 1e-6
+    if width == 200:  # the bins' edges are not the rows': the refinement moved some
+        assert mid < hi - 1e-6
+    # width 1: every base a datum, the exact model
+    pd.testing.assert_frame_equal(
+        _segments(binned_segments(c, float(np.log(300.0)), None, 1)), _segments(exact))
 
 
 def test_binned_control_model_solves_every_row_where_its_segments_are_short():

@@ -6,7 +6,8 @@ Two rules, chosen by ``rule=`` (``penlearn peaks --control-rule``):
   ``benchmarks/RESULTS.md``, reasons in ``docs/chipseq.md``) — the control is the
   background of the Poisson model. The control is segmented like any sample (its PeakSeg
   model at its penalty, as PeakSegPipeline segments its Input samples; solved on 1 kb
-  bins and refined near their changes, :func:`binned_segments`); on each of its
+  bins, each change then moved to the best row edge near it, :func:`binned_segments`);
+  on each of its
   segments ``b = max(1, min(c / c₀, t / t₀))``: the control's mean there over its level
   on most bases, at most the treatment's own rise on the same bases (the local λ of
   MACS3, Zhang et al. 2008, *Genome Biology* 9:R137, with the control's segments in
@@ -39,11 +40,11 @@ __all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_backgroun
            "control_of", "mark_control_peaks", "segment_levels", "typical_levels"]
 
 CONTROL_RULES = ("background", "filter")
-# The control's model is solved on bins of this many bases, then again with every row's
-# edge allowed near the changes found (:func:`binned_segments`): MACS3's smallest local
-# background window; the background is a regional level. ~5x less CPU than a solve on
-# every row, the same segments on the benchmarks' data (benchmarks/RESULTS.md,
-# "callpeak_genome, faster solves (issue 55)").
+# The control's model is solved on bins of this many bases, then each change moved to the
+# best row edge near it (:func:`binned_segments`): MACS3's smallest local background
+# window; the background is a regional level. The calls of the benchmarks' genomes are
+# those of a solve on every row (benchmarks/RESULTS.md, "callpeak_genome, faster solves
+# (issue 55)" and "callpeak control model, cheaper (issue 55, session 17)").
 CONTROL_BIN = 1000
 
 
@@ -285,27 +286,32 @@ def mark_control_peaks(peaks: pd.DataFrame, control_peaks: pd.DataFrame) -> pd.D
 
 
 def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame | None,
-                    width: int, near: int = 4, coarse: float = 0.5,
-                    min_bins: int = 20, tmpdir=None) -> pd.DataFrame:
+                    width: int, near: int = 4, coarse: float = 1.0,
+                    min_bins: int = 20, tmpdir=None, refine: str = "local") -> pd.DataFrame:
     """The PeakSeg segments of every (sample, window) of ``coverage`` as
     ``predict_peaks(coverage, log_penalty=..., windows=..., segments=True)`` gives them,
-    solved on bins of ``width`` bases, then again with every row's edge allowed within
-    ``near`` bins of a change of that first model.
+    solved on bins of ``width`` bases, each change then moved within ``near`` bins.
 
     A bin is one datum of the Poisson loss: its mean coverage at the weight of its
     bases. As the loss of a segment depends on its bases and its summed coverage only,
-    the first solve is the optimal model among those whose changes fall on the bins'
-    edges (each window cut from its first base, the last bin shorter), at the same
-    penalty; the second is the optimal model among those whose changes fall on those
-    edges or on any row's edge near a change of the first: the changes where the rows
-    put them, the means exact, for the cost of two solves on about ``1 / width`` of
-    the bases (``width=1``: every base, the exact model). The control's model
+    the solve on the bins is the optimal model among those whose changes fall on the
+    bins' edges (each window cut from its first base, the last bin shorter), at
+    ``coarse`` times the penalty, on about ``1 / width`` of the bases (``width=1``:
+    every base, the exact model). ``refine="local"`` (the default) then moves each
+    change, first to last, to the row edge within ``near`` bins that gives its two
+    neighbouring segments the least loss, their means refit and every change's
+    direction kept (:func:`~penlearn.peaks.peakseg._refine.refine_changes`): one pass
+    over the rows near the changes, no second solve; the loss never rises, but it is a
+    local improvement, not the optimal model on the rows. ``refine="solve"`` solves
+    again, at the penalty, with every row's edge within ``near`` bins of a change
+    allowed besides the bins' edges (the optimal model among those; with
+    ``coarse=0.5``, so that a short region a bin dilutes still gets changes near it,
+    the model of sessions 14–16, twice the CPU). The control's model
     (:func:`control_background`): a regional level, whose changes a fragment's length
-    blurs anyway. The first solve is at ``coarse`` times the penalty, so that a short
-    region that a bin dilutes still gets changes near it to refine; a window whose
-    first model has segments of fewer than ``min_bins`` bins on average (a low penalty:
-    many short peaks, which bins could miss) is solved on every row instead (the exact
-    model; ``tmpdir`` the solver's, as for :func:`~penlearn.peaks.peakseg.solver.peakseg`).
+    blurs anyway. A window whose bins' model has segments of fewer than ``min_bins``
+    bins on average (a low penalty: many short peaks, which bins could miss) is solved
+    on every row instead (the exact model; ``tmpdir`` the solver's, as for
+    :func:`~penlearn.peaks.peakseg.solver.peakseg`).
 
     Examples
     --------
@@ -328,6 +334,8 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
                 or value < (1 if what == "width" else 0):
             raise ValueError(f"{what} must be an integer >= {1 if what == 'width' else 0}"
                              f" (bins), got {value!r}")
+    if refine not in ("local", "solve"):
+        raise ValueError(f"refine must be 'local' or 'solve', got {refine!r}")
     out = []
     for name, sid, cov in _windows_of(coverage, windows):
         value = float(log_penalty.loc[name]) if isinstance(log_penalty, pd.Series) \
@@ -346,6 +354,11 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
         changes = model.segments["chromStart"].to_numpy(np.int64)[1:]
         if len(model.segments) * min_bins > len(grid) - 1:
             model = solve(np.r_[ts, te[-1]])  # every row: the exact model
+        elif refine == "local":
+            segs = _refined(reported_segments(model.segments), ts, te, area, cov,
+                            near * width)
+            out.append(_with_ids(segs, value, name, sid))
+            continue
         elif len(changes):  # (none at a lower penalty: none at this one either)
             # every row's edge within ``near`` bins of a change, besides the bins' edges
             lo = np.searchsorted(ts, changes - near * width, side="left")
@@ -357,3 +370,23 @@ def binned_segments(coverage: pd.DataFrame, log_penalty, windows: pd.DataFrame |
     if not out:
         raise ValueError("coverage has no rows")
     return uncovered_segments(pd.concat(out, ignore_index=True), coverage)
+
+
+def _refined(segs: pd.DataFrame, ts, te, area, cov, reach: int) -> pd.DataFrame:
+    """A binned model's reported segments with their changes moved to the best row edge
+    within ``reach`` bases (:func:`~penlearn.peaks.peakseg._refine.refine_changes`), the
+    means those of the rows, reported again."""
+    from penlearn.peaks.peakseg._refine import refine_changes
+    from penlearn.peaks.peakseg.calls import reported_segments
+
+    segs = segs.drop(columns=["first_row", "last_row"], errors="ignore")
+    if len(segs) < 2:
+        return segs.reset_index(drop=True)
+    bounds = np.r_[segs["chromStart"].to_numpy(np.int64), segs["chromEnd"].iloc[-1]]
+    up = np.diff(segs["mean"].to_numpy(float)) > 0
+    counts = np.diff(area) / np.maximum(te - ts, 1)
+    new = refine_changes(ts, te, counts, bounds, up, reach)
+    sums = np.round(np.diff(_area_below(ts, te, area, new)))
+    return reported_segments(pd.DataFrame({
+        "chrom": segs["chrom"].to_numpy(), "chromStart": new[:-1], "chromEnd": new[1:],
+        "status": segs["status"].to_numpy(), "mean": sums / np.diff(new)}))
