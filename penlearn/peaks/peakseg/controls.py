@@ -42,9 +42,11 @@ __all__ = ["CONTROL_BIN", "CONTROL_RULES", "binned_segments", "control_backgroun
 CONTROL_RULES = ("background", "filter")
 # The control's model is solved on bins of this many bases, then each change moved to the
 # best row edge near it (:func:`binned_segments`): MACS3's smallest local background
-# window; the background is a regional level. The calls of the benchmarks' genomes are
-# those of a solve on every row (benchmarks/RESULTS.md, "callpeak_genome, faster solves
-# (issue 55)" and "callpeak control model, cheaper (issue 55, session 17)").
+# window; the background is a regional level. On the benchmarks' genomes the peaks found,
+# false and sticky calls are those of the former two solves, whose segments were those of
+# a solve on every row (benchmarks/RESULTS.md,
+# "callpeak_genome, faster solves (issue 55)" and "callpeak control model, cheaper (issue
+# 55, session 17)"; 2 kb bins called more sticky regions in benchmarks/control.py).
 CONTROL_BIN = 1000
 
 
