@@ -219,3 +219,20 @@ def test_candidate_options_follow_the_cutoff_and_the_solve_option():
                  {"qvalue": 0.05, "pvalue": None, "broad": True}):
         assert _candidate_options(opts, level, hist) is None
     assert _candidate_options({"qvalue": 0.05}, (0.0, 1.0e6, 200.0), hist) is None
+
+
+def test_a_window_without_a_stretch_is_one_background_segment():
+    from penlearn.cli._callpeak_stream import _window_segments
+
+    cov = pd.DataFrame({"chrom": pd.Categorical(["chr1"] * 6),
+                        "chromStart": range(0, 60, 10), "chromEnd": range(10, 70, 10),
+                        "count": [1, 2, 1, 2, 2, 1]})
+    opts = {"level": 1.5, "fragment": 10.0, "log10_p": -5.0}
+    got = _window_segments(cov, np.log(20.0), None, opts)
+    assert got[["chromStart", "chromEnd", "status", "mean"]].values.tolist() == [
+        [0, 60, "background", 1.5]]
+    # with a stretch: its model there, background around it
+    cov.loc[2, "count"] = 40
+    got = _window_segments(cov, np.log(20.0), None, {**opts, "log10_p": -3.0})
+    assert "peak" in got["status"].tolist()
+    assert got["chromStart"].min() == 0 and got["chromEnd"].max() == 60
