@@ -157,10 +157,10 @@ def test_the_freed_heap_is_given_back_before_each_solve(bams, tmp_path, monkeypa
     heap at chr1's features) are given back (``malloc_trim``) before the next solve, not
     held under it: a trim after every chromosome's features and between its windows."""
     from penlearn.cli import peaks
-    from penlearn.peaks.peakseg import evaluation
+    from penlearn.peaks.peakseg import candidates
 
     events = []
-    real_ll, real_solve, real_free = peaks._log_lambda, evaluation._solve_window, \
+    real_ll, real_solve, real_free = peaks._log_lambda, candidates.candidate_segments, \
         cs._return_freed_memory
 
     def log_lambda(*a, **k):
@@ -177,7 +177,8 @@ def test_the_freed_heap_is_given_back_before_each_solve(bams, tmp_path, monkeypa
             events.append("trim")
         return real_free(trim)
     monkeypatch.setattr(peaks, "_log_lambda", log_lambda)
-    monkeypatch.setattr(evaluation, "_solve_window", solve)
+    # (each window's solve: its candidate stretches, callpeak's default)
+    monkeypatch.setattr(candidates, "candidate_segments", solve)
     monkeypatch.setattr(cs, "_return_freed_memory", free)
     t, _ = bams
     assert main(shlex.split(f"callpeak -t {t} -f BAM -n x --outdir {tmp_path} "

@@ -201,3 +201,38 @@ def test_callpeak_candidates_call_the_peaks_of_the_whole_solve(tmp_path):
     assert (abs(cand[1] - whole[1]) <= 10).all() and (abs(cand[2] - whole[2]) <= 10).all()
     same = ((cand[1] == whole[1]) & (cand[2] == whole[2])).mean()
     assert same >= 0.9, same
+
+
+def test_candidate_options_follow_the_cutoff_and_the_solve_option():
+    from penlearn.cli._callpeak_stream import _candidate_options
+
+    level, hist = (2.0e6, 1.0e6, 200.0), [count_histogram(np.r_[np.zeros(900), [3] * 90,
+                                                                 [12] * 10])]
+    q = _candidate_options({"qvalue": 0.05, "pvalue": None}, level, hist)
+    assert q == {"level": 2.0, "fragment": 200.0,
+                 "log10_p": cutoff_bound(hist[0], 2.0, 4 * 1.0e6 / 200.0, 0.05)}
+    assert q["log10_p"] < math.log10(0.05)  # (the BH bound: below q itself)
+    p = _candidate_options({"qvalue": None, "pvalue": 1e-5}, level, hist)
+    assert p["log10_p"] == pytest.approx(-5.0)  # -p: its own cutoff
+    for opts in ({"qvalue": None, "pvalue": None},  # no cutoff: every call, every row
+                 {"qvalue": 0.05, "pvalue": None, "solve": "whole"},
+                 {"qvalue": 0.05, "pvalue": None, "broad": True}):
+        assert _candidate_options(opts, level, hist) is None
+    assert _candidate_options({"qvalue": 0.05}, (0.0, 1.0e6, 200.0), hist) is None
+
+
+def test_a_window_without_a_stretch_is_one_background_segment():
+    from penlearn.cli._callpeak_stream import _window_segments
+
+    cov = pd.DataFrame({"chrom": pd.Categorical(["chr1"] * 6),
+                        "chromStart": range(0, 60, 10), "chromEnd": range(10, 70, 10),
+                        "count": [1, 2, 1, 2, 2, 1]})
+    opts = {"level": 1.5, "fragment": 10.0, "log10_p": -5.0}
+    got = _window_segments(cov, np.log(20.0), None, opts)
+    assert got[["chromStart", "chromEnd", "status", "mean"]].values.tolist() == [
+        [0, 60, "background", 1.5]]
+    # with a stretch: its model there, background around it
+    cov.loc[2, "count"] = 40
+    got = _window_segments(cov, np.log(20.0), None, {**opts, "log10_p": -3.0})
+    assert "peak" in got["status"].tolist()
+    assert got["chromStart"].min() == 0 and got["chromEnd"].max() == 60

@@ -50,6 +50,11 @@ FLANK = 200
 #: the bases each candidate stretch is widened by on both sides (then FLANK rows more)
 FLANK_BASES = 5000
 
+#: a stretch is widened where a peak that could pass is among its first (last)
+#: ``EDGE_RUNS`` runs (2: next to the run its cut ends; more cost more than a flank
+#: that much wider, ``benchmarks/RESULTS.md``)
+EDGE_RUNS = 2
+
 #: how many times a stretch is widened at most (:func:`ranges_segments`)
 GROW = 8
 
@@ -254,10 +259,13 @@ def _edge_peaks(first, last, peak, eq_prev, y, w, seed) -> tuple[bool, bool]:
     seg_of_run = np.flatnonzero(new[run])  # each reported run's first segment
     starts = first[seg_of_run]
     stops = np.r_[starts[1:], len(y)]  # (rows of reported run r: starts[r]..stops[r])
-    left = has[1] and m[1] > m[0] and m[1] > m[2] and seed[starts[1]:stops[1]].any()
-    right = (has[-2] and m[-2] > m[-1] and m[-2] > m[-3]
-             and seed[starts[-2]:stops[-2]].any())
-    return bool(left), bool(right)
+    reported = np.r_[False, has[1:-1] & (m[1:-1] > m[:-2]) & (m[1:-1] > m[2:]), False]
+    near = min(EDGE_RUNS, len(m) - 1)
+
+    def seeded(r):
+        return bool(reported[r] and seed[starts[r]:stops[r]].any())
+    return (any(seeded(r) for r in range(1, near)),
+            any(seeded(len(m) - 1 - r) for r in range(1, near)))
 
 
 def ranges_segments(data, log_penalty: float, ranges: np.ndarray, *,
