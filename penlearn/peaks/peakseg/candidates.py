@@ -305,7 +305,7 @@ def ranges_segments(data, log_penalty: float, ranges: np.ndarray, *,
     from penlearn._interrupt import deferred_interrupts
     from penlearn.peaks.peakseg._store import peakseg_solve
     from penlearn.peaks.peakseg.calls import reported_segments
-    from penlearn.peaks.peakseg.solver import _TIE_TOL
+    from penlearn.peaks.peakseg.solver import _TIE_TOL, _Data, _model
 
     penalty = math.exp(min(float(log_penalty), 700.0))
     ranges = np.asarray(ranges, np.int64).reshape(-1, 2)
@@ -351,27 +351,19 @@ def ranges_segments(data, log_penalty: float, ranges: np.ndarray, *,
                                              side="left"))
                     hi = min(hi + grow_rows, n)
             done.append((lo, hi, sol))
-    firsts = [d[2][0] + d[0] for d in done]
-    lasts = [d[2][1] + d[0] for d in done]
-    peaks = [d[2][2] for d in done]
-    eqs = [d[2][3] for d in done]
-    ranges = np.array([(d[0], d[1]) for d in done], np.int64).reshape(-1, 2)
-    if not firsts:
+    if not done:
         return pd.DataFrame({"chrom": pd.Series([], dtype=object),
                              "chromStart": np.zeros(0, np.int64),
                              "chromEnd": np.zeros(0, np.int64),
                              "status": pd.Series([], dtype=object),
                              "mean": np.zeros(0)})
-    first, last = np.concatenate(firsts), np.concatenate(lasts)
-    peak, eq_prev = np.concatenate(peaks), np.concatenate(eqs)
-    # each segment's sums over its own rows, added in the order _model adds them
-    rows = np.concatenate([np.arange(lo, hi) for lo, hi in ranges])
-    at = np.searchsorted(rows, first)
-    W = np.add.reduceat(data.w[rows], at)
-    S = np.add.reduceat(data.w[rows] * data.y[rows], at)
-    run_id = np.cumsum(~eq_prev) - 1
-    means = (np.bincount(run_id, S) / np.bincount(run_id, W))[run_id]
-    segs = pd.DataFrame({"chrom": data.chrom, "chromStart": data.start[first],
-                         "chromEnd": data.end(last),
-                         "status": np.where(peak, "peak", "background"), "mean": means})
-    return reported_segments(segs)
+    # the ranges' rows side by side: the solver's model of them (its pooled means, its
+    # sums over each segment's own rows), each range's segments at their rows there
+    rows = np.concatenate([np.arange(lo, hi) for lo, hi, _ in done])
+    offsets = np.cumsum([0] + [hi - lo for lo, hi, _ in done[:-1]])
+    sub = _Data(chrom=data.chrom, start=data.start[rows], y=data.y[rows], w=data.w[rows],
+                width=None if data.width is None else data.width[rows])
+    model = _model(sub, penalty, *(np.concatenate([d[2][k] + (o if k < 2 else 0) for d, o
+                                                   in zip(done, offsets)])
+                                   for k in range(4)))
+    return reported_segments(model.segments).drop(columns=["first_row", "last_row"])
