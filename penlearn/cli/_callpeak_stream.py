@@ -192,6 +192,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
             with clock("pileup"):
                 control_cov = _frame(chrom, chrom_pileup(ctrl, chrom, opts["d"],
                                                          opts["shift"]))
+        candidates = _with_floor(opts.get("candidates"), treat_cov, control_cov,
+                                 opts.get("control_scale"))
+        if ctrl is not None:
             if opts["rule"] == "background" or opts.get("bdg_dir"):
                 with clock("background"):  # (-B: the control's level under either rule)
                     lam = control_background(treat_cov, control_cov, c_segs,
@@ -211,7 +214,8 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
                                          _log_lambda(args, rows, _Reporter(True),
                                                      opts["sizes"])[0]))
             else:
-                segs = _window_segments(cov, log_lambda, windows, opts.get("candidates"))
+                segs = _window_segments(cov, log_lambda, windows, candidates)
+            candidates = None
             # (its text columns as categories while the calls are made: ~20 MB less for
             # chr1's 280,000 segments; the calls' columns made text again below)
             segs, seg_text = _as_categories(segs)
@@ -372,6 +376,25 @@ def _candidate_options(opts: dict, level: tuple, histograms: list) -> dict | Non
     else:
         return None
     return {"level": total / bases, "fragment": d, "log10_p": log10_p}
+
+
+def _with_floor(candidates: dict | None, treat_cov: pd.DataFrame,
+                control_cov: pd.DataFrame | None, control_scale) -> dict | None:
+    """``candidates`` (:func:`_candidate_options`) with the chromosome's bound on the
+    local λ of its calls' tests (:func:`~penlearn.peaks.peakseg.candidates.local_floor`:
+    the control's windows times its scale, else the treatment's own; seeds where the
+    local λ is high are not seeds)."""
+    if candidates is None:
+        return None
+    from penlearn.peaks.formats.peak_columns import CONTROL_WINDOWS, OWN_WINDOWS
+    from penlearn.peaks.peakseg.candidates import local_floor
+
+    own = control_cov is None
+    cov = treat_cov if own else control_cov
+    runs = (cov["chromStart"].to_numpy(np.int64), cov["chromEnd"].to_numpy(np.int64),
+            cov["count"].to_numpy(float))
+    return {**candidates, "floor": local_floor(
+        runs, OWN_WINDOWS if own else CONTROL_WINDOWS, 1.0 if own else control_scale)}
 
 
 def _pileup_at(cov: pd.DataFrame, pos: np.ndarray) -> np.ndarray:

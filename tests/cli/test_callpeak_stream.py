@@ -13,9 +13,10 @@ import sys
 import textwrap
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from penlearn.cli._callpeak_stream import _candidate_options, _window_segments
+from penlearn.cli._callpeak_stream import _candidate_options, _window_segments, _with_floor
 from penlearn.cli._common import _Reporter
 from penlearn.cli.main import build_parser, main
 from penlearn.cli.peaks import _log_lambda, control_segments, narrow_rule
@@ -93,7 +94,17 @@ def _whole_genome(argv: list[str], tmp_path):
         options = _candidate_options(
             {"qvalue": args.qvalue if rule is None else rule, "pvalue": args.pvalue},
             (total, bases, total / rises), [count_histogram(treat_cov["count"])])
-        segs = _window_segments(cov, log_lambda, windows, options)
+        # each chromosome's stretches by the bound on its calls' local λ
+        parts = []
+        for chrom, g in cov.groupby("chrom", sort=False, observed=True):
+            t_c = treat_cov[treat_cov["chrom"] == chrom].reset_index(drop=True)
+            c_c = None if control_cov is None else control_cov[
+                control_cov["chrom"] == chrom].reset_index(drop=True)
+            floor = _with_floor(options, t_c, c_c, None if control_cov is None else
+                                treat.total / ctrl.total)
+            parts.append(_window_segments(g.reset_index(drop=True), log_lambda, windows,
+                                          floor))
+        segs = pd.concat(parts, ignore_index=True)
     scale = {} if control_cov is None else {"control": control_cov,
                                             "control_scale": treat.total / ctrl.total}
     calls = peak_calls(segs, treat_cov, **scale)

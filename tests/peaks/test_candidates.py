@@ -27,7 +27,10 @@ from penlearn.peaks.peakseg.candidates import (
     candidate_segments,
     count_histogram,
     cutoff_bound,
+    local_floor,
     ranges_segments,
+    row_floors,
+    seed_rows,
     summit_threshold,
 )
 from penlearn.peaks.peakseg.evaluation import _solve_window
@@ -81,28 +84,126 @@ def test_touching_ranges_are_refused():
         ranges_segments(_Data.from_coverage(cov), 1.0, np.array([[0, 3], [3, 6]]))
 
 
+def _summit_passes(starts, ends, counts, x, level, log10_p, d, own=True, control=None,
+                   scale=1.0):
+    """Whether base ``x`` could be a passing call's summit by peak_columns' own rule:
+    its held level against its local λ (the genome's level, the windows' means)."""
+    from penlearn.peaks.formats._summit_kernel import held_levels
+    from penlearn.peaks.formats.peak_columns import (
+        CONTROL_WINDOWS,
+        OWN_WINDOWS,
+        _window_means,
+        held_width,
+    )
+
+    held = held_levels(starts, ends, counts.astype(float), x, held_width(d))
+    if own:
+        local = _window_means((starts, ends, counts.astype(float)), x, OWN_WINDOWS)
+    else:
+        local = [scale * v for v in _window_means(control, x, CONTROL_WINDOWS)]
+    lam = np.maximum.reduce([np.full(len(x), level), *local])
+    return _poisson_log10_sf(held, lam) + math.log10(2.0) <= log10_p
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 25), min_size=1, max_size=300),
        st.lists(st.integers(1, 60), min_size=300, max_size=300),
-       st.floats(0.2, 4.0), st.floats(-8.0, -1.5), st.integers(0, 30))
-def test_ranges_hold_every_seed_widened_by_the_flank(counts, widths, level, log10_p,
-                                                     flank):
+       st.floats(0.2, 4.0), st.floats(-8.0, -1.5), st.integers(0, 30), st.data())
+def test_ranges_hold_every_possible_summit_widened_by_the_flank(counts, widths, level,
+                                                                log10_p, flank, data):
     cov = _coverage(counts, widths[:len(counts)])
     s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
     c = cov["count"].to_numpy(float)
     r = candidate_ranges(s, e, c, level=level, fragment=20.0, log10_p=log10_p,
-                         flank=flank)
+                         flank=flank, flank_bases=0)
     assert r.shape[1] == 2 and (r[:, 1] > r[:, 0]).all()
     assert (r[1:, 0] > r[:-1, 1]).all()  # sorted, none touching another
     inside = np.zeros(len(c) + 1, int)
     np.add.at(inside, r[:, 0], 1)
     np.add.at(inside, r[:, 1], -1)
     inside = np.cumsum(inside)[:-1] > 0
-    seeds = np.flatnonzero(c >= summit_threshold(level, log10_p))
-    for i in seeds:  # each seed and `flank` rows on each side
+    seed = seed_rows(s, e, c, level=level, fragment=20.0, log10_p=log10_p)
+    for i in np.flatnonzero(seed):  # each seed and `flank` rows on each side
         assert inside[max(i - flank, 0):min(i + flank + 1, len(c))].all()
-    # a row outside every range: no count a passing summit could have
-    assert (c[~inside] < summit_threshold(level, log10_p)).all()
+    # no base of a row outside every range could be a passing summit (any base: the
+    # row's first, last and one drawn)
+    out = np.flatnonzero(~inside)
+    if len(out):
+        pick = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(out),
+                                           max_size=len(out))))
+        for x in (s[out], e[out] - 1, s[out] + (pick * (e[out] - s[out] - 1)).astype(int)):
+            assert not _summit_passes(s, e, c, x, level, log10_p, 20.0).any()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=2, max_size=200),
+       st.lists(st.integers(1, 400), min_size=200, max_size=200),
+       st.lists(st.integers(0, 3), min_size=200, max_size=200),
+       st.sampled_from([50, 100, 250]), st.floats(0.1, 3.0), st.data())
+def test_row_floors_never_exceed_the_windows_means(counts, widths, gaps, bin_size, scale,
+                                                   data):
+    from penlearn.peaks.formats.peak_columns import CONTROL_WINDOWS, _window_means
+
+    n = len(counts)
+    w = np.asarray(widths[:n], np.int64)
+    starts = np.cumsum(np.r_[0, (w + np.asarray(gaps[:n]) * 37)[:-1]])
+    runs = (starts, starts + w, np.asarray(counts, float))
+    floor = local_floor(runs, CONTROL_WINDOWS, scale, bin_size)
+    # rows of another sample over the same bases (the treatment's, with the control's
+    # floor): any rows, each base of them
+    q_lo = np.sort(np.array(data.draw(st.lists(st.integers(0, int(runs[1][-1]) + 20_000),
+                                               min_size=1, max_size=30))))
+    q_hi = q_lo + np.array(data.draw(st.lists(st.integers(1, 3000), min_size=len(q_lo),
+                                              max_size=len(q_lo))))
+    got = row_floors(q_lo, q_hi, floor)
+    for frac in (0.0, 0.5, 1.0):
+        x = q_lo + (frac * (q_hi - q_lo - 1)).astype(np.int64)
+        means = [scale * m for m in _window_means(runs, x, CONTROL_WINDOWS)]
+        assert (got <= np.maximum.reduce(means)).all()
+
+
+def test_row_floors_bound_a_flat_level_closely():
+    from penlearn.peaks.formats.peak_columns import OWN_WINDOWS
+
+    starts = np.arange(0, 100_000, 50)
+    runs = (starts, starts + 50, np.full(len(starts), 4.0))
+    got = row_floors(np.array([50_000]), np.array([50_050]), local_floor(runs, OWN_WINDOWS))
+    # the 10 kb window loses at most two bins and the row's width: >= 4 (1 - 550 / 10,000)
+    assert 4.0 * (1 - 550 / 10_000) <= got[0] <= 4.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=3, max_size=120),
+       st.lists(st.integers(1, 30), min_size=120, max_size=120),
+       st.integers(1, 80), st.data())
+def test_held_bound_never_below_the_chromosomes_held_level(counts, widths, width, data):
+    from penlearn.peaks.formats._summit_kernel import held_levels
+    from penlearn.peaks.peakseg.candidates import _held_bound
+
+    n = len(counts)
+    ends = np.cumsum(np.asarray(widths[:n], np.int64))
+    starts = ends - np.asarray(widths[:n], np.int64)
+    c = np.asarray(counts, float)
+    # a window of the chromosome's rows, its rows split where a background changes
+    lo = data.draw(st.integers(0, n - 1))
+    hi = data.draw(st.integers(lo + 1, n))
+    cut = data.draw(st.lists(st.integers(0, n - 1), max_size=10, unique=True))
+    s, e, k = [], [], []
+    for i in range(lo, hi):
+        if i in cut and ends[i] - starts[i] > 1:
+            mid = (starts[i] + ends[i]) // 2
+            s += [starts[i], mid]
+            e += [mid, ends[i]]
+            k += [c[i], c[i]]
+        else:
+            s.append(starts[i])
+            e.append(ends[i])
+            k.append(c[i])
+    s, e, k = np.array(s), np.array(e), np.array(k)
+    rows = np.arange(len(s))
+    got = _held_bound(s, e, k, rows, width)
+    for x in (s, e - 1, (s + e) // 2):
+        assert (got >= held_levels(starts, ends, c, x, width)).all()
 
 
 @pytest.mark.parametrize("level,log10_p", [(1.0, -2.0), (1.78, -3.11), (0.05, -6.0),
@@ -154,8 +255,11 @@ def _samples():
     return out
 
 
-@pytest.mark.parametrize("log_lambda", [2.0, 5.0])
-def test_real_coverage_passing_calls_equal_the_whole_window_solve(log_lambda):
+@pytest.mark.parametrize("log_lambda,own_floor", [(2.0, False), (5.0, False),
+                                                  (2.0, True), (5.0, True)])
+def test_real_coverage_passing_calls_equal_the_whole_window_solve(log_lambda, own_floor):
+    from penlearn.peaks.formats.peak_columns import OWN_WINDOWS
+
     pruned = 0
     for _, cov in _samples():
         runs = tuple(cov[c].to_numpy(np.int64) for c in ("chromStart", "chromEnd", "count"))
@@ -167,8 +271,9 @@ def test_real_coverage_passing_calls_equal_the_whole_window_solve(log_lambda):
                              fragment=d, log10_p=log10_p)
         pruned += len(cov) - int((r[:, 1] - r[:, 0]).sum())
         whole = _solve_window(cov, log_lambda, "w", segments=True)
+        floor = local_floor(runs, OWN_WINDOWS) if own_floor else None
         cand = candidate_segments(cov, log_lambda, level=total / bases, fragment=d,
-                                  log10_p=log10_p)
+                                  log10_p=log10_p, floor=floor)
         cand = uncovered_segments(cand.assign(sequence_id="w"), cov)
         pd.testing.assert_frame_equal(_passing(cand, cov, level3, tests),
                                       _passing(whole, cov, level3, tests))
