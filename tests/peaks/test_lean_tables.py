@@ -8,11 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import traced_peak
 from scipy import stats
 
 from penlearn.peaks.formats.peak_stats import _poisson_logsf
-from penlearn.peaks.peakseg._flanks import uncovered_segments
+from penlearn.peaks.peakseg._flanks import _below, uncovered_segments
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.peakseg.evaluation import _windows_of
 from penlearn.peaks.peakseg.features import window_id
@@ -165,6 +167,30 @@ def test_uncovered_segments_mean_equals_the_interpolation_of_every_row():
         a, b = fill["chromStart"].to_numpy(), fill["chromEnd"].to_numpy()
         want = (np.interp(b, xp, fp) - np.interp(a, xp, fp)) / (b - a)
         assert np.array_equal(fill["mean"].to_numpy(), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 12), st.integers(0, 6)),
+                min_size=1, max_size=25),
+       st.lists(st.integers(-5, 400), max_size=12), st.booleans(), st.booleans())
+def test_below_is_the_interpolation_of_every_row(rows, xs, real, infinite):
+    """:func:`_below` at every ``x`` at once is ``np.interp`` of the whole table of the
+    rows' cumulative coverage value for value: at the rows' bounds, inside rows, in gaps,
+    before the first and past the last row, on empty rows and infinite sums."""
+    width, gap, count = (np.array(c, np.int64) for c in zip(*rows))
+    start = np.cumsum(np.r_[0, (width + gap)[:-1]]) + 3
+    end = start + width
+    c = count * (np.pi if real else 1.0)
+    if infinite:
+        c[len(c) // 2] = np.inf
+    with np.errstate(invalid="ignore"):  # (inf · 0 bases: NaN, as the caller's)
+        total = np.cumsum(c * (end - start))
+    x = np.r_[np.array(xs, np.int64), start, end]
+    xp = np.c_[start, end].ravel()
+    fp = np.c_[np.r_[0.0, total[:-1]], total].ravel()
+    with np.errstate(invalid="ignore"):
+        want = np.array([np.interp(v, xp, fp) for v in x])
+    assert np.array_equal(_below(x, start, end, total), want, equal_nan=True)
 
 
 def test_fragment_size_of_read_arrays_equals_that_of_their_reads():
