@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import traced_peak
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import traced_peak
 from scipy import stats
 
 from penlearn.peaks.formats.peak_stats import _poisson_logsf
