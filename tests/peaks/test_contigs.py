@@ -10,9 +10,17 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DATA, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import penlearn as pl
-from penlearn.peaks.peakseg.contigs import coverage_problems, fill_gaps
+from penlearn.peaks.peakseg.contigs import (
+    clipped_rows,
+    coverage_problems,
+    fill_gaps,
+    filled_window,
+    window_rows,
+)
 from penlearn.peaks.peakseg.evaluation import window_error_functions
 from penlearn.peaks.peakseg.search import peakseg_search
 from penlearn.peaks.peakseg.solver import peakseg_path
@@ -239,3 +247,29 @@ def test_one_whole_chromosome_is_never_copied_nor_grouped():
     [(_, _, gw)] = list(_windows_of(cov, win))
     assert gw[["chromStart", "chromEnd"]].values.tolist() == [[2, 4], [4, 9], [9, 10]]
     assert cov["chromStart"].tolist() == [0, 4, 9, 12]  # (the input is unchanged)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 15), st.integers(0, 2), st.integers(0, 9)),
+                min_size=1, max_size=30),
+       st.integers(-5, 400), st.integers(1, 200), st.booleans(), st.booleans(),
+       st.integers(0, 7))
+def test_filled_window_is_the_window_rows_filled_then_clipped(rows, start, size, extra,
+                                                              real, offset):
+    """One compiled pass equals :func:`window_rows`, :func:`fill_gaps`, then
+    :func:`clipped_rows` and the columns kept: values, dtypes and index, with gaps or
+    none, windows inside or beyond the rows, a categorical ``chrom``, a float column
+    carried (the background) and a ``sample_id`` dropped."""
+    width, gap, count = (np.array(c, np.int64) for c in zip(*rows))
+    gap = gap * (gap + 3)  # (touching rows, gaps of 4 and 10 bases)
+    lo = np.cumsum(np.r_[0, (width + gap)[:-1]]) + 2
+    g = pd.DataFrame({"sample_id": "s",
+                      "chrom": pd.Categorical.from_codes(np.zeros(len(lo), np.int8), ["c"]),
+                      "chromStart": lo, "chromEnd": lo + width,
+                      "count": count * 0.5 if real else count,
+                      "background": np.arange(len(lo)) + 0.25})
+    g.index = pd.RangeIndex(offset, offset + len(g))
+    columns = ["chrom", "chromStart", "chromEnd", "count", *(["background"] if extra else [])]
+    end = start + size
+    want = clipped_rows(fill_gaps(window_rows(g, start, end)), start, end)[columns]
+    pd.testing.assert_frame_equal(filled_window(g, start, end, columns), want)

@@ -40,6 +40,7 @@ from penlearn.peaks.peakseg.contigs import (
     check_gaps,
     clipped_rows,
     fill_gaps,
+    filled_window,
     one_problem,
     sorted_rows,
     window_rows,
@@ -218,10 +219,16 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
 
     Gaps are filled per (sample, chromosome) before the window is cut out, so that a
     window starting inside a gap sees the zeros there, as in the filled file."""
-    cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
-    if len(cov) and one_problem(cov):  # one whole chromosome: no copy of it
-        by_sample = {(cov["sample_id"].iloc[0], cov["chrom"].iloc[0]): cov}
+    if len(coverage) and one_problem(coverage):  # one whole chromosome: no copy of it
+        sid0 = coverage["sample_id"].iloc[0] if "sample_id" in coverage.columns else ""
+        by_sample = {(sid0, coverage["chrom"].iloc[0]): coverage}
+        # its windows from its extent (no sample_id column of its every row added)
+        cov = coverage.iloc[:1].assign(chromStart=[coverage["chromStart"].min()],
+                                       chromEnd=[coverage["chromEnd"].max()])
+        if "sample_id" not in cov.columns:
+            cov = cov.assign(sample_id="")
     else:
+        cov = coverage if "sample_id" in coverage.columns else coverage.assign(sample_id="")
         by_sample = dict(list(cov.groupby(["sample_id", "chrom"], sort=False)))
     filled: dict = {}
     tidy: dict = {}
@@ -233,6 +240,16 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
         where = f"coverage of {'' if sid is None else f'sample {sid!r}, '}{w.chrom}"
         if key not in tidy:  # (once per chromosome, not per window)
             tidy[key] = gaps == "fill" and sorted_rows(by_sample[key])
+            tidy[key] = tidy[key] and (2 if one_problem(by_sample[key]) else 1)
+        if tidy[key] == 2:  # the window's rows filled and clipped in one pass
+            columns = [*COVERAGE_COLUMNS, *([BACKGROUND] if BACKGROUND in coverage else [])]
+            gw = filled_window(by_sample[key], w.chromStart, w.chromEnd, columns)
+            if gw is not None:
+                name = getattr(w, "sequence_id", None) or window_id(
+                    sid, w.chrom, w.chromStart, w.chromEnd)
+                yield name, sid, gw
+                gw = None
+                continue
         g = window_rows(by_sample[key], w.chromStart, w.chromEnd) if tidy[key] else None
         if g is None:  # (the chromosome filled once, kept for its next windows)
             if key not in filled:

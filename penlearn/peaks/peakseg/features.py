@@ -29,7 +29,13 @@ import pandas as pd
 
 from penlearn._checks import not_one_word, require_columns, text_ids
 from penlearn.peaks.formats.coverage import _check_rows, check_coverage_rows
-from penlearn.peaks.peakseg.contigs import check_gaps, fill_gaps, one_problem, window_rows
+from penlearn.peaks.peakseg.contigs import (
+    check_gaps,
+    fill_gaps,
+    filled_window,
+    one_problem,
+    window_rows,
+)
 
 _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quartile.100%",
           "mean", "sd", "bases", "data")
@@ -37,6 +43,7 @@ _STATS = ("quartile.0%", "quartile.25%", "quartile.50%", "quartile.75%", "quarti
 FEATURE_COLUMNS = tuple(f"{pre}{s}" for pre in ("", "log+1.", "log.", "log.log.")
                         for s in _STATS)
 _PROBS = (0.0, 0.25, 0.5, 0.75, 1.0)
+_BOUNDS = ("chromStart", "chromEnd", "count")  # (a window's filled rows' columns)
 
 
 def window_id(sample_id, chrom: str, chrom_start: int, chrom_end: int) -> str:
@@ -274,7 +281,10 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
         sid = r.sample_id if has_samples else None
         g = groups.get((r.sample_id, r.chrom))
         if by_window and g is not None:
-            g = fill_gaps(window_rows(g, r.chromStart, r.chromEnd), gaps)
+            # the window's rows filled and clipped in one pass (else filled, then cut)
+            got = filled_window(g, r.chromStart, r.chromEnd, _BOUNDS)
+            g = fill_gaps(window_rows(g, r.chromStart, r.chromEnd), gaps) if got is None \
+                else got
         start = np.zeros(0, np.int64) if g is None else g["chromStart"].to_numpy()
         end = np.zeros(0, np.int64) if g is None else g["chromEnd"].to_numpy()
         first = int(np.searchsorted(end, r.chromStart, side="right"))
