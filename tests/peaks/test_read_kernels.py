@@ -10,10 +10,16 @@ import zlib
 import numpy as np
 import pytest
 from conftest import traced_peak
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from penlearn.peaks.formats import _bam_kernel
 from penlearn.peaks.formats._bam_kernel import decompressed_blocks, read_bam_columns
-from penlearn.peaks.formats._pileup_kernel import extended_fragments, unit_depth_runs
+from penlearn.peaks.formats._pileup_kernel import (
+    extended_depth_runs,
+    extended_fragments,
+    unit_depth_runs,
+)
 from penlearn.peaks.formats.bam import depth_runs
 from penlearn.peaks.formats.read_arrays import ReadArrays, chrom_pileup, weighted_fragments
 
@@ -109,12 +115,32 @@ def test_chrom_pileup_equals_the_weighted_fragments_pileup(paired):
             np.testing.assert_array_equal(x, y)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 120), st.booleans()), max_size=60),
+       st.integers(1, 50), st.integers(-8, 8), st.one_of(st.none(), st.integers(0, 130)))
+def test_extended_depth_runs_equal_the_two_sorted_arrays_merge(reads, extsize, shift, size):
+    """One sort of the unclipped starts: the runs of the fragments clipped at 0 and at
+    the chromosome's end (reads left without a base, ties, touching fragments) equal
+    :func:`unit_depth_runs` of :func:`extended_fragments`' starts and ends."""
+    five = np.array([r[0] for r in reads], np.int32)
+    reverse = np.array([r[1] for r in reads], bool)
+    want = unit_depth_runs(*extended_fragments(five, reverse, extsize, shift, size))
+    got = extended_depth_runs(five, reverse, extsize, shift, size)
+    for x, y in zip(got, want):
+        assert x.dtype == np.int64
+        np.testing.assert_array_equal(x, y)
+
+
 def test_extended_fragments_past_int32_stay_int64():
     five = np.array([2**31 - 10], np.int32)
     s, e = extended_fragments(five, np.array([False]), 100, 0, None)
     assert s.dtype == np.int64 and e.tolist() == [2**31 - 10 + 100]
     s, e = extended_fragments(five, np.array([False]), 100, 0, 2**31 - 1)
     assert s.dtype == np.int32 and e.tolist() == [2**31 - 1]
+    runs = extended_depth_runs(five, np.array([False]), 100, 0, None)
+    assert [x.tolist() for x in runs] == [[2**31 - 10], [2**31 + 90], [1]]
+    runs = extended_depth_runs(five, np.array([True]), 100, -2**31 + 5, None)
+    assert [x.tolist() for x in runs] == [[2**32 - 114], [2**32 - 14], [1]]
 
 
 def _bgzf(data: bytes, block: int = 1000) -> bytes:

@@ -133,7 +133,7 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
     a, b, w = reads.chroms[chrom]
     if w is not None:
         return depth_runs(*weighted_fragments(reads, chrom, extsize, shift))
-    from penlearn.peaks.formats._pileup_kernel import extended_fragments, unit_depth_runs
+    from penlearn.peaks.formats._pileup_kernel import extended_depth_runs, unit_depth_runs
 
     size = reads.sizes.get(chrom) if reads.sizes else None
     if reads.paired:  # (weighted_fragments' clipping, without its int64 copies)
@@ -143,8 +143,8 @@ def chrom_pileup(reads: ReadArrays, chrom: str, extsize: int | None, shift: int 
     else:
         if extsize is None or extsize < 1:
             raise ValueError(f"the fragment size (--extsize) must be >= 1, got {extsize}")
-        s, e = extended_fragments(a, b, int(extsize), int(shift), size)
-        return unit_depth_runs(s, e, in_place=True)  # (s, e: this call's own arrays)
+        # (one sort of the fragments' starts: their ends follow the same order)
+        return extended_depth_runs(a, b, int(extsize), int(shift), size)
     return unit_depth_runs(s, e)
 
 
