@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DATA, need
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from penlearn.cli.main import main
 from penlearn.peaks.peakseg.controls import (
@@ -285,3 +287,34 @@ def test_binned_control_model_refuses_a_bad_width():
     _, c = _sample()
     with pytest.raises(ValueError, match="width must be an integer >= 1"):
         binned_segments(c, 5.0, None, 0)
+
+
+def _sorted_rows(draw_rows):
+    width, gap = (np.array(c, np.int64) for c in zip(*draw_rows)) if draw_rows else (
+        np.zeros(0, np.int64), np.zeros(0, np.int64))
+    start = np.cumsum(np.r_[0, (width + gap)[:-1]])[: len(width)] + 2
+    return start, start + width
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 9), st.integers(0, 4)), min_size=1, max_size=20),
+       st.lists(st.tuples(st.integers(0, 9), st.integers(0, 4)), max_size=20),
+       st.integers(-3, 10), st.booleans())
+def test_row_cuts_equal_the_sorted_unique_bounds(rows, segments, offset, shuffled):
+    """The merge of the treatment's row bounds and the control segments' (those within
+    the treatment's extent) is the sort and unique of them all; rows out of order are
+    told (None), for the sort to take them."""
+    from penlearn.peaks.formats._pileup_kernel import row_cuts
+
+    ts, te = _sorted_rows(rows)
+    gs, ge = _sorted_rows(segments)
+    gs, ge = gs + offset, ge + offset
+    if shuffled and len(gs) > 1:
+        gs, ge = gs[::-1].copy(), ge[::-1].copy()
+    lo, hi = ts[0], te[-1]
+    want = np.unique(np.r_[ts, te, gs[(gs >= lo) & (gs <= hi)], ge[(ge >= lo) & (ge <= hi)]])
+    got = row_cuts(ts, te, gs, ge, lo, hi)
+    if shuffled and len(gs) > 1 and (gs[1:] < ge[:-1]).any():
+        assert got is None
+    else:
+        np.testing.assert_array_equal(got, want)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["extended_depth_runs", "extended_fragments", "fragment_extent",
+__all__ = ["extended_depth_runs", "extended_fragments", "fragment_extent", "row_cuts",
            "unit_depth_runs"]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -275,6 +275,71 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
     n = _merge_extended(*args, none, none, none, False)
     out = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     _merge_extended(*args, *out, True)
+    return out
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _bound(start, end, i):
+    """The ``i``-th of the row bounds ``start[0], end[0], start[1], …``."""
+    return start[i // 2] if i % 2 == 0 else end[i // 2]
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_cuts(a_start, a_end, b_start, b_end, lo, hi, out, write):
+    """The distinct values of the bounds of rows ``a`` and of rows ``b`` (those in
+    ``[lo, hi]``), each in row order, merged; their number, or -1 where the bounds of
+    either are not in order (rows that overlap or are not sorted)."""
+    n, m = 2 * len(a_start), 2 * len(b_start)
+    i = j = k = 0
+    last = x = y = 0
+    prev_a = prev_b = 0
+    while i < n or j < m:
+        if j < m:
+            y = _bound(b_start, b_end, j)
+            if j and y < prev_b:
+                return -1
+            if y < lo or y > hi:  # (outside: left out)
+                prev_b = y
+                j += 1
+                continue
+        if i < n:
+            x = _bound(a_start, a_end, i)
+            if i and x < prev_a:
+                return -1
+        if j >= m or (i < n and x <= y):
+            v = x
+            prev_a = x
+            i += 1
+        else:
+            v = y
+            prev_b = y
+            j += 1
+        if k == 0 or v != last:
+            if write:
+                out[k] = v
+            k += 1
+            last = v
+    return k
+
+
+def row_cuts(a_start: np.ndarray, a_end: np.ndarray, b_start: np.ndarray,
+             b_end: np.ndarray, lo: int, hi: int) -> np.ndarray | None:
+    """``np.unique`` of the bounds of the rows ``a`` and of those of rows ``b`` within
+    ``[lo, hi]``, by one merge of the two (each sorted without overlaps: a row's bounds
+    follow the previous row's), not a sort of them all; None where either is not so.
+
+    Examples
+    --------
+    >>> row_cuts(np.array([0, 10]), np.array([5, 20]), np.array([3, 8]), np.array([8, 30]),
+    ...          0, 20).tolist()
+    [0, 3, 5, 8, 10, 20]
+    """
+    args = (a_start, a_end, b_start, b_end, np.int64(lo), np.int64(hi))
+    k = _row_cuts(*args, np.empty(0, np.int64), False)
+    if k < 0:
+        return None
+    out = np.empty(k, np.int64)
+    _row_cuts(*args, out, True)
     return out
 
 

@@ -166,6 +166,8 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
                         * treatment["count"]).sum())
         levels = typical_levels(parts, control_mean(control, lengths),
                                 t_area / float(sum(lengths.values())))
+    from penlearn.peaks.formats._pileup_kernel import row_cuts
+
     c0, t0 = levels
     out = []
     for chrom, t, gs, ge, gc, gt in parts:
@@ -173,9 +175,13 @@ def control_background(treatment: pd.DataFrame, control: pd.DataFrame,
         ts, te = t["chromStart"].to_numpy(np.int64), t["chromEnd"].to_numpy(np.int64)
         tc = t["count"].to_numpy(np.int64)
         lo, hi = ts[0], te[-1]  # the treatment's extent: its windows' ids stay the same
-        cuts = np.concatenate([ts, te, gs[(gs >= lo) & (gs <= hi)], ge[(ge >= lo) & (ge <= hi)]])
-        cuts.sort()  # unique by a sort: (NumPy 2's hashing np.unique is slower here)
-        cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
+        # the rows' and the segments' bounds merged (each sorted), else sorted
+        cuts = row_cuts(ts, te, gs, ge, lo, hi)
+        if cuts is None:
+            cuts = np.concatenate([ts, te, gs[(gs >= lo) & (gs <= hi)],
+                                   ge[(ge >= lo) & (ge <= hi)]])
+            cuts.sort()  # unique by a sort: (NumPy 2's hashing np.unique is slower here)
+            cuts = cuts[np.r_[True, cuts[1:] != cuts[:-1]]]
         starts = cuts[:-1]
         name = pd.Categorical.from_codes(np.zeros(len(starts), np.int8), [chrom])  # 1 B a row
         # (copy=False: the fresh columns as they are, not stacked into one block: a
