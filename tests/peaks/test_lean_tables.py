@@ -176,7 +176,8 @@ def test_uncovered_segments_mean_equals_the_interpolation_of_every_row():
 def test_below_is_the_interpolation_of_every_row(rows, xs, real, infinite):
     """:func:`_below` at every ``x`` at once is ``np.interp`` of the whole table of the
     rows' cumulative coverage value for value: at the rows' bounds, inside rows, in gaps,
-    before the first and past the last row, on empty rows and infinite sums."""
+    before the first and past the last row, on empty rows and infinite sums; given that
+    table or the counts (integers or floats) whose running sums it holds."""
     width, gap, count = (np.array(c, np.int64) for c in zip(*rows))
     start = np.cumsum(np.r_[0, (width + gap)[:-1]]) + 3
     end = start + width
@@ -191,6 +192,10 @@ def test_below_is_the_interpolation_of_every_row(rows, xs, real, infinite):
     with np.errstate(invalid="ignore"):
         want = np.array([np.interp(v, xp, fp) for v in x])
     assert np.array_equal(_below(x, start, end, total), want, equal_nan=True)
+    # from the counts: the running sums at the rows needed only, the same bits
+    with np.errstate(invalid="ignore"):
+        got = _below(x, start, end, count=c if real or infinite else count)
+    assert np.array_equal(got, want, equal_nan=True)
 
 
 def test_fragment_size_of_read_arrays_equals_that_of_their_reads():

@@ -1,13 +1,14 @@
-"""One window's rows of a sorted chromosome, its gaps filled and clipped to the window,
-in one compiled pass (issue 55: :func:`~penlearn.peaks.peakseg.contigs.fill_gaps` of
-the window's rows, then their clipping, copied each column several times per window)."""
+"""Compiled passes over the rows of one chromosome (issue 55): one window's rows, its
+gaps filled and clipped to the window (:func:`~penlearn.peaks.peakseg.contigs.fill_gaps`
+of the window's rows, then their clipping, copied each column several times per
+window); the cumulative coverage at a few rows (no cumulative sum of every row)."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-__all__ = ["filled_window_rows"]
+__all__ = ["filled_window_rows", "running_sums_at"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -72,3 +73,36 @@ def filled_window_rows(lo: np.ndarray, hi: np.ndarray, count: np.ndarray, a: int
            np.empty(k, np.int64))
     _filled_window(*args, *out, True)
     return (*out, int(first), int(gaps))
+
+
+@numba.njit(cache=True, nogil=True)
+def _running_sums_at(start, end, count, rows, order, top, before):
+    t = 0.0
+    last = 0.0
+    i = 0
+    for q in order:
+        while i <= rows[q]:
+            last = t
+            t += float(count[i]) * float(end[i] - start[i])
+            i += 1
+        top[q] = t
+        before[q] = last
+
+
+def running_sums_at(start: np.ndarray, end: np.ndarray, count: np.ndarray,
+                    rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(total[rows], total[rows - 1])`` (0 before the first row) of ``total =
+    np.cumsum(count.astype(float) * (end - start))``, bit for bit (the same additions in
+    the same order), in one pass up to the last row asked for, without ``total``.
+
+    Examples
+    --------
+    >>> top, before = running_sums_at(np.array([0, 10, 30]), np.array([10, 20, 40]),
+    ...                               np.array([1, 2, 3]), np.array([2, 0]))
+    >>> top.tolist(), before.tolist()
+    ([60.0, 10.0], [30.0, 0.0])
+    """
+    rows = np.asarray(rows, np.int64)
+    top, before = np.empty(len(rows)), np.empty(len(rows))
+    _running_sums_at(start, end, count, rows, np.argsort(rows, kind="stable"), top, before)
+    return top, before

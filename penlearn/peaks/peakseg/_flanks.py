@@ -20,7 +20,9 @@ def uncovered_segments(segs: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFra
     rows = []
     for sid, chrom, g in coverage_problems(coverage):
         start, end = g["chromStart"].to_numpy(np.int64), g["chromEnd"].to_numpy(np.int64)
-        count = g["count"].to_numpy(float, copy=True)
+        count = g["count"].to_numpy()
+        if not (isinstance(count.dtype, np.dtype) and count.dtype.kind in "iuf"):
+            count = g["count"].to_numpy(float)
         have = done.get((sid, chrom))
         a = have["chromStart"].to_numpy(np.int64) if have is not None else np.empty(0, int)
         b = have["chromEnd"].to_numpy(np.int64) if have is not None else np.empty(0, int)
@@ -28,10 +30,11 @@ def uncovered_segments(segs: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFra
         lo = np.r_[start.min(), b[order]]
         hi = np.r_[a[order], end.max()]
         keep = hi > lo
-        # the coverage summed over the rows: in place of the counts (a chromosome's rows)
-        count *= end - start
-        total = np.cumsum(count, out=count)
-        sums = _below(hi[keep], start, end, total) - _below(lo[keep], start, end, total)
+        # the coverage summed below both ends of each (the running sums at their rows
+        # only: no cumulative sum of every row of the chromosome)
+        k = int(keep.sum())
+        below = _below(np.r_[hi[keep], lo[keep]], start, end, count=count)
+        sums = below[:k] - below[k:]
         rows += [(sid, chrom, int(x), int(y), v / (y - x))
                  for x, y, v in zip(lo[keep], hi[keep], sums)]
     if not rows:
@@ -52,10 +55,12 @@ def uncovered_segments(segs: pd.DataFrame, coverage: pd.DataFrame) -> pd.DataFra
     return out.iloc[order].reset_index(drop=True)
 
 
-def _below(x: np.ndarray, start: np.ndarray, end: np.ndarray, total: np.ndarray
+def _below(x: np.ndarray, start: np.ndarray, end: np.ndarray,
+           total: np.ndarray | None = None, *, count: np.ndarray | None = None
            ) -> np.ndarray:
     """The coverage summed over the bases below each of a few ``x`` (linear within rows,
-    flat in gaps; ``total``: the cumulative sum of the rows' ``count · width``):
+    flat in gaps; ``total``: the cumulative sum of the rows' ``count · width``, else
+    its values at the rows needed from ``count``):
     ``np.interp(x, xp, fp)`` of ``xp = (start₀, end₀, start₁, …)`` and ``fp = (0,
     total₀, total₀, total₁, …)``, value for value, interpolated on the rows around each
     ``x`` only (those tables of a chromosome's 2·n points were ~200 MB at once for 2.6
@@ -72,8 +77,14 @@ def _below(x: np.ndarray, start: np.ndarray, end: np.ndarray, total: np.ndarray
     # the last row starting at or before each x: x is in it, or in the gap after it
     row = np.searchsorted(start, x, side="right") - 1
     r = np.maximum(row, 0)
-    lo, hi, top = start[r], end[r], total[r]
-    before = np.where(r > 0, total[r - 1], 0.0)  # (the sum up to the row's start)
+    lo, hi = start[r], end[r]
+    if total is None:
+        from penlearn.peaks.peakseg._contig_kernel import running_sums_at
+
+        top, before = running_sums_at(start, end, count, r)
+    else:
+        top = total[r]
+        before = np.where(r > 0, total[r - 1], 0.0)  # (the sum up to the row's start)
     xf = x.astype(float)
     # np.interp's steps, as its compiled loop takes them: the point's own value where x
     # is a point of the table, else slope · (x − left point) + left value (from the right
