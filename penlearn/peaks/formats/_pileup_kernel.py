@@ -279,46 +279,49 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _bound(start, end, i):
-    """The ``i``-th of the row bounds ``start[0], end[0], start[1], …``."""
-    return start[i // 2] if i % 2 == 0 else end[i // 2]
+def _cut(out, k, last, y, lo, hi, write):
+    """Writes ``y`` after the cut ``last`` (the ``k``-th) unless it repeats it or lies
+    outside ``[lo, hi]``; the number of cuts and the last one."""
+    if lo <= y <= hi and (k == 0 or y != last):
+        if write:
+            out[k] = y
+        return k + 1, y
+    return k, last
 
 
 @numba.njit(cache=True, nogil=True)
 def _row_cuts(a_start, a_end, b_start, b_end, lo, hi, out, write):
-    """The distinct values of the bounds of rows ``a`` and of rows ``b`` (those in
-    ``[lo, hi]``), each in row order, merged; their number, or -1 where the bounds of
-    either are not in order (rows that overlap or are not sorted)."""
-    n, m = 2 * len(a_start), 2 * len(b_start)
-    i = j = k = 0
-    last = x = y = 0
-    prev_a = prev_b = 0
-    while i < n or j < m:
-        if j < m:
-            y = _bound(b_start, b_end, j)
-            if j and y < prev_b:
+    """The distinct values of the bounds of rows ``a`` (``start[0], end[0], start[1],
+    …``) and of rows ``b`` (those in ``[lo, hi]``) merged; their number, or -1 where the
+    bounds of either are not in order (rows that overlap or are not sorted)."""
+    na, nb = len(a_start), len(b_start)
+    k = 0
+    last = np.int64(0)
+    j = 0  # the next of b's bounds (two a row)
+    prev_a = a_start[0] if na else 0
+    prev_b = b_start[0] if nb else 0
+    for r in range(2 * na):
+        x = a_start[r >> 1] if (r & 1) == 0 else a_end[r >> 1]
+        if x < prev_a:
+            return -1
+        prev_a = x
+        while j < 2 * nb:  # b's bounds up to x first
+            y = b_start[j >> 1] if (j & 1) == 0 else b_end[j >> 1]
+            if y < prev_b:
                 return -1
-            if y < lo or y > hi:  # (outside: left out)
-                prev_b = y
-                j += 1
-                continue
-        if i < n:
-            x = _bound(a_start, a_end, i)
-            if i and x < prev_a:
-                return -1
-        if j >= m or (i < n and x <= y):
-            v = x
-            prev_a = x
-            i += 1
-        else:
-            v = y
+            if y > x:
+                break
             prev_b = y
             j += 1
-        if k == 0 or v != last:
-            if write:
-                out[k] = v
-            k += 1
-            last = v
+            k, last = _cut(out, k, last, y, lo, hi, write)
+        k, last = _cut(out, k, last, x, x, x, write)
+    while j < 2 * nb:
+        y = b_start[j >> 1] if (j & 1) == 0 else b_end[j >> 1]
+        if y < prev_b:
+            return -1
+        prev_b = y
+        j += 1
+        k, last = _cut(out, k, last, y, lo, hi, write)
     return k
 
 
