@@ -127,7 +127,7 @@ def test_extended_depth_runs_equal_the_two_sorted_arrays_merge(reads, extsize, s
     want = unit_depth_runs(*extended_fragments(five, reverse, extsize, shift, size))
     got = extended_depth_runs(five, reverse, extsize, shift, size)
     for x, y in zip(got, want):
-        assert x.dtype == np.int64
+        assert x.dtype == np.int64 and x.base is None  # (its own data: no room held)
         np.testing.assert_array_equal(x, y)
 
 

@@ -268,13 +268,15 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
                          np.int64(-1 if size is None else size), lo)
     lo = lo[:k]
     lo.sort()
-    args = (lo, np.int64(extsize), np.int64(-1 if size is None else size))
-    # the runs counted first, then written into arrays of their length
-    # (:func:`unit_depth_runs`' reason)
-    none = np.empty(0, np.int64)
-    n = _merge_extended(*args, none, none, none, False)
-    out = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
-    _merge_extended(*args, *out, True)
+    # one merge into room for every possible run (fewer than two a fragment), then each
+    # array shrunk in place (realloc) to the runs written: the room past them is never
+    # written, so never resident, and no merge to count the runs first (issue 55)
+    room = max(2 * len(lo) - 1, 0)
+    out = np.empty(room, np.int64), np.empty(room, np.int64), np.empty(room, np.int64)
+    n = _merge_extended(lo, np.int64(extsize), np.int64(-1 if size is None else size), *out,
+                        True)
+    for column in out:
+        column.resize(n, refcheck=False)  # (the arrays are this call's own)
     return out
 
 
