@@ -12,51 +12,43 @@ __all__ = ["filled_window_rows", "running_sums_at"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _filled_window(lo, hi, count, a, b, start, end, out_lo, out_hi, out_count, src, write):
-    """Rows ``a..b-1`` of sorted rows, each gap between two of them a zero-count row, those
-    meeting ``[start, end)`` clipped to it (written when ``write``, ``src``: the row each
-    comes from, a gap's the row before it). Returns (rows kept, position of the first
-    kept among the filled rows, number of gaps filled)."""
-    m = 0
-    k = 0
-    first = -1
-    gaps = 0
-    for i in range(a, b):
-        if i > a and lo[i] > hi[i - 1]:
-            gaps += 1
-            x = hi[i - 1]
-            y = lo[i]
-            if y > start and x < end:
-                if first < 0:
-                    first = m
-                if write:
-                    out_lo[k] = max(x, start)
-                    out_hi[k] = min(y, end)
-                    out_count[k] = 0
-                    src[k] = i - 1
-                k += 1
-            m += 1
-        x = lo[i]
-        y = hi[i]
-        if y > start and x < end:
-            if first < 0:
-                first = m
-            if write:
-                out_lo[k] = max(x, start)
-                out_hi[k] = min(y, end)
-                out_count[k] = count[i]
-                src[k] = i
-            k += 1
+def _gaps(lo, hi, a, b):
+    """The number of gaps between rows ``a..b-1`` (a row starting after the previous
+    ends)."""
+    n = 0
+    for i in range(a + 1, b):
+        n += lo[i] > hi[i - 1]
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill(lo, hi, count, a, b, out_lo, out_hi, out_count, src):
+    """Rows ``a..b-1`` with a zero-count row in each gap (``src``: the row each comes
+    from, a gap's the row before it), without a branch per row: a gap's row is written
+    each time and kept (the next row written after it) only where there is a gap."""
+    out_lo[0], out_hi[0], out_count[0] = lo[a], hi[a], count[a]
+    sources = len(src) > 0
+    if sources:
+        src[0] = a
+    m = 1
+    for i in range(a + 1, b):
+        out_lo[m], out_hi[m], out_count[m] = hi[i - 1], lo[i], 0
+        if sources:
+            src[m] = i - 1
+        m += lo[i] > hi[i - 1]
+        out_lo[m], out_hi[m], out_count[m] = lo[i], hi[i], count[i]
+        if sources:
+            src[m] = i
         m += 1
-    return k, max(first, 0), gaps
 
 
 def filled_window_rows(lo: np.ndarray, hi: np.ndarray, count: np.ndarray, a: int, b: int,
-                       start: int, end: int):
-    """``(chromStart, chromEnd, count, source rows, first, gaps)`` of rows ``a..b-1`` of
-    sorted int64 rows (``hi > lo``, no overlap) with their gaps filled by zero-count
-    rows, those meeting ``[start, end)`` clipped to it; ``first``: where the first row kept
-    is among the filled rows, ``gaps``: how many were filled.
+                       start: int, end: int, sources: bool = True):
+    """``(chromStart, chromEnd, count, source rows, first, gaps)`` of rows ``a..b-1``
+    (``a < b``) of sorted int64 rows (``hi > lo``, no overlap) with their gaps filled by
+    zero-count rows, those meeting ``[start, end)`` clipped to it; ``first``: where the
+    first row kept is among the filled rows, ``gaps``: how many were filled; the source
+    rows (a gap's: the row before it) only with ``sources``, else an empty array.
 
     Examples
     --------
@@ -66,13 +58,21 @@ def filled_window_rows(lo: np.ndarray, hi: np.ndarray, count: np.ndarray, a: int
     >>> s.tolist(), e.tolist(), n.tolist(), src.tolist(), first, gaps
     ([12, 20, 30], [20, 30, 35], [2, 0, 3], [1, 1, 2], 2, 2)
     """
-    args = (lo, hi, count, np.int64(a), np.int64(b), np.int64(start), np.int64(end))
-    none = np.empty(0, np.int64)
-    k, first, gaps = _filled_window(*args, none, none, np.empty(0, count.dtype), none, False)
-    out = (np.empty(k, lo.dtype), np.empty(k, hi.dtype), np.empty(k, count.dtype),
-           np.empty(k, np.int64))
-    _filled_window(*args, *out, True)
-    return (*out, int(first), int(gaps))
+    a, b = np.int64(a), np.int64(b)
+    gaps = int(_gaps(lo, hi, a, b))
+    n = int(b - a) + gaps
+    out = (np.empty(n, lo.dtype), np.empty(n, hi.dtype), np.empty(n, count.dtype),
+           np.empty(n if sources else 0, np.int64))
+    _fill(lo, hi, count, a, b, *out)
+    # the rows meeting the window (rows a and b - 1 are one past it each side, at most),
+    # the first and the last clipped to it
+    first = int(np.searchsorted(out[1], start, side="right"))
+    last = int(np.searchsorted(out[0], end))
+    out = tuple(x[first:last] if len(x) else x for x in out)
+    if last > first:
+        out[0][0] = max(out[0][0], start)
+        out[1][-1] = min(out[1][-1], end)
+    return (*out, first, gaps)
 
 
 @numba.njit(cache=True, nogil=True)

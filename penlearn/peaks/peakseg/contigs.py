@@ -25,6 +25,7 @@ __all__ = ["GAP_POLICIES", "check_gaps", "clipped_rows", "coverage_problems", "f
 
 #: The accepted values of every ``gaps=`` argument.
 GAP_POLICIES = ("fill", "error")
+_BOUNDS = ("chromStart", "chromEnd", "count")
 
 
 def check_gaps(gaps) -> str:
@@ -278,9 +279,10 @@ def clipped_rows(g: pd.DataFrame, start: int, end: int, sliced: bool = True
 def filled_window(g: pd.DataFrame, start: int, end: int, columns) -> pd.DataFrame | None:
     """``clipped_rows(fill_gaps(window_rows(g, start, end)), start, end)[columns]``, its
     index too, in one compiled pass over the window's rows (no filled copy, nor clipped
-    copy, of each column: issue 55), for ``g`` one problem (:func:`sorted_rows`) with
-    int64 bounds and numeric counts; None for any other ``g`` (the caller takes the
-    general way).
+    copy, of each column: issue 55), for ``g`` one problem (:func:`one_problem`, as the
+    caller has checked: a categorical ``chrom`` or ``sample_id`` is its first row's
+    value throughout; :func:`sorted_rows`) with int64 bounds and numeric counts; None
+    for any other ``g`` (the caller takes the general way).
 
     Examples
     --------
@@ -300,11 +302,17 @@ def filled_window(g: pd.DataFrame, start: int, end: int, columns) -> pd.DataFram
         return g if list(g.columns) == list(columns) else g[columns]  # (g's own arrays)
     a = max(0, int(np.searchsorted(hi, start, side="right")) - 1)  # (window_rows' rows)
     b = min(len(lo), int(np.searchsorted(lo, end)) + 1)
+    # a categorical id (the problem's one value): its code repeated, no source rows
+    same = {c: g[c].array for c in columns if c in ("chrom", "sample_id")
+            and isinstance(g[c].dtype, pd.CategoricalDtype)}
+    taken = [c for c in columns if c not in same and c not in _BOUNDS]
     s, e, n, src, first, gaps = filled_window_rows(lo, hi, count.to_numpy(), a, b, int(start),
-                                                   int(end))
+                                                   int(end), sources=bool(taken))
     # fill_gaps' rows are a fresh RangeIndex where it filled a gap, else g's own
     index = (pd.RangeIndex(first, first + len(s)) if gaps else
              g.index[a + first: a + first + len(s)])
     made = {"chromStart": s, "chromEnd": e, "count": n}
+    made.update({c: pd.Categorical.from_codes(np.full(len(s), v.codes[0], v.codes.dtype),
+                                              dtype=v.dtype) for c, v in same.items()})
     return pd.DataFrame({c: made[c] if c in made else g[c].array.take(src)
                          for c in columns}, index=index, copy=False)
