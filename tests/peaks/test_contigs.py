@@ -272,4 +272,4 @@ def test_filled_window_is_the_window_rows_filled_then_clipped(rows, start, size,
     columns = ["chrom", "chromStart", "chromEnd", "count", *(["background"] if extra else [])]
     end = start + size
     want = clipped_rows(fill_gaps(window_rows(g, start, end)), start, end)[columns]
-    pd.testing.assert_frame_equal(filled_window(g, start, end, columns), want)
+    pd.testing.assert_frame_equal(filled_window(g, start, end, tuple(columns)), want)

@@ -299,7 +299,8 @@ def filled_window(g: pd.DataFrame, start: int, end: int, columns) -> pd.DataFram
             or count.dtype.kind not in "iuf" or not len(lo)):
         return None
     if start <= lo[0] and hi[-1] <= end and not (lo[1:] > hi[:-1]).any():
-        return g if list(g.columns) == list(columns) else g[columns]  # (g's own arrays)
+        columns = list(columns)
+        return g if list(g.columns) == columns else g[columns]  # (g's own arrays)
     a = max(0, int(np.searchsorted(hi, start, side="right")) - 1)  # (window_rows' rows)
     b = min(len(lo), int(np.searchsorted(lo, end)) + 1)
     # a categorical id (the problem's one value): its code repeated, no source rows
