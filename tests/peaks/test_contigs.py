@@ -273,3 +273,26 @@ def test_filled_window_is_the_window_rows_filled_then_clipped(rows, start, size,
     end = start + size
     want = clipped_rows(fill_gaps(window_rows(g, start, end)), start, end)[columns]
     pd.testing.assert_frame_equal(filled_window(g, start, end, tuple(columns)), want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 6), st.integers(-1, 5), st.integers(-1, 4)),
+                min_size=1, max_size=20))
+def test_row_faults_are_the_checks_of_check_coverage(rows):
+    """One pass: a row below 0, empty, overlapping or with a negative count is a fault
+    (check_coverage then names the first); a row after a gap is told apart."""
+    from penlearn.peaks.peakseg._contig_kernel import row_faults
+    from penlearn.peaks.peakseg.solver import check_coverage
+
+    step, width, count = (np.array(c, np.int64) for c in zip(*rows))
+    start = np.cumsum(step) + 1
+    end = start + width
+    faults = bool((start < 0).any() or (end <= start).any() or (count < 0).any()
+                  or (start[1:] < end[:-1]).any())
+    assert row_faults(start, end, count) == (faults, bool((start[1:] > end[:-1]).any()))
+    cov = pd.DataFrame({"chrom": "c", "chromStart": start, "chromEnd": end, "count": count})
+    if faults:
+        with pytest.raises(ValueError):
+            check_coverage(cov)
+    else:
+        assert len(check_coverage(cov)) == len(cov) + int((start[1:] > end[:-1]).sum())

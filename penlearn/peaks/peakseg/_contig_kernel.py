@@ -8,7 +8,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["filled_window_rows", "running_sums_at"]
+__all__ = ["filled_window_rows", "row_faults", "running_sums_at"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -106,3 +106,32 @@ def running_sums_at(start: np.ndarray, end: np.ndarray, count: np.ndarray,
     top, before = np.empty(len(rows)), np.empty(len(rows))
     _running_sums_at(start, end, count, rows, np.argsort(rows, kind="stable"), top, before)
     return top, before
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_faults(start, end, count):
+    faults = False
+    gapped = False
+    for i in range(len(start)):
+        faults |= (start[i] < 0) | (end[i] <= start[i]) | (count[i] < 0)
+        if i:
+            faults |= start[i] < end[i - 1]
+            gapped |= start[i] > end[i - 1]
+    return faults, gapped
+
+
+def row_faults(start: np.ndarray, end: np.ndarray, count: np.ndarray) -> tuple[bool, bool]:
+    """``(faults, gapped)`` of one problem's rows in one pass: whether any row starts
+    below 0, is empty, has a negative count or overlaps the previous one (the checks of
+    :func:`~penlearn.peaks.peakseg.solver.check_coverage`, which then names the first);
+    whether any starts after the previous one ends (a gap to fill).
+
+    Examples
+    --------
+    >>> row_faults(np.array([0, 5, 9]), np.array([5, 8, 12]), np.array([1, 0, 2]))
+    (False, True)
+    >>> row_faults(np.array([0, 4]), np.array([5, 8]), np.array([1, 0]))[0]
+    True
+    """
+    faults, gapped = _row_faults(start, end, count)
+    return bool(faults), bool(gapped)

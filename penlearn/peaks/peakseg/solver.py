@@ -153,8 +153,13 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
             f"({ids} ...): call once per sample"
         )
     chroms = coverage["chrom"]
-    values = chroms.to_numpy()  # (a view: no copy, and no hash table of 10^7 strings)
-    other = ~pd.isna(values) if pd.isna(values[0]) else values != values[0]
+    if isinstance(chroms.dtype, pd.CategoricalDtype):  # its codes (1 byte a row), not
+        values = chroms.array                          # an object array of its strings
+        codes = values.codes
+        other = codes != codes[0]  # (a missing value's code is -1: the same test)
+    else:
+        values = chroms.to_numpy()  # (a view: no copy, and no hash table of 10^7 strings)
+        other = ~pd.isna(values) if pd.isna(values[0]) else values != values[0]
     if other.any():
         i = int(np.flatnonzero(other)[0])
         raise ValueError(
@@ -167,6 +172,12 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
     start = _integer_column(coverage, "chromStart", name)
     end = _integer_column(coverage, "chromEnd", name)
     count = _integer_column(coverage, "count", name)
+    if start.dtype == end.dtype == count.dtype == np.int64:
+        from penlearn.peaks.peakseg._contig_kernel import row_faults
+
+        faults, gapped = row_faults(start, end, count)  # (the checks below in one pass)
+        if not faults:
+            return _checked(chroms.array, start, end, count, gapped, gaps, name)
     if (start < 0).any():
         i = int(np.flatnonzero(start < 0)[0])
         raise ValueError(f"{name} column 'chromStart' must be >= 0; row {i} has {start[i]:g}")
@@ -187,8 +198,15 @@ def check_coverage(coverage: pd.DataFrame, name: str = "coverage", gaps: str = "
             f"{start[i + 1]:g}"
         )
     del bad
-    chrom_values = chroms.array
-    if (start[1:] > end[:-1]).any():  # zero-coverage gaps: fill (or refuse) them
+    return _checked(chroms.array, start, end, count, bool((start[1:] > end[:-1]).any()),
+                    gaps, name)
+
+
+def _checked(chrom_values, start, end, count, gapped: bool, gaps: str, name: str
+             ) -> pd.DataFrame:
+    """:func:`check_coverage`'s table of rows checked but for their counts (``gapped``:
+    whether a row starts after the previous one ends)."""
+    if gapped:  # zero-coverage gaps: fill (or refuse) them
         filled = fill_gaps(
             pd.DataFrame({"chrom": chrom_values, "chromStart": start, "chromEnd": end,
                           "count": count}, copy=False), gaps, name=name)
