@@ -341,3 +341,58 @@ def test_a_window_without_a_stretch_is_one_background_segment():
     got = _window_segments(cov, np.log(20.0), None, {**opts, "log10_p": -3.0})
     assert "peak" in got["status"].tolist()
     assert got["chromStart"].min() == 0 and got["chromEnd"].max() == 60
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([40, 6, 3, 2]), st.lists(st.integers(1, 60), min_size=150,
+                                                   max_size=150),
+       st.floats(-8.0, -1.5), st.booleans(), st.data())
+def test_seed_rows_blocks_are_every_block_whose_test_passes(top, widths, log10_p,
+                                                           with_floor, data):
+    # (low counts over a level of 1 to 3: blocks near their cutoff, where no summit is)
+    counts = data.draw(st.lists(st.integers(0, top), min_size=1, max_size=150))
+    level = data.draw(st.floats(0.2, 4.0) if top == 40 else st.floats(0.5, 3.0))
+    from penlearn.peaks.peakseg.candidates import BLOCK_FRAGMENTS, _held_bound
+    from penlearn.peaks.peakseg.candidates import seed_rows as seeds
+
+    cov = _coverage(counts, widths[:len(counts)])
+    s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+    c = cov["count"].to_numpy(float)
+    n, d = len(c), 8.0
+    # (a level around which each row's bound varies a little: blocks near their cutoff)
+    floor = (data.draw(st.floats(0.0, 5.0)) + np.array(data.draw(st.lists(
+        st.floats(0.0, 1.0), min_size=n, max_size=n))) if with_floor else None)
+    lam = np.full(n, level) if floor is None else np.maximum(floor, level)
+    want = np.zeros(n, bool)
+    # the summits: the held level's test against each row's λ
+    held = _held_bound(s, e, c, np.arange(n), 4)
+    want |= (c >= summit_threshold(level, log10_p)) & (
+        _poisson_log10_sf(held, lam) + math.log10(2.0) <= log10_p)
+    # every block, one by one: its fragments against its rows' least λ over its length
+    for k in BLOCK_FRAGMENTS:
+        size = max(int(round(k * d)), 2)
+        for lo in range(int(s[0]), int(e[-1]), size // 2):
+            hi = min(lo + size, int(e[-1]))
+            over = (s < hi) & (e > lo)
+            area = float((c * (np.minimum(e, hi) - np.maximum(s, lo)).clip(0))[over].sum())
+            mu = lam[over].min() * (hi - lo) / d if over.any() else level * (hi - lo) / d
+            p = _poisson_log10_sf(np.array([np.floor(area / d)]), np.array([mu]))[0]
+            if p + math.log10(2.0) <= log10_p:
+                want |= over
+    got = seeds(s, e, c, level=level, fragment=d, log10_p=log10_p, floor=floor)
+    assert (got == want).all()
+
+
+def test_a_block_at_its_cutoff_is_a_seed_and_one_fragment_less_is_not():
+    from penlearn.peaks.peakseg.candidates import least_count
+
+    # 4-fragment blocks of 32 bases (fragment 8) on rows of 16: rows 10 and 11 make one
+    # block of 2 · (a + b) fragments; a log10 p whose cutoff is even
+    lp = next(x for x in np.arange(-2.0, -6.0, -0.25) if least_count(4.0, x) % 2 == 0)
+    need = least_count(4.0, lp)
+    starts = np.arange(0, 320, 16)
+    for total, want in ((need // 2, True), (need // 2 - 1, False)):
+        c = np.zeros(20)
+        c[10], c[11] = total - total // 2, total // 2
+        got = seed_rows(starts, starts + 16, c, level=1.0, fragment=8.0, log10_p=lp)
+        assert got[10:12].all() == want and got.sum() == 2 * want, (need, total, got)

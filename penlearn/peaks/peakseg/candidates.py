@@ -48,7 +48,8 @@ import math
 import numpy as np
 
 __all__ = ["BLOCK_FRAGMENTS", "FLANK", "FLANK_BASES", "FLOOR_BIN", "candidate_ranges",
-           "candidate_segments", "count_histogram", "cutoff_bound", "local_floor",
+           "candidate_segments", "count_histogram", "cutoff_bound", "least_count",
+           "local_floor",
            "ranges_segments", "row_floors", "seed_rows", "summit_threshold"]
 
 #: the block sizes of the whole peak's test, in fragments (half overlapping)
@@ -91,20 +92,45 @@ def count_histogram(counts: np.ndarray) -> np.ndarray:
     return np.bincount(c, minlength=HISTOGRAM_BINS)
 
 
+def least_count(mean: float, log10_p: float) -> int:
+    """The least count ``h`` with ``2 P(X >= h) <= 10 ** log10_p``, X Poisson(``mean``)
+    (by the p-values' own function; bisection).
+
+    Examples
+    --------
+    >>> least_count(1.0, -2.0)  # P(X >= 5) = 0.0037, P(X >= 4) = 0.019
+    5
+    >>> least_count(200.0, -6.0)
+    274
+    """
+    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
+
+    mean = max(float(mean), 1e-9)
+
+    def passes(h):
+        return _poisson_log10_sf(np.array([float(h)]), np.array([mean]))[0] + math.log10(
+            2.0) <= log10_p
+    lo, hi = 0, max(16, int(math.ceil(mean)))  # (0 never passes: P(X >= 0) = 1)
+    while not passes(hi):
+        lo, hi = hi, 2 * hi
+        if hi > 2**52:
+            return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(mid) else (mid, hi)
+    return hi
+
+
 def summit_threshold(level: float, log10_p: float) -> int:
-    """The least count ``h`` with ``2 P(X >= h) <= 10 ** log10_p``, X Poisson(``level``).
+    """:func:`least_count` of the genome's ``level`` (at most 4096: the last bin of
+    :func:`count_histogram`).
 
     Examples
     --------
     >>> summit_threshold(1.0, -2.0)  # P(X >= 5) = 0.0037, P(X >= 4) = 0.019
     5
     """
-    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
-
-    level = max(float(level), 1e-9)
-    hs = np.arange(1, 4096, dtype=float)
-    ok = _poisson_log10_sf(hs, np.full(len(hs), level)) + math.log10(2.0) <= log10_p
-    return int(hs[np.argmax(ok)]) if ok.any() else 4096
+    return min(least_count(level, log10_p), 4096)
 
 
 def cutoff_bound(histogram: np.ndarray, level: float, tests: float, qvalue: float,
@@ -171,18 +197,12 @@ def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray
     >>> row_floors(np.array([490]), np.array([510]), local_floor(runs, (1000,), bin_size=250))
     array([1.])
     """
+    from penlearn.peaks.peakseg._seed_kernel import floors_of_rows
+
     bin_size, area, widths, scale = floor
-    starts = np.asarray(starts, np.int64)
-    ends = np.asarray(ends, np.int64)
     out = np.zeros(len(starts))
-    top = len(area) - 1
-    for w in widths:
-        lo = np.maximum(ends - 1 - w // 2, 0)  # the bases every window holds: [lo, hi)
-        hi = starts + (w - w // 2)
-        k_lo = np.minimum(-(-lo // bin_size), top)  # whole bins inside
-        k_hi = np.clip(hi // bin_size, 0, top)
-        inner = np.where(k_hi > k_lo, area[k_hi] - area[np.minimum(k_lo, k_hi)], 0.0)
-        np.maximum(out, inner / w, out=out)
+    floors_of_rows(np.asarray(starts, np.int64), np.asarray(ends, np.int64), area,
+                   int(bin_size), np.asarray(widths, np.int64), out)
     # (rounding: never above the windows' own means)
     return out * (scale * (1.0 - 1e-9))
 
@@ -264,17 +284,22 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
         size = max(int(round(k * fragment)), 2)
         b_lo = np.arange(starts[0], ends[-1], size // 2, dtype=np.int64)
         b_hi = np.minimum(b_lo + size, ends[-1])
+        frags = np.floor((_integral(rows, b_hi, cum) - _integral(rows, b_lo, cum))
+                         / fragment)
+        # a whole block's λ is never below the genome's level: it needs this many
+        # fragments to pass (2 fewer: a margin for rounding); a shorter block is tested
+        need = least_count(level * size / fragment, log10_p) - 2
+        maybe = np.flatnonzero((frags >= need) | (b_hi - b_lo < size))
+        b_lo, b_hi, frags = b_lo[maybe], b_hi[maybe], frags[maybe]
         first = np.searchsorted(ends, b_lo, side="right")  # the block's rows
         last = np.searchsorted(starts, b_hi, side="left")
-        area = _integral(rows, b_hi, cum) - _integral(rows, b_lo, cum)
         block_lam = np.full(len(b_lo), float(level))
         if floor is not None:
             pairs = np.column_stack([np.minimum(first, n),
                                      np.minimum(np.maximum(last, first + 1), n)])
             low = np.minimum.reduceat(np.r_[lam, np.inf], pairs.ravel())[::2]
             block_lam = np.maximum(block_lam, low)
-        whole = _poisson_log10_sf(np.floor(area / fragment),
-                                  block_lam * (b_hi - b_lo) / fragment)
+        whole = _poisson_log10_sf(frags, block_lam * (b_hi - b_lo) / fragment)
         up = whole + math.log10(2.0) <= log10_p
         np.add.at(delta, first[up], 1)
         np.add.at(delta, last[up], -1)
