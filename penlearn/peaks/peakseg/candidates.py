@@ -223,18 +223,14 @@ def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
     [9.0]
     """
     from penlearn.peaks.formats._summit_kernel import held_levels
+    from penlearn.peaks.peakseg._seed_kernel import merged_runs
 
     out = counts[rows].astype(float)
     if not len(rows):
         return out
-    new = np.r_[True, (counts[1:] != counts[:-1]) | (starts[1:] != ends[:-1])]
-    run = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    last = np.r_[first[1:], len(starts)] - 1
     inner = (starts[rows] >= starts[0] + width) & (ends[rows] <= ends[-1] - width)
-    r = run[rows[inner]]
-    out[inner] = held_levels(starts[first], ends[last], counts[first].astype(float),
-                             starts[first][r], int(width))
+    r_s, r_e, r_c, run = merged_runs(starts, ends, counts.astype(float, copy=False))
+    out[inner] = held_levels(r_s, r_e, r_c, r_s[run[rows[inner]]], int(width))
     return out
 
 
