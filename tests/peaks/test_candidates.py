@@ -148,7 +148,10 @@ def test_row_floors_never_exceed_the_windows_means(counts, widths, gaps, bin_siz
     w = np.asarray(widths[:n], np.int64)
     starts = np.cumsum(np.r_[0, (w + np.asarray(gaps[:n]) * 37)[:-1]])
     runs = (starts, starts + w, np.asarray(counts, float))
-    floor = local_floor(runs, CONTROL_WINDOWS, scale, bin_size)
+    # the chromosome's bins, or a span's only (a window and its reach: still a bound)
+    lo = data.draw(st.integers(-5000, int(runs[1][-1])))
+    span = data.draw(st.sampled_from([None, (lo, lo + data.draw(st.integers(1, 30_000)))]))
+    floor = local_floor(runs, CONTROL_WINDOWS, scale, bin_size, span=span)
     # rows of another sample over the same bases (the treatment's, with the control's
     # floor): any rows, each base of them
     q_lo = np.sort(np.array(data.draw(st.lists(st.integers(0, int(runs[1][-1]) + 20_000),
@@ -167,9 +170,11 @@ def test_row_floors_bound_a_flat_level_closely():
 
     starts = np.arange(0, 100_000, 50)
     runs = (starts, starts + 50, np.full(len(starts), 4.0))
-    got = row_floors(np.array([50_000]), np.array([50_050]), local_floor(runs, OWN_WINDOWS))
-    # the 10 kb window loses at most two bins and the row's width: >= 4 (1 - 550 / 10,000)
-    assert 4.0 * (1 - 550 / 10_000) <= got[0] <= 4.0
+    for span in (None, (40_000, 60_050)):  # (a window's span and its reach)
+        got = row_floors(np.array([50_000]), np.array([50_050]),
+                         local_floor(runs, OWN_WINDOWS, span=span))
+        # the 10 kb window loses at most two bins and the row's width
+        assert 4.0 * (1 - 550 / 10_000) <= got[0] <= 4.0
 
 
 @settings(max_examples=80, deadline=None)

@@ -157,14 +157,16 @@ def cutoff_bound(histogram: np.ndarray, level: float, tests: float, qvalue: floa
     return log_p
 
 
-def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_BIN
-                ) -> tuple:
-    """What :func:`row_floors` needs to bound a chromosome's local λ from below: the
-    coverage ``runs`` ``(starts, ends, counts)`` of the chromosome (the treatment's own
-    without a control, the control's with one) summed over ``[0, k · bin_size)`` for
-    every k, with the window ``widths`` and the ``scale`` of the local λ of
-    :func:`~penlearn.peaks.formats.peak_columns.summit_tests` (a chromosome's
-    ``len / bin_size`` floats: ~8 MB at chr1).
+def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_BIN,
+                span: tuple | None = None) -> tuple:
+    """What :func:`row_floors` needs to bound the local λ of a chromosome's calls from
+    below: the coverage ``runs`` ``(starts, ends, counts)`` of the chromosome (the
+    treatment's own without a control, the control's with one) summed over whole bins
+    of ``bin_size`` bases (over ``span = (lo, hi)`` bases only, when given: a window
+    and its windows' reach; a bin out of it counts none, a lower bound still), with the
+    window ``widths`` and the ``scale`` of the local λ of
+    :func:`~penlearn.peaks.formats.peak_columns.summit_tests` (``len / bin_size``
+    floats: ~8 MB for chr1 whole).
 
     Examples
     --------
@@ -172,16 +174,18 @@ def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_B
     >>> local_floor(runs, (1000,), bin_size=250)[1].tolist()
     [0.0, 250.0, 500.0, 1250.0, 2000.0]
     """
-    from penlearn.peaks.formats._summit_kernel import running_sums
-    from penlearn.peaks.formats.peak_columns import _integral
+    from penlearn.peaks.peakseg._seed_kernel import bin_areas
 
     starts, ends, counts = (np.asarray(runs[0], np.int64), np.asarray(runs[1], np.int64),
-                            np.asarray(runs[2], float))
-    last = int(ends[-1]) if len(ends) else 0
-    grid = np.arange(0, last + bin_size, bin_size, dtype=np.int64)
-    area = (_integral((starts, ends, counts), grid, running_sums(starts, ends, counts))
-            if len(starts) else np.zeros(len(grid)))
-    return int(bin_size), area, tuple(int(w) for w in widths), float(scale)
+                            np.asarray(runs[2]))
+    lo, hi = (0, int(ends[-1]) if len(ends) else 0) if span is None else span
+    origin = max(int(lo), 0) // bin_size * bin_size
+    if span is not None:  # (the rows that reach the span)
+        a, b = np.searchsorted(ends, origin, "right"), np.searchsorted(starts, hi, "left")
+        starts, ends, counts = starts[a:b], ends[a:b], counts[a:b]
+    n_bins = max(-(-(int(hi) - origin) // bin_size), 0)
+    area = bin_areas(starts, ends, counts, origin, int(bin_size), n_bins)
+    return int(bin_size), area, tuple(int(w) for w in widths), float(scale), origin
 
 
 def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray:
@@ -199,10 +203,10 @@ def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray
     """
     from penlearn.peaks.peakseg._seed_kernel import floors_of_rows
 
-    bin_size, area, widths, scale = floor
+    bin_size, area, widths, scale, origin = floor
     out = np.zeros(len(starts))
     floors_of_rows(np.asarray(starts, np.int64), np.asarray(ends, np.int64), area,
-                   int(bin_size), np.asarray(widths, np.int64), out)
+                   int(origin), int(bin_size), np.asarray(widths, np.int64), out)
     # (rounding: never above the windows' own means)
     return out * (scale * (1.0 - 1e-9))
 
@@ -342,10 +346,13 @@ def candidate_ranges(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *
 
 def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: float,
                        log10_p: float, flank: int = FLANK,
-                       flank_bases: int = FLANK_BASES, floor: tuple | None = None):
+                       flank_bases: int = FLANK_BASES, floor: tuple | None = None,
+                       floor_runs: tuple | None = None):
     """The reported segments of one window's ``coverage`` solved on its
     :func:`candidate_ranges` alone (:func:`ranges_segments`); no rows where it has none.
-    ``floor``: its chromosome's :func:`local_floor` (None: the genome's ``level`` only).
+    ``floor``: its chromosome's :func:`local_floor`; or ``floor_runs = (runs, widths,
+    scale)``, :func:`local_floor`'s arguments, made for the window's span only (its
+    own coverage's bound: no chromosome's bins held); neither: the genome's ``level``.
 
     Examples
     --------
@@ -365,9 +372,15 @@ def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: 
     # the treatment's counts (y / b at weight w·b where a background b is given)
     counts = data.y if data.width is None else np.round(data.y * (data.w / width))
     ends = data.start + width.astype(np.int64)
+    if floor_runs is not None and len(ends):
+        runs, widths, scale = floor_runs
+        reach = max(widths)
+        floor = local_floor(runs, widths, scale, span=(int(data.start[0]) - reach,
+                                                       int(ends[-1]) + reach))
     seed = seed_rows(data.start, ends, counts, level=level, fragment=fragment,
                      log10_p=log10_p, floor=None if floor is None else row_floors(
                          data.start, ends, floor))
+    floor = None
     ranges = candidate_ranges(data.start, ends, counts, level=level, fragment=fragment,
                               log10_p=log10_p, flank=flank, flank_bases=flank_bases,
                               seed=seed)
