@@ -392,9 +392,10 @@ def _with_floor(candidates: dict | None, treat_cov: pd.DataFrame,
     own = control_cov is None
     cov = treat_cov if own else control_cov
     runs = (cov["chromStart"].to_numpy(np.int64), cov["chromEnd"].to_numpy(np.int64),
-            cov["count"].to_numpy(float))
-    return {**candidates, "floor": local_floor(
-        runs, OWN_WINDOWS if own else CONTROL_WINDOWS, 1.0 if own else control_scale)}
+            cov["count"].to_numpy())  # (views: no copies)
+    if own:  # (the treatment's rows are held anyway: each window's bins from them)
+        return {**candidates, "floor_runs": (runs, OWN_WINDOWS, 1.0)}
+    return {**candidates, "floor": local_floor(runs, CONTROL_WINDOWS, control_scale)}
 
 
 def _pileup_at(cov: pd.DataFrame, pos: np.ndarray) -> np.ndarray:

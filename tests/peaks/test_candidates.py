@@ -148,7 +148,10 @@ def test_row_floors_never_exceed_the_windows_means(counts, widths, gaps, bin_siz
     w = np.asarray(widths[:n], np.int64)
     starts = np.cumsum(np.r_[0, (w + np.asarray(gaps[:n]) * 37)[:-1]])
     runs = (starts, starts + w, np.asarray(counts, float))
-    floor = local_floor(runs, CONTROL_WINDOWS, scale, bin_size)
+    # the chromosome's bins, or a span's only (a window and its reach: still a bound)
+    lo = data.draw(st.integers(-5000, int(runs[1][-1])))
+    span = data.draw(st.sampled_from([None, (lo, lo + data.draw(st.integers(1, 30_000)))]))
+    floor = local_floor(runs, CONTROL_WINDOWS, scale, bin_size, span=span)
     # rows of another sample over the same bases (the treatment's, with the control's
     # floor): any rows, each base of them
     q_lo = np.sort(np.array(data.draw(st.lists(st.integers(0, int(runs[1][-1]) + 20_000),
@@ -167,9 +170,11 @@ def test_row_floors_bound_a_flat_level_closely():
 
     starts = np.arange(0, 100_000, 50)
     runs = (starts, starts + 50, np.full(len(starts), 4.0))
-    got = row_floors(np.array([50_000]), np.array([50_050]), local_floor(runs, OWN_WINDOWS))
-    # the 10 kb window loses at most two bins and the row's width: >= 4 (1 - 550 / 10,000)
-    assert 4.0 * (1 - 550 / 10_000) <= got[0] <= 4.0
+    for span in (None, (40_000, 60_050)):  # (a window's span and its reach)
+        got = row_floors(np.array([50_000]), np.array([50_050]),
+                         local_floor(runs, OWN_WINDOWS, span=span))
+        # the 10 kb window loses at most two bins and the row's width
+        assert 4.0 * (1 - 550 / 10_000) <= got[0] <= 4.0
 
 
 @settings(max_examples=80, deadline=None)
@@ -341,3 +346,58 @@ def test_a_window_without_a_stretch_is_one_background_segment():
     got = _window_segments(cov, np.log(20.0), None, {**opts, "log10_p": -3.0})
     assert "peak" in got["status"].tolist()
     assert got["chromStart"].min() == 0 and got["chromEnd"].max() == 60
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([40, 6, 3, 2]), st.lists(st.integers(1, 60), min_size=150,
+                                                   max_size=150),
+       st.floats(-8.0, -1.5), st.booleans(), st.data())
+def test_seed_rows_blocks_are_every_block_whose_test_passes(top, widths, log10_p,
+                                                           with_floor, data):
+    # (low counts over a level of 1 to 3: blocks near their cutoff, where no summit is)
+    counts = data.draw(st.lists(st.integers(0, top), min_size=1, max_size=150))
+    level = data.draw(st.floats(0.2, 4.0) if top == 40 else st.floats(0.5, 3.0))
+    from penlearn.peaks.peakseg.candidates import BLOCK_FRAGMENTS, _held_bound
+    from penlearn.peaks.peakseg.candidates import seed_rows as seeds
+
+    cov = _coverage(counts, widths[:len(counts)])
+    s, e = cov["chromStart"].to_numpy(), cov["chromEnd"].to_numpy()
+    c = cov["count"].to_numpy(float)
+    n, d = len(c), 8.0
+    # (a level around which each row's bound varies a little: blocks near their cutoff)
+    floor = (data.draw(st.floats(0.0, 5.0)) + np.array(data.draw(st.lists(
+        st.floats(0.0, 1.0), min_size=n, max_size=n))) if with_floor else None)
+    lam = np.full(n, level) if floor is None else np.maximum(floor, level)
+    want = np.zeros(n, bool)
+    # the summits: the held level's test against each row's λ
+    held = _held_bound(s, e, c, np.arange(n), 4)
+    want |= (c >= summit_threshold(level, log10_p)) & (
+        _poisson_log10_sf(held, lam) + math.log10(2.0) <= log10_p)
+    # every block, one by one: its fragments against its rows' least λ over its length
+    for k in BLOCK_FRAGMENTS:
+        size = max(int(round(k * d)), 2)
+        for lo in range(int(s[0]), int(e[-1]), size // 2):
+            hi = min(lo + size, int(e[-1]))
+            over = (s < hi) & (e > lo)
+            area = float((c * (np.minimum(e, hi) - np.maximum(s, lo)).clip(0))[over].sum())
+            mu = lam[over].min() * (hi - lo) / d if over.any() else level * (hi - lo) / d
+            p = _poisson_log10_sf(np.array([np.floor(area / d)]), np.array([mu]))[0]
+            if p + math.log10(2.0) <= log10_p:
+                want |= over
+    got = seeds(s, e, c, level=level, fragment=d, log10_p=log10_p, floor=floor)
+    assert (got == want).all()
+
+
+def test_a_block_at_its_cutoff_is_a_seed_and_one_fragment_less_is_not():
+    from penlearn.peaks.peakseg.candidates import least_count
+
+    # 4-fragment blocks of 32 bases (fragment 8) on rows of 16: rows 10 and 11 make one
+    # block of 2 · (a + b) fragments; a log10 p whose cutoff is even
+    lp = next(x for x in np.arange(-2.0, -6.0, -0.25) if least_count(4.0, x) % 2 == 0)
+    need = least_count(4.0, lp)
+    starts = np.arange(0, 320, 16)
+    for total, want in ((need // 2, True), (need // 2 - 1, False)):
+        c = np.zeros(20)
+        c[10], c[11] = total - total // 2, total // 2
+        got = seed_rows(starts, starts + 16, c, level=1.0, fragment=8.0, log10_p=lp)
+        assert got[10:12].all() == want and got.sum() == 2 * want, (need, total, got)

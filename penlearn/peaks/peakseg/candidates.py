@@ -48,7 +48,8 @@ import math
 import numpy as np
 
 __all__ = ["BLOCK_FRAGMENTS", "FLANK", "FLANK_BASES", "FLOOR_BIN", "candidate_ranges",
-           "candidate_segments", "count_histogram", "cutoff_bound", "local_floor",
+           "candidate_segments", "count_histogram", "cutoff_bound", "least_count",
+           "local_floor",
            "ranges_segments", "row_floors", "seed_rows", "summit_threshold"]
 
 #: the block sizes of the whole peak's test, in fragments (half overlapping)
@@ -91,20 +92,45 @@ def count_histogram(counts: np.ndarray) -> np.ndarray:
     return np.bincount(c, minlength=HISTOGRAM_BINS)
 
 
+def least_count(mean: float, log10_p: float) -> int:
+    """The least count ``h`` with ``2 P(X >= h) <= 10 ** log10_p``, X Poisson(``mean``)
+    (by the p-values' own function; bisection).
+
+    Examples
+    --------
+    >>> least_count(1.0, -2.0)  # P(X >= 5) = 0.0037, P(X >= 4) = 0.019
+    5
+    >>> least_count(200.0, -6.0)
+    274
+    """
+    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
+
+    mean = max(float(mean), 1e-9)
+
+    def passes(h):
+        return _poisson_log10_sf(np.array([float(h)]), np.array([mean]))[0] + math.log10(
+            2.0) <= log10_p
+    lo, hi = 0, max(16, int(math.ceil(mean)))  # (0 never passes: P(X >= 0) = 1)
+    while not passes(hi):
+        lo, hi = hi, 2 * hi
+        if hi > 2**52:
+            return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(mid) else (mid, hi)
+    return hi
+
+
 def summit_threshold(level: float, log10_p: float) -> int:
-    """The least count ``h`` with ``2 P(X >= h) <= 10 ** log10_p``, X Poisson(``level``).
+    """:func:`least_count` of the genome's ``level`` (at most 4096: the last bin of
+    :func:`count_histogram`).
 
     Examples
     --------
     >>> summit_threshold(1.0, -2.0)  # P(X >= 5) = 0.0037, P(X >= 4) = 0.019
     5
     """
-    from penlearn.peaks.formats.peak_stats import _poisson_log10_sf
-
-    level = max(float(level), 1e-9)
-    hs = np.arange(1, 4096, dtype=float)
-    ok = _poisson_log10_sf(hs, np.full(len(hs), level)) + math.log10(2.0) <= log10_p
-    return int(hs[np.argmax(ok)]) if ok.any() else 4096
+    return min(least_count(level, log10_p), 4096)
 
 
 def cutoff_bound(histogram: np.ndarray, level: float, tests: float, qvalue: float,
@@ -131,14 +157,16 @@ def cutoff_bound(histogram: np.ndarray, level: float, tests: float, qvalue: floa
     return log_p
 
 
-def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_BIN
-                ) -> tuple:
-    """What :func:`row_floors` needs to bound a chromosome's local λ from below: the
-    coverage ``runs`` ``(starts, ends, counts)`` of the chromosome (the treatment's own
-    without a control, the control's with one) summed over ``[0, k · bin_size)`` for
-    every k, with the window ``widths`` and the ``scale`` of the local λ of
-    :func:`~penlearn.peaks.formats.peak_columns.summit_tests` (a chromosome's
-    ``len / bin_size`` floats: ~8 MB at chr1).
+def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_BIN,
+                span: tuple | None = None) -> tuple:
+    """What :func:`row_floors` needs to bound the local λ of a chromosome's calls from
+    below: the coverage ``runs`` ``(starts, ends, counts)`` of the chromosome (the
+    treatment's own without a control, the control's with one) summed over whole bins
+    of ``bin_size`` bases (over ``span = (lo, hi)`` bases only, when given: a window
+    and its windows' reach; a bin out of it counts none, a lower bound still), with the
+    window ``widths`` and the ``scale`` of the local λ of
+    :func:`~penlearn.peaks.formats.peak_columns.summit_tests` (``len / bin_size``
+    floats: ~8 MB for chr1 whole).
 
     Examples
     --------
@@ -146,16 +174,18 @@ def local_floor(runs, widths: tuple, scale: float = 1.0, bin_size: int = FLOOR_B
     >>> local_floor(runs, (1000,), bin_size=250)[1].tolist()
     [0.0, 250.0, 500.0, 1250.0, 2000.0]
     """
-    from penlearn.peaks.formats._summit_kernel import running_sums
-    from penlearn.peaks.formats.peak_columns import _integral
+    from penlearn.peaks.peakseg._seed_kernel import bin_areas
 
     starts, ends, counts = (np.asarray(runs[0], np.int64), np.asarray(runs[1], np.int64),
-                            np.asarray(runs[2], float))
-    last = int(ends[-1]) if len(ends) else 0
-    grid = np.arange(0, last + bin_size, bin_size, dtype=np.int64)
-    area = (_integral((starts, ends, counts), grid, running_sums(starts, ends, counts))
-            if len(starts) else np.zeros(len(grid)))
-    return int(bin_size), area, tuple(int(w) for w in widths), float(scale)
+                            np.asarray(runs[2]))
+    lo, hi = (0, int(ends[-1]) if len(ends) else 0) if span is None else span
+    origin = max(int(lo), 0) // bin_size * bin_size
+    if span is not None:  # (the rows that reach the span)
+        a, b = np.searchsorted(ends, origin, "right"), np.searchsorted(starts, hi, "left")
+        starts, ends, counts = starts[a:b], ends[a:b], counts[a:b]
+    n_bins = max(-(-(int(hi) - origin) // bin_size), 0)
+    area = bin_areas(starts, ends, counts, origin, int(bin_size), n_bins)
+    return int(bin_size), area, tuple(int(w) for w in widths), float(scale), origin
 
 
 def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray:
@@ -171,18 +201,12 @@ def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray
     >>> row_floors(np.array([490]), np.array([510]), local_floor(runs, (1000,), bin_size=250))
     array([1.])
     """
-    bin_size, area, widths, scale = floor
-    starts = np.asarray(starts, np.int64)
-    ends = np.asarray(ends, np.int64)
+    from penlearn.peaks.peakseg._seed_kernel import floors_of_rows
+
+    bin_size, area, widths, scale, origin = floor
     out = np.zeros(len(starts))
-    top = len(area) - 1
-    for w in widths:
-        lo = np.maximum(ends - 1 - w // 2, 0)  # the bases every window holds: [lo, hi)
-        hi = starts + (w - w // 2)
-        k_lo = np.minimum(-(-lo // bin_size), top)  # whole bins inside
-        k_hi = np.clip(hi // bin_size, 0, top)
-        inner = np.where(k_hi > k_lo, area[k_hi] - area[np.minimum(k_lo, k_hi)], 0.0)
-        np.maximum(out, inner / w, out=out)
+    floors_of_rows(np.asarray(starts, np.int64), np.asarray(ends, np.int64), area,
+                   int(origin), int(bin_size), np.asarray(widths, np.int64), out)
     # (rounding: never above the windows' own means)
     return out * (scale * (1.0 - 1e-9))
 
@@ -203,18 +227,14 @@ def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
     [9.0]
     """
     from penlearn.peaks.formats._summit_kernel import held_levels
+    from penlearn.peaks.peakseg._seed_kernel import merged_runs
 
     out = counts[rows].astype(float)
     if not len(rows):
         return out
-    new = np.r_[True, (counts[1:] != counts[:-1]) | (starts[1:] != ends[:-1])]
-    run = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    last = np.r_[first[1:], len(starts)] - 1
     inner = (starts[rows] >= starts[0] + width) & (ends[rows] <= ends[-1] - width)
-    r = run[rows[inner]]
-    out[inner] = held_levels(starts[first], ends[last], counts[first].astype(float),
-                             starts[first][r], int(width))
+    r_s, r_e, r_c, run = merged_runs(starts, ends, counts.astype(float, copy=False))
+    out[inner] = held_levels(r_s, r_e, r_c, r_s[run[rows[inner]]], int(width))
     return out
 
 
@@ -264,17 +284,22 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
         size = max(int(round(k * fragment)), 2)
         b_lo = np.arange(starts[0], ends[-1], size // 2, dtype=np.int64)
         b_hi = np.minimum(b_lo + size, ends[-1])
+        frags = np.floor((_integral(rows, b_hi, cum) - _integral(rows, b_lo, cum))
+                         / fragment)
+        # a whole block's λ is never below the genome's level: it needs this many
+        # fragments to pass (2 fewer: a margin for rounding); a shorter block is tested
+        need = least_count(level * size / fragment, log10_p) - 2
+        maybe = np.flatnonzero((frags >= need) | (b_hi - b_lo < size))
+        b_lo, b_hi, frags = b_lo[maybe], b_hi[maybe], frags[maybe]
         first = np.searchsorted(ends, b_lo, side="right")  # the block's rows
         last = np.searchsorted(starts, b_hi, side="left")
-        area = _integral(rows, b_hi, cum) - _integral(rows, b_lo, cum)
         block_lam = np.full(len(b_lo), float(level))
         if floor is not None:
             pairs = np.column_stack([np.minimum(first, n),
                                      np.minimum(np.maximum(last, first + 1), n)])
             low = np.minimum.reduceat(np.r_[lam, np.inf], pairs.ravel())[::2]
             block_lam = np.maximum(block_lam, low)
-        whole = _poisson_log10_sf(np.floor(area / fragment),
-                                  block_lam * (b_hi - b_lo) / fragment)
+        whole = _poisson_log10_sf(frags, block_lam * (b_hi - b_lo) / fragment)
         up = whole + math.log10(2.0) <= log10_p
         np.add.at(delta, first[up], 1)
         np.add.at(delta, last[up], -1)
@@ -321,10 +346,13 @@ def candidate_ranges(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *
 
 def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: float,
                        log10_p: float, flank: int = FLANK,
-                       flank_bases: int = FLANK_BASES, floor: tuple | None = None):
+                       flank_bases: int = FLANK_BASES, floor: tuple | None = None,
+                       floor_runs: tuple | None = None):
     """The reported segments of one window's ``coverage`` solved on its
     :func:`candidate_ranges` alone (:func:`ranges_segments`); no rows where it has none.
-    ``floor``: its chromosome's :func:`local_floor` (None: the genome's ``level`` only).
+    ``floor``: its chromosome's :func:`local_floor`; or ``floor_runs = (runs, widths,
+    scale)``, :func:`local_floor`'s arguments, made for the window's span only (its
+    own coverage's bound: no chromosome's bins held); neither: the genome's ``level``.
 
     Examples
     --------
@@ -344,9 +372,15 @@ def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: 
     # the treatment's counts (y / b at weight w·b where a background b is given)
     counts = data.y if data.width is None else np.round(data.y * (data.w / width))
     ends = data.start + width.astype(np.int64)
+    if floor_runs is not None and len(ends):
+        runs, widths, scale = floor_runs
+        reach = max(widths)
+        floor = local_floor(runs, widths, scale, span=(int(data.start[0]) - reach,
+                                                       int(ends[-1]) + reach))
     seed = seed_rows(data.start, ends, counts, level=level, fragment=fragment,
                      log10_p=log10_p, floor=None if floor is None else row_floors(
                          data.start, ends, floor))
+    floor = None
     ranges = candidate_ranges(data.start, ends, counts, level=level, fragment=fragment,
                               log10_p=log10_p, flank=flank, flank_bases=flank_bases,
                               seed=seed)
