@@ -37,7 +37,7 @@ windows' means around it (the treatment's own 5 and 10 kb without a control, the
 control's 1, 5 and 10 kb times its scale with one), which :func:`row_floors` bounds from
 below from whole bins of the chromosome's coverage (:func:`local_floor`); a block is
 tested against its rows' least bound. Both are lower bounds of what the calls test, so
-no row that could be a passing summit is dropped; the stretches were 25–30 % fewer rows
+no row that could be a passing summit is dropped; the stretches were ~40 % fewer rows
 at genome size (the files byte for byte the same, ``benchmarks/RESULTS.md``).
 """
 
