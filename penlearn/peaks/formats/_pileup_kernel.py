@@ -20,6 +20,23 @@ __all__ = ["extended_depth_runs", "extended_fragments", "fragment_extent", "row_
 _INT32_MAX = np.iinfo(np.int32).max
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _step(depth, old, start, p, k, out_s, out_e, out_d, write):
+    """A depth merge's step at position ``p`` (the depth now ``depth``, ``old`` before):
+    where it changes, the run ``[start, p)`` of depth ``old`` > 0 is the ``k``-th
+    (written when ``write``); returns ``(k, start, old)`` after it."""
+    if depth != old:
+        if old > 0:
+            if write:
+                out_s[k] = start
+                out_e[k] = p
+                out_d[k] = old
+            k += 1
+        start = p
+        old = depth
+    return k, start, old
+
+
 @numba.njit(cache=True, nogil=True)
 def _merge_runs(s, e, out_s, out_e, out_d, write):
     """Runs ``(start, end, depth > 0)`` (equal neighbours merged) of the depth of blocks
@@ -40,15 +57,7 @@ def _merge_runs(s, e, out_s, out_e, out_d, write):
         while j < m and e[j] == p:
             depth -= 1
             j += 1
-        if depth != old:
-            if old > 0:
-                if write:
-                    out_s[k] = start
-                    out_e[k] = p
-                    out_d[k] = old
-                k += 1
-            start = p
-            old = depth
+        k, start, old = _step(depth, old, start, p, k, out_s, out_e, out_d, write)
     return k
 
 
@@ -234,15 +243,7 @@ def _merge_extended(lo, extsize, size, out_s, out_e, out_d, write):
         while j < n and _clipped_end(lo[j], extsize, size) == p:
             depth -= 1
             j += 1
-        if depth != old:
-            if old > 0:
-                if write:
-                    out_s[k] = start
-                    out_e[k] = p
-                    out_d[k] = old
-                k += 1
-            start = p
-            old = depth
+        k, start, old = _step(depth, old, start, p, k, out_s, out_e, out_d, write)
     return k
 
 
