@@ -325,3 +325,28 @@ def test_fragment_extent_equals_the_weighted_fragments_sums(paired):
         if len(s):  # the genome-wide means: the old sums over the arrays
             mean = float((e - s).sum()) / float(size or int(e.max()))
             assert control_genome_mean(reads, reads, ext, shift, reads.sizes) == (mean, mean)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 5), st.sampled_from(
+    [0.0, 1.0, 2.5, float("nan")])), max_size=40))
+def test_merge_equal_runs_joins_touching_rows_of_one_value(rows):
+    from penlearn.peaks.formats.bed import merge_equal_runs
+
+    starts, ends, values, x = [], [], [], 0
+    for gap, width, v in rows:  # sorted rows, some touching, some not
+        starts.append(x + gap)
+        ends.append(x + gap + width)
+        values.append(v)
+        x = ends[-1]
+    want = []  # plain Python: a row joins the last one when it touches it with its value
+    for s, e, v in zip(starts, ends, values):
+        if want and want[-1][1] == s and want[-1][2] == v:  # (NaN never equals: not joined)
+            want[-1][1] = e
+        else:
+            want.append([s, e, v])
+    got = merge_equal_runs(np.array(starts, np.int64), np.array(ends, np.int64),
+                           np.array(values))
+    assert got[0].tolist() == [w[0] for w in want]
+    assert got[1].tolist() == [w[1] for w in want]
+    np.testing.assert_array_equal(got[2], [w[2] for w in want])  # (NaNs at the same rows)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["extended_depth_runs", "extended_fragments", "fragment_extent", "row_cuts",
+__all__ = ["equal_runs", "extended_depth_runs", "extended_fragments", "fragment_extent", "row_cuts",
            "unit_depth_runs"]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -439,3 +439,28 @@ def level_sums(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray) -> tupl
     """
     total, rises = _level_sums(starts, ends, counts)
     return int(total), int(rises)
+
+
+@numba.njit(cache=True, nogil=True)
+def equal_runs(starts, ends, values):
+    """The runs of touching rows (a row starting where the one before ends) of one
+    value, in one pass: ``(first, run_of_row)``, each run's first row and each row's
+    run (0, 1, ...); :func:`~penlearn.peaks.formats.bed.merge_equal_runs`' rows.
+
+    Examples
+    --------
+    >>> first, run = equal_runs(np.array([0, 5, 10, 20]), np.array([5, 10, 20, 30]),
+    ...                         np.array([1.0, 1.0, 2.0, 2.0]))
+    >>> first.tolist(), run.tolist()
+    ([0, 2], [0, 0, 1, 1])
+    """
+    n = starts.shape[0]
+    run_of = np.empty(n, np.int64)
+    first = np.empty(n, np.int64)
+    k = -1
+    for i in range(n):
+        if i == 0 or values[i] != values[i - 1] or starts[i] != ends[i - 1]:
+            k += 1
+            first[k] = i
+        run_of[i] = k
+    return first[:k + 1].copy(), run_of

@@ -370,12 +370,12 @@ def merge_equal_runs(starts, ends, values) -> tuple[np.ndarray, np.ndarray, np.n
     >>> s.tolist(), e.tolist(), v.tolist()
     ([0, 12], [11, 20], [2.0, 2.0])
     """
+    from penlearn.peaks.formats._pileup_kernel import equal_runs  # numba: on first use
+
     s, e, v = np.asarray(starts), np.asarray(ends), np.asarray(values)
     if not len(s):
         return s, e, v
-    first = np.ones(len(s), bool)
-    first[1:] = (s[1:] != e[:-1]) | (v[1:] != v[:-1])
-    keep = np.flatnonzero(first)
+    keep, _ = equal_runs(s, e, v)
     last = np.r_[keep[1:] - 1, len(s) - 1]
     return s[keep], e[last], v[keep]
 

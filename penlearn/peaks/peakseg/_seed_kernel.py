@@ -46,37 +46,6 @@ def floors_of_rows(starts, ends, area, origin, bin_size, widths, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def merged_runs(starts, ends, counts):
-    """The rows ``(starts, ends, counts)`` with touching neighbours of one count joined:
-    ``(run_starts, run_ends, run_counts, run_of_row)`` (each row's run), in one pass.
-
-    Examples
-    --------
-    >>> s, e, c, r = merged_runs(np.array([0, 5, 10, 20]), np.array([5, 10, 20, 30]),
-    ...                          np.array([1.0, 1.0, 2.0, 2.0]))
-    >>> s.tolist(), e.tolist(), c.tolist(), r.tolist()
-    ([0, 10], [10, 30], [1.0, 2.0], [0, 0, 1, 1])
-    """
-    n = starts.shape[0]
-    run_of = np.empty(n, np.int64)
-    k = -1
-    for i in range(n):
-        if i == 0 or counts[i] != counts[i - 1] or starts[i] != ends[i - 1]:
-            k += 1
-        run_of[i] = k
-    rs = np.empty(k + 1, np.int64)
-    re = np.empty(k + 1, np.int64)
-    rc = np.empty(k + 1, np.float64)
-    for i in range(n):
-        j = run_of[i]
-        if i == 0 or run_of[i - 1] != j:
-            rs[j] = starts[i]
-            rc[j] = counts[i]
-        re[j] = ends[i]
-    return rs, re, rc, run_of
-
-
-@numba.njit(cache=True, nogil=True)
 def bin_areas(starts, ends, counts, origin, bin_size, n_bins):
     """The coverage of the rows ``(starts, ends, counts)`` summed over ``[origin,
     origin + k · bin_size)`` for k = 0 .. ``n_bins`` (float64), in one pass over the

@@ -226,15 +226,18 @@ def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
     >>> _held_bound(s, s + 10, c, np.array([1]), 30).tolist()  # near the start: its count
     [9.0]
     """
+    from penlearn.peaks.formats._pileup_kernel import equal_runs
     from penlearn.peaks.formats._summit_kernel import held_levels
-    from penlearn.peaks.peakseg._seed_kernel import merged_runs
 
     out = counts[rows].astype(float)
     if not len(rows):
         return out
     inner = (starts[rows] >= starts[0] + width) & (ends[rows] <= ends[-1] - width)
-    r_s, r_e, r_c, run = merged_runs(starts, ends, counts.astype(float, copy=False))
-    out[inner] = held_levels(r_s, r_e, r_c, r_s[run[rows[inner]]], int(width))
+    first, run = equal_runs(starts, ends, counts)  # (merge_equal_runs' runs)
+    last = np.r_[first[1:] - 1, len(starts) - 1]
+    r_s = starts[first]
+    out[inner] = held_levels(r_s, ends[last], counts[first].astype(float), r_s[run[rows[inner]]],
+                             int(width))
     return out
 
 
@@ -243,9 +246,8 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
               floor: np.ndarray | None = None) -> np.ndarray:
     """True for the rows of one window that could be in a passing call: rows whose held
     level (:func:`_held_bound`) passes the summit's test (its summit), and the rows of
-    the blocks of
-    :data:`BLOCK_FRAGMENTS` fragments (half overlapping) whose fragments (coverage
-    summed / ``fragment``) pass the whole peak's Poisson test at ``log10_p`` (twice
+    the blocks of :data:`BLOCK_FRAGMENTS` fragments (half overlapping) whose fragments
+    (coverage summed / ``fragment``) pass the whole peak's Poisson test at ``log10_p`` (twice
     the p-value), both against the genome's ``level``, or against each row's local
     λ bound ``floor`` (:func:`row_floors`) where it is higher (a block: its rows' least).
 
@@ -380,7 +382,7 @@ def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: 
     seed = seed_rows(data.start, ends, counts, level=level, fragment=fragment,
                      log10_p=log10_p, floor=None if floor is None else row_floors(
                          data.start, ends, floor))
-    floor = None
+    floor = None  # (a window's bins: not held under its solves)
     ranges = candidate_ranges(data.start, ends, counts, level=level, fragment=fragment,
                               log10_p=log10_p, flank=flank, flank_bases=flank_bases,
                               seed=seed)
