@@ -456,11 +456,12 @@ def equal_runs(starts, ends, values):
     """
     n = starts.shape[0]
     run_of = np.empty(n, np.int64)
-    first = np.empty(n, np.int64)
     k = -1
     for i in range(n):
         if i == 0 or values[i] != values[i - 1] or starts[i] != ends[i - 1]:
             k += 1
-            first[k] = i
         run_of[i] = k
-    return first[:k + 1].copy(), run_of
+    first = np.empty(k + 1, np.int64)  # (the runs counted first: no room for n)
+    for i in range(n - 1, -1, -1):
+        first[run_of[i]] = i
+    return first, run_of

@@ -74,3 +74,21 @@ def bin_areas(starts, ends, counts, origin, bin_size, n_bins):
     for k in range(1, n_bins + 1):
         per_bin[k] += per_bin[k - 1]
     return per_bin
+
+
+@numba.njit(cache=True, nogil=True)
+def counts_histogram(counts, bins):
+    """How many of ``counts`` have each value, floored, ``bins - 1`` and above in the
+    last bin (counts ≥ 0), in one pass: no floored or clipped copy of them.
+
+    Examples
+    --------
+    >>> counts_histogram(np.array([0.0, 2.5, 2.0, 9.0]), 5).tolist()
+    [1, 0, 2, 0, 1]
+    """
+    out = np.zeros(bins, np.int64)
+    for i in range(counts.shape[0]):
+        c = counts[i]
+        k = bins - 1 if c >= bins - 1 else int(np.floor(c))
+        out[k] += 1
+    return out
