@@ -340,7 +340,13 @@ def _window_segments(cov: pd.DataFrame, log_lambda, windows,
                                  name, sid))
         else:
             from penlearn.peaks.peakseg.candidates import candidate_segments
-            seg = candidate_segments(gw, value, **candidates)
+            from penlearn.peaks.peakseg.solver import _Data
+
+            # (the solver's columns, the window's frame dropped: only its starts are
+            # kept, by them; issue 55)
+            data, gw = _Data.from_coverage(gw), None
+            seg = candidate_segments(data, value, **candidates)
+            data = None
             if len(seg):
                 out.append(_with_ids(seg, value, name, sid))
         del gw

@@ -52,8 +52,10 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
             if gw is not None:
                 name = getattr(w, "sequence_id", None) or window_id(
                     sid, w.chrom, w.chromStart, w.chromEnd)
-                yield name, sid, gw
-                gw = None
+                # (handed over, not held here too: the caller may drop the window's
+                # rows while it is solved, issue 55)
+                box, gw = [gw], None
+                yield name, sid, box.pop()
                 continue
         g = window_rows(by_sample[key], w.chromStart, w.chromEnd) if tidy[key] else None
         if g is None:  # (the chromosome filled once, kept for its next windows)
@@ -65,8 +67,8 @@ def _windows_of(coverage: pd.DataFrame, windows, gaps: str = "fill"):
         g = None
         name = getattr(w, "sequence_id", None) or window_id(sid, w.chrom, w.chromStart,
                                                             w.chromEnd)
-        yield name, sid, gw
-        gw = None
+        box, gw = [gw], None
+        yield name, sid, box.pop()
 
 
 def _clipped(g: pd.DataFrame, start: int, end: int, sliced: bool = True) -> pd.DataFrame:

@@ -214,9 +214,13 @@ def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray
 def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
     """An upper bound of the level (:func:`~penlearn.peaks.formats._summit_kernel.
     held_levels`) any base of each of ``rows`` holds over ``width`` bases in the whole
-    chromosome, from one window's rows: the level on the rows with equal neighbours
-    merged (the chromosome's pileup runs), but a row's own count within ``width`` bases
-    of the window's ends (what lies past them is not known here).
+    chromosome, from one window's rows: the level on the window's rows (where touching
+    rows of one count are split, the level is that of their run merged: the grown
+    stretch takes a neighbour at least as high as any lower base, so the same bases and
+    the same least count), but a row's own count within ``width`` bases of the window's
+    ends (what lies past them is not known here). Memory: a few floats per row of
+    ``rows``, none per row of the window (issue 55: the runs' five arrays of a window's
+    rows were the peak of ``callpeak``'s memory).
 
     Examples
     --------
@@ -226,17 +230,15 @@ def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
     >>> _held_bound(s, s + 10, c, np.array([1]), 30).tolist()  # near the start: its count
     [9.0]
     """
-    from penlearn.peaks.formats._pileup_kernel import equal_runs
     from penlearn.peaks.formats._summit_kernel import held_levels
 
     out = counts[rows].astype(float)
     if not len(rows):
         return out
     inner = (starts[rows] >= starts[0] + width) & (ends[rows] <= ends[-1] - width)
-    first, run = equal_runs(starts, ends, counts)  # (merge_equal_runs' runs)
-    last = np.r_[first[1:] - 1, len(starts) - 1]
-    r_s = starts[first]
-    out[inner] = held_levels(r_s, ends[last], counts[first].astype(float), r_s[run[rows[inner]]],
+    at = rows[inner]
+    out[inner] = held_levels(np.asarray(starts, np.int64), np.asarray(ends, np.int64),
+                             np.asarray(counts, float), np.asarray(starts[at], np.int64),
                              int(width))
     return out
 
@@ -276,9 +278,13 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
     # row's count): tested at the rows high enough for the genome's level
     at = np.flatnonzero(seed)
     top = _held_bound(starts, ends, counts, at, held_width(fragment))
-    lam = level if floor is None else np.maximum(np.asarray(floor, float), level)
-    seed[at] = _poisson_log10_sf(top, np.broadcast_to(lam, (n,))[at]) + math.log10(
-        2.0) <= log10_p
+    lam = level
+    if floor is not None:  # (+inf past the last row, for the blocks' least: no copy)
+        lam = np.empty(n + 1)
+        np.maximum(np.asarray(floor, float), level, out=lam[:n])
+        lam[n] = np.inf
+    seed[at] = _poisson_log10_sf(top, np.broadcast_to(lam if floor is None else lam[:n],
+                                                      (n,))[at]) + math.log10(2.0) <= log10_p
     delta = np.zeros(n + 1, np.int64)  # (+1 at each block's first row, -1 past its last)
     cum = running_sums(starts, ends, counts)
     rows = (starts, ends, counts)
@@ -299,13 +305,14 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
         if floor is not None:
             pairs = np.column_stack([np.minimum(first, n),
                                      np.minimum(np.maximum(last, first + 1), n)])
-            low = np.minimum.reduceat(np.r_[lam, np.inf], pairs.ravel())[::2]
+            low = np.minimum.reduceat(lam, pairs.ravel())[::2]
             block_lam = np.maximum(block_lam, low)
         whole = _poisson_log10_sf(frags, block_lam * (b_hi - b_lo) / fragment)
         up = whole + math.log10(2.0) <= log10_p
         np.add.at(delta, first[up], 1)
         np.add.at(delta, last[up], -1)
-    seed |= np.cumsum(delta[:-1]) > 0
+    cum = lam = None  # (in place: no copy of a window's rows at the end, issue 55)
+    seed |= np.cumsum(delta, out=delta)[:-1] > 0
     return seed
 
 
@@ -350,8 +357,9 @@ def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: 
                        log10_p: float, flank: int = FLANK,
                        flank_bases: int = FLANK_BASES, floor: tuple | None = None,
                        floor_runs: tuple | None = None):
-    """The reported segments of one window's ``coverage`` solved on its
-    :func:`candidate_ranges` alone (:func:`ranges_segments`); no rows where it has none.
+    """The reported segments of one window's ``coverage`` (or its solver's ``_Data``)
+    solved on its :func:`candidate_ranges` alone (:func:`ranges_segments`); no rows
+    where it has none.
     ``floor``: its chromosome's :func:`local_floor`; or ``floor_runs = (runs, widths,
     scale)``, :func:`local_floor`'s arguments, made for the window's span only (its
     own coverage's bound: no chromosome's bins held); neither: the genome's ``level``.
@@ -369,7 +377,8 @@ def candidate_segments(coverage, log_penalty: float, *, level: float, fragment: 
     """
     from penlearn.peaks.peakseg.solver import _Data
 
-    data = _Data.from_coverage(coverage)  # (gaps filled; a background's rows weighed)
+    # (gaps filled; a background's rows weighed; or the caller's, its frame dropped)
+    data = coverage if isinstance(coverage, _Data) else _Data.from_coverage(coverage)
     width = data.w if data.width is None else data.width
     # the treatment's counts (y / b at weight w·b where a background b is given)
     counts = data.y if data.width is None else np.round(data.y * (data.w / width))
