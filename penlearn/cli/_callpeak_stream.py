@@ -28,6 +28,7 @@ from penlearn.atomic_files import staged_file
 from penlearn.cli._phases import PhaseClock, _Progress, _return_freed_memory
 from penlearn.cli._stream_calls import _candidates, _population, genome_columns
 from penlearn.peaks.formats.bed import bedgraph_bytes, merge_equal_runs
+from penlearn.peaks.formats.fragment_starts import FragmentStarts, packed_pileup
 from penlearn.peaks.formats.peak_columns import (
     genome_level,
     least_kept_log10p,
@@ -179,8 +180,9 @@ def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts
     args = opts["penalty_args"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with clock("pileup"):
-            treat_cov = _frame(chrom, chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
+        with clock("pileup"):  # (the reads, or their fragments' starts: _first_pass)
+            treat_cov = _frame(chrom, treat.pileup() if isinstance(treat, FragmentStarts)
+                               else chrom_pileup(treat, chrom, opts["d"], opts["shift"]))
         with clock("features"):  # (before the control's tables: less memory at once)
             log_lambda, windows = _log_lambda(args, treat_cov, _Reporter(True),
                                               opts["sizes"])
@@ -446,9 +448,26 @@ def _level_of(runs) -> tuple:
 
 
 def _first_pass(kind: str, *args):
-    """A task of :func:`call_genome`'s first batch: ``"level"`` (:func:`chrom_level`)
-    or ``"control"`` (:func:`control_chromosome`)."""
+    """A task of :func:`call_genome`'s first batch: ``"level"`` (:func:`chrom_level`),
+    ``"packed"`` (its level and its fragments' starts packed for the second pileup,
+    :func:`~penlearn.peaks.formats.fragment_starts.packed_pileup`: 2 bytes a read held
+    between the passes, not 5; no second sort) or ``"control"``
+    (:func:`control_chromosome`)."""
+    if kind == "packed":
+        chrom, reads, d, shift = args
+        five, reverse, _ = reads.chroms[chrom]
+        runs, starts = packed_pileup(five, reverse, d, shift, (reads.sizes or {}).get(chrom))
+        return _level_of(runs), starts
     return (chrom_level if kind == "level" else control_chromosome)(*args)
+
+
+def _packs(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict) -> bool:
+    """Whether :func:`call_genome` holds the treatment's fragments' starts between its
+    passes (``"packed"``): single-end reads of one weight extended to a fragment size,
+    no control (whose pass makes the treatment's pileup itself)."""
+    d = opts["d"]
+    return (ctrl is None and not treat.paired and d is not None and d >= 1
+            and all(w is None for _, _, w in treat.chroms.values()))
 
 
 def _levels(results: dict, fallbacks: tuple[float, float]) -> tuple[float, float]:
@@ -474,9 +493,10 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
     # the sample's level of the summits' tests (total, bases, rises) over the genome, by
     # chromosome: in the control's pass (one batch of tasks on the workers) or alone
     by_size = sorted(chroms, key=lambda c: -sizes[c])
-    tasks = {("level", c): ((c, _part(treat, c), opts["d"], opts["shift"]), {})
+    kind = "packed" if _packs(treat, ctrl, opts) else "level"
+    tasks = {(kind, c): ((c, _part(treat, c), opts["d"], opts["shift"]), {})
              for c in by_size}
-    first, levels = {}, {}
+    first, levels, packed = {}, {}, {}
     with contextlib.ExitStack() as stack:
         if ctrl is not None:
             report("the control's model, chromosome by chromosome")
@@ -486,6 +506,9 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
                      for c in by_size}
 
         def first_pass(key, res):
+            if key[0] == "packed":
+                levels[key[1]], packed[key[1]] = res
+                return
             if key[0] == "level":
                 levels[key[1]] = res
                 return
@@ -496,6 +519,8 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
         run_tasks(executor, _first_pass, {k: ((k[0], *a), kw) for k, (a, kw) in
                                           tasks.items()}, first_pass)
         del tasks  # (it holds every chromosome's reads: dropped one by one below)
+    if packed:  # (the reads now held as their fragments' starts)
+        treat.chroms.clear()
     total = bases = rises = 0.0
     for c in chroms:  # in the chromosomes' order: the same sums as one pass
         t_, b_, d_, _ = levels[c]
@@ -521,14 +546,15 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
             # the largest chromosome last, each one's reads dropped once it is done:
             # the largest tables meet the fewest reads still held
             for c in sorted(chroms, key=lambda c: sizes[c]):
-                res = call_chromosome(c, _part(treat, c), _part(ctrl, c), opts,
-                                      segments_of(c))
+                res = call_chromosome(c, packed.pop(c) if packed else _part(treat, c),
+                                      _part(ctrl, c), opts, segments_of(c))
                 for reads in (treat, ctrl):
                     if reads is not None:
                         reads.chroms.pop(c, None)
                 finish(c, res)
         else:
-            tasks = {c: ((c, _part(treat, c), _part(ctrl, c), opts, segments_of(c)), {})
+            tasks = {c: ((c, packed.pop(c) if packed else _part(treat, c), _part(ctrl, c),
+                          opts, segments_of(c)), {})
                      for c in sorted(chroms, key=lambda c: -sizes[c])}  # largest first
             run_tasks(executor, call_chromosome, tasks, finish)
     caught = [w for c in chroms for w in (*first.get(c, {}).get("warnings", []),

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["equal_runs", "extended_depth_runs", "extended_fragments", "fragment_extent", "row_cuts",
-           "unit_depth_runs"]
+__all__ = ["equal_runs", "extended_depth_runs", "extended_fragments", "extended_starts",
+           "fragment_extent", "row_cuts", "starts_depth_runs", "unit_depth_runs"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -252,7 +252,8 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
     """``unit_depth_runs(*extended_fragments(five, reverse, extsize, shift, size))``
     with one sort, of the fragments' unclipped starts (their clipped starts and ends
     both follow that order), and one array of the reads' length, not two (issue 55:
-    ``callpeak`` makes each chromosome's pileups several times).
+    ``callpeak`` makes each chromosome's pileups several times):
+    ``starts_depth_runs(extended_starts(...), extsize, size)``.
 
     Examples
     --------
@@ -260,6 +261,22 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
     ...                               np.array([False, True, True]), 25, 0, 40)
     >>> s.tolist(), e.tolist(), d.tolist()
     ([0, 5, 15, 30], [3, 15, 30, 40], [1, 1, 2, 1])
+    """
+    return starts_depth_runs(extended_starts(five, reverse, extsize, shift, size), extsize,
+                             size)
+
+
+def extended_starts(five: np.ndarray, reverse: np.ndarray, extsize: int, shift: int,
+                    size: int | None) -> np.ndarray:
+    """The sorted unclipped starts of single-end reads' fragments (those with a base in
+    ``[0, size)``), int32 when every position fits: what :func:`starts_depth_runs`
+    merges.
+
+    Examples
+    --------
+    >>> extended_starts(np.array([5, 39, 2], np.int32), np.array([False, True, True]),
+    ...                 25, 0, 40).tolist()
+    [-22, 5, 15]
     """
     extsize, shift = int(extsize), int(shift)
     top = (int(five.max()) if len(five) else 0) + abs(shift) + 1
@@ -269,6 +286,20 @@ def extended_depth_runs(five: np.ndarray, reverse: np.ndarray, extsize: int, shi
                          np.int64(-1 if size is None else size), lo)
     lo = lo[:k]
     lo.sort()
+    return lo
+
+
+def starts_depth_runs(lo: np.ndarray, extsize: int, size: int | None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The depth runs of the fragments ``[max(lo, 0), min(lo + extsize, size))`` of the
+    sorted unclipped starts ``lo`` (:func:`extended_starts`).
+
+    Examples
+    --------
+    >>> s, e, d = starts_depth_runs(np.array([-22, 5, 15], np.int32), 25, 40)
+    >>> s.tolist(), e.tolist(), d.tolist()
+    ([0, 5, 15, 30], [3, 15, 30, 40], [1, 1, 2, 1])
+    """
     # one merge into room for every possible run (fewer than two a fragment), then each
     # array shrunk in place (realloc) to the runs written: the room past them is never
     # written, so never resident, and no merge to count the runs first (issue 55)
