@@ -294,8 +294,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
         if last <= first:
             raise ValueError(f"window {name!r} holds no coverage rows"
                              + ("" if sid is None else f" of sample {sid!r}"))
-        weights = (np.minimum(end[first:last], r.chromEnd)
-                   - np.maximum(start[first:last], r.chromStart))
+        weights = _clipped_widths(start[first:last], end[first:last], r.chromStart,
+                                  r.chromEnd)
         rows.append(weighted_features(g["count"].to_numpy()[first:last], weights))
         ids.append(name)
     out = pd.DataFrame(np.array(rows).reshape(-1, len(FEATURE_COLUMNS)),
@@ -304,4 +304,22 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
     if out.index.has_duplicates:
         raise ValueError(f"windows give duplicate sequence ids, e.g. "
                          f"{out.index[out.index.duplicated()][0]!r}")
+    return out
+
+
+def _clipped_widths(start: np.ndarray, end: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The bases of each of the sorted, non-overlapping rows ``[start, end)`` inside
+    ``[lo, hi)``, for rows that meet it: ``np.minimum(end, hi) - np.maximum(start, lo)``
+    with one array of the rows, not three (only the first and the last row can reach
+    past it; issue 55).
+
+    Examples
+    --------
+    >>> _clipped_widths(np.array([0, 10, 30]), np.array([10, 20, 40]), 5, 35).tolist()
+    [5, 10, 5]
+    """
+    out = np.subtract(end, start)
+    if len(out):
+        for k in (0, len(out) - 1):
+            out[k] = min(int(end[k]), hi) - max(int(start[k]), lo)
     return out
