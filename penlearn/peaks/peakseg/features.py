@@ -298,6 +298,8 @@ def coverage_features(coverage: pd.DataFrame, windows: pd.DataFrame | None = Non
                                   r.chromEnd)
         rows.append(weighted_features(g["count"].to_numpy()[first:last], weights))
         ids.append(name)
+        # (this window's filled rows dropped before the next window's are made: issue 55)
+        got = g = start = end = weights = None
     out = pd.DataFrame(np.array(rows).reshape(-1, len(FEATURE_COLUMNS)),
                        columns=list(FEATURE_COLUMNS),
                        index=pd.Index(ids, name="sequence_id"))
