@@ -207,8 +207,8 @@ def row_floors(starts: np.ndarray, ends: np.ndarray, floor: tuple) -> np.ndarray
     out = np.zeros(len(starts))
     floors_of_rows(np.asarray(starts, np.int64), np.asarray(ends, np.int64), area,
                    int(origin), int(bin_size), np.asarray(widths, np.int64), out)
-    # (rounding: never above the windows' own means)
-    return out * (scale * (1.0 - 1e-9))
+    # (rounding: never above the windows' own means; in place: no second array)
+    return np.multiply(out, scale * (1.0 - 1e-9), out=out)
 
 
 def _held_bound(starts, ends, counts, rows, width: int) -> np.ndarray:
@@ -285,7 +285,7 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
         lam[n] = np.inf
     seed[at] = _poisson_log10_sf(top, np.broadcast_to(lam if floor is None else lam[:n],
                                                       (n,))[at]) + math.log10(2.0) <= log10_p
-    delta = np.zeros(n + 1, np.int64)  # (+1 at each block's first row, -1 past its last)
+    delta = np.zeros(n + 1, np.int32)  # (+1 at each block's first row, -1 past its last)
     cum = running_sums(starts, ends, counts)
     rows = (starts, ends, counts)
     for k in BLOCK_FRAGMENTS:
