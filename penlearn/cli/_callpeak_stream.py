@@ -2,7 +2,8 @@
 chromosomes, a progress line per chromosome.
 
 The reads of the treatment and of the control are kept as compact arrays
-(:mod:`penlearn.peaks.formats.read_arrays`: 5 bytes a single-end read); everything else
+(:mod:`penlearn.peaks.formats.read_arrays`: 5 bytes a single-end read; without a
+control, 2 between the passes: :mod:`~penlearn.peaks.formats.fragment_starts`); the rest
 — the fragment pileup as run-length arrays, the control's PeakSeg model and the
 treatment's background, the windows, their features and penalties (the same zero-label
 or learned penalty function, per window), the treatment's PeakSeg solves and the peak
@@ -28,7 +29,7 @@ from penlearn.atomic_files import staged_file
 from penlearn.cli._phases import PhaseClock, _Progress, _return_freed_memory
 from penlearn.cli._stream_calls import _candidates, _population, genome_columns
 from penlearn.peaks.formats.bed import bedgraph_bytes, merge_equal_runs
-from penlearn.peaks.formats.fragment_starts import FragmentStarts, packed_pileup
+from penlearn.peaks.formats.fragment_starts import FragmentStarts, packable, packed_pileup
 from penlearn.peaks.formats.peak_columns import (
     genome_level,
     least_kept_log10p,
@@ -156,10 +157,11 @@ def control_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays, opts: di
             "warnings": [(w.category, str(w.message)) for w in caught]}
 
 
-def call_chromosome(chrom: str, treat: ReadArrays, ctrl: ReadArrays | None, opts: dict,
-                    c_segs: pd.DataFrame | None = None) -> dict:
-    """The peaks of one chromosome (``treat`` / ``ctrl`` hold that chromosome's reads;
-    ``c_segs`` the control's segments there, from :func:`control_chromosome`).
+def call_chromosome(chrom: str, treat: ReadArrays | FragmentStarts, ctrl: ReadArrays | None,
+                    opts: dict, c_segs: pd.DataFrame | None = None) -> dict:
+    """The peaks of one chromosome (``treat`` / ``ctrl`` hold that chromosome's reads,
+    or ``treat`` its fragments' starts, :func:`_first_pass`; ``c_segs`` the control's
+    segments there, from :func:`control_chromosome`).
 
     ``opts``: ``d`` (fragment size), ``shift``, ``penalty_args`` (the command's
     arguments), ``rule`` (the control rule), ``levels`` (the genome-wide ``(c₀, t₀)``),
@@ -461,14 +463,6 @@ def _first_pass(kind: str, *args):
     return (chrom_level if kind == "level" else control_chromosome)(*args)
 
 
-def _packs(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict) -> bool:
-    """Whether :func:`call_genome` holds the treatment's fragments' starts between its
-    passes (``"packed"``): single-end reads of one weight extended to a fragment size,
-    no control (whose pass makes the treatment's pileup itself)."""
-    d = opts["d"]
-    return (ctrl is None and not treat.paired and d is not None and d >= 1
-            and all(w is None for _, _, w in treat.chroms.values()))
-
 
 def _levels(results: dict, fallbacks: tuple[float, float]) -> tuple[float, float]:
     """The genome-wide ``(c₀, t₀)`` from every chromosome's pass-1 levels."""
@@ -493,7 +487,8 @@ def call_genome(treat: ReadArrays, ctrl: ReadArrays | None, opts: dict, report,
     # the sample's level of the summits' tests (total, bases, rises) over the genome, by
     # chromosome: in the control's pass (one batch of tasks on the workers) or alone
     by_size = sorted(chroms, key=lambda c: -sizes[c])
-    kind = "packed" if _packs(treat, ctrl, opts) else "level"
+    # (without a control, whose pass makes the treatment's pileup itself)
+    kind = "packed" if ctrl is None and packable(treat, opts["d"]) else "level"
     tasks = {(kind, c): ((c, _part(treat, c), opts["d"], opts["shift"]), {})
              for c in by_size}
     first, levels, packed = {}, {}, {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-__all__ = ["FragmentStarts", "pack_starts", "packed_pileup"]
+__all__ = ["FragmentStarts", "pack_starts", "packable", "packed_pileup"]
 
 #: a difference at or above it is held apart (``uint16`` holds those below)
 _SMALL = 1 << 16
@@ -145,3 +145,19 @@ def packed_pileup(five: np.ndarray, reverse: np.ndarray, extsize: int, shift: in
 
     lo = extended_starts(five, reverse, extsize, shift, size)
     return starts_depth_runs(lo, extsize, size), pack_starts(lo, extsize, size)
+
+
+def packable(reads, extsize) -> bool:
+    """Whether :func:`packed_pileup` makes the pileup of ``reads``
+    (:class:`~penlearn.peaks.formats.read_arrays.ReadArrays`) at ``extsize``:
+    single-end reads of one weight each, extended to a fragment size.
+
+    Examples
+    --------
+    >>> from penlearn.peaks.formats.read_arrays import ReadArrays
+    >>> r = ReadArrays(False, {"c": (np.array([5], np.int32), np.array([False]), None)})
+    >>> packable(r, 200), packable(r, None)
+    (True, False)
+    """
+    return (not reads.paired and extsize is not None and extsize >= 1
+            and all(w is None for _, _, w in reads.chroms.values()))
