@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from penlearn.peaks.formats.peak_stats import _poisson_logsf
+from penlearn.peaks.formats.peak_stats import _binomial_logsf, _poisson_logsf
 from penlearn.peaks.peakseg._flanks import _below, uncovered_segments
 from penlearn.peaks.peakseg.contigs import fill_gaps
 from penlearn.peaks.peakseg.evaluation import _windows_of
@@ -46,6 +46,45 @@ def test_poisson_logsf_is_scipy_stats_value_for_value():
     ints = rng.integers(-2, 200, 5000)
     assert np.array_equal(_poisson_logsf(ints - 1, np.full(5000, 7.5)),
                           stats.poisson.logsf(ints - 1, np.full(5000, 7.5)))
+
+
+def test_binomial_logsf_is_scipy_stats_value_for_value():
+    """``scipy.special``'s ufunc only (``scipy.stats`` was ~40 MB of a ``callpeak``
+    process with a control; issue 55, session 19): the same float64 bits as
+    ``scipy.stats.binom.logsf``, edges included (below the support, from n up, +inf,
+    NaN, n not whole, n < 0, n = 0, prob 0, 1 or out of [0, 1])."""
+    rng = np.random.default_rng(1)
+    n = np.r_[rng.integers(0, 3000, 20_000).astype(float), 5.5, -1.0, 0.0, np.nan, 7.0,
+              7.0, 7.0, 7.0, 7.0, 1e6]
+    x = np.r_[np.floor(rng.random(20_000) * (n[:20_000] + 4)) - 2, 1.0, 1.0, 0.0, 1.0,
+              np.nan, np.inf, -np.inf, -0.0, 3.5, 4e5]
+    for prob in (0.37, 0.5, 1e-9, 0.0, 1.0, 1.5, -0.1, np.nan):
+        want, got = stats.binom.logsf(x, n, prob), _binomial_logsf(x, n, prob)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+def test_callpeak_with_a_control_imports_no_scipy_stats(tmp_path):
+    """The binomial test against the control without ``scipy.stats`` either."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("pysam", reason="pysam (optional extra penlearn[bam]) is not "
+                        "installed")
+    from penlearn.datasets.chipseq_reads import plant_regions, write_reads_bam
+
+    design = plant_regions({"chr1": 200_000, "chr2": 100_000}, 6, 2, in_sticky=1, seed=3)
+    t, c = tmp_path / "t.bam", tmp_path / "c.bam"
+    write_reads_bam(t, design, background=3000, per_peak=100, sticky_fold=5, seed=1)
+    write_reads_bam(c, design, background=3000, sticky_fold=5, seed=2)
+    code = ("import sys; from penlearn.cli.main import main; "
+            f"rc = main(['callpeak', '-t', {str(t)!r}, '-c', {str(c)!r}, '-f', 'BAM', "
+            f"'-g', '300000', '-n', 'x', '--outdir', {str(tmp_path)!r}, '--quiet']); "
+            "print(sorted(m for m in sys.modules if m.startswith('scipy.stats'))); "
+            "sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "x_peaks.narrowPeak").stat().st_size > 0
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_callpeak_without_a_control_imports_no_scipy_stats(tmp_path):
