@@ -278,12 +278,13 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
     # row's count): tested at the rows high enough for the genome's level
     at = np.flatnonzero(seed)
     top = _held_bound(starts, ends, counts, at, held_width(fragment))
-    lam = level
-    if floor is not None:  # (+inf past the last row, for the blocks' least: no copy)
+    lam, floored = level, floor is not None
+    if floored:  # (+inf past the last row, for the blocks' least: no copy)
         lam = np.empty(n + 1)
         np.maximum(np.asarray(floor, float), level, out=lam[:n])
         lam[n] = np.inf
-    seed[at] = _poisson_log10_sf(top, np.broadcast_to(lam if floor is None else lam[:n],
+        floor = None  # (the caller's rows' floors, when only this call holds them)
+    seed[at] = _poisson_log10_sf(top, np.broadcast_to(lam[:n] if floored else lam,
                                                       (n,))[at]) + math.log10(2.0) <= log10_p
     delta = np.zeros(n + 1, np.int32)  # (+1 at each block's first row, -1 past its last)
     cum = running_sums(starts, ends, counts)
@@ -302,7 +303,7 @@ def seed_rows(starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, *,
         first = np.searchsorted(ends, b_lo, side="right")  # the block's rows
         last = np.searchsorted(starts, b_hi, side="left")
         block_lam = np.full(len(b_lo), float(level))
-        if floor is not None:
+        if floored:
             pairs = np.column_stack([np.minimum(first, n),
                                      np.minimum(np.maximum(last, first + 1), n)])
             low = np.minimum.reduceat(lam, pairs.ravel())[::2]
