@@ -89,8 +89,11 @@ def weighted_features(counts, weights) -> np.ndarray:
     if len(c) == 0 or w.sum() <= 0:
         raise ValueError("a window needs at least one coverage row with a positive weight")
     if len(c) and 0 <= c.min() and c.max() <= 4 * len(c) + 2**16:
-        # bases of each count by a table of the counts: no sort of the rows
-        totals = np.bincount(c, weights=w).astype(np.int64)  # exact: sums < 2**53
+        # bases of each count by a table of the counts: no sort of the rows; integer
+        # sums, no float copy of the weights (issue 55; bincount's float sums < 2**53
+        # were exact, the same values)
+        totals = np.zeros(int(c.max()) + 1, np.int64)
+        np.add.at(totals, c, w)
         values = np.flatnonzero(totals)
         totals = totals[values]
     else:
