@@ -205,7 +205,7 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def run_cli(argv, capsys) -> tuple[int, str, str]:
+def run_main(argv, capsys) -> tuple[int, str, str]:
     """``penlearn argv`` run in this process (``penlearn.cli.main``, each argument as a
     string): its exit code, stdout and stderr."""
     from penlearn.cli import main

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from _penlearn_demo import penlearn_command
 from conftest import REPO
-from conftest import run_cli as run
+from conftest import run_main as run
 
 from penlearn.binary import BinaryLinearModel
 from penlearn.cli import build_parser, main

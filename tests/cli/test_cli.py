@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _penlearn_demo import parse_report, table_frame
-from conftest import run_cli as run
+from conftest import run_main as run
 
 from penlearn.changepoint.evaluation import error_functions
 from penlearn.changepoint.segmentation import segment_sequences

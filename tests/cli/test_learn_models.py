@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli as run
+from conftest import run_main as run
 
 import penlearn as pl
 from penlearn.cli import build_parser, main
