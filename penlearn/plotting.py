@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -59,6 +60,22 @@ def _finite_limits(values, margin: float = 0.15, default=(-1.0, 1.0)) -> tuple[f
     lo, hi = float(v.min()), float(v.max())
     pad = max(margin * (hi - lo), 0.5)
     return lo - pad, hi + pad
+
+
+def _figure_axes(ax, figsize: tuple[float, float]) -> tuple[Figure, Axes, bool]:
+    """``(figure, axes, own)``: a new figure of ``figsize`` and its one axes when ``ax``
+    is None (``own``: the plot lays it out), else ``ax`` and the figure holding it.
+
+    Examples
+    --------
+    >>> fig, ax, own = _figure_axes(None, (2.0, 2.0))
+    >>> own, _figure_axes(ax, (9.0, 9.0))[0] is fig
+    (True, True)
+    """
+    if ax is None:
+        fig = Figure(figsize=figsize)
+        return fig, fig.subplots(), True
+    return ax.figure, ax, False
 
 
 # --------------------------------------------------------------------------------------
@@ -235,12 +252,7 @@ def plot_roc(
     results = dict(result) if isinstance(result, Mapping) else {None: result}
     if not results:
         raise ValueError("result is empty: nothing to plot")
-    own_figure = ax is None
-    if own_figure:
-        fig = Figure(figsize=figsize)
-        ax = fig.subplots()
-    else:
-        fig = ax.figure
+    fig, ax, own_figure = _figure_axes(ax, figsize)
     ax.plot([0, 1], [0, 1], color="0.75", ls=":", lw=1, label="_diagonal")
     titles = []
     colors = ["black", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e"]
@@ -456,12 +468,7 @@ def plot_segmentation(
         raise ValueError(f"sequence_id {sequence_id!r} is not in sequences")
     pos = seq["position"].to_numpy()
     val = seq["value"].to_numpy(dtype=float)
-    own_figure = ax is None
-    if own_figure:
-        fig = Figure(figsize=figsize)
-        ax = fig.subplots()
-    else:
-        fig = ax.figure
+    fig, ax, own_figure = _figure_axes(ax, figsize)
     handles = []
     if labels is not None:
         require_columns(labels, ["sequence_id", "start", "end", "annotation"], "labels")

@@ -1,8 +1,9 @@
 """Test helpers: run ``penlearn demo`` once per test run; read the tables of a report.
 
-``demo_run`` is shared by test_cli.py, test_learn_models.py and test_browser.py, across the
-xdist workers too: the first worker that asks runs the demo into the run's shared folder
-(``conftest.run_folder``), the others read its outcome back (a run-wide lock).
+``demo_run`` (through the ``demo`` fixture of conftest.py) is shared by test_cli.py,
+test_learn_models.py and test_browser.py, across the xdist workers too: the first worker
+that asks runs the demo into the run's shared folder (``conftest.run_folder``), the
+others read its outcome back (a run-wide lock).
 
 The demo is the README's main command; it is run through the installed console script
 when there is one next to the Python running the tests (as in the fresh virtual

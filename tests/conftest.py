@@ -205,6 +205,27 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def run_main(argv, capsys) -> tuple[int, str, str]:
+    """``penlearn argv`` run in this process (``penlearn.cli.main``, each argument as a
+    string): its exit code, stdout and stderr."""
+    from penlearn.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The outcome of ``penlearn demo`` (run once per test run:
+    ``_penlearn_demo.demo_run``), which must have succeeded."""
+    from _penlearn_demo import demo_run
+
+    run_ = demo_run()
+    assert run_.returncode == 0, run_.stderr
+    return run_
+
+
 def one_line_exit(capsys, code, *needles) -> str:
     """The one stderr line of a command that failed on bad input (exit 1), holding
     ``needles``."""

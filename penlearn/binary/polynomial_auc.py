@@ -195,6 +195,36 @@ def _coefficients(degree: int, beta: float | None, scale: float) -> np.ndarray:
     return sigmoid_chebyshev(degree, float(beta) * scale)
 
 
+class _Classes(NamedTuple):
+    """The checked inputs of :func:`polynomial_auc` and :func:`polynomial_auc_gradient`."""
+
+    degree: int
+    pos: np.ndarray  # True on the positive examples
+    sp: np.ndarray  # scores of the positives
+    sn: np.ndarray  # scores of the negatives
+    scaling: ScoreScaling
+    pair: np.ndarray  # _pair_matrix of the polynomial's coefficients
+
+
+def _checked_classes(y, scores, degree, beta: float | None) -> _Classes:
+    """Check ``degree``, ``y``, ``scores`` and ``beta`` (in that order); split the scores
+    by class, scale them (:func:`score_scaling`) and build the pair matrix of the
+    polynomial (of H, or of the sigmoid of slope ``beta`` on the scaled scores).
+
+    Examples
+    --------
+    >>> c = _checked_classes([0, 1, 1], [0.0, 1.0, 2.0], 3, None)
+    >>> c.degree, c.sp.tolist(), c.sn.tolist(), c.scaling, c.pair.shape
+    (3, [1.0, 2.0], [0.0], ScoreScaling(center=1.0, scale=2.0), (4, 4))
+    """
+    degree = _check_degree(degree)
+    pos = check_binary_labels(y)
+    s = check_binary_scores(scores, len(pos))
+    sp, sn = s[pos], s[~pos]
+    sc = score_scaling(sp, sn)
+    return _Classes(degree, pos, sp, sn, sc, _pair_matrix(_coefficients(degree, beta, sc.scale)))
+
+
 def polynomial_auc(y, scores, degree: int = 30, beta: float | None = None) -> float:
     """One-scan polynomial approximation of AUC (or of soft-AUC with slope ``beta``).
 
@@ -219,13 +249,7 @@ def polynomial_auc(y, scores, degree: int = 30, beta: float | None = None) -> fl
     >>> abs(polynomial_auc(y, s) - roc_auc(y, s)) < 0.01
     True
     """
-    degree = _check_degree(degree)
-    pos = check_binary_labels(y)
-    s = check_binary_scores(scores, len(pos))
-    sp, sn = s[pos], s[~pos]
-    sc = score_scaling(sp, sn)
-    coef = _coefficients(degree, beta, sc.scale)
-    a = _pair_matrix(coef)
+    degree, _, sp, sn, sc, a = _checked_classes(y, scores, degree, beta)
     p1 = _power_sums((sp - sc.center) / sc.scale, degree)
     p0 = _power_sums((sn - sc.center) / sc.scale, degree)
     return float(p1 @ a @ p0) / (len(sp) * len(sn))
@@ -250,13 +274,7 @@ def polynomial_auc_gradient(
     >>> bool(g[1] > 0 > g[0])
     True
     """
-    degree = _check_degree(degree)
-    pos = check_binary_labels(y)
-    s = check_binary_scores(scores, len(pos))
-    sp, sn = s[pos], s[~pos]
-    sc = score_scaling(sp, sn)
-    coef = _coefficients(degree, beta, sc.scale)
-    a = _pair_matrix(coef)
+    degree, pos, sp, sn, sc, a = _checked_classes(y, scores, degree, beta)
     v1 = np.vander((sp - sc.center) / sc.scale, degree + 1, increasing=True)
     v0 = np.vander((sn - sc.center) / sc.scale, degree + 1, increasing=True)
     p1, p0 = v1.sum(axis=0), v0.sum(axis=0)
@@ -266,7 +284,7 @@ def polynomial_auc_gradient(
     # d/df Σ_l q_l f^l = Σ_l l q_l f^(l-1)
     q1 = a @ p0
     q0 = a.T @ p1
-    grad = np.empty(len(s))
+    grad = np.empty(len(pos))
     grad[pos] = v1[:, :-1] @ (ell * q1[1:]) / (norm * sc.scale)
     grad[~pos] = v0[:, :-1] @ (ell * q0[1:]) / (norm * sc.scale)
     return value, grad

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from _penlearn_demo import penlearn_command
 from conftest import REPO
+from conftest import run_main as run
 
 from penlearn.binary import BinaryLinearModel
 from penlearn.cli import build_parser, main
@@ -27,12 +28,6 @@ from penlearn.datasets import simulate
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_process(argv, **kw):

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _penlearn_demo import demo_run, parse_report, table_frame
+from _penlearn_demo import parse_report, table_frame
+from conftest import run_main as run
 
 from penlearn.changepoint.evaluation import error_functions
 from penlearn.changepoint.segmentation import segment_sequences
@@ -24,12 +25,6 @@ SUBCOMMANDS = ["demo", "segment", "learn", "predict", "report"]
 # --------------------------------------------------------------------------- helpers
 
 
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def assert_one_line_error(code, err, *needles, exit_code=1):
     assert code == exit_code
     lines = [ln for ln in err.splitlines() if ln.strip()]
@@ -42,13 +37,6 @@ def assert_one_line_error(code, err, *needles, exit_code=1):
 def leftovers(folder: Path) -> list[Path]:
     """Temporary files/folders of a staged output left behind."""
     return [p for p in folder.rglob(".*") if p.name.endswith(".tmp")]
-
-
-@pytest.fixture(scope="module")
-def demo():
-    run_ = demo_run()
-    assert run_.returncode == 0, run_.stderr
-    return run_
 
 
 @pytest.fixture(scope="module")

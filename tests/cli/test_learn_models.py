@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from _penlearn_demo import demo_run
+from conftest import run_main as run
 
 import penlearn as pl
 from penlearn.cli import build_parser, main
@@ -17,19 +17,6 @@ from penlearn.learn import PenaltyModel
 from penlearn.learn.penalty import DEFAULT_MODEL
 
 BACKGROUND = (1, 3, 10, 30, 100, 300, 1000, 3000)
-
-
-def run(argv, capsys):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-@pytest.fixture(scope="module")
-def demo():
-    run_ = demo_run()
-    assert run_.returncode == 0, run_.stderr
-    return run_
 
 
 @pytest.fixture(scope="module")

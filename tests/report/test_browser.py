@@ -14,7 +14,6 @@ import subprocess
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
-from _penlearn_demo import demo_run
 
 # A checker appended to a copy of the report: after load, it writes what the browser
 # actually laid out into the page title (read back with --dump-dom).
@@ -55,10 +54,8 @@ def run_chromium(browser: str, *args: str, tmp_path) -> subprocess.CompletedProc
 
 
 @pytest.fixture(scope="module")
-def report():
-    run = demo_run()
-    assert run.returncode == 0, run.stderr
-    return run.out / "report.html"
+def report(demo):
+    return demo.out / "report.html"
 
 
 @pytest.mark.slow  # tier 2: headless Chromium renders the demo's report
